@@ -1,0 +1,116 @@
+package svc
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Brand is a merchant whose products svc counts.
+type Brand struct {
+	ID   string
+	Name string
+	// Domains are the host names the brand's pages live on. An anonymous
+	// browser request is accepted only from one of them or a subdomain.
+	Domains []string
+	// RequireKey refuses every request without a valid key of the brand.
+	RequireKey bool
+	// ClosedCatalog accepts anonymous events only for products that exist.
+	ClosedCatalog bool
+	CreatedAt     time.Time
+}
+
+// AllowsOrigin reports whether a browser request with the Origin header
+// origin may act for the brand without a key. The port does not matter.
+func (b *Brand) AllowsOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for _, d := range b.Domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeDomain checks a host name given for a brand and returns it in the
+// form AllowsOrigin compares: lower case, no trailing dot, no scheme or port.
+func NormalizeDomain(s string) (string, bool) {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), ".")
+	if d == "" || len(d) > 253 || strings.ContainsAny(d, "/:@?# ") {
+		return "", false
+	}
+	if net.ParseIP(d) != nil {
+		return d, true
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" || len(label) > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return "", false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return "", false
+			}
+		}
+	}
+	return d, true
+}
+
+// APIKey is a brand's secret. Only its SHA-256 hash is stored: the secret
+// has 256 random bits, so a fast hash is as safe as a slow one here and
+// keeps the lookup on every request cheap.
+type APIKey struct {
+	Hash      [32]byte
+	Prefix    string // the first characters of the secret, to name it in lists and revocations
+	BrandID   string
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+const (
+	brandIDPrefix = "br_"
+	apiKeyPrefix  = "sk_"
+	// KeyPrefixLen is how many characters of a secret are kept in the clear.
+	KeyPrefixLen = len(apiKeyPrefix) + 8
+)
+
+// NewBrandID returns a fresh random brand identifier such as "br_4fT0q9ZxL2mA".
+func NewBrandID() string { return brandIDPrefix + randomBase62(12) }
+
+// NewAPIKey returns a new secret for the brand and the key record to store.
+func NewAPIKey(brandID string, now time.Time) (secret string, key *APIKey) {
+	secret = apiKeyPrefix + randomBase62(43) // 43 base62 characters carry 256 bits
+	return secret, &APIKey{
+		Hash:      HashAPIKey(secret),
+		Prefix:    secret[:KeyPrefixLen],
+		BrandID:   brandID,
+		CreatedAt: now.UTC(),
+	}
+}
+
+// HashAPIKey returns the hash under which a secret is stored and looked up.
+func HashAPIKey(secret string) [32]byte { return sha256.Sum256([]byte(secret)) }
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomBase62 draws n characters uniformly from crypto/rand, rejecting the
+// bytes that would bias the modulo.
+func randomBase62(n int) string {
+	out := make([]byte, 0, n)
+	buf := make([]byte, n+n/2)
+	for len(out) < n {
+		_, _ = rand.Read(buf) // never fails (crypto/rand documents it)
+		for _, b := range buf {
+			if b < 248 && len(out) < n { // 248 = 4*62
+				out = append(out, base62[b%62])
+			}
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,257 @@
+package svc
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ViewEvent is one product page view (SPEC 2.1). Pointer fields are
+// optional: nil means absent, and a present field must be valid.
+type ViewEvent struct {
+	BrandID string      `json:"brand_id"`
+	Product ViewProduct `json:"product"`
+	Context ViewContext `json:"context"`
+
+	Meta EventMeta `json:"-"`
+}
+
+// ViewProduct is the product of a view.
+type ViewProduct struct {
+	ProductID string  `json:"product_id"`
+	SKU       *string `json:"sku"`
+	Title     *string `json:"title"`
+	URL       *string `json:"url"`
+}
+
+// ViewContext is the circumstances of a view.
+type ViewContext struct {
+	Timestamp *string `json:"timestamp"`
+	SessionID *string `json:"session_id"`
+	Country   *string `json:"country"`
+	Locale    *string `json:"locale"`
+}
+
+// PurchaseEvent is one completed order (SPEC 2.2).
+type PurchaseEvent struct {
+	BrandID string          `json:"brand_id"`
+	Order   Order           `json:"order"`
+	Context PurchaseContext `json:"context"`
+
+	Meta EventMeta `json:"-"`
+}
+
+// Order is the order of a purchase.
+type Order struct {
+	OrderID    string         `json:"order_id"`
+	Currency   *string        `json:"currency"`
+	TotalValue *float64       `json:"total_value"`
+	Items      []PurchaseItem `json:"items"`
+}
+
+// PurchaseItem is one line of an order.
+type PurchaseItem struct {
+	ProductID string   `json:"product_id"`
+	SKU       *string  `json:"sku"`
+	Title     *string  `json:"title"`
+	Quantity  *int64   `json:"quantity"`
+	UnitPrice *float64 `json:"unit_price"`
+}
+
+// PurchaseContext is the circumstances of a purchase.
+type PurchaseContext struct {
+	Timestamp *string `json:"timestamp"`
+	SessionID *string `json:"session_id"`
+}
+
+// EventMeta is what the server adds to an event it accepts.
+type EventMeta struct {
+	EventID    string
+	Time       time.Time  // when the event counts: the given timestamp or the receive time
+	GivenTime  *time.Time // the client's timestamp, when it was replaced by the receive time
+	ReceivedAt time.Time
+	Keyed      bool // came with a valid key of the brand
+}
+
+// Limits of the collect endpoints (DESIGN 3).
+const (
+	MaxIDLen      = 128
+	MaxTitleLen   = 512
+	MaxURLLen     = 2048
+	MaxOrderItems = 500
+	MaxQuantity   = 1_000_000
+	MaxAmount     = 1e12 // prices and totals; room for currencies with small units
+)
+
+var (
+	countryRe  = regexp.MustCompile(`^[A-Z]{2}$`)
+	localeRe   = regexp.MustCompile(`^[a-z]{2}-[A-Z]{2}$`)
+	currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
+)
+
+// fieldErrors collects the bad fields of one request in the order checked.
+type fieldErrors []FieldError
+
+func (fe *fieldErrors) add(field, format string, args ...any) {
+	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (fe *fieldErrors) id(field, v string, required bool) {
+	switch n := utf8.RuneCountInString(v); {
+	case v == "" && required:
+		fe.add(field, "is required")
+	case n < 1 || n > MaxIDLen:
+		fe.add(field, "must be 1 to %d characters", MaxIDLen)
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		fe.add(field, "must not contain control characters")
+	}
+}
+
+func (fe *fieldErrors) optID(field string, v *string) {
+	if v != nil {
+		fe.id(field, *v, false)
+	}
+}
+
+func (fe *fieldErrors) title(field string, v *string) {
+	if v != nil && utf8.RuneCountInString(*v) > MaxTitleLen {
+		fe.add(field, "must be at most %d characters", MaxTitleLen)
+	}
+}
+
+func (fe *fieldErrors) url(field string, v *string) {
+	if v == nil {
+		return
+	}
+	if len(*v) > MaxURLLen {
+		fe.add(field, "must be at most %d characters", MaxURLLen)
+		return
+	}
+	u, err := url.Parse(*v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		fe.add(field, "must be an absolute http or https URL")
+	}
+}
+
+func (fe *fieldErrors) pattern(field string, v *string, re *regexp.Regexp, what string) {
+	if v != nil && !re.MatchString(*v) {
+		fe.add(field, "must be %s", what)
+	}
+}
+
+func (fe *fieldErrors) amount(field string, v *float64) {
+	if v != nil && (math.IsNaN(*v) || *v < 0 || *v > MaxAmount) {
+		fe.add(field, "must be a number from 0 to %g", float64(MaxAmount))
+	}
+}
+
+func (fe *fieldErrors) timestamp(field string, v *string) {
+	if v == nil {
+		return
+	}
+	if _, err := time.Parse(time.RFC3339Nano, *v); err != nil {
+		fe.add(field, "must be an RFC 3339 date-time with an offset, such as 2026-11-21T10:00:00Z")
+	}
+}
+
+// Validate returns every bad field of the view, or nil.
+func (e *ViewEvent) Validate() []FieldError {
+	var fe fieldErrors
+	fe.id("brand_id", e.BrandID, true)
+	fe.id("product.product_id", e.Product.ProductID, true)
+	fe.optID("product.sku", e.Product.SKU)
+	fe.title("product.title", e.Product.Title)
+	fe.url("product.url", e.Product.URL)
+	fe.timestamp("context.timestamp", e.Context.Timestamp)
+	fe.optID("context.session_id", e.Context.SessionID)
+	fe.pattern("context.country", e.Context.Country, countryRe, "two upper-case letters, such as DE")
+	fe.pattern("context.locale", e.Context.Locale, localeRe, "a language-region tag of the form xx-XX, such as de-DE")
+	return fe
+}
+
+// Validate returns every bad field of the purchase, or nil.
+func (e *PurchaseEvent) Validate() []FieldError {
+	var fe fieldErrors
+	fe.id("brand_id", e.BrandID, true)
+	fe.id("order.order_id", e.Order.OrderID, true)
+	fe.pattern("order.currency", e.Order.Currency, currencyRe, "three upper-case letters, such as EUR")
+	fe.amount("order.total_value", e.Order.TotalValue)
+	switch n := len(e.Order.Items); {
+	case n == 0:
+		fe.add("order.items", "is required: 1 to %d lines", MaxOrderItems)
+	case n > MaxOrderItems:
+		fe.add("order.items", "must have at most %d lines", MaxOrderItems)
+	}
+	for i := range e.Order.Items {
+		if i == MaxOrderItems {
+			break
+		}
+		it := &e.Order.Items[i]
+		p := fmt.Sprintf("order.items[%d].", i)
+		fe.id(p+"product_id", it.ProductID, true)
+		fe.optID(p+"sku", it.SKU)
+		fe.title(p+"title", it.Title)
+		if it.Quantity == nil {
+			fe.add(p+"quantity", "is required")
+		} else if q := *it.Quantity; q < 1 || q > MaxQuantity {
+			fe.add(p+"quantity", "must be an integer from 1 to %d", MaxQuantity)
+		}
+		fe.amount(p+"unit_price", it.UnitPrice)
+	}
+	fe.timestamp("context.timestamp", e.Context.Timestamp)
+	fe.optID("context.session_id", e.Context.SessionID)
+	return fe
+}
+
+// Stamp decides when a validated event counts (DESIGN 3) and records it in
+// meta. A keyed event keeps its timestamp, but one more than ClockSkew in the
+// future, or older than the retention, is a bad field. An anonymous event
+// whose timestamp is more than ClockSkew away from now counts at now; the
+// given time is kept beside it.
+func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention time.Duration) []FieldError {
+	meta.ReceivedAt, meta.Time, meta.Keyed = now.UTC(), now.UTC(), keyed
+	if given == nil {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *given)
+	if err != nil { // Validate has reported it
+		return nil
+	}
+	t = t.UTC()
+	switch {
+	case keyed && t.After(now.Add(ClockSkew)):
+		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be more than %s in the future", ClockSkew)}}
+	case keyed && t.Before(now.Add(-retention)):
+		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", retention)}}
+	case keyed:
+		meta.Time = t
+	case t.Sub(now).Abs() > ClockSkew:
+		meta.GivenTime = &t
+	default:
+		meta.Time = t
+	}
+	return nil
+}
+
+// ProductLines sums an order's quantities per product, in the order the
+// products first appear: an order counts once for each product it contains.
+func (e *PurchaseEvent) ProductLines() (ids []string, units []int64) {
+	for _, it := range e.Order.Items {
+		i := 0
+		for i < len(ids) && ids[i] != it.ProductID {
+			i++
+		}
+		if i == len(ids) {
+			ids, units = append(ids, it.ProductID), append(units, 0)
+		}
+		if it.Quantity != nil {
+			units[i] += *it.Quantity
+		}
+	}
+	return ids, units
+}

@@ -1,0 +1,268 @@
+// Package window counts events per product in sliding windows, exactly to
+// the second, from memory. It does no I/O: the caller feeds it the events a
+// store accepted, and rebuilds it from the store at start.
+package window
+
+import (
+	"hash/maphash"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+const numShards = 256 // a power of two; enough that readers rarely meet
+
+// Engine holds the recent events of every product as timelines of per-second
+// counts. Reads cost O(log n) in the product's distinct seconds, whatever
+// the history; a product whose events have all aged out is dropped by Sweep.
+// It is safe for concurrent use.
+type Engine struct {
+	viewHorizon     uint32 // seconds of view history kept: the largest view window
+	purchaseHorizon uint32
+	seed            maphash.Seed
+	shards          [numShards]shard
+}
+
+type shard struct {
+	mu       sync.Mutex
+	products map[svc.ProductRef]*product
+}
+
+// product is the counts of one product.
+type product struct {
+	views   timeline
+	viewers timeline          // one count per session, at the session's latest view
+	latest  map[uint64]uint32 // session hash -> second of its latest view
+	orders  *timeline         // allocated on the first purchase: most products have none
+	units   *timeline
+	pending []pending // events dated after now when they came
+}
+
+// pending is an event with a future timestamp (a keyed event may be up to
+// svc.ClockSkew ahead). It joins the timelines when its second comes, so
+// that a window (now-w, now] never counts it early and a session's latest
+// view is always one that counts.
+type pending struct {
+	sec     uint32
+	session uint64
+	units   uint32 // 0 for a view
+}
+
+// New returns an engine that can answer windows up to viewHorizon and
+// purchaseHorizon.
+func New(viewHorizon, purchaseHorizon time.Duration) *Engine {
+	e := &Engine{
+		viewHorizon:     uint32(viewHorizon / time.Second),
+		purchaseHorizon: uint32(purchaseHorizon / time.Second),
+		seed:            maphash.MakeSeed(),
+	}
+	for i := range e.shards {
+		e.shards[i].products = make(map[svc.ProductRef]*product)
+	}
+	return e
+}
+
+// Counts are the counts of one product in its windows.
+type Counts struct {
+	Views     int64
+	Viewers   int64
+	Purchases int64
+	Units     int64
+}
+
+// sec converts a time to the engine's unit, whole seconds since 1970.
+func sec(t time.Time) uint32 {
+	s := t.Unix()
+	if s < 0 {
+		return 0
+	}
+	if s > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(s)
+}
+
+func (e *Engine) shard(ref svc.ProductRef) *shard {
+	return &e.shards[uint64(ref)&(numShards-1)]
+}
+
+// SessionHash maps a session id to the 64-bit key the engine keeps; the
+// empty id (no session) maps to 0, which no viewer count includes. Two
+// sessions of one product collide with odds of about n²/2⁶⁵.
+func (e *Engine) SessionHash(sessionID string) uint64 {
+	if sessionID == "" {
+		return 0
+	}
+	if h := maphash.String(e.seed, sessionID); h != 0 {
+		return h
+	}
+	return 1
+}
+
+// AddView counts a view of the product at time at, by the session with hash
+// session (0 for none), as seen at now.
+func (e *Engine) AddView(ref svc.ProductRef, at time.Time, session uint64, now time.Time) {
+	e.add(ref, pending{sec: sec(at), session: session}, sec(now))
+}
+
+// AddPurchase counts an order of units of the product at time at.
+func (e *Engine) AddPurchase(ref svc.ProductRef, at time.Time, units int64, now time.Time) {
+	u := uint32(min(max(units, 1), math.MaxUint32))
+	e.add(ref, pending{sec: sec(at), units: u}, sec(now))
+}
+
+func (e *Engine) add(ref svc.ProductRef, ev pending, now uint32) {
+	s := e.shard(ref)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.products[ref]
+	if p == nil {
+		p = &product{}
+		s.products[ref] = p
+	}
+	if ev.sec > now {
+		p.pending = append(p.pending, ev)
+		return
+	}
+	p.apply(ev)
+}
+
+func (p *product) apply(ev pending) {
+	if ev.units > 0 {
+		if p.orders == nil {
+			p.orders, p.units = &timeline{}, &timeline{}
+		}
+		p.orders.add(ev.sec, 1)
+		p.units.add(ev.sec, ev.units)
+		return
+	}
+	p.views.add(ev.sec, 1)
+	if ev.session == 0 {
+		return
+	}
+	if p.latest == nil {
+		p.latest = make(map[uint64]uint32)
+	}
+	last, seen := p.latest[ev.session]
+	switch {
+	case !seen:
+		p.viewers.add(ev.sec, 1)
+	case ev.sec > last:
+		p.viewers.add(last, ^uint32(0)) // -1: the session moves to its newer view
+		p.viewers.add(ev.sec, 1)
+	default:
+		return // an older view of a session already counted later
+	}
+	p.latest[ev.session] = ev.sec
+}
+
+// flush applies the pending events whose second has come.
+func (p *product) flush(now uint32) {
+	if len(p.pending) == 0 {
+		return
+	}
+	kept := p.pending[:0]
+	for _, ev := range p.pending {
+		if ev.sec <= now {
+			p.apply(ev)
+		} else {
+			kept = append(kept, ev)
+		}
+	}
+	clear(p.pending[len(kept):])
+	p.pending = kept
+	if len(kept) == 0 {
+		p.pending = nil
+	}
+}
+
+// Counts returns the product's views and viewers in (now-viewWindow, now]
+// and its orders and units in (now-purchaseWindow, now], to the second.
+// Windows longer than the engine's horizons are cut to them.
+func (e *Engine) Counts(ref svc.ProductRef, now time.Time, viewWindow, purchaseWindow time.Duration) Counts {
+	n := sec(now)
+	vw := min(uint32(viewWindow/time.Second), e.viewHorizon)
+	pw := min(uint32(purchaseWindow/time.Second), e.purchaseHorizon)
+	s := e.shard(ref)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.products[ref]
+	if p == nil {
+		return Counts{}
+	}
+	p.flush(n)
+	c := Counts{
+		Views:   int64(p.views.sumAfter(n-min(vw, n), n)),
+		Viewers: int64(p.viewers.sumAfter(n-min(vw, n), n)),
+	}
+	if p.orders != nil {
+		c.Purchases = int64(p.orders.sumAfter(n-min(pw, n), n))
+		c.Units = int64(p.units.sumAfter(n-min(pw, n), n))
+	}
+	return c
+}
+
+// Stats describe what the engine holds.
+type Stats struct {
+	Products int // products with events inside the horizons
+	Buckets  int // distinct (product, second) entries over all timelines
+	Bytes    int // memory of the timelines and session maps, roughly
+}
+
+// Sweep drops what has aged out of the horizons at now: old seconds, the
+// sessions whose latest view is gone, and products left with nothing. Call
+// it every minute or so; reads stay exact without it, it frees memory.
+func (e *Engine) Sweep(now time.Time) Stats {
+	n := sec(now)
+	viewCut := n - min(e.viewHorizon, n)
+	purchaseCut := n - min(e.purchaseHorizon, n)
+	var st Stats
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		for ref, p := range s.products {
+			p.flush(n)
+			p.views.prune(viewCut)
+			if p.viewers.prune(viewCut) {
+				p.pruneSessions(viewCut)
+			}
+			if p.orders != nil {
+				p.orders.prune(purchaseCut)
+				p.units.prune(purchaseCut)
+				if p.orders.empty() {
+					p.orders, p.units = nil, nil
+				}
+			}
+			if p.views.empty() && p.viewers.empty() && p.orders == nil && len(p.pending) == 0 {
+				delete(s.products, ref)
+				continue
+			}
+			st.Products++
+			st.Buckets += len(p.views.secs) + len(p.viewers.secs)
+			st.Bytes += p.views.bytes() + p.viewers.bytes() + 16*len(p.latest) + 12*cap(p.pending)
+			if p.orders != nil {
+				st.Buckets += len(p.orders.secs) + len(p.units.secs)
+				st.Bytes += p.orders.bytes() + p.units.bytes()
+			}
+		}
+		s.mu.Unlock()
+	}
+	return st
+}
+
+// pruneSessions forgets the sessions whose latest view is at or before cut,
+// into a new map: Go maps do not shrink when entries are deleted.
+func (p *product) pruneSessions(cut uint32) {
+	kept := make(map[uint64]uint32)
+	for h, last := range p.latest {
+		if last > cut {
+			kept[h] = last
+		}
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	p.latest = kept
+}

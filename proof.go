@@ -1,0 +1,64 @@
+package svc
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ProofQuery asks for the counts of one product (SPEC 4.3).
+type ProofQuery struct {
+	BrandID        string
+	ProductID      string
+	ViewWindow     time.Duration // whole minutes, 1 to 10080
+	PurchaseWindow time.Duration // whole hours, 1 to 720
+}
+
+// ParseProofQuery reads the query parameters of the proof endpoint and
+// returns every bad one.
+func ParseProofQuery(get func(string) string) (ProofQuery, []FieldError) {
+	var fe fieldErrors
+	q := ProofQuery{BrandID: get("brand_id"), ProductID: get("product_id")}
+	fe.id("brand_id", q.BrandID, true)
+	fe.id("product_id", q.ProductID, true)
+	q.ViewWindow = time.Duration(windowParam(&fe, get, "window_views", 60, int(MaxViewWindow/time.Minute), "minutes")) * time.Minute
+	q.PurchaseWindow = time.Duration(windowParam(&fe, get, "window_purchases", 24, int(MaxPurchaseWindow/time.Hour), "hours")) * time.Hour
+	return q, fe
+}
+
+func windowParam(fe *fieldErrors, get func(string) string, name string, def, max int, unit string) int {
+	s := get(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		fe.add(name, "must be a whole number of %s from 1 to %d", unit, max)
+		return def
+	}
+	return n
+}
+
+// Proof is the social proof of one product in its windows.
+type Proof struct {
+	BrandID        string
+	ProductID      string
+	ViewWindow     time.Duration
+	PurchaseWindow time.Duration
+	Views          int64 // view events in the view window
+	Viewers        int64 // distinct session ids among those views
+	Purchases      int64 // orders in the purchase window that contain the product
+	Units          int64 // units of the product in those orders
+	GeneratedAt    time.Time
+}
+
+// ViewsField is the name of the view count in the response: the window is
+// part of it, "views_last_60_min" by default (DESIGN 5).
+func (p *Proof) ViewsField() string {
+	return fmt.Sprintf("views_last_%d_min", int(p.ViewWindow/time.Minute))
+}
+
+// PurchasesField is the name of the purchase count: "purchases_last_24h" by default.
+func (p *Proof) PurchasesField() string {
+	return fmt.Sprintf("purchases_last_%dh", int(p.PurchaseWindow/time.Hour))
+}

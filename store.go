@@ -1,0 +1,127 @@
+package svc
+
+import (
+	"context"
+	"time"
+)
+
+// BrandStore keeps brands and their API keys. Every change bumps a version
+// that servers poll, so that admin commands run beside a server take effect
+// within a second.
+type BrandStore interface {
+	// CreateBrand stores a new brand. Returns ECONFLICT if its id is taken.
+	CreateBrand(ctx context.Context, b *Brand) error
+	// Brand returns one brand. Returns ENOTFOUND if there is none with the id.
+	Brand(ctx context.Context, id string) (*Brand, error)
+	// Brands returns every brand, oldest first.
+	Brands(ctx context.Context) ([]*Brand, error)
+	// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	// RevokeAPIKey revokes the brand's key whose secret or prefix is given.
+	// Returns ENOTFOUND if no active key of the brand matches, and ECONFLICT
+	// if a prefix matches more than one.
+	RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*APIKey, error)
+	// APIKeys returns every key, revoked ones included.
+	APIKeys(ctx context.Context) ([]*APIKey, error)
+	// ConfigVersion returns a number that changes whenever a brand or key does.
+	ConfigVersion(ctx context.Context) (int64, error)
+}
+
+// ProductRef identifies a product inside a store: a compact number the
+// window engine keys its counts by.
+type ProductRef int64
+
+// Product is a product as the store knows it: registered by the first event
+// that names it, with the latest attributes seen.
+type Product struct {
+	Ref       ProductRef
+	BrandID   string
+	ProductID string
+	SKU       *string
+	Title     *string
+	URL       *string
+}
+
+// Write is one event to append, with what the store answers about it.
+type Write struct {
+	View     *ViewEvent     // exactly one of View and Purchase is set
+	Purchase *PurchaseEvent //
+	// IdempotencyKey, if set, makes a repeat of the key for the brand
+	// within IdempotencyTTL answer the first result again.
+	IdempotencyKey string
+	// MayRegister lets the event create the products it names. False for
+	// anonymous events to a brand with a closed catalog.
+	MayRegister bool
+
+	Result WriteResult // set by Append
+}
+
+// Write statuses.
+const (
+	StatusAccepted  = "accepted"  // stored and counted
+	StatusDuplicate = "duplicate" // an order already stored: counted once, before
+)
+
+// WriteResult is the outcome of one Write.
+type WriteResult struct {
+	// Err is ENOTFOUND when a product is unknown and may not be registered;
+	// nothing of the write was stored.
+	Err     error
+	Status  string
+	EventID string // of this event, or of the first one for a duplicate or replay
+	Replay  bool   // the idempotency key was seen: Status and EventID are the first answer's
+	// Lines are the products of the event and their units (1 for a view), set
+	// when Status is accepted and not a replay: what the window engine adds.
+	Lines []Line
+}
+
+// Line is one product of an accepted event.
+type Line struct {
+	Product ProductRef
+	Units   int64
+}
+
+// EventStore keeps events durably and hands them back to rebuild counts.
+type EventStore interface {
+	// Append writes a batch of events in one transaction that is durable
+	// when Append returns nil; each Write's Result says what became of it.
+	// A non-nil error means nothing of the batch was stored.
+	Append(ctx context.Context, batch []*Write) error
+	// EnsureProduct registers a product if it does not exist and returns it.
+	// Returns ENOTFOUND if the brand does not exist.
+	EnsureProduct(ctx context.Context, p *Product) (*Product, error)
+	// Products calls fn for every product.
+	Products(ctx context.Context, fn func(*Product) error) error
+	// Views calls fn for every view at or after since, oldest first.
+	Views(ctx context.Context, since time.Time, fn func(ViewRecord) error) error
+	// PurchaseLines calls fn for each product of every order at or after
+	// since, oldest first.
+	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
+	// DeleteExpired deletes at most limit events older than before and
+	// idempotency keys older than IdempotencyTTL before now; it returns how
+	// many rows it deleted, so that a caller deletes in small batches.
+	DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error)
+	// Ping checks that the store answers.
+	Ping(ctx context.Context) error
+}
+
+// ViewRecord is a stored view, as the window engine needs it.
+type ViewRecord struct {
+	Product   ProductRef
+	Time      time.Time
+	SessionID string
+}
+
+// PurchaseRecord is one product of a stored order.
+type PurchaseRecord struct {
+	Product ProductRef
+	Time    time.Time
+	Units   int64
+}
+
+// Store is everything svc keeps.
+type Store interface {
+	BrandStore
+	EventStore
+	Close() error
+}
