@@ -3,6 +3,7 @@ package svc
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes. Each maps to one HTTP status in internal/httpapi.
@@ -70,4 +71,24 @@ func ErrorCode(err error) string {
 		return e.Code
 	}
 	return EINTERNAL
+}
+
+// MergeFieldErrors returns first followed by those of then that are not
+// about a field of first or inside one: a field whose JSON type was wrong
+// is reported once, not again as missing.
+func MergeFieldErrors(first, then []FieldError) []FieldError {
+	if len(first) == 0 {
+		return then
+	}
+	out := append([]FieldError(nil), first...)
+next:
+	for _, f := range then {
+		for _, g := range first {
+			if f.Field == g.Field || strings.HasPrefix(f.Field, g.Field+".") || strings.HasPrefix(f.Field, g.Field+"[") {
+				continue next
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -146,7 +146,7 @@ func (fe *fieldErrors) pattern(field string, v *string, re *regexp.Regexp, what 
 
 func (fe *fieldErrors) amount(field string, v *float64) {
 	if v != nil && (math.IsNaN(*v) || *v < 0 || *v > MaxAmount) {
-		fe.add(field, "must be a number from 0 to %g", float64(MaxAmount))
+		fe.add(field, "must be a number from 0 to %.0f", float64(MaxAmount))
 	}
 }
 
@@ -236,22 +236,4 @@ func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention 
 		meta.Time = t
 	}
 	return nil
-}
-
-// ProductLines sums an order's quantities per product, in the order the
-// products first appear: an order counts once for each product it contains.
-func (e *PurchaseEvent) ProductLines() (ids []string, units []int64) {
-	for _, it := range e.Order.Items {
-		i := 0
-		for i < len(ids) && ids[i] != it.ProductID {
-			i++
-		}
-		if i == len(ids) {
-			ids, units = append(ids, it.ProductID), append(units, 0)
-		}
-		if it.Quantity != nil {
-			units[i] += *it.Quantity
-		}
-	}
-	return ids, units
 }

@@ -77,8 +77,9 @@ type WriteResult struct {
 
 // Line is one product of an accepted event.
 type Line struct {
-	Product ProductRef
-	Units   int64
+	Product   ProductRef
+	ProductID string
+	Units     int64
 }
 
 // EventStore keeps events durably and hands them back to rebuild counts.

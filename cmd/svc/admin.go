@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/script"
+)
+
+// listFlag collects a repeated string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// scriptURL is where the client script of a service at base is served.
+func scriptURL(base string) string { return strings.TrimSuffix(base, "/") + "/svc.js" }
+
+// ScriptGlobal is the name of the queue function in the printed snippet.
+const ScriptGlobal = "svc"
+
+func brandsAdd(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("brands add")
+	name := fs.String("name", "", "the brand's display name (required)")
+	var domains listFlag
+	fs.Var(&domains, "domain", "a host name the brand's pages live on; repeat for more (subdomains are included)")
+	requireKey := fs.Bool("require-key", false, "refuse requests without a valid key of the brand")
+	closedCatalog := fs.Bool("closed-catalog", false, "accept anonymous events only for products that exist")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for the script URL (env SVC_PUBLIC_URL)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" {
+		return usageError{"--name is required"}
+	}
+	b := &svc.Brand{ID: svc.NewBrandID(), Name: strings.TrimSpace(*name), RequireKey: *requireKey, ClosedCatalog: *closedCatalog, CreatedAt: time.Now().UTC()}
+	for _, d := range domains {
+		n, ok := svc.NormalizeDomain(d)
+		if !ok {
+			return usageError{fmt.Sprintf("--domain %q is not a host name", d)}
+		}
+		b.Domains = append(b.Domains, n)
+	}
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.CreateBrand(ctx, b); err != nil {
+		return err
+	}
+	secret, key := svc.NewAPIKey(b.ID, time.Now())
+	if err := store.CreateAPIKey(ctx, key); err != nil {
+		return err
+	}
+	out := struct {
+		BrandID       string   `json:"brand_id"`
+		Name          string   `json:"name"`
+		Domains       []string `json:"domains"`
+		RequireKey    bool     `json:"require_key"`
+		ClosedCatalog bool     `json:"closed_catalog"`
+		APIKey        string   `json:"api_key"`
+		KeyPrefix     string   `json:"key_prefix"`
+		ScriptURL     string   `json:"script_url"`
+		Snippet       string   `json:"snippet"`
+	}{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
+	if *asJSON {
+		return json.NewEncoder(env.stdout).Encode(out)
+	}
+	fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n",
+		out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet)
+	if len(b.Domains) == 0 {
+		fmt.Fprintln(env.stdout, "\nNote: the brand has no --domain, so browsers on its pages are refused; server-side calls work.")
+	}
+	return nil
+}
+
+func brandsList(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("brands list")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	brands, err := store.Brands(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := store.APIKeys(ctx)
+	if err != nil {
+		return err
+	}
+	type keyOut struct {
+		Prefix    string     `json:"prefix"`
+		CreatedAt time.Time  `json:"created_at"`
+		RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	}
+	type brandOut struct {
+		BrandID       string    `json:"brand_id"`
+		Name          string    `json:"name"`
+		Domains       []string  `json:"domains"`
+		RequireKey    bool      `json:"require_key"`
+		ClosedCatalog bool      `json:"closed_catalog"`
+		CreatedAt     time.Time `json:"created_at"`
+		Keys          []keyOut  `json:"keys"`
+	}
+	out := make([]brandOut, 0, len(brands))
+	for _, b := range brands {
+		o := brandOut{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.CreatedAt, []keyOut{}}
+		for _, k := range keys {
+			if k.BrandID == b.ID {
+				o.Keys = append(o.Keys, keyOut{k.Prefix, k.CreatedAt, k.RevokedAt})
+			}
+		}
+		out = append(out, o)
+	}
+	if *asJSON {
+		return json.NewEncoder(env.stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BRAND\tNAME\tDOMAINS\tREQUIRE KEY\tCLOSED CATALOG\tACTIVE KEYS")
+	for _, o := range out {
+		var active []string
+		for _, k := range o.Keys {
+			if k.RevokedAt == nil {
+				active = append(active, k.Prefix+"…")
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%t\t%s\n", o.BrandID, o.Name, strings.Join(o.Domains, ","), o.RequireKey, o.ClosedCatalog, strings.Join(active, " "))
+	}
+	return tw.Flush()
+}
+
+func keysCreate(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("keys create")
+	brandID := fs.String("brand", "", "the brand's id (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *brandID == "" {
+		return usageError{"--brand is required"}
+	}
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	secret, key := svc.NewAPIKey(*brandID, time.Now())
+	if err := store.CreateAPIKey(ctx, key); err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(env.stdout).Encode(map[string]string{"brand_id": *brandID, "api_key": secret, "key_prefix": key.Prefix})
+	}
+	fmt.Fprintf(env.stdout, "api_key: %s   (shown once: store it now)\n", secret)
+	return nil
+}
+
+func keysRevoke(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("keys revoke")
+	brandID := fs.String("brand", "", "the brand's id (required)")
+	keyArg := fs.String("key", "", "the key, or its prefix as 'brands list' shows it (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *brandID == "" || *keyArg == "" {
+		return usageError{"--brand and --key are required"}
+	}
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	k, err := store.RevokeAPIKey(ctx, *brandID, strings.TrimSuffix(*keyArg, "…"), time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "revoked %s… of brand %s; running servers refuse it within a second\n", k.Prefix, k.BrandID)
+	return nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+func serve(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("serve")
+	addr := fs.String("addr", env.env("SVC_ADDR", "127.0.0.1:8080"), "address to listen on; port 0 picks a free one (env SVC_ADDR)")
+	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", ""), "address shoppers and brands reach this service at, default http://ADDR (env SVC_PUBLIC_URL)")
+	demo := fs.Bool("demo", false, "create a demo brand and product, and print how to try them")
+	retention := fs.Duration("retention", envDuration(env, "SVC_RETENTION", 0), "how long raw events are kept, at least 720h (env SVC_RETENTION; default 840h = 35 days)")
+	logFormat := fs.String("log-format", env.env("SVC_LOG_FORMAT", "text"), "log format: text or json (env SVC_LOG_FORMAT)")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish at shutdown")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var handler slog.Handler
+	switch *logFormat {
+	case "text":
+		handler = slog.NewTextHandler(env.stderr, nil)
+	case "json":
+		handler = slog.NewJSONHandler(env.stderr, nil)
+	default:
+		return usageError{fmt.Sprintf("--log-format %q: want text or json", *logFormat)}
+	}
+	log := slog.New(handler)
+
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log})
+	if err != nil {
+		return err
+	}
+	api := httpapi.New(t, log)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		t.Close()
+		return err
+	}
+	base := strings.TrimSuffix(*publicURL, "/")
+	if base == "" {
+		base = "http://" + ln.Addr().String()
+	}
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "url", base)
+	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
+
+	if *demo {
+		if err := setupDemo(ctx, env, store, t, base); err != nil {
+			log.Error("demo setup", "err", err)
+		}
+	}
+
+	select {
+	case err = <-served:
+		err = fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+		log.Info("shutting down: finishing requests and flushing pending events")
+		api.Drain()
+		sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("shutdown: requests still running after %s", *shutdownTimeout)
+		}
+	}
+	// Requests are done: commit whatever they queued before the store closes.
+	t.Close()
+	log.Info("stopped")
+	return err
+}
+
+func envDuration(env environment, name string, def time.Duration) time.Duration {
+	if v := env.getenv(name); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}

@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+// APIKeyHeader carries a brand's key (SPEC 5). Header names are
+// case-insensitive; Go writes this one X-Svc-Api-Key.
+const APIKeyHeader = "X-svc-Api-Key"
+
+func credentials(r *http.Request) tracker.Credentials {
+	keys := r.Header.Values(APIKeyHeader)
+	c := tracker.Credentials{Origin: r.Header.Get("Origin"), HasKey: len(keys) > 0}
+	if c.HasKey {
+		c.Key = keys[0]
+	}
+	return c
+}
+
+func collectRequest(r *http.Request, decodeErrors []svc.FieldError) tracker.Request {
+	return tracker.Request{
+		Credentials:    credentials(r),
+		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		DecodeErrors:   decodeErrors,
+	}
+}
+
+type ackBody struct {
+	Status  string `json:"status"`
+	EventID string `json:"event_id"`
+}
+
+func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
+	if ack.Replay {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	b, err := json.Marshal(ackBody{Status: ack.Status, EventID: ack.EventID})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, b)
+	return nil
+}
+
+func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
+	var ev svc.ViewEvent
+	decodeErrors, err := decodeJSON(w, r, &ev)
+	if err != nil {
+		return err
+	}
+	ack, err := s.tracker.CollectView(r.Context(), &ev, collectRequest(r, decodeErrors))
+	if err != nil {
+		return err
+	}
+	return writeAck(w, ack)
+}
+
+func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
+	var ev svc.PurchaseEvent
+	decodeErrors, err := decodeJSON(w, r, &ev)
+	if err != nil {
+		return err
+	}
+	ack, err := s.tracker.CollectPurchase(r.Context(), &ev, collectRequest(r, decodeErrors))
+	if err != nil {
+		return err
+	}
+	return writeAck(w, ack)
+}

@@ -1,0 +1,92 @@
+// Package httpapi is the HTTP interface of svc: every route, the decoding
+// of requests, and the single place where errors become problem+json.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/rs/cors"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+// Server answers the HTTP API from a Tracker.
+type Server struct {
+	tracker  *tracker.Tracker
+	log      *slog.Logger
+	draining atomic.Bool
+	handler  http.Handler
+}
+
+// New returns the API server; Handler serves it.
+func New(t *tracker.Tracker, log *slog.Logger) *Server {
+	s := &Server{tracker: t, log: log}
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.Handle(rt.Method+" "+rt.Path, rt.handler)
+	}
+	// Browsers on any brand's page call the API: preflights are answered
+	// for every origin, and which origin may act for which brand is decided
+	// per request, when the brand is known (DESIGN 4).
+	c := cors.New(cors.Options{
+		AllowOriginFunc: func(string) bool { return true },
+		AllowedMethods:  []string{http.MethodGet, http.MethodPost},
+		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key"},
+		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
+		MaxAge:          86400,
+	})
+	s.handler = securityHeaders(c.Handler(mux))
+	return s
+}
+
+// Handler is the root handler of the API.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Drain makes /readyz answer 503, so that a load balancer stops sending
+// traffic while in-flight requests finish.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// Route is one endpoint of the API.
+type Route struct {
+	Method, Path string
+	handler      http.Handler
+}
+
+// Routes lists every endpoint; the OpenAPI document is tested against it.
+func (s *Server) Routes() []Route { return s.routes() }
+
+func (s *Server) routes() []Route {
+	return []Route{
+		{"POST", "/api/collect/product-view", s.handle(s.collectView)},
+		{"POST", "/api/collect/product-purchase", s.handle(s.collectPurchase)},
+		{"GET", "/api/svc/product-proof", s.handle(s.productProof)},
+		{"GET", "/healthz", s.handle(s.healthz)},
+		{"GET", "/readyz", s.handle(s.readyz)},
+	}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`+"\n"))
+	return nil
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if s.draining.Load() {
+		return svc.Errorf(svc.EUNAVAILABLE, "shutting down")
+	}
+	if err := s.tracker.Ready(r.Context()); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ready"}`+"\n"))
+	return nil
+}
+
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,302 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// Append writes a batch of events in one transaction, durable on return.
+func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, w := range batch {
+			w.Result = svc.WriteResult{}
+			if err := appendOne(ctx, tx, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+	var brandID string
+	var meta *svc.EventMeta
+	if w.View != nil {
+		brandID, meta = w.View.BrandID, &w.View.Meta
+	} else {
+		brandID, meta = w.Purchase.BrandID, &w.Purchase.Meta
+	}
+	if w.IdempotencyKey != "" {
+		var status, eventID string
+		err := tx.QueryRowContext(ctx, `SELECT status, event_id FROM idempotency_keys
+			WHERE brand_id = ? AND key = ? AND created_at > ?`,
+			brandID, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID)
+		switch {
+		case err == nil:
+			w.Result = svc.WriteResult{Status: status, EventID: eventID, Replay: true}
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+	}
+	var err error
+	if w.View != nil {
+		err = appendView(ctx, tx, w)
+	} else {
+		err = appendPurchase(ctx, tx, w)
+	}
+	if err != nil || w.Result.Err != nil || w.IdempotencyKey == "" {
+		return err
+	}
+	// An expired row of the same key may still be there until it is deleted.
+	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (brand_id, key, created_at, status, event_id)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (brand_id, key) DO UPDATE SET
+		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`,
+		brandID, w.IdempotencyKey, millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
+	return err
+}
+
+func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+	v := w.View
+	p := &svc.Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
+	ok, err := resolveProduct(ctx, tx, p, w.MayRegister, v.Meta.ReceivedAt)
+	if err != nil || !ok {
+		w.Result.Err = notFound(p)
+		return err
+	}
+	m := &v.Meta
+	_, err = tx.ExecContext(ctx, `INSERT INTO view_events
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.EventID, p.Ref, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+		v.Context.SessionID, v.Context.Country, v.Context.Locale, m.Keyed)
+	if err != nil {
+		return err
+	}
+	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
+	w.Result.Lines = []svc.Line{{Product: p.Ref, ProductID: p.ProductID, Units: 1}}
+	return nil
+}
+
+func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+	e, m := w.Purchase, &w.Purchase.Meta
+	var first string
+	err := tx.QueryRowContext(ctx, "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?",
+		e.BrandID, e.Order.OrderID).Scan(&first)
+	switch {
+	case err == nil:
+		w.Result.Status, w.Result.EventID = svc.StatusDuplicate, first
+		return nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	// Resolve every line before writing anything: a closed catalog refuses
+	// the whole order if one product is unknown.
+	refs := make([]svc.ProductRef, len(e.Order.Items))
+	for i, it := range e.Order.Items {
+		p := &svc.Product{BrandID: e.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title}
+		ok, err := resolveProduct(ctx, tx, p, w.MayRegister, m.ReceivedAt)
+		if err != nil || !ok {
+			w.Result.Err = notFound(p)
+			return err
+		}
+		refs[i] = p.Ref
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO purchase_events
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
+	if err != nil {
+		return err
+	}
+	for i, it := range e.Order.Items {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO purchase_items
+			(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			id, i, refs[i], it.SKU, it.Title, *it.Quantity, it.UnitPrice); err != nil {
+			return err
+		}
+	}
+	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
+	w.Result.Lines = purchaseLines(e, refs)
+	return nil
+}
+
+// purchaseLines sums the order's units per product: an order counts once
+// for every product it contains.
+func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
+	var lines []svc.Line
+	at := make(map[svc.ProductRef]int, len(refs))
+	for i, it := range e.Order.Items {
+		j, ok := at[refs[i]]
+		if !ok {
+			j = len(lines)
+			at[refs[i]] = j
+			lines = append(lines, svc.Line{Product: refs[i], ProductID: it.ProductID})
+		}
+		lines[j].Units += *it.Quantity
+	}
+	return lines
+}
+
+// resolveProduct finds p by brand and product id and sets p.Ref; attributes
+// that are given and differ from the stored ones are updated. A product
+// that does not exist is inserted if register is set; otherwise resolveProduct
+// reports false.
+func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
+	var sku, title, url sql.NullString
+	err := q.QueryRowContext(ctx, "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?",
+		p.BrandID, p.ProductID).Scan(&p.Ref, &sku, &title, &url)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if !register {
+			return false, nil
+		}
+		err = q.QueryRowContext(ctx, `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
+		return err == nil, err
+	case err != nil:
+		return false, err
+	}
+	if changed(p.SKU, sku) || changed(p.Title, title) || changed(p.URL, url) {
+		_, err = q.ExecContext(ctx, `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
+			url = coalesce(?, url), updated_at = ? WHERE id = ?`, p.SKU, p.Title, p.URL, millis(now), p.Ref)
+	}
+	return err == nil, err
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func changed(given *string, stored sql.NullString) bool {
+	return given != nil && (!stored.Valid || stored.String != *given)
+}
+
+func notFound(p *svc.Product) error {
+	return svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found, and the brand's catalog is closed to anonymous events", p.ProductID, p.BrandID)
+}
+
+func optMillis(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return millis(*t)
+}
+
+// EnsureProduct registers a product if it does not exist and returns it.
+// Returns ENOTFOUND if the brand does not exist.
+func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
+	out := *p
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM brands WHERE id = ?", p.BrandID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", p.BrandID)
+		} else if err != nil {
+			return err
+		}
+		_, err := resolveProduct(ctx, tx, &out, true, time.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Products calls fn for every product.
+func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, brand_id, product_id, sku, title, url FROM products ORDER BY id")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p svc.Product
+		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL); err != nil {
+			return err
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Views calls fn for every view at or after since, oldest first.
+func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? ORDER BY ts", millis(since))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r svc.ViewRecord
+		var ts int64
+		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
+			return err
+		}
+		r.Time = fromMillis(ts)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// PurchaseLines calls fn for each product of every order at or after since,
+// oldest first.
+func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT i.product, e.ts, sum(i.quantity)
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
+		WHERE e.ts >= ? GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r svc.PurchaseRecord
+		var ts int64
+		if err := rows.Scan(&r.Product, &ts, &r.Units); err != nil {
+			return err
+		}
+		r.Time = fromMillis(ts)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// DeleteExpired deletes at most limit events older than before, and
+// idempotency keys older than svc.IdempotencyTTL before now, in one short
+// transaction. It returns how many rows it deleted.
+func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
+	var total int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []struct {
+			sql string
+			arg int64
+		}{
+			{"DELETE FROM view_events WHERE id IN (SELECT id FROM view_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
+			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
+			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
+		} {
+			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			total += n
+		}
+		return nil
+	})
+	return total, err
+}

@@ -1,0 +1,117 @@
+// Package sqlite is the embedded store of svc: one SQLite file in WAL mode,
+// through the pure-Go driver modernc.org/sqlite, so the binary needs no cgo.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/svc-project/svc"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// FileName is the database file inside the data folder.
+const FileName = "svc.db"
+
+// Store is the SQLite store. It is safe for concurrent use; writes go
+// through one connection, as SQLite allows one writer at a time anyway.
+type Store struct {
+	path string
+	w    *sql.DB // one connection: every write transaction
+	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
+}
+
+var _ svc.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the store in the folder dir and migrates
+// it to the schema this binary knows.
+func Open(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: data folder: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	// synchronous(FULL): in WAL mode only FULL fsyncs the log at each
+	// commit, which is what makes an acknowledged event survive a power cut.
+	dsn := func(txlock string) string {
+		q := url.Values{}
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", txlock)
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn("immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn("deferred"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{path: path, w: w, r: r}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	dir, _ := fs.Sub(migrations, "migrations") // embedded above: cannot fail
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, dir)
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Close closes the database; the WAL is checkpointed by the last close.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// inTx runs fn in a write transaction and commits it.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
