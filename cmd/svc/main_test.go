@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets the crash test run this test binary as the svc command.
+func TestMain(m *testing.M) {
+	if os.Getenv("SVC_TEST_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func noEnv(string) string { return "" }
+
+// runCmd runs an admin command in-process and returns its stdout.
+func runCmd(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), args, noEnv, &out, &errb); err != nil {
+		t.Fatalf("svc %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+type brandJSON struct {
+	BrandID   string `json:"brand_id"`
+	APIKey    string `json:"api_key"`
+	KeyPrefix string `json:"key_prefix"`
+	ScriptURL string `json:"script_url"`
+	Snippet   string `json:"snippet"`
+}
+
+func addBrand(t *testing.T, dir string, extra ...string) brandJSON {
+	t.Helper()
+	var b brandJSON
+	out := runCmd(t, append([]string{"brands", "add", "--data", dir, "--name", "Test Brand", "--json"}, extra...)...)
+	if err := json.Unmarshal([]byte(out), &b); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	return b
+}
+
+// server is svc serve running in-process on port 0.
+type server struct {
+	url    string
+	stdout *bufio.Reader
+	stop   context.CancelFunc
+	done   chan error
+}
+
+func startServer(t *testing.T, args ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &server{stdout: bufio.NewReader(pr), stop: cancel, done: make(chan error, 1)}
+	go func() {
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), noEnv, pw, io.Discard)
+		pw.Close()
+		s.done <- err
+	}()
+	s.url = readURL(t, s.stdout)
+	t.Cleanup(func() { s.stop(); <-s.done })
+	return s
+}
+
+// readURL reads the "svc listening on URL" line and waits for /healthz.
+func readURL(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "svc listening on ")
+	if err != nil || !ok {
+		t.Fatalf("first line %q: %v", line, err)
+	}
+	for i := 0; i < 100; i++ {
+		if res, err := http.Get(url + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return url
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never became healthy", url)
+	return ""
+}
+
+func post(url, key, idem string, body any) (int, map[string]any, error) {
+	j, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(j))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("X-svc-Api-Key", key)
+	}
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m, nil
+}
+
+func proof(t *testing.T, base, brand, product string) map[string]any {
+	t.Helper()
+	res, err := http.Get(fmt.Sprintf("%s/api/svc/product-proof?brand_id=%s&product_id=%s", base, brand, product))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || res.StatusCode != 200 {
+		t.Fatalf("proof: %d %v %v", res.StatusCode, m, err)
+	}
+	return m
+}
+
+func viewBody(brand, product string) map[string]any {
+	return map[string]any{"brand_id": brand, "product": map[string]any{"product_id": product}}
+}
+
+func purchaseBody(brand, order, product string) map[string]any {
+	return map[string]any{"brand_id": brand, "order": map[string]any{"order_id": order,
+		"items": []any{map[string]any{"product_id": product, "quantity": 1}}}}
+}
+
+// within polls fn until it is true or d has passed.
+func within(d time.Duration, fn func() bool) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if fn() {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return fn()
+}
+
+func TestAdminChangesReachARunningServerWithinASecond(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir, "--domain", "Shop.Example")
+	if !strings.HasPrefix(b.BrandID, "br_") || !strings.HasPrefix(b.APIKey, "sk_") || !strings.Contains(b.Snippet, b.BrandID) || !strings.HasSuffix(b.ScriptURL, "/svc.js") {
+		t.Fatalf("brands add --json: %+v", b)
+	}
+	viewURL := s.url + "/api/collect/product-view"
+	accepted := 0 // every 200 must show in the proof at the end
+	send := func(key string) int {
+		st, _, _ := post(viewURL, key, "", viewBody(b.BrandID, "p1"))
+		if st == 200 {
+			accepted++
+		}
+		return st
+	}
+	if !within(time.Second, func() bool { return send(b.APIKey) == 200 }) {
+		t.Fatal("new brand and key not accepted within a second")
+	}
+	var k struct{ APIKey string `json:"api_key"` }
+	_ = json.Unmarshal([]byte(runCmd(t, "keys", "create", "--data", dir, "--brand", b.BrandID, "--json")), &k)
+	if !within(time.Second, func() bool { return send(k.APIKey) == 200 }) {
+		t.Fatal("new key not accepted within a second")
+	}
+	runCmd(t, "keys", "revoke", "--data", dir, "--brand", b.BrandID, "--key", b.KeyPrefix)
+	if !within(time.Second, func() bool { return send(b.APIKey) == 401 }) {
+		t.Fatal("revoked key still accepted after a second")
+	}
+	if st := send(k.APIKey); st != 200 {
+		t.Fatalf("the other key stopped working: %d", st)
+	}
+	var list []struct {
+		BrandID string   `json:"brand_id"`
+		Domains []string `json:"domains"`
+		Keys    []struct {
+			Prefix    string     `json:"prefix"`
+			RevokedAt *time.Time `json:"revoked_at"`
+		} `json:"keys"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "list", "--data", dir, "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Domains[0] != "shop.example" || len(list[0].Keys) != 2 || list[0].Keys[0].RevokedAt == nil || list[0].Keys[1].RevokedAt != nil {
+		t.Fatalf("brands list: %+v", list)
+	}
+	if m := proof(t, s.url, b.BrandID, "p1"); m["views"] != float64(accepted) {
+		t.Fatalf("proof %v", m)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"brands"}, "needs a subcommand"},
+		{[]string{"brands", "add", "--data", dir}, "--name is required"},
+		{[]string{"brands", "add", "--data", dir, "--name", "x", "--domain", "https://x.example/"}, "not a host name"},
+		{[]string{"keys", "create", "--data", dir, "--brand", "br_nope"}, "not found"},
+		{[]string{"keys", "revoke", "--data", dir, "--brand", "br_nope", "--key", "sk_x"}, "no active key"},
+		{[]string{"serve", "--data", dir, "--store", "postgres://localhost/svc"}, "only the embedded store"},
+		{[]string{"serve", "--data", dir, "--retention", "24h"}, "shorter than the largest window"},
+		{[]string{"serve", "--data", dir, "--bogus"}, "not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			err := run(context.Background(), tt.args, noEnv, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvironmentVariables(t *testing.T) {
+	dir := t.TempDir()
+	env := func(k string) string {
+		return map[string]string{"SVC_DATA": dir, "SVC_PUBLIC_URL": "https://proof.example"}[k]
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"brands", "add", "--name", "Env", "--json"}, env, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var b brandJSON
+	_ = json.Unmarshal(out.Bytes(), &b)
+	if b.ScriptURL != "https://proof.example/svc.js" {
+		t.Fatalf("script_url %q", b.ScriptURL)
+	}
+	if _, err := os.Stat(dir + "/svc.db"); err != nil {
+		t.Fatalf("SVC_DATA not used: %v", err)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	s := startServer(t, "--data", t.TempDir(), "--demo")
+	var text strings.Builder
+	for !strings.Contains(text.String(), "product-proof") {
+		line, err := s.stdout.ReadString('\n')
+		if err != nil {
+			t.Fatalf("demo output %q: %v", text.String(), err)
+		}
+		text.WriteString(line)
+	}
+	var key string
+	for _, l := range strings.Split(text.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "api_key:" {
+			key = f[1]
+		}
+	}
+	if m := proof(t, s.url, demoBrandID, demoProductID); m["views"] != 0.0 {
+		t.Fatalf("the demo product starts with made-up views: %v", m)
+	}
+	if st, _, _ := post(s.url+"/api/collect/product-view", "", "", viewBody(demoBrandID, demoProductID)); st != 200 {
+		t.Fatalf("view: %d", st)
+	}
+	if st, m, _ := post(s.url+"/api/collect/product-purchase", key, "", purchaseBody(demoBrandID, "o-1", demoProductID)); st != 200 {
+		t.Fatalf("keyed purchase with the printed key: %d %v", st, m)
+	}
+	if m := proof(t, s.url, demoBrandID, demoProductID); m["views"] != 1.0 || m["purchases"] != 1.0 {
+		t.Fatalf("proof %v", m)
+	}
+}
