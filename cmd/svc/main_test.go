@@ -171,7 +171,9 @@ func TestAdminChangesReachARunningServerWithinASecond(t *testing.T) {
 	if !within(time.Second, func() bool { return send(b.APIKey) == 200 }) {
 		t.Fatal("new brand and key not accepted within a second")
 	}
-	var k struct{ APIKey string `json:"api_key"` }
+	var k struct {
+		APIKey string `json:"api_key"`
+	}
 	_ = json.Unmarshal([]byte(runCmd(t, "keys", "create", "--data", dir, "--brand", b.BrandID, "--json")), &k)
 	if !within(time.Second, func() bool { return send(k.APIKey) == 200 }) {
 		t.Fatal("new key not accepted within a second")

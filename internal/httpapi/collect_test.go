@@ -3,8 +3,8 @@ package httpapi_test
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
