@@ -1,0 +1,79 @@
+package svc_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+func TestAllowsOrigin(t *testing.T) {
+	b := &svc.Brand{Domains: []string{"shop.example", "127.0.0.1"}}
+	tests := []struct {
+		origin string
+		want   bool
+	}{
+		{"https://shop.example", true},
+		{"http://shop.example:8080", true},
+		{"https://www.shop.example", true},
+		{"https://a.b.shop.example", true},
+		{"https://SHOP.EXAMPLE", true},
+		{"https://shop.example.", true},
+		{"http://127.0.0.1:3000", true},
+		{"https://notshop.example", false},
+		{"https://shop.example.evil.test", false},
+		{"https://example", false},
+		{"null", false},
+		{"", false},
+		{"shop.example", false},
+	}
+	for _, tt := range tests {
+		if got := b.AllowsOrigin(tt.origin); got != tt.want {
+			t.Errorf("AllowsOrigin(%q) = %v, want %v", tt.origin, got, tt.want)
+		}
+	}
+	if (&svc.Brand{}).AllowsOrigin("https://shop.example") {
+		t.Error("a brand without domains allows an origin")
+	}
+}
+
+func TestNormalizeDomain(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Shop.Example", "shop.example", true},
+		{"shop.example.", "shop.example", true},
+		{" localhost ", "localhost", true},
+		{"127.0.0.1", "127.0.0.1", true},
+		{"xn--bcher-kva.example", "xn--bcher-kva.example", true},
+		{"https://shop.example", "", false},
+		{"shop.example:8080", "", false},
+		{"shop.example/path", "", false},
+		{"-bad.example", "", false},
+		{"a..b", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := svc.NormalizeDomain(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("NormalizeDomain(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestNewAPIKey(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	a, ka := svc.NewAPIKey("br_1", now)
+	b, _ := svc.NewAPIKey("br_1", now)
+	if a == b || len(a) != 46 || !strings.HasPrefix(a, "sk_") || strings.Trim(a[3:], "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != "" {
+		t.Fatalf("keys %q %q", a, b)
+	}
+	if ka.Prefix != a[:svc.KeyPrefixLen] || ka.Hash != svc.HashAPIKey(a) || ka.BrandID != "br_1" {
+		t.Fatalf("key record %+v", ka)
+	}
+	if id := svc.NewBrandID(); len(id) != 15 || !strings.HasPrefix(id, "br_") || id == svc.NewBrandID() {
+		t.Fatalf("brand id %q", id)
+	}
+}
