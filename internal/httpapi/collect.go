@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -47,25 +48,22 @@ func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
 }
 
 func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
-	var ev svc.ViewEvent
-	decodeErrors, err := decodeJSON(w, r, &ev)
-	if err != nil {
-		return err
-	}
-	ack, err := s.tracker.CollectView(r.Context(), &ev, collectRequest(r, decodeErrors))
-	if err != nil {
-		return err
-	}
-	return writeAck(w, ack)
+	return collect(w, r, s.tracker.CollectView)
 }
 
 func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
-	var ev svc.PurchaseEvent
+	return collect(w, r, s.tracker.CollectPurchase)
+}
+
+// collect decodes an event of type E, hands it to the tracker and writes
+// the acknowledgement.
+func collect[E any](w http.ResponseWriter, r *http.Request, record func(context.Context, *E, tracker.Request) (tracker.Ack, error)) error {
+	var ev E
 	decodeErrors, err := decodeJSON(w, r, &ev)
 	if err != nil {
 		return err
 	}
-	ack, err := s.tracker.CollectPurchase(r.Context(), &ev, collectRequest(r, decodeErrors))
+	ack, err := record(r.Context(), &ev, collectRequest(r, decodeErrors))
 	if err != nil {
 		return err
 	}

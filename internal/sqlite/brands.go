@@ -61,20 +61,13 @@ func (s *Store) Brand(ctx context.Context, id string) (*svc.Brand, error) {
 
 // Brands returns every brand, oldest first.
 func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []*svc.Brand
-	for rows.Next() {
+	err := s.eachRow(ctx, func(rows *sql.Rows) error {
 		b, err := scanBrand(rows)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, b)
-	}
-	return out, rows.Err()
+		return err
+	}, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
+	return out, err
 }
 
 // CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
@@ -165,20 +158,13 @@ func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string
 
 // APIKeys returns every key, revoked ones included.
 func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []*svc.APIKey
-	for rows.Next() {
+	err := s.eachRow(ctx, func(rows *sql.Rows) error {
 		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, k)
-	}
-	return out, rows.Err()
+		return err
+	}, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at")
+	return out, err
 }
 
 // ConfigVersion returns a number that changes whenever a brand or key does.

@@ -213,66 +213,42 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 
 // Products calls fn for every product.
 func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, brand_id, product_id, sku, title, url FROM products ORDER BY id")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return s.eachRow(ctx, func(rows *sql.Rows) error {
 		var p svc.Product
 		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL); err != nil {
 			return err
 		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return fn(&p)
+	}, "SELECT id, brand_id, product_id, sku, title, url FROM products ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.
 func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	rows, err := s.r.QueryContext(ctx, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? ORDER BY ts", millis(since))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return s.eachRow(ctx, func(rows *sql.Rows) error {
 		var r svc.ViewRecord
 		var ts int64
 		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
 			return err
 		}
 		r.Time = fromMillis(ts)
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return fn(r)
+	}, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? ORDER BY ts", millis(since))
 }
 
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT i.product, e.ts, sum(i.quantity)
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
-		WHERE e.ts >= ? GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return s.eachRow(ctx, func(rows *sql.Rows) error {
 		var r svc.PurchaseRecord
 		var ts int64
 		if err := rows.Scan(&r.Product, &ts, &r.Units); err != nil {
 			return err
 		}
 		r.Time = fromMillis(ts)
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return fn(r)
+	}, `SELECT i.product, e.ts, sum(i.quantity)
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
+		WHERE e.ts >= ? GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
 }
 
 // DeleteExpired deletes at most limit events older than before, and

@@ -1,0 +1,22 @@
+package script
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSnippet(t *testing.T) {
+	s := Snippet("https://proof.example/svc.js", "svc", "br_4fT0q9ZxL2mA")
+	for _, want := range []string{`"https://proof.example/svc.js"`, `svc("init",{brandId:"br_4fT0q9ZxL2mA"})`, `if(w[n])return`, `s.async=1`, `insertBefore(s,f)`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("snippet lacks %q:\n%s", want, s)
+		}
+	}
+	if len(s) > 400 {
+		t.Errorf("snippet with init is %d bytes, over the 400-byte budget", len(s))
+	}
+	// Values are JSON-quoted: a hostile brand id cannot break out of the string.
+	if evil := Snippet("https://x/svc.js", "svc", `"</script><script>alert(1)`); strings.Contains(evil, `"</script>`) {
+		t.Errorf("unescaped: %s", evil)
+	}
+}
