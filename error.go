@@ -8,13 +8,14 @@ import (
 
 // Error codes. Each maps to one HTTP status in internal/httpapi.
 const (
-	EINVALID      = "invalid"      // 400: the request is malformed or a field is bad
-	EUNAUTHORIZED = "unauthorized" // 401: key missing, unknown, revoked or of another brand
-	ENOTFOUND     = "not_found"    // 404: brand or product unknown
-	ECONFLICT     = "conflict"     // 409: the change clashes with what is stored
-	ETOOLARGE     = "too_large"    // 413: the body is over the limit
-	EUNAVAILABLE  = "unavailable"  // 503: the service is shutting down or its store is unreachable
-	EINTERNAL     = "internal"     // 500: anything else; never shown to clients
+	EINVALID      = "invalid"            // 400: the request is malformed or a field is bad
+	EUNAUTHORIZED = "unauthorized"       // 401: key missing, unknown, revoked or of another brand
+	ENOTFOUND     = "not_found"          // 404: brand or product unknown
+	EMETHOD       = "method_not_allowed" // 405: the path exists, not with this method
+	ECONFLICT     = "conflict"           // 409: the change clashes with what is stored
+	ETOOLARGE     = "too_large"          // 413: the body is over the limit
+	EUNAVAILABLE  = "unavailable"        // 503: the service is shutting down or its store is unreachable
+	EINTERNAL     = "internal"           // 500: anything else; never shown to clients
 )
 
 // FieldError names one bad field of a request and what is wrong with it.

@@ -9,17 +9,18 @@ import (
 // that servers poll, so that admin commands run beside a server take effect
 // within a second.
 type BrandStore interface {
-	// CreateBrand stores a new brand. Returns ECONFLICT if its id is taken.
-	CreateBrand(ctx context.Context, b *Brand) error
+	// CreateBrand stores a new brand and, if key is not nil, its first key,
+	// in one transaction. Returns ECONFLICT if the brand's id is taken.
+	CreateBrand(ctx context.Context, b *Brand, key *APIKey) error
 	// Brand returns one brand. Returns ENOTFOUND if there is none with the id.
 	Brand(ctx context.Context, id string) (*Brand, error)
 	// Brands returns every brand, oldest first.
 	Brands(ctx context.Context) ([]*Brand, error)
 	// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
 	CreateAPIKey(ctx context.Context, k *APIKey) error
-	// RevokeAPIKey revokes the brand's key whose secret or prefix is given.
-	// Returns ENOTFOUND if no active key of the brand matches, and ECONFLICT
-	// if a prefix matches more than one.
+	// RevokeAPIKey revokes the brand's key whose secret or whole prefix (as
+	// APIKey.Prefix) is given. Returns ENOTFOUND if no active key of the brand
+	// matches, and ECONFLICT if a prefix matches more than one.
 	RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*APIKey, error)
 	// APIKeys returns every key, revoked ones included.
 	APIKeys(ctx context.Context) ([]*APIKey, error)
@@ -46,11 +47,15 @@ type Product struct {
 type Write struct {
 	View     *ViewEvent     // exactly one of View and Purchase is set
 	Purchase *PurchaseEvent //
-	// IdempotencyKey, if set, makes a repeat of the key for the brand
-	// within IdempotencyTTL answer the first result again.
+	// IdempotencyKey, if set, makes a repeat of the key for the brand, the
+	// same endpoint and the same kind of sender (keyed or not) within
+	// IdempotencyTTL answer the first result again; with another BodyHash
+	// the repeat is refused with ECONFLICT.
 	IdempotencyKey string
-	// MayRegister lets the event create the products it names. False for
-	// anonymous events to a brand with a closed catalog.
+	BodyHash       [32]byte
+	// MayRegister lets the event create the products it names and update
+	// their attributes. False for anonymous events to a brand with a closed
+	// catalog: they count for known products and change nothing about them.
 	MayRegister bool
 
 	Result WriteResult // set by Append
@@ -64,8 +69,10 @@ const (
 
 // WriteResult is the outcome of one Write.
 type WriteResult struct {
-	// Err is ENOTFOUND when a product is unknown and may not be registered;
-	// nothing of the write was stored.
+	// Err is ENOTFOUND when a product is unknown and may not be registered,
+	// ECONFLICT when an idempotency key is reused with another body, or
+	// EINTERNAL when the write failed on its own; nothing of the write was
+	// stored, and the rest of the batch was.
 	Err     error
 	Status  string
 	EventID string // of this event, or of the first one for a duplicate or replay

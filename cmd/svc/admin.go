@@ -52,11 +52,8 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
-	if err := store.CreateBrand(ctx, b); err != nil {
-		return err
-	}
 	secret, key := svc.NewAPIKey(b.ID, time.Now())
-	if err := store.CreateAPIKey(ctx, key); err != nil {
+	if err := store.CreateBrand(ctx, b, key); err != nil {
 		return err
 	}
 	out := struct {

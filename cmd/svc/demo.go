@@ -16,15 +16,27 @@ const (
 )
 
 // setupDemo creates the demo brand (once per data folder) and product, and a
-// fresh key for this run, and prints ready-to-paste commands.
+// fresh key for this run (revoking the earlier runs' keys), and prints
+// ready-to-paste commands.
 func setupDemo(ctx context.Context, env environment, store svc.Store, t *tracker.Tracker, base string) error {
 	if _, err := store.Brand(ctx, demoBrandID); svc.ErrorCode(err) == svc.ENOTFOUND {
 		b := &svc.Brand{ID: demoBrandID, Name: "Demo Shop", Domains: []string{"localhost", "127.0.0.1"}, CreatedAt: time.Now().UTC()}
-		if err := store.CreateBrand(ctx, b); err != nil {
+		if err := store.CreateBrand(ctx, b, nil); err != nil {
 			return err
 		}
 	} else if err != nil {
 		return err
+	}
+	keys, err := store.APIKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.BrandID == demoBrandID && k.RevokedAt == nil {
+			if _, err := store.RevokeAPIKey(ctx, demoBrandID, k.Prefix, time.Now()); err != nil {
+				return err
+			}
+		}
 	}
 	secret, key := svc.NewAPIKey(demoBrandID, time.Now())
 	if err := store.CreateAPIKey(ctx, key); err != nil {
@@ -41,7 +53,7 @@ func setupDemo(ctx context.Context, env environment, store svc.Store, t *tracker
 Demo brand ready.
   brand_id:   %[2]s
   product_id: %[3]s
-  api_key:    %[4]s   (a new one each run)
+  api_key:    %[4]s   (a new one each run; the last run's is revoked)
 
 Try it:
   curl -s -X POST %[1]s/api/collect/product-view -H 'Content-Type: application/json' \

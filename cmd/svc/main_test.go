@@ -251,20 +251,12 @@ func TestEnvironmentVariables(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	s := startServer(t, "--data", t.TempDir(), "--demo")
-	var text strings.Builder
-	for !strings.Contains(text.String(), "product-proof") {
-		line, err := s.stdout.ReadString('\n')
-		if err != nil {
-			t.Fatalf("demo output %q: %v", text.String(), err)
-		}
-		text.WriteString(line)
-	}
-	var key string
-	for _, l := range strings.Split(text.String(), "\n") {
-		if f := strings.Fields(l); len(f) > 1 && f[0] == "api_key:" {
-			key = f[1]
-		}
+	dir := t.TempDir()
+	first := demoKey(t, startServer(t, "--data", dir, "--demo"))
+	s := startServer(t, "--data", dir, "--demo") // a second run on the same folder
+	key := demoKey(t, s)
+	if st, _, _ := post(s.url+"/api/collect/product-view", first, "", viewBody(demoBrandID, demoProductID)); st != 401 {
+		t.Fatalf("the first run's demo key still works: %d", st)
 	}
 	if m := proof(t, s.url, demoBrandID, demoProductID); m["views"] != 0.0 {
 		t.Fatalf("the demo product starts with made-up views: %v", m)
@@ -278,4 +270,24 @@ func TestDemo(t *testing.T) {
 	if m := proof(t, s.url, demoBrandID, demoProductID); m["views"] != 1.0 || m["purchases"] != 1.0 {
 		t.Fatalf("proof %v", m)
 	}
+}
+
+// demoKey reads what serve --demo prints and returns the API key in it.
+func demoKey(t *testing.T, s *server) string {
+	t.Helper()
+	var text strings.Builder
+	for !strings.Contains(text.String(), "product-proof") {
+		line, err := s.stdout.ReadString('\n')
+		if err != nil {
+			t.Fatalf("demo output %q: %v", text.String(), err)
+		}
+		text.WriteString(line)
+	}
+	for _, l := range strings.Split(text.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "api_key:" && strings.Contains(text.String(), "curl") {
+			return f[1]
+		}
+	}
+	t.Fatalf("no api_key in %q", text.String())
+	return ""
 }

@@ -19,7 +19,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 	addr := fs.String("addr", env.env("SVC_ADDR", "127.0.0.1:8080"), "address to listen on; port 0 picks a free one (env SVC_ADDR)")
 	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", ""), "address shoppers and brands reach this service at, default http://ADDR (env SVC_PUBLIC_URL)")
 	demo := fs.Bool("demo", false, "create a demo brand and product, and print how to try them")
-	retention := fs.Duration("retention", envDuration(env, "SVC_RETENTION", 0), "how long raw events are kept, at least 720h (env SVC_RETENTION; default 840h = 35 days)")
+	defRetention, err := envDuration(env, "SVC_RETENTION")
+	if err != nil {
+		return err
+	}
+	retention := fs.Duration("retention", defRetention, "how long raw events are kept, at least 720h (env SVC_RETENTION; default 840h = 35 days)")
 	logFormat := fs.String("log-format", env.env("SVC_LOG_FORMAT", "text"), "log format: text or json (env SVC_LOG_FORMAT)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish at shutdown")
 	if err := parse(fs, args); err != nil {
@@ -95,11 +99,16 @@ func serve(ctx context.Context, env environment, args []string) error {
 	return err
 }
 
-func envDuration(env environment, name string, def time.Duration) time.Duration {
-	if v := env.getenv(name); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
+// envDuration reads a duration from the environment: 0 when unset, a usage
+// error when it does not parse.
+func envDuration(env environment, name string) (time.Duration, error) {
+	v := env.getenv(name)
+	if v == "" {
+		return 0, nil
 	}
-	return def
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, usageError{fmt.Sprintf("%s=%q: want a duration such as 840h", name, v)}
+	}
+	return d, nil
 }

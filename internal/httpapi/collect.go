@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"net/http"
 
@@ -22,12 +23,16 @@ func credentials(r *http.Request) tracker.Credentials {
 	return c
 }
 
-func collectRequest(r *http.Request, decodeErrors []svc.FieldError) tracker.Request {
-	return tracker.Request{
+func collectRequest(r *http.Request, body []byte, decodeErrors []svc.FieldError) tracker.Request {
+	req := tracker.Request{
 		Credentials:    credentials(r),
 		IdempotencyKey: r.Header.Get("Idempotency-Key"),
 		DecodeErrors:   decodeErrors,
 	}
+	if req.IdempotencyKey != "" {
+		req.BodyHash = sha256.Sum256(body)
+	}
+	return req
 }
 
 type ackBody struct {
@@ -59,11 +64,11 @@ func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
 // the acknowledgement.
 func collect[E any](w http.ResponseWriter, r *http.Request, record func(context.Context, *E, tracker.Request) (tracker.Ack, error)) error {
 	var ev E
-	decodeErrors, err := decodeJSON(w, r, &ev)
+	body, decodeErrors, err := decodeJSON(w, r, &ev)
 	if err != nil {
 		return err
 	}
-	ack, err := record(r.Context(), &ev, collectRequest(r, decodeErrors))
+	ack, err := record(r.Context(), &ev, collectRequest(r, body, decodeErrors))
 	if err != nil {
 		return err
 	}

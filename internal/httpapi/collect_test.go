@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
@@ -72,6 +73,10 @@ func TestCollectView(t *testing.T) {
 		{"keyed timestamp older than retention", view("br_open", "p1", map[string]any{"timestamp": t0.Add(-36 * 24 * time.Hour).Format(time.RFC3339)}), []string{"X-svc-Api-Key", "KEY:br_open"}, 400, []string{"context.timestamp"}},
 		{"anonymous timestamp far off is accepted", view("br_open", "p1", map[string]any{"timestamp": "2020-01-01T00:00:00+02:00"}), nil, 200, nil},
 		{"bad idempotency key", view("br_open", "p1", nil), []string{"Idempotency-Key", "ключ"}, 400, []string{"Idempotency-Key"}},
+		{"timestamp rule listed beside other bad fields", map[string]any{
+			"brand_id": "br_open", "product": map[string]any{"product_id": "p1", "url": "nope"},
+			"context": map[string]any{"timestamp": t0.Add(time.Hour).Format(time.RFC3339)},
+		}, []string{"X-svc-Api-Key", "KEY:br_open"}, 400, []string{"context.timestamp", "product.url"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,5 +246,66 @@ func TestAnonymousTimestampFarOffCountsNow(t *testing.T) {
 	var given int64
 	if err := db.QueryRowContext(context.Background(), "SELECT given_ts FROM view_events WHERE keyed = 0").Scan(&given); err != nil || given != t0.Add(-time.Hour).UnixMilli() {
 		t.Fatalf("given_ts %d, %v", given, err)
+	}
+}
+
+func TestIdempotencyKeyScope(t *testing.T) {
+	f := newFixture(t)
+	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
+	if r := f.do("POST", viewPath, view("br_open", "p1", nil), "Idempotency-Key", "order-1001"); r.status != 200 {
+		t.Fatalf("view: %d", r.status)
+	}
+	// The same key on another endpoint, or from a keyed sender, is another request.
+	p := f.do("POST", purchasePath, purchase("br_open", "o1", "p1", 1), append(key, "Idempotency-Key", "order-1001")...)
+	if p.status != 200 || p.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("purchase with a view's key: %d %s", p.status, p.body)
+	}
+	v := f.do("POST", viewPath, view("br_open", "p1", nil), append(key, "Idempotency-Key", "order-1001")...)
+	if v.status != 200 || v.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("keyed view with an anonymous view's key: %d", v.status)
+	}
+	if got := f.counts("br_open", "p1"); got != [4]int{2, 0, 1, 1} {
+		t.Fatalf("counts %v, want 2 views and 1 purchase", got)
+	}
+	// The same key with another body is refused, and counts nothing.
+	c := f.do("POST", viewPath, view("br_open", "p2", nil), "Idempotency-Key", "order-1001")
+	if c.status != 409 {
+		t.Fatalf("reuse with another body: %d %s", c.status, c.body)
+	}
+	if r := f.do("GET", "/api/svc/product-proof?brand_id=br_open&product_id=p2", nil); r.status != 404 {
+		t.Fatalf("the refused view registered its product: %d", r.status)
+	}
+}
+
+func TestClosedCatalogAnonymousEventsChangeNothing(t *testing.T) {
+	f := newFixture(t)
+	key := []string{"X-svc-Api-Key", f.keys["br_closed"]}
+	known := view("br_closed", "known", nil)
+	known["product"] = map[string]any{"product_id": "known", "title": "Real", "url": "https://shop.example/real"}
+	if r := f.do("POST", viewPath, known, key...); r.status != 200 {
+		t.Fatalf("keyed view: %d", r.status)
+	}
+	evil := view("br_closed", "known", nil)
+	evil["product"] = map[string]any{"product_id": "known", "title": "HACKED", "url": "https://evil.example/x"}
+	if r := f.do("POST", viewPath, evil); r.status != 200 {
+		t.Fatalf("anonymous view of a known product: %d", r.status)
+	}
+	order := `{"brand_id":"br_closed","order":{"order_id":"o1","items":[
+		{"product_id":"known","title":"HACKED","quantity":1},{"product_id":"unknown","quantity":1}]}}`
+	if r := f.do("POST", purchasePath, order); r.status != 404 {
+		t.Fatalf("order with an unknown product: %d", r.status)
+	}
+	var title, url string
+	_ = f.store.Products(context.Background(), func(p *svc.Product) error {
+		if p.ProductID == "known" {
+			title, url = *p.Title, *p.URL
+		}
+		return nil
+	})
+	if title != "Real" || url != "https://shop.example/real" {
+		t.Fatalf("anonymous events changed the product: %q %q", title, url)
+	}
+	if got := f.counts("br_closed", "known"); got != [4]int{2, 0, 0, 0} {
+		t.Fatalf("counts %v, want the 2 views and no purchase", got)
 	}
 }

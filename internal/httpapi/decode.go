@@ -21,18 +21,24 @@ const MaxBodyBytes = 64 << 10
 // wrong is returned, so that the caller reports them with the bad values.
 // The Content-Type is not checked, so that navigator.sendBeacon's text/plain
 // bodies work without a CORS preflight.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) ([]svc.FieldError, error) {
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) (body []byte, _ []svc.FieldError, _ error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, svc.Errorf(svc.ETOOLARGE, "the body is larger than %d KiB", MaxBodyBytes>>10)
+		return nil, nil, svc.Errorf(svc.ETOOLARGE, "the body is larger than %d KiB", MaxBodyBytes>>10)
 	case err != nil:
-		return nil, svc.Errorf(svc.EINVALID, "the body could not be read")
+		return nil, nil, svc.Errorf(svc.EINVALID, "the body could not be read")
 	case len(bytes.TrimSpace(body)) == 0:
-		return nil, svc.Errorf(svc.EINVALID, "the body is empty: send a JSON object")
+		return nil, nil, svc.Errorf(svc.EINVALID, "the body is empty: send a JSON object")
 	}
-	err = json.Unmarshal(body, v)
+	fields, err := unmarshal(body, v)
+	return body, fields, err
+}
+
+// unmarshal decodes body into v; see decodeJSON.
+func unmarshal(body []byte, v any) ([]svc.FieldError, error) {
+	err := json.Unmarshal(body, v)
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {

@@ -59,11 +59,8 @@ func newFixture(t *testing.T) *fixture {
 		{ID: "br_closed", Name: "Closed", Domains: []string{"shop.example"}, ClosedCatalog: true},
 	} {
 		b.CreatedAt = t0
-		if err := store.CreateBrand(ctx, b); err != nil {
-			t.Fatal(err)
-		}
 		secret, k := svc.NewAPIKey(b.ID, t0)
-		if err := store.CreateAPIKey(ctx, k); err != nil {
+		if err := store.CreateBrand(ctx, b, k); err != nil {
 			t.Fatal(err)
 		}
 		f.keys[b.ID] = secret

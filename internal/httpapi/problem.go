@@ -14,6 +14,7 @@ var statusOf = map[string]int{
 	svc.EINVALID:      http.StatusBadRequest,
 	svc.EUNAUTHORIZED: http.StatusUnauthorized,
 	svc.ENOTFOUND:     http.StatusNotFound,
+	svc.EMETHOD:       http.StatusMethodNotAllowed,
 	svc.ECONFLICT:     http.StatusConflict,
 	svc.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	svc.EUNAVAILABLE:  http.StatusServiceUnavailable,

@@ -150,7 +150,19 @@ func TestHealth(t *testing.T) {
 	if r := f.do("GET", "/readyz", nil); r.status != 200 {
 		t.Fatalf("readyz %d", r.status)
 	}
-	if r := f.do("GET", "/nope", nil); r.status != 404 {
-		t.Fatalf("unknown path %d", r.status)
+	// The mux's own answers are problem+json too.
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/nope", 404, ""},
+		{"GET", viewPath, 405, "POST"},
+		{"DELETE", "/api/svc/product-proof", 405, "GET"},
+	} {
+		r := f.do(tt.method, tt.path, nil)
+		if r.status != tt.status || r.header.Get("Content-Type") != "application/problem+json" || r.header.Get("Allow") != tt.allow {
+			t.Errorf("%s %s: %d %q Allow %q", tt.method, tt.path, r.status, r.header.Get("Content-Type"), r.header.Get("Allow"))
+		}
 	}
 }

@@ -5,6 +5,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"github.com/rs/cors"
@@ -25,9 +26,21 @@ type Server struct {
 func New(t *tracker.Tracker, log *slog.Logger) *Server {
 	s := &Server{tracker: t, log: log}
 	mux := http.NewServeMux()
+	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
 		mux.Handle(rt.Method+" "+rt.Path, rt.handler)
+		allowed[rt.Path] = append(allowed[rt.Path], rt.Method)
 	}
+	// Every error is problem+json, the mux's own 404 and 405 included.
+	for path, methods := range allowed {
+		mux.Handle(path, s.handle(func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+			return svc.Errorf(svc.EMETHOD, "%s does not answer %s; it answers %s", path, r.Method, strings.Join(methods, ", "))
+		}))
+	}
+	mux.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return svc.Errorf(svc.ENOTFOUND, "no such endpoint: %s", r.URL.Path)
+	}))
 	// Browsers on any brand's page call the API: preflights are answered
 	// for every origin, and which origin may act for which brand is decided
 	// per request, when the brand is known (DESIGN 4).

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -13,8 +12,9 @@ import (
 
 const bumpVersion = "UPDATE config_version SET version = version + 1"
 
-// CreateBrand stores a new brand. Returns ECONFLICT if its id is taken.
-func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand) error {
+// CreateBrand stores a new brand and, if key is not nil, its first key, in
+// one transaction. Returns ECONFLICT if the brand's id is taken.
+func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
 	domains, err := json.Marshal(orEmpty(b.Domains))
 	if err != nil {
 		return err
@@ -28,6 +28,11 @@ func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand) error {
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return svc.Errorf(svc.ECONFLICT, "brand %q exists", b.ID)
+		}
+		if key != nil {
+			if err := insertKey(ctx, tx, key); err != nil {
+				return err
+			}
 		}
 		_, err = tx.ExecContext(ctx, bumpVersion)
 		return err
@@ -73,17 +78,24 @@ func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
 // CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
 func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
-			SELECT ?, ?, id, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID)
-		if err != nil {
+		if err := insertKey(ctx, tx, k); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", k.BrandID)
-		}
-		_, err = tx.ExecContext(ctx, bumpVersion)
+		_, err := tx.ExecContext(ctx, bumpVersion)
 		return err
 	})
+}
+
+func insertKey(ctx context.Context, tx *sql.Tx, k *svc.APIKey) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
+		SELECT ?, ?, id, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return svc.Errorf(svc.ENOTFOUND, "brand %q not found", k.BrandID)
+	}
+	return nil
 }
 
 const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
@@ -105,16 +117,20 @@ func scanKey(row interface{ Scan(...any) error }) (*svc.APIKey, error) {
 	return &k, nil
 }
 
-// RevokeAPIKey revokes the brand's key whose secret or prefix is given.
-// Returns ENOTFOUND if no active key of the brand matches, and ECONFLICT if
-// a prefix matches more than one.
+// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
+// given. Returns ENOTFOUND if no active key of the brand matches, and
+// ECONFLICT if a prefix matches more than one.
 func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*svc.APIKey, error) {
+	if len(secretOrPrefix) < svc.KeyPrefixLen {
+		// A shorter prefix could name keys the operator did not mean.
+		return nil, svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q: give the whole key or its %d-character prefix", brandID, secretOrPrefix, svc.KeyPrefixLen)
+	}
 	var revoked *svc.APIKey
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		hash := svc.HashAPIKey(secretOrPrefix)
 		rows, err := tx.QueryContext(ctx, "SELECT "+keyColumns+` FROM api_keys
-			WHERE brand_id = ? AND revoked_at IS NULL AND (hash = ? OR substr(prefix, 1, length(?)) = ?)`,
-			brandID, hash[:], secretOrPrefix, secretOrPrefix)
+			WHERE brand_id = ? AND revoked_at IS NULL AND (hash = ? OR prefix = ?)`,
+			brandID, hash[:], secretOrPrefix)
 		if err != nil {
 			return err
 		}
@@ -139,7 +155,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string
 			}
 		}
 		switch {
-		case len(matches) == 0 || strings.TrimSpace(secretOrPrefix) == "":
+		case len(matches) == 0:
 			return svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q", brandID, secretOrPrefix)
 		case len(matches) > 1:
 			return svc.Errorf(svc.ECONFLICT, "%d keys of brand %q start with %q: give more of the key", len(matches), brandID, secretOrPrefix)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -10,16 +11,40 @@ import (
 )
 
 // Append writes a batch of events in one transaction, durable on return.
+// Each write runs under a savepoint: one that fails alone is rolled back and
+// reported in its Result, and the others of the batch stand.
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
+			if _, err := tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
+				return err
+			}
 			if err := appendOne(ctx, tx, w); err != nil {
+				if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO write"); rerr != nil {
+					return errors.Join(err, rerr)
+				}
+				w.Result = svc.WriteResult{Err: svc.Internal(err)}
+			}
+			if _, err := tx.ExecContext(ctx, "RELEASE write"); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// idempotencyScope keeps one endpoint's or one kind of sender's keys from
+// answering for another: an anonymous view cannot claim a keyed purchase's key.
+func idempotencyScope(w *svc.Write, keyed bool) string {
+	scope := "purchase"
+	if w.View != nil {
+		scope = "view"
+	}
+	if keyed {
+		return scope + ":keyed"
+	}
+	return scope + ":anonymous"
 }
 
 func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
@@ -30,12 +55,17 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	} else {
 		brandID, meta = w.Purchase.BrandID, &w.Purchase.Meta
 	}
+	scope := idempotencyScope(w, meta.Keyed)
 	if w.IdempotencyKey != "" {
 		var status, eventID string
-		err := tx.QueryRowContext(ctx, `SELECT status, event_id FROM idempotency_keys
-			WHERE brand_id = ? AND key = ? AND created_at > ?`,
-			brandID, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID)
+		var hash []byte
+		err := tx.QueryRowContext(ctx, `SELECT status, event_id, body_hash FROM idempotency_keys
+			WHERE brand_id = ? AND scope = ? AND key = ? AND created_at > ?`,
+			brandID, scope, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID, &hash)
 		switch {
+		case err == nil && !bytes.Equal(hash, w.BodyHash[:]):
+			w.Result.Err = svc.Errorf(svc.ECONFLICT, "Idempotency-Key %q was used with another body in the last %s", w.IdempotencyKey, svc.IdempotencyTTL)
+			return nil
 		case err == nil:
 			w.Result = svc.WriteResult{Status: status, EventID: eventID, Replay: true}
 			return nil
@@ -53,10 +83,10 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		return err
 	}
 	// An expired row of the same key may still be there until it is deleted.
-	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (brand_id, key, created_at, status, event_id)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (brand_id, key) DO UPDATE SET
+	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (brand_id, scope, key, body_hash, created_at, status, event_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
 		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`,
-		brandID, w.IdempotencyKey, millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
+		brandID, scope, w.IdempotencyKey, w.BodyHash[:], millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
 	return err
 }
 
@@ -94,8 +124,9 @@ func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
-	// Resolve every line before writing anything: a closed catalog refuses
-	// the whole order if one product is unknown.
+	// Resolve every line before writing the order. Without MayRegister
+	// resolving writes nothing, so an order refused for one unknown product
+	// leaves no trace.
 	refs := make([]svc.ProductRef, len(e.Order.Items))
 	for i, it := range e.Order.Items {
 		p := &svc.Product{BrandID: e.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title}
@@ -144,10 +175,10 @@ func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
 	return lines
 }
 
-// resolveProduct finds p by brand and product id and sets p.Ref; attributes
-// that are given and differ from the stored ones are updated. A product
-// that does not exist is inserted if register is set; otherwise resolveProduct
-// reports false.
+// resolveProduct finds p by brand and product id and sets p.Ref. With
+// register set, a product that does not exist is inserted, and attributes
+// that are given and differ from the stored ones are updated; without it,
+// nothing is written, and a missing product is reported as false.
 func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
 	var sku, title, url sql.NullString
 	err := q.QueryRowContext(ctx, "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?",
@@ -163,6 +194,8 @@ func resolveProduct(ctx context.Context, q querier, p *svc.Product, register boo
 		return err == nil, err
 	case err != nil:
 		return false, err
+	case !register:
+		return true, nil
 	}
 	if changed(p.SKU, sku) || changed(p.Title, title) || changed(p.URL, url) {
 		_, err = q.ExecContext(ctx, `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),

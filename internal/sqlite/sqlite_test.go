@@ -24,7 +24,7 @@ func open(t *testing.T, dir string) *sqlite.Store {
 
 func withBrand(t *testing.T) *sqlite.Store {
 	s := open(t, t.TempDir())
-	if err := s.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", Domains: []string{"shop.example"}, CreatedAt: t0}); err != nil {
+	if err := s.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", Domains: []string{"shop.example"}, CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -34,10 +34,10 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	ctx := context.Background()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: t0}); err != nil {
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "Again", CreatedAt: t0}); svc.ErrorCode(err) != svc.ECONFLICT {
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "Again", CreatedAt: t0}, nil); svc.ErrorCode(err) != svc.ECONFLICT {
 		t.Fatalf("second brand with the id: %v", err)
 	}
 	s.Close()
@@ -58,7 +58,7 @@ func TestRevokeAPIKey(t *testing.T) {
 	var secrets []string
 	for i := 0; i < 2; i++ {
 		secret, k := svc.NewAPIKey("br_1", t0)
-		k.Prefix = "sk_same" + fmt.Sprint(i) // two keys sharing "sk_same"
+		k.Prefix = "sk_samesame" // two keys with one prefix, as chance could make them
 		if err := s.CreateAPIKey(ctx, k); err != nil {
 			t.Fatal(err)
 		}
@@ -67,21 +67,24 @@ func TestRevokeAPIKey(t *testing.T) {
 	if _, k := svc.NewAPIKey("br_nope", t0); svc.ErrorCode(s.CreateAPIKey(ctx, k)) != svc.ENOTFOUND {
 		t.Fatal("a key for a missing brand was stored")
 	}
-	if _, err := s.RevokeAPIKey(ctx, "br_1", "sk_same", t0); svc.ErrorCode(err) != svc.ECONFLICT {
+	if _, err := s.RevokeAPIKey(ctx, "br_1", "sk_samesame", t0); svc.ErrorCode(err) != svc.ECONFLICT {
 		t.Fatalf("ambiguous prefix: %v", err)
 	}
-	if _, err := s.RevokeAPIKey(ctx, "br_1", "", t0); svc.ErrorCode(err) != svc.ENOTFOUND {
-		t.Fatalf("empty prefix: %v", err)
-	}
-	if k, err := s.RevokeAPIKey(ctx, "br_1", "sk_same1", t0); err != nil || k.RevokedAt == nil {
-		t.Fatalf("by prefix: %+v %v", k, err)
+	for _, short := range []string{"", "s", "sk_", "sk_sames"} {
+		if _, err := s.RevokeAPIKey(ctx, "br_1", short, t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+			t.Fatalf("short prefix %q: %v", short, err)
+		}
 	}
 	if _, err := s.RevokeAPIKey(ctx, "br_1", secrets[0], t0); err != nil {
 		t.Fatalf("by secret: %v", err)
 	}
+	if k, err := s.RevokeAPIKey(ctx, "br_1", "sk_samesame", t0); err != nil || k.RevokedAt == nil || k.Hash != svc.HashAPIKey(secrets[1]) {
+		t.Fatalf("by prefix, now that one key has it: %+v %v", k, err)
+	}
 	if _, err := s.RevokeAPIKey(ctx, "br_1", secrets[0], t0); svc.ErrorCode(err) != svc.ENOTFOUND {
 		t.Fatalf("revoked twice: %v", err)
 	}
+
 	keys, _ := s.APIKeys(ctx)
 	if len(keys) != 2 || keys[0].RevokedAt == nil || keys[1].RevokedAt == nil {
 		t.Fatalf("keys %+v", keys)

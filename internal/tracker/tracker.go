@@ -200,6 +200,7 @@ type Ack struct {
 type Request struct {
 	Credentials
 	IdempotencyKey string
+	BodyHash       [32]byte // of the request body, to tell a replay from a reuse of its key
 	// DecodeErrors are fields whose JSON type was wrong; the decoder left
 	// them empty, so checks of their values are not reported on top.
 	DecodeErrors []svc.FieldError
@@ -226,9 +227,7 @@ func (t *Tracker) collect(brandID string, validate func() []svc.FieldError, ts *
 	if idempotencyKey := req.IdempotencyKey; idempotencyKey != "" && !validIdempotencyKey(idempotencyKey) {
 		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
-	if len(fields) == 0 {
-		fields = svc.Stamp(meta, ts, key != nil, t.cfg.Now(), t.cfg.Retention)
-	}
+	fields = append(fields, svc.Stamp(meta, ts, key != nil, t.cfg.Now(), t.cfg.Retention)...)
 	if len(fields) > 0 {
 		return Ack{}, svc.Invalid(fields)
 	}
@@ -241,7 +240,7 @@ func (t *Tracker) collect(brandID string, validate func() []svc.FieldError, ts *
 		return Ack{}, svc.Internal(err)
 	}
 	meta.EventID = id.String()
-	w.IdempotencyKey = req.IdempotencyKey
+	w.IdempotencyKey, w.BodyHash = req.IdempotencyKey, req.BodyHash
 	w.MayRegister = key != nil || !brand.ClosedCatalog
 	if err := t.batch.submit(w); err != nil {
 		return Ack{}, err

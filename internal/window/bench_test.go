@@ -42,3 +42,21 @@ func BenchmarkCounts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLateView adds, to a product holding a week of views at one every
+// other second, a view on time and a view one minute late at a second not
+// held yet: the late one moves only the last minute's 30 entries.
+func BenchmarkLateView(b *testing.B) {
+	e := newEngine()
+	const n = 300_000
+	for i := 0; i < n; i++ {
+		at := t0.Add(time.Duration(2*i) * time.Second)
+		e.AddView(1, at, 0, at)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now := t0.Add(time.Duration(2*(n+i)) * time.Second)
+		e.AddView(1, now, 0, now)
+		e.AddView(1, now.Add(-time.Minute+time.Second), 0, now) // an odd second: new
+	}
+}

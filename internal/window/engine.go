@@ -32,11 +32,11 @@ type shard struct {
 
 // product is the counts of one product.
 type product struct {
-	views   timeline
-	viewers timeline          // one count per session, at the session's latest view
+	views   timeline[uint32]
+	viewers timeline[uint32]  // one count per session, at the session's latest view
 	latest  map[uint64]uint32 // session hash -> second of its latest view
-	orders  *timeline         // allocated on the first purchase: most products have none
-	units   *timeline
+	orders  *timeline[uint32] // allocated on the first purchase: most products have none
+	units   *timeline[uint64]
 	pending []pending // events dated after now when they came
 }
 
@@ -132,10 +132,10 @@ func (e *Engine) add(ref svc.ProductRef, ev pending, now uint32) {
 func (p *product) apply(ev pending) {
 	if ev.units > 0 {
 		if p.orders == nil {
-			p.orders, p.units = &timeline{}, &timeline{}
+			p.orders, p.units = &timeline[uint32]{}, &timeline[uint64]{}
 		}
 		p.orders.add(ev.sec, 1)
-		p.units.add(ev.sec, ev.units)
+		p.units.add(ev.sec, uint64(ev.units))
 		return
 	}
 	p.views.add(ev.sec, 1)

@@ -189,3 +189,13 @@ func TestAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitsDoNotWrap(t *testing.T) {
+	e := newEngine()
+	for i := 0; i < 9; i++ { // nine orders of 500 lines of 1,000,000 units
+		e.AddPurchase(1, t0, 500*1_000_000, t0)
+	}
+	if got := e.Counts(1, t0, time.Hour, time.Hour).Units; got != 4_500_000_000 {
+		t.Fatalf("units %d, want 4500000000", got)
+	}
+}

@@ -74,13 +74,17 @@ CREATE TABLE purchase_items (
     PRIMARY KEY (purchase, line)
 ) WITHOUT ROWID;
 
+-- A key is scoped to the brand, the endpoint and the sender (keyed or not),
+-- and remembers a hash of the body it came with.
 CREATE TABLE idempotency_keys (
     brand_id   TEXT NOT NULL,
+    scope      TEXT NOT NULL,               -- "view" or "purchase", ":keyed" or ":anonymous"
     key        TEXT NOT NULL,
+    body_hash  BLOB NOT NULL,
     created_at INTEGER NOT NULL,
     status     TEXT NOT NULL,
     event_id   TEXT NOT NULL,
-    PRIMARY KEY (brand_id, key)
+    PRIMARY KEY (brand_id, scope, key)
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
