@@ -20,8 +20,18 @@ type Brand struct {
 	RequireKey bool
 	// ClosedCatalog accepts anonymous events only for products that exist.
 	ClosedCatalog bool
-	CreatedAt     time.Time
+	// MinViewers and MinPurchases are the honesty thresholds: counts below
+	// them are not shown to shoppers (DESIGN 7a).
+	MinViewers   int
+	MinPurchases int
+	CreatedAt    time.Time
 }
+
+// Default honesty thresholds of a brand.
+const (
+	DefaultMinViewers   = 3
+	DefaultMinPurchases = 1
+)
 
 // AllowsOrigin reports whether a browser request with the Origin header
 // origin may act for the brand without a key. The port does not matter.

@@ -3,6 +3,7 @@ module github.com/svc-project/svc
 go 1.26.8
 
 require (
+	github.com/evanw/esbuild v0.28.2
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
 	github.com/pressly/goose/v3 v3.29.0

@@ -49,7 +49,10 @@ type Proof struct {
 	Viewers        int64 // distinct session ids among those views
 	Purchases      int64 // orders in the purchase window that contain the product
 	Units          int64 // units of the product in those orders
-	GeneratedAt    time.Time
+	// The brand's honesty thresholds, so that a widget shows nothing below them.
+	MinViewers   int
+	MinPurchases int
+	GeneratedAt  time.Time
 }
 
 // ViewsField is the name of the view count in the response: the window is

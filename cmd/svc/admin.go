@@ -31,6 +31,8 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	fs.Var(&domains, "domain", "a host name the brand's pages live on; repeat for more (subdomains are included)")
 	requireKey := fs.Bool("require-key", false, "refuse requests without a valid key of the brand")
 	closedCatalog := fs.Bool("closed-catalog", false, "accept anonymous events only for products that exist")
+	minViewers := fs.Int("min-viewers", svc.DefaultMinViewers, "fewest viewers a widget or message shows")
+	minPurchases := fs.Int("min-purchases", svc.DefaultMinPurchases, "fewest purchases a widget or message shows")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for the script URL (env SVC_PUBLIC_URL)")
 	if err := parse(fs, args); err != nil {
@@ -39,7 +41,11 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	if strings.TrimSpace(*name) == "" {
 		return usageError{"--name is required"}
 	}
-	b := &svc.Brand{ID: svc.NewBrandID(), Name: strings.TrimSpace(*name), RequireKey: *requireKey, ClosedCatalog: *closedCatalog, CreatedAt: time.Now().UTC()}
+	if *minViewers < 1 || *minPurchases < 1 {
+		return usageError{"--min-viewers and --min-purchases must be at least 1"}
+	}
+	b := &svc.Brand{ID: svc.NewBrandID(), Name: strings.TrimSpace(*name), RequireKey: *requireKey, ClosedCatalog: *closedCatalog,
+		MinViewers: *minViewers, MinPurchases: *minPurchases, CreatedAt: time.Now().UTC()}
 	for _, d := range domains {
 		n, ok := svc.NormalizeDomain(d)
 		if !ok {
@@ -62,11 +68,13 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		Domains       []string `json:"domains"`
 		RequireKey    bool     `json:"require_key"`
 		ClosedCatalog bool     `json:"closed_catalog"`
+		MinViewers    int      `json:"min_viewers"`
+		MinPurchases  int      `json:"min_purchases"`
 		APIKey        string   `json:"api_key"`
 		KeyPrefix     string   `json:"key_prefix"`
 		ScriptURL     string   `json:"script_url"`
 		Snippet       string   `json:"snippet"`
-	}{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
+	}{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
 	if *asJSON {
 		return json.NewEncoder(env.stdout).Encode(out)
 	}
@@ -108,12 +116,14 @@ func brandsList(ctx context.Context, env environment, args []string) error {
 		Domains       []string  `json:"domains"`
 		RequireKey    bool      `json:"require_key"`
 		ClosedCatalog bool      `json:"closed_catalog"`
+		MinViewers    int       `json:"min_viewers"`
+		MinPurchases  int       `json:"min_purchases"`
 		CreatedAt     time.Time `json:"created_at"`
 		Keys          []keyOut  `json:"keys"`
 	}
 	out := make([]brandOut, 0, len(brands))
 	for _, b := range brands {
-		o := brandOut{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.CreatedAt, []keyOut{}}
+		o := brandOut{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.CreatedAt, []keyOut{}}
 		for _, k := range keys {
 			if k.BrandID == b.ID {
 				o.Keys = append(o.Keys, keyOut{k.Prefix, k.CreatedAt, k.RevokedAt})

@@ -55,7 +55,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	for _, b := range []*svc.Brand{
 		{ID: "br_open", Name: "Open", Domains: []string{"shop.example"}},
-		{ID: "br_locked", Name: "Locked", RequireKey: true},
+		{ID: "br_locked", Name: "Locked", RequireKey: true, MinViewers: 5, MinPurchases: 2},
 		{ID: "br_closed", Name: "Closed", Domains: []string{"shop.example"}, ClosedCatalog: true},
 	} {
 		b.CreatedAt = t0

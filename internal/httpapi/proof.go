@@ -46,7 +46,11 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = strconv.AppendInt(b, int64(p.ViewWindow/time.Minute), 10)
 	b = append(b, `,"window_purchases":`...)
 	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
-	b = append(b, `,"generated_at":"`...)
+	b = append(b, `,"thresholds":{"viewers":`...)
+	b = strconv.AppendInt(b, int64(p.MinViewers), 10)
+	b = append(b, `,"purchases":`...)
+	b = strconv.AppendInt(b, int64(p.MinPurchases), 10)
+	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)
 	return b

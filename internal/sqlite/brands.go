@@ -20,9 +20,10 @@ func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) 
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Name, string(domains), b.RequireKey, b.ClosedCatalog, millis(b.CreatedAt))
+		res, err := tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			b.ID, b.Name, string(domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
+			orDefault(b.MinPurchases, svc.DefaultMinPurchases), millis(b.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -39,13 +40,13 @@ func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) 
 	})
 }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, created_at"
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at"
 
 func scanBrand(row interface{ Scan(...any) error }) (*svc.Brand, error) {
 	var b svc.Brand
 	var domains string
 	var created int64
-	if err := row.Scan(&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &created); err != nil {
+	if err := row.Scan(&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(domains), &b.Domains); err != nil {
@@ -195,4 +196,12 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// orDefault is v, or def when v is not set.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

@@ -274,7 +274,8 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 	if len(fields) > 0 {
 		return nil, svc.Invalid(fields)
 	}
-	if _, err := t.auth.brand(q.BrandID, key, cred.Origin); err != nil {
+	brand, err := t.auth.brand(q.BrandID, key, cred.Origin)
+	if err != nil {
 		return nil, err
 	}
 	ref, ok := t.catalog.ref(q.BrandID, q.ProductID)
@@ -287,6 +288,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
+		MinViewers: brand.MinViewers, MinPurchases: brand.MinPurchases,
 		GeneratedAt: now.UTC(),
 	}, nil
 }

@@ -5,6 +5,8 @@ CREATE TABLE brands (
     domains        TEXT NOT NULL DEFAULT '[]', -- JSON array of host names
     require_key    INTEGER NOT NULL DEFAULT 0,
     closed_catalog INTEGER NOT NULL DEFAULT 0,
+    min_viewers    INTEGER NOT NULL DEFAULT 3,  -- honesty thresholds: smaller counts are not shown
+    min_purchases  INTEGER NOT NULL DEFAULT 1,
     created_at     INTEGER NOT NULL             -- unix milliseconds, as every time here
 );
 
