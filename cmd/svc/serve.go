@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -49,8 +50,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	api := httpapi.New(t, log)
-
+	js, err := script.Build()
+	if err != nil {
+		t.Close()
+		return err
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		t.Close()
@@ -60,6 +64,16 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
+	opts := httpapi.Options{Script: js}
+	var demoText string
+	if *demo {
+		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
+			ln.Close()
+			t.Close()
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	api := httpapi.New(t, log, opts)
 	srv := &http.Server{
 		Handler:           api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -71,14 +85,8 @@ func serve(ctx context.Context, env environment, args []string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "url", base)
-	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
-
-	if *demo {
-		if err := setupDemo(ctx, env, store, t, base); err != nil {
-			log.Error("demo setup", "err", err)
-		}
-	}
+	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", js.GzSize)
+	fmt.Fprintf(env.stdout, "svc listening on %s\n%s", base, demoText)
 
 	select {
 	case err = <-served:

@@ -93,7 +93,7 @@ func (f *fixture) start() {
 		f.t.Fatal(err)
 	}
 	f.tracker = tr
-	f.srv = httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler)).Handler())
+	f.srv = httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{}).Handler())
 }
 
 func (f *fixture) stop() {

@@ -3,12 +3,14 @@ package httpapi_test
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/script"
 )
 
 // TestOpenAPIDocumentsEveryRoute fails when a route is missing from
@@ -22,7 +24,12 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		t.Fatalf("docs/openapi.yaml is not valid: %v", err)
 	}
 	f := newFixture(t)
-	routes := httpapi.New(f.tracker, slog.New(slog.DiscardHandler)).Routes()
+	js, err := script.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler()}
+	routes := httpapi.New(f.tracker, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
 	for _, r := range routes {
 		served[r.Method+" "+r.Path] = true

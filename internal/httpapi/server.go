@@ -20,11 +20,18 @@ type Server struct {
 	log      *slog.Logger
 	draining atomic.Bool
 	handler  http.Handler
+	opts     Options
+}
+
+// Options are the parts of the server beside the API.
+type Options struct {
+	Script http.Handler // serves /svc.js
+	Demo   http.Handler // serves /demo; nil unless serve --demo
 }
 
 // New returns the API server; Handler serves it.
-func New(t *tracker.Tracker, log *slog.Logger) *Server {
-	s := &Server{tracker: t, log: log}
+func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
+	s := &Server{tracker: t, log: log, opts: opts}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -72,13 +79,20 @@ type Route struct {
 func (s *Server) Routes() []Route { return s.routes() }
 
 func (s *Server) routes() []Route {
-	return []Route{
+	routes := []Route{
 		{"POST", "/api/collect/product-view", s.handle(s.collectView)},
 		{"POST", "/api/collect/product-purchase", s.handle(s.collectPurchase)},
 		{"GET", "/api/svc/product-proof", s.handle(s.productProof)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
+	if s.opts.Script != nil {
+		routes = append(routes, Route{"GET", "/svc.js", s.opts.Script})
+	}
+	if s.opts.Demo != nil {
+		routes = append(routes, Route{"GET", "/demo", s.opts.Demo})
+	}
+	return routes
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {

@@ -62,10 +62,13 @@
   }
 
   // send posts an event as text/plain: a simple request, so no preflight.
+  // Its promise settles, never rejects, when the service has answered or failed.
   function send(path, body) {
     try {
-      fetch(apiBase + path, { method: "POST", body: JSON.stringify(body), keepalive: true, credentials: "omit", headers: { "Content-Type": "text/plain" } }).catch(noop);
-    } catch (e) {}
+      return fetch(apiBase + path, { method: "POST", body: JSON.stringify(body), keepalive: true, credentials: "omit", headers: { "Content-Type": "text/plain" } }).catch(noop);
+    } catch (e) {
+      return Promise.resolve();
+    }
   }
   function noop() {}
 
@@ -82,8 +85,8 @@
   function trackView() {
     if (viewSent || !opts.brandId || !product) return;
     viewSent = true;
-    send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() });
-    render();
+    // Draw once the view is counted, so the widget includes this visit.
+    send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() }).then(render);
   }
 
   // fromJSONLD finds a schema.org Product in the page's JSON-LD, in plain,
@@ -158,9 +161,10 @@
     return out;
   }
 
-  var CSS = ":host{all:initial}" +
-    ".w{font:14px/1.4 system-ui,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:8px 12px;box-shadow:0 2px 8px rgba(0,0,0,.12);animation:f .3s ease-out}" +
-    ".w p{margin:0}.w p+p{margin-top:2px}" +
+  // The host keeps the page's layout; the box inherits nothing from the page.
+  var CSS = ":host{display:block}" +
+    ".w{all:initial;display:block;font:14px/1.4 system-ui,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:8px 12px;box-shadow:0 2px 8px rgba(0,0,0,.12);animation:f .3s ease-out}" +
+    ".w[hidden]{display:none}.w p{margin:0}.w p+p{margin-top:2px}" +
     ".c{position:fixed;left:16px;bottom:16px;z-index:2147483000;max-width:320px}" +
     "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){.w{animation:none}}";
 
