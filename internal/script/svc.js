@@ -209,7 +209,7 @@
       });
       box.hidden = !lines.length;
     }, noop).then(function () {
-      timer = setTimeout(render, Math.max(wopt().refresh || 60, 5) * 1000);
+      timer = setTimeout(render, Math.max(wopt().refresh || 60, 1) * 1000);
     });
   }
 

@@ -1,0 +1,560 @@
+package script_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/script"
+	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+const brandID = "br_shop"
+
+// env is a real svc on one origin, a page server on another, and a headless
+// Chromium that loads the pages.
+type env struct {
+	t       *testing.T
+	dir     string
+	svc     *httptest.Server
+	pages   *httptest.Server
+	key     string
+	ctx     context.Context // the browser tab
+	mu      sync.Mutex
+	html    map[string]string // path -> page
+	headers map[string]string // extra response headers of every page
+	proofs  atomic.Int64      // proof requests the service answered
+	errs    []string          // exceptions, console errors and log errors in the page
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{t: t, dir: t.TempDir(), html: map[string]string{}, headers: map[string]string{}}
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, k := svc.NewAPIKey(brandID, time.Now())
+	if err := store.CreateBrand(ctx, &svc.Brand{ID: brandID, Name: "Shop", Domains: []string{"127.0.0.1"}, CreatedAt: time.Now()}, k); err != nil {
+		t.Fatal(err)
+	}
+	e.key = secret
+	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := script.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{Script: js}).Handler()
+	e.svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/svc/product-proof" {
+			e.proofs.Add(1)
+		}
+		api.ServeHTTP(w, r)
+	}))
+	e.pages = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		page, ok := e.html[r.URL.Path]
+		for k, v := range e.headers {
+			w.Header().Set(k, v)
+		}
+		e.mu.Unlock()
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	}))
+	t.Cleanup(func() {
+		e.pages.Close()
+		e.svc.Close()
+		tr.Close()
+		store.Close()
+	})
+	e.ctx = e.browser()
+	return e
+}
+
+// chromium finds the browser: CHROME_PATH, or Debian's chromium.
+func chromium() string {
+	if p := os.Getenv("CHROME_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func (e *env) browser() context.Context {
+	t := e.t
+	path := chromium()
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Chromium: .ci/run installs Debian's chromium package")
+		}
+		t.Skip("no Chromium on this machine: apt-get install chromium")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // root in a container
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1000, 700),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = "exception: " + ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				msg = "console." + string(ev.Type)
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
+			}
+		}
+		if msg != "" {
+			e.mu.Lock()
+			e.errs = append(e.errs, msg)
+			e.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, enable := range []cdp.Command[cdp.Empty, cdp.Empty]{cdplog.Enable, runtime.Enable} {
+		if _, err := chromedp.Call(ctx, enable, cdp.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ctx
+}
+
+// page serves html at path on the page origin and returns its URL.
+func (e *env) page(path, html string) string {
+	e.mu.Lock()
+	e.html[path] = html
+	e.mu.Unlock()
+	return e.pages.URL + path
+}
+
+func (e *env) snippet() string {
+	return script.Snippet(e.svc.URL+"/svc.js", "svc", brandID)
+}
+
+func (e *env) run(actions ...chromedp.Action[chromedp.Void]) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// eval evaluates a JavaScript expression (awaiting a promise) into out.
+func (e *env) eval(js string, out any) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		e.t.Fatalf("%s: %v", js, err)
+	}
+	b, _ := json.Marshal(v)
+	if err := json.Unmarshal(b, out); err != nil {
+		e.t.Fatalf("%s = %s: %v", js, b, err)
+	}
+}
+
+// waitFor polls a JavaScript expression until it is truthy.
+func (e *env) waitFor(js string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var ok bool
+		e.eval("!!("+js+")", &ok)
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting for %s", js)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (e *env) noErrors() {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.errs) > 0 {
+		e.t.Fatalf("the page reported errors:\n%s", strings.Join(e.errs, "\n"))
+	}
+}
+
+// views returns the stored views of a product: session, country, locale, keyed.
+func (e *env) views(product string) [][4]string {
+	e.t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, sqlite.FileName))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT coalesce(v.session_id,''), coalesce(v.country,''), coalesce(v.locale,''), v.keyed
+		FROM view_events v JOIN products p ON p.id = v.product WHERE p.product_id = ? ORDER BY v.id`, product)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][4]string
+	for rows.Next() {
+		var r [4]string
+		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// waitViews waits until the product has n stored views.
+func (e *env) waitViews(product string, n int) [][4]string {
+	e.t.Helper()
+	for i := 0; i < 200; i++ {
+		if v := e.views(product); len(v) >= n {
+			return v
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	e.t.Fatalf("%s: %d views stored, want %d", product, len(e.views(product)), n)
+	return nil
+}
+
+// seed sends keyed views from n other sessions and m purchases.
+func (e *env) seed(product string, viewers, purchases int) {
+	e.t.Helper()
+	for i := 0; i < viewers; i++ {
+		e.post("/api/collect/product-view", fmt.Sprintf(`{"brand_id":%q,"product":{"product_id":%q},"context":{"session_id":"seed-%d"}}`, brandID, product, i))
+	}
+	for i := 0; i < purchases; i++ {
+		e.post("/api/collect/product-purchase", fmt.Sprintf(`{"brand_id":%q,"order":{"order_id":"%s-%d","items":[{"product_id":%q,"quantity":1}]}}`, brandID, product, i, product))
+	}
+}
+
+func (e *env) post(path, body string) {
+	e.t.Helper()
+	req, _ := http.NewRequest("POST", e.svc.URL+path, strings.NewReader(body))
+	req.Header.Set("X-svc-Api-Key", e.key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		e.t.Fatalf("seed %s: %v %v", path, res, err)
+	}
+	res.Body.Close()
+}
+
+func productPage(lang, snippet, extraHead, body string) string {
+	return `<!doctype html><html lang="` + lang + `"><head><meta charset="utf-8"><title>Shop</title>` + extraHead +
+		`</head><body>` + snippet + body + `</body></html>`
+}
+
+const widgetText = `(()=>{const h=document.querySelector('[data-svc-proof]')||document.body.lastElementChild;const w=h&&h.shadowRoot&&h.shadowRoot.querySelector('.w');return w&&!w.hidden?[...w.querySelectorAll('p')].map(p=>p.textContent).join('|'):''})()`
+
+func TestEmbedQueuesBeforeLoadAndTracksTheView(t *testing.T) {
+	e := newEnv(t)
+	url := e.page("/p", productPage("de-AT",
+		e.snippet()+`<script>svc("product",{product_id:"p-queued",title:"Queued"});window.queuedBefore=typeof svc.loaded</script>`,
+		`<script id="first">window.firstRan=1</script>`, `<div data-svc-proof></div>`))
+	e.run(chromedp.Navigate(url))
+	var before string
+	e.eval("window.queuedBefore", &before)
+	if before != "undefined" {
+		t.Fatalf("the call was not made before svc.js loaded (svc.loaded was %s)", before)
+	}
+	// The async element went before the page's first script.
+	var first string
+	e.eval(`document.scripts[0].src+" "+document.scripts[0].async+" "+document.scripts[1].id`, &first)
+	if first != e.svc.URL+"/svc.js true first" {
+		t.Fatalf("first scripts: %q", first)
+	}
+	v := e.waitViews("p-queued", 1)
+	if v[0][0] == "" || v[0][1] != "AT" || v[0][2] != "de-AT" || v[0][3] != "0" {
+		t.Fatalf("stored view: %v, want a session, AT, de-AT, anonymous", v[0])
+	}
+	// A reload is another page view of the same session.
+	e.run(chromedp.Reload())
+	v = e.waitViews("p-queued", 2)
+	if len(v) != 2 || v[1][0] != v[0][0] {
+		t.Fatalf("after reload: %v", v)
+	}
+	var cookies string
+	e.eval("document.cookie", &cookies)
+	if cookies != "" {
+		t.Fatalf("cookies set: %q", cookies)
+	}
+	e.noErrors()
+}
+
+func TestDoubleEmbedAndTakenName(t *testing.T) {
+	e := newEnv(t)
+	ld := `<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebPage","name":"x"},{"@type":["Product"],"name":"Graph Shoe","sku":"G-1","productID":"p-graph","offers":{"@type":"Offer","price":"10"}}]}</script>`
+	e.run(chromedp.Navigate(e.page("/twice", productPage("en", e.snippet()+e.snippet(), ld, ""))))
+	e.waitViews("p-graph", 1)
+	time.Sleep(300 * time.Millisecond)
+	var n int
+	e.eval(`[...document.scripts].filter(s=>s.src.endsWith('/svc.js')).length`, &n)
+	if n != 1 || len(e.views("p-graph")) != 1 {
+		t.Fatalf("double embed: %d script elements, %d views", n, len(e.views("p-graph")))
+	}
+	// A page that already has the name keeps its own function.
+	taken := `<script>window.svc=function(){window.calls=(window.calls||0)+1}</script>`
+	e.run(chromedp.Navigate(e.page("/taken", productPage("en", taken+e.snippet(), "", ""))))
+	var calls int
+	e.eval(`document.querySelectorAll('script[src$="/svc.js"]').length*100+(window.calls||0)`, &calls)
+	if calls != 1 {
+		t.Fatalf("taken name: got %d, want no script inserted and init sent to the page's own svc once", calls)
+	}
+	e.noErrors()
+}
+
+func TestWidget(t *testing.T) {
+	e := newEnv(t)
+	e.seed("p-widget", 5, 2)
+	e.seed("p-few", 1, 0)
+	ld := `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","productID":"p-widget","name":"Widget Shoe"}</script>`
+	tests := []struct {
+		name, lang, init, product string
+		want                      string
+	}{
+		{"english", "en", "", "p-widget", "6 people viewed this in the last hour|2 bought in the last 24 hours"},
+		{"german", "de", `svc("init",{brandId:"` + brandID + `",locale:"de-DE"});`, "p-widget", "6 Personen haben sich das in der letzten Stunde angesehen|2-mal gekauft in den letzten 24 Stunden"},
+		{"french", "fr-FR", "", "p-widget", "6 personnes ont consulté ce produit au cours de la dernière heure|2 achats au cours des 24 dernières heures"},
+		{"spanish, 15 min window", "es-ES", `svc("init",{brandId:"` + brandID + `",widget:{windowViews:15}});`, "p-widget", "6 personas vieron esto en los últimos 15 minutos|2 compras en las últimas 24 horas"},
+		{"below thresholds", "en", "", "p-few", ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.t = t
+			head := strings.ReplaceAll(ld, "p-widget", tt.product)
+			url := e.page(fmt.Sprint("/w", i), productPage(tt.lang, e.snippet()+"<script>"+tt.init+"</script>", head, `<div data-svc-proof></div>`))
+			before := e.proofs.Load()
+			e.run(chromedp.Navigate(url)) // the same tab: one session, counted once
+			for e.proofs.Load() == before {
+				time.Sleep(20 * time.Millisecond)
+			}
+			e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w')`)
+			var got string
+			e.eval(widgetText, &got)
+			if got != tt.want {
+				t.Fatalf("widget says %q, want %q", got, tt.want)
+			}
+			var live string
+			e.eval(`(()=>{const w=document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w');return w.getAttribute('role')+' '+w.getAttribute('aria-live')})()`, &live)
+			if live != "status polite" {
+				t.Fatalf("live region: %q", live)
+			}
+			if tt.name == "english" {
+				time.Sleep(400 * time.Millisecond) // past the fade-in
+				e.screenshot(`[data-svc-proof]`)
+			}
+			e.noErrors()
+		})
+	}
+}
+
+// screenshot saves the widget as a PNG in $SVC_SCREENSHOT_DIR, or the test's
+// temporary folder, and logs where.
+func (e *env) screenshot(sel string) {
+	e.t.Helper()
+	png, err := chromedp.Run(e.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	dir := os.Getenv("SVC_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = e.t.TempDir()
+	}
+	path := filepath.Join(dir, "widget.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Logf("screenshot of the widget: %s (%d bytes)", path, len(png))
+}
+
+func TestCornerBadgeAndReducedMotion(t *testing.T) {
+	e := newEnv(t)
+	e.seed("p-corner", 4, 0)
+	page := productPage("en", e.snippet()+`<script>svc("product",{product_id:"p-corner"})</script>`, "",
+		`<p style="height:2000px">content</p><script>window.shifts=0;new PerformanceObserver(l=>l.getEntries().forEach(x=>window.shifts+=x.value)).observe({type:"layout-shift",buffered:true})</script>`)
+	for _, reduced := range []bool{false, true} {
+		feature := "no-preference"
+		if reduced {
+			feature = "reduce"
+		}
+		if _, err := chromedp.Call(e.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: feature}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.run(chromedp.Navigate(e.page("/corner", page)))
+		e.waitFor(`document.body.lastElementChild.shadowRoot&&document.body.lastElementChild.shadowRoot.querySelector('.w:not([hidden])')`)
+		var got string
+		e.eval(`(()=>{const w=document.body.lastElementChild.shadowRoot.querySelector('.w'),s=getComputedStyle(w);return s.position+' '+s.animationName+' '+window.shifts})()`, &got)
+		want := "fixed f 0"
+		if reduced {
+			want = "fixed none 0"
+		}
+		if got != want {
+			t.Fatalf("reduced motion %v: position, animation, layout shift = %q, want %q", reduced, got, want)
+		}
+	}
+	e.noErrors()
+}
+
+func TestCrossOriginUnderStrictCSP(t *testing.T) {
+	e := newEnv(t)
+	e.seed("p-csp", 3, 1)
+	e.headers["Content-Security-Policy"] = "default-src 'none'; script-src 'nonce-r4nd0m' " + e.svc.URL + "; connect-src " + e.svc.URL + "; style-src 'none'; img-src 'none'"
+	snippet := strings.Replace(e.snippet(), "<script>", `<script nonce="r4nd0m">`, 1)
+	e.run(chromedp.Navigate(e.page("/csp", productPage("en", snippet+`<script nonce="r4nd0m">svc("product",{product_id:"p-csp"})</script>`, "", `<div data-svc-proof></div>`))))
+	e.waitViews("p-csp", 4)
+	e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w:not([hidden])')`)
+	var got string
+	e.eval(widgetText, &got)
+	if got != "4 people viewed this in the last hour|1 bought in the last 24 hours" {
+		t.Fatalf("widget under CSP: %q", got)
+	}
+	// A cross-origin request that needs a preflight works too.
+	var status int
+	e.eval(`fetch("`+e.svc.URL+`/api/collect/product-view",{method:"POST",headers:{"Content-Type":"application/json"},body:JSON.stringify({brand_id:"`+brandID+`",product:{product_id:"p-csp"}})}).then(r=>r.status)`, &status)
+	if status != 200 {
+		t.Fatalf("preflighted POST: %d", status)
+	}
+	var proof map[string]any
+	e.eval(`svc("proof")`, &proof)
+	if proof["views"] != 5.0 {
+		t.Fatalf("proof promise: %v", proof)
+	}
+	e.noErrors() // CSP violations are logged as errors
+}
+
+func TestDeadAndSlowService(t *testing.T) {
+	e := newEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	body := `<div data-svc-proof></div><p id="after">after</p>`
+	for _, tt := range []struct{ name, head string }{
+		{"script unreachable", script.Snippet(dead+"/svc.js", "svc", brandID)},
+		{"API unreachable", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + dead + `"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`},
+		{"API slow", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + slow.URL + `"});svc("product",{product_id:"p"})</script>`},
+		{"API errors", e.snippet() + `<script>svc("init",{brandId:"br_unknown"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e.t = t
+			start := time.Now()
+			e.run(chromedp.Navigate(e.page("/dead", productPage("en", tt.head, "", body))))
+			e.waitFor(`document.readyState=="complete"`)
+			if d := time.Since(start); d > 3*time.Second {
+				t.Fatalf("page load took %s", d)
+			}
+			time.Sleep(500 * time.Millisecond)
+			var state string
+			e.eval(`document.getElementById('after').textContent+' '+!!(document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w:not([hidden])'))`, &state)
+			if state != "after false" {
+				t.Fatalf("page state %q", state)
+			}
+			// Failed network requests are logged by Chromium itself; what must
+			// not appear is an exception or a console call of ours.
+			e.mu.Lock()
+			for _, m := range e.errs {
+				if !strings.HasPrefix(m, "log: Failed to load resource") {
+					t.Errorf("page error: %s", m)
+				}
+			}
+			e.errs = nil
+			e.mu.Unlock()
+		})
+	}
+}
+
+func TestNoPollingWhileHidden(t *testing.T) {
+	e := newEnv(t)
+	e.seed("p-poll", 3, 0)
+	e.run(chromedp.Navigate(e.page("/poll", productPage("en",
+		e.snippet()+`<script>svc("init",{brandId:"`+brandID+`",widget:{refresh:1}});svc("product",{product_id:"p-poll"})</script>`, "", `<div data-svc-proof></div>`))))
+	e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot`)
+	visible := e.proofs.Load()
+	time.Sleep(2500 * time.Millisecond)
+	if n := e.proofs.Load() - visible; n < 2 {
+		t.Fatalf("%d refreshes in 2.5 s while visible, want at least 2 at refresh:1", n)
+	}
+	setVisibility := func(state string) {
+		var ok bool
+		e.eval(`Object.defineProperty(document,"visibilityState",{configurable:true,get:()=>"`+state+`"});document.dispatchEvent(new Event("visibilitychange"));true`, &ok)
+	}
+	setVisibility("hidden")
+	time.Sleep(200 * time.Millisecond) // a request already under way may finish
+	hidden := e.proofs.Load()
+	time.Sleep(2500 * time.Millisecond)
+	if n := e.proofs.Load() - hidden; n != 0 {
+		t.Fatalf("%d proof requests while the tab was hidden", n)
+	}
+	setVisibility("visible")
+	time.Sleep(500 * time.Millisecond)
+	if e.proofs.Load() == hidden {
+		t.Fatal("no refresh when the tab became visible again")
+	}
+	e.noErrors()
+}
