@@ -261,6 +261,17 @@ func TestDemo(t *testing.T) {
 	if m := proof(t, s.url, demoBrandID, demoProductID); m["views"] != 0.0 {
 		t.Fatalf("the demo product starts with made-up views: %v", m)
 	}
+	res, err := http.Get(s.url + "/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{`"productID":"` + demoProductID + `"`, s.url + `/svc.js`, `brandId:"` + demoBrandID + `"`, "data-svc-proof"} {
+		if res.StatusCode != 200 || !strings.Contains(string(page), want) {
+			t.Fatalf("/demo (%d) lacks %s", res.StatusCode, want)
+		}
+	}
 	if st, _, _ := post(s.url+"/api/collect/product-view", "", "", viewBody(demoBrandID, demoProductID)); st != 200 {
 		t.Fatalf("view: %d", st)
 	}
