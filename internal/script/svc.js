@@ -198,6 +198,8 @@
 
   function render() {
     clearTimeout(timer);
+    // A product named in <head> must not draw before [data-svc-proof] is parsed.
+    if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
     if (wopt().show === false || d.visibilityState == "hidden") return;
     proof().then(function (pr) {
       var lines = sentences(pr), box = mount();
