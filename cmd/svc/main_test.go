@@ -267,7 +267,7 @@ func TestDemo(t *testing.T) {
 	}
 	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	for _, want := range []string{`"productID":"` + demoProductID + `"`, s.url + `/svc.js`, `brandId:"` + demoBrandID + `"`, "data-svc-proof"} {
+	for _, want := range []string{`"productID":"` + demoProductID + `"`, s.url + `/svc.js`, `"` + demoBrandID + `")`, "data-svc-proof"} {
 		if res.StatusCode != 200 || !strings.Contains(string(page), want) {
 			t.Fatalf("/demo (%d) lacks %s", res.StatusCode, want)
 		}

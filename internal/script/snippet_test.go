@@ -7,10 +7,14 @@ import (
 
 func TestSnippet(t *testing.T) {
 	s := Snippet("https://proof.example/svc.js", "svc", "br_4fT0q9ZxL2mA")
-	for _, want := range []string{`"https://proof.example/svc.js"`, `svc("init",{brandId:"br_4fT0q9ZxL2mA"})`, `if(w[n])return`, `s.async=1`, `insertBefore(s,f)`} {
+	for _, want := range []string{`"https://proof.example/svc.js"`, `q("init",{brandId:b})`, `,"br_4fT0q9ZxL2mA")`, `if(w[n])return`, `s.async=1`, `insertBefore(s,f)`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("snippet lacks %q:\n%s", want, s)
 		}
+	}
+	// The budget holds for a long script address too.
+	if long := Snippet("https://social-proof.cdn.some-long-brand-domain.example.com/assets/svc.js", "svc", "br_4fT0q9ZxL2mA"); len(long) > 400 {
+		t.Errorf("snippet with a long URL is %d bytes", len(long))
 	}
 	if len(s) > 400 {
 		t.Errorf("snippet with init is %d bytes, over the 400-byte budget", len(s))
