@@ -14,6 +14,7 @@ const (
 	EMETHOD       = "method_not_allowed" // 405: the path exists, not with this method
 	ECONFLICT     = "conflict"           // 409: the change clashes with what is stored
 	ETOOLARGE     = "too_large"          // 413: the body is over the limit
+	ERATELIMIT    = "rate_limited"       // 429: too many anonymous requests from one address
 	EUNAVAILABLE  = "unavailable"        // 503: the service is shutting down or its store is unreachable
 	EINTERNAL     = "internal"           // 500: anything else; never shown to clients
 )

@@ -20,7 +20,8 @@ import (
 // TestMain), so that it can be killed with SIGKILL.
 func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	// No per-address limit: every client here is 127.0.0.1.
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", dir, "--rate-limit", "0")
 	cmd.Env = append(os.Environ(), "SVC_TEST_RUN_MAIN=1")
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
@@ -79,9 +80,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			}
 		}()
 	}
-	for acked.Load() < 300 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, func() bool { return acked.Load() >= 300 })
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
 		t.Fatal(err)
 	}
@@ -131,7 +130,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 func TestGracefulShutdownFlushes(t *testing.T) {
 	dir := t.TempDir()
 	b := addBrand(t, dir)
-	s := startServer(t, "--data", dir)
+	s := startServer(t, "--data", dir, "--rate-limit", "0")
 	var acked atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
@@ -147,9 +146,7 @@ func TestGracefulShutdownFlushes(t *testing.T) {
 			}
 		}()
 	}
-	for acked.Load() < 200 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, func() bool { return acked.Load() >= 200 })
 	s.stop() // as SIGTERM does
 	if err := <-s.done; err != nil {
 		t.Fatalf("serve returned %v", err)
@@ -165,5 +162,13 @@ func TestGracefulShutdownFlushes(t *testing.T) {
 	err = store.Views(context.Background(), time.Now().Add(-time.Hour), func(svc.ViewRecord) error { stored++; return nil })
 	if err != nil || stored < acked.Load() {
 		t.Fatalf("%d views stored, %d acknowledged (%v)", stored, acked.Load(), err)
+	}
+}
+
+// waitFor polls cond for up to 30 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	if !within(30*time.Second, cond) {
+		t.Fatal("timed out")
 	}
 }

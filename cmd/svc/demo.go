@@ -71,7 +71,7 @@ Demo brand ready.
 Open %[1]s/demo to see the widget count your own visits (each browser tab is a session).
 
 Try the API:
-  curl -s -X POST %[1]s/api/collect/product-view -H 'Content-Type: application/json' \
+  curl -s -X POST %[1]s/api/collect/product-view -H 'Content-Type: application/json' -H 'X-svc-Api-Key: %[4]s' \
     -d '{"brand_id":"%[2]s","product":{"product_id":"%[3]s"},"context":{"session_id":"s-1"}}'
   curl -s -X POST %[1]s/api/collect/product-purchase -H 'Content-Type: application/json' -H 'X-svc-Api-Key: %[4]s' \
     -d '{"brand_id":"%[2]s","order":{"order_id":"o-1","currency":"EUR","total_value":89.9,"items":[{"product_id":"%[3]s","quantity":1,"unit_price":89.9}]}}'

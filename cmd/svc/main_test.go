@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 
 func noEnv(string) string { return "" }
 
+const browserUA = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+
 // runCmd runs an admin command in-process and returns its stdout.
 func runCmd(t *testing.T, args ...string) string {
 	t.Helper()
@@ -101,6 +103,7 @@ func post(url, key, idem string, body any) (int, map[string]any, error) {
 	j, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", url, bytes.NewReader(j))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", browserUA) // anonymous events from Go's client would be bots
 	if key != "" {
 		req.Header.Set("X-svc-Api-Key", key)
 	}

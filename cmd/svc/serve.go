@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
@@ -27,8 +30,26 @@ func serve(ctx context.Context, env environment, args []string) error {
 	retention := fs.Duration("retention", defRetention, "how long raw events are kept, at least 720h (env SVC_RETENTION; default 840h = 35 days)")
 	logFormat := fs.String("log-format", env.env("SVC_LOG_FORMAT", "text"), "log format: text or json (env SVC_LOG_FORMAT)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish at shutdown")
+	rateLimit := fs.Float64("rate-limit", envFloat(env, "SVC_RATE_LIMIT", 20), "anonymous API requests per second per client address, 0 for no limit (env SVC_RATE_LIMIT)")
+	rateBurst := fs.Int("rate-burst", int(envFloat(env, "SVC_RATE_BURST", 100)), "anonymous API requests a client address may send at once (env SVC_RATE_BURST)")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "a proxy (IP or CIDR) whose X-Forwarded-For is believed; repeat for more (env SVC_TRUSTED_PROXIES, comma-separated)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if len(proxies) == 0 && env.getenv("SVC_TRUSTED_PROXIES") != "" {
+		proxies = strings.Split(env.getenv("SVC_TRUSTED_PROXIES"), ",")
+	}
+	limit := httpapi.RateLimit{PerSecond: *rateLimit, Burst: *rateBurst}
+	for _, p := range proxies {
+		prefix, err := parsePrefix(strings.TrimSpace(p))
+		if err != nil {
+			return usageError{fmt.Sprintf("--trusted-proxy %q: want an IP address or a CIDR such as 10.0.0.0/8", p)}
+		}
+		limit.TrustedProxies = append(limit.TrustedProxies, prefix)
+	}
+	if *rateLimit < 0 || *rateBurst < 1 {
+		return usageError{"--rate-limit must be at least 0 and --rate-burst at least 1"}
 	}
 	var handler slog.Handler
 	switch *logFormat {
@@ -46,7 +67,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
-	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log})
+	detector, err := bots.New()
+	if err != nil {
+		return err
+	}
+	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log, IsBot: detector.IsBot})
 	if err != nil {
 		return err
 	}
@@ -64,7 +89,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	opts := httpapi.Options{Script: js}
+	opts := httpapi.Options{Script: js, RateLimit: limit}
 	var demoText string
 	if *demo {
 		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
@@ -105,6 +130,22 @@ func serve(ctx context.Context, env environment, args []string) error {
 	t.Close()
 	log.Info("stopped")
 	return err
+}
+
+// envFloat reads a number from the environment, or def when unset or bad.
+func envFloat(env environment, name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(env.getenv(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+// parsePrefix reads an IP address or a CIDR.
+func parsePrefix(s string) (netip.Prefix, error) {
+	if addr, err := netip.ParseAddr(s); err == nil {
+		return netip.PrefixFrom(addr, addr.BitLen()), nil
+	}
+	return netip.ParsePrefix(s)
 }
 
 // envDuration reads a duration from the environment: 0 when unset, a usage

@@ -16,7 +16,7 @@ const APIKeyHeader = "X-svc-Api-Key"
 
 func credentials(r *http.Request) tracker.Credentials {
 	keys := r.Header.Values(APIKeyHeader)
-	c := tracker.Credentials{Origin: r.Header.Get("Origin"), HasKey: len(keys) > 0}
+	c := tracker.Credentials{Origin: r.Header.Get("Origin"), HasKey: len(keys) > 0, UserAgent: r.UserAgent()}
 	if c.HasKey {
 		c.Key = keys[0]
 	}
@@ -37,14 +37,20 @@ func collectRequest(r *http.Request, body []byte, decodeErrors []svc.FieldError)
 
 type ackBody struct {
 	Status  string `json:"status"`
-	EventID string `json:"event_id"`
+	EventID string `json:"event_id,omitempty"`
+	Counted *bool  `json:"counted,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
 	if ack.Replay {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	b, err := json.Marshal(ackBody{Status: ack.Status, EventID: ack.EventID})
+	body := ackBody{Status: ack.Status, EventID: ack.EventID}
+	if ack.Ignored != "" {
+		body.Counted, body.Reason = new(bool), ack.Ignored
+	}
+	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
@@ -31,6 +32,11 @@ func (c *clock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
+// sharedDetector builds the bot list once for all fixtures.
+var sharedDetector = sync.OnceValues(bots.New)
+
+const browserUA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15"
+
 // fixture is a real server on port 0 over a real SQLite file, with three
 // brands: open (domain shop.example), locked (require_key) and closed
 // (closed_catalog, domain shop.example), a key for each, and a revoked key.
@@ -43,11 +49,15 @@ type fixture struct {
 	srv     *httptest.Server
 	keys    map[string]string // brand id -> secret
 	revoked string
+	opts    httpapi.Options
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, opts ...httpapi.Options) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir(), clock: &clock{now: t0}, keys: map[string]string{}}
+	if len(opts) > 0 {
+		f.opts = opts[0]
+	}
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, f.dir)
 	if err != nil {
@@ -88,12 +98,16 @@ func (f *fixture) start() {
 		}
 		f.store = s
 	}
-	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler)})
+	detector, err := sharedDetector()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.tracker = tr
-	f.srv = httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{}).Handler())
+	f.srv = httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), f.opts).Handler())
 }
 
 func (f *fixture) stop() {
@@ -162,6 +176,7 @@ func (f *fixture) do(method, path string, body any, headers ...string) response 
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("User-Agent", browserUA) // Go's own agent is on the bot list
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

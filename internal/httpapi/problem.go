@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	svc.EMETHOD:       http.StatusMethodNotAllowed,
 	svc.ECONFLICT:     http.StatusConflict,
 	svc.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	svc.ERATELIMIT:    http.StatusTooManyRequests,
 	svc.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	svc.EINTERNAL:     http.StatusInternalServerError,
 }

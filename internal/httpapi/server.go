@@ -21,17 +21,19 @@ type Server struct {
 	draining atomic.Bool
 	handler  http.Handler
 	opts     Options
+	limiter  *limiter
 }
 
 // Options are the parts of the server beside the API.
 type Options struct {
-	Script http.Handler // serves /svc.js
-	Demo   http.Handler // serves /demo; nil unless serve --demo
+	Script    http.Handler // serves /svc.js
+	Demo      http.Handler // serves /demo; nil unless serve --demo
+	RateLimit RateLimit    // for anonymous API requests; zero: none
 }
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, log: log, opts: opts}
+	s := &Server{tracker: t, log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -80,9 +82,9 @@ func (s *Server) Routes() []Route { return s.routes() }
 
 func (s *Server) routes() []Route {
 	routes := []Route{
-		{"POST", "/api/collect/product-view", s.handle(s.collectView)},
-		{"POST", "/api/collect/product-purchase", s.handle(s.collectPurchase)},
-		{"GET", "/api/svc/product-proof", s.handle(s.productProof)},
+		{"POST", "/api/collect/product-view", s.limit(s.handle(s.collectView))},
+		{"POST", "/api/collect/product-purchase", s.limit(s.handle(s.collectPurchase))},
+		{"GET", "/api/svc/product-proof", s.limit(s.handle(s.productProof))},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}

@@ -52,9 +52,10 @@ func (a *authCache) refresh(ctx context.Context) error {
 
 // Credentials are what a request says about who sends it.
 type Credentials struct {
-	Key    string // the X-svc-Api-Key header
-	HasKey bool   // the header was present, even if empty
-	Origin string // the Origin header of a browser request
+	Key       string // the X-svc-Api-Key header
+	HasKey    bool   // the header was present, even if empty
+	Origin    string // the Origin header of a browser request
+	UserAgent string
 }
 
 // key checks the API key, if one was sent: an unknown or revoked key is a
@@ -90,4 +91,10 @@ func (a *authCache) brand(brandID string, key *svc.APIKey, origin string) (*svc.
 		return nil, svc.Errorf(svc.EUNAUTHORIZED, "origin %q is not one of brand %q's domains", origin, brandID)
 	}
 	return b, nil
+}
+
+// ValidKey reports whether secret is an active key: such requests are
+// trusted, and not rate limited per address.
+func (t *Tracker) ValidKey(secret string) bool {
+	return secret != "" && t.auth.snap.Load().keys[svc.HashAPIKey(secret)] != nil
 }

@@ -24,6 +24,9 @@ type Config struct {
 	SweepInterval time.Duration    // how often aged events leave memory and the store
 	Now           func() time.Time // the clock; tests inject one
 	Logger        *slog.Logger
+	// IsBot tells known bots by User-Agent; their anonymous events are
+	// answered but not counted. Nil counts everything.
+	IsBot func(userAgent string) bool
 }
 
 func (c *Config) setDefaults() error {
@@ -193,7 +196,8 @@ func (t *Tracker) sweep(ctx context.Context) {
 type Ack struct {
 	Status  string // svc.StatusAccepted or svc.StatusDuplicate
 	EventID string
-	Replay  bool // an Idempotency-Key seen before: this is the first answer again
+	Replay  bool   // an Idempotency-Key seen before: this is the first answer again
+	Ignored string // why the event was accepted but not counted ("bot"); empty when counted
 }
 
 // Request is what a collect call says besides its event.
@@ -234,6 +238,10 @@ func (t *Tracker) collect(brandID string, validate func() []svc.FieldError, ts *
 	brand, err := t.auth.brand(brandID, key, req.Origin)
 	if err != nil {
 		return Ack{}, err
+	}
+	if key == nil && t.cfg.IsBot != nil && t.cfg.IsBot(req.UserAgent) {
+		// Answered like any event, so a crawler learns nothing; never stored.
+		return Ack{Status: svc.StatusAccepted, Ignored: "bot"}, nil
 	}
 	id, err := uuid.NewV7()
 	if err != nil {

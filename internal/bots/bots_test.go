@@ -1,0 +1,64 @@
+package bots
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestListInstancesAreBots(t *testing.T) {
+	d, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		Pattern   string   `json:"pattern"`
+		Instances []string `json:"instances"`
+	}
+	if err := json.Unmarshal(listJSON, &list); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range list {
+		for _, ua := range e.Instances {
+			n++
+			if !d.IsBot(ua) {
+				t.Errorf("%q (pattern %q) is not detected", ua, e.Pattern)
+			}
+		}
+	}
+	if len(list) < 1000 || n < 1000 {
+		t.Fatalf("the list has %d patterns and %d examples: not the maintained list?", len(list), n)
+	}
+}
+
+func TestBrowsersAreNotBots(t *testing.T) {
+	d, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ua := range []string{
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+		"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+		"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+	} {
+		if d.IsBot(ua) {
+			t.Errorf("browser %q detected as a bot", ua)
+		}
+	}
+	for _, ua := range []string{"", "curl/8.5.0", "python-requests/2.32.3", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "HeadlessChrome"} {
+		if !d.IsBot(ua) {
+			t.Errorf("%q not detected as a bot", ua)
+		}
+	}
+}
+
+func BenchmarkIsBot(b *testing.B) {
+	d, _ := New()
+	ua := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	b.ReportAllocs()
+	for b.Loop() {
+		d.IsBot(ua)
+	}
+}

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/svc-project/svc"
+)
+
+// RateLimit limits anonymous requests per client address (DESIGN 4).
+type RateLimit struct {
+	PerSecond float64 // sustained requests per second per address; 0 turns the limit off
+	Burst     int     // requests an address may send at once
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
+	// from anyone else the header is ignored.
+	TrustedProxies []netip.Prefix
+}
+
+// limiter holds a token bucket per client address, forgetting addresses
+// idle for a while so that memory stays bounded.
+type limiter struct {
+	cfg   RateLimit
+	mu    sync.Mutex
+	byIP  map[netip.Addr]*bucket
+	swept time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+const idleForget = 5 * time.Minute
+
+func newLimiter(cfg RateLimit) *limiter {
+	if cfg.PerSecond <= 0 {
+		return nil
+	}
+	return &limiter{cfg: cfg, byIP: make(map[netip.Addr]*bucket)}
+}
+
+// allow takes a token for ip, or says how long until one is there.
+func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		for k, b := range l.byIP {
+			if now.Sub(b.seen) > idleForget {
+				delete(l.byIP, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.byIP[ip]
+	if b == nil {
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(l.cfg.PerSecond), max(l.cfg.Burst, 1))}
+		l.byIP[ip] = b
+	}
+	b.seen = now
+	if b.lim.AllowN(now, 1) {
+		return true, 0
+	}
+	r := b.lim.ReserveN(now, 1)
+	wait := r.DelayFrom(now)
+	r.CancelAt(now) // only asked how long; the token is not taken
+	return false, wait
+}
+
+// clientIP is the address a request comes from: the peer, or, when the peer
+// is a trusted proxy, the nearest address in X-Forwarded-For that is not one.
+func (l *limiter) clientIP(r *http.Request) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	ip = ip.Unmap()
+	if !l.trusted(ip) {
+		return ip
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a forged or broken entry: stop at the last good address
+		}
+		ip = hop.Unmap()
+		if !l.trusted(ip) {
+			break
+		}
+	}
+	return ip
+}
+
+func (l *limiter) trusted(ip netip.Addr) bool {
+	for _, p := range l.cfg.TrustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// limit refuses anonymous requests over the limit with 429 and Retry-After.
+// Requests with a valid API key are brands' servers: never limited here.
+func (s *Server) limit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.tracker.ValidKey(r.Header.Get(APIKeyHeader)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ok, wait := s.limiter.allow(s.limiter.clientIP(r), time.Now())
+		if ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+		s.handle(func(http.ResponseWriter, *http.Request) error {
+			return svc.Errorf(svc.ERATELIMIT, "too many requests from this address; retry after the time in Retry-After, or send an API key")
+		}).ServeHTTP(w, r)
+	})
+}
