@@ -305,3 +305,29 @@ func demoKey(t *testing.T, s *server) string {
 	t.Fatalf("no api_key in %q", text.String())
 	return ""
 }
+
+func TestAdminListener(t *testing.T) {
+	s := startServer(t, "--data", t.TempDir(), "--admin-addr", "127.0.0.1:0")
+	line, err := s.stdout.ReadString('\n')
+	admin, ok := strings.CutPrefix(strings.TrimSpace(line), "svc admin (pprof, metrics) on ")
+	if err != nil || !ok {
+		t.Fatalf("second line %q: %v", line, err)
+	}
+	status := func(url string) int {
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if status(admin+"/debug/pprof/") != 200 || status(admin+"/metrics") != 200 {
+		t.Fatal("the admin listener does not serve pprof and metrics")
+	}
+	if status(s.url+"/debug/pprof/") != 404 {
+		t.Fatal("pprof is on the public listener")
+	}
+	if status(s.url+"/metrics") != 200 {
+		t.Fatal("no /metrics on the public listener")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -32,6 +34,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish at shutdown")
 	rateLimit := fs.Float64("rate-limit", envFloat(env, "SVC_RATE_LIMIT", 20), "anonymous API requests per second per client address, 0 for no limit (env SVC_RATE_LIMIT)")
 	rateBurst := fs.Int("rate-burst", int(envFloat(env, "SVC_RATE_BURST", 100)), "anonymous API requests a client address may send at once (env SVC_RATE_BURST)")
+	adminAddr := fs.String("admin-addr", env.env("SVC_ADMIN_ADDR", ""), "opt-in listener for pprof and metrics, such as 127.0.0.1:9090; keep it private (env SVC_ADMIN_ADDR)")
 	var proxies listFlag
 	fs.Var(&proxies, "trusted-proxy", "a proxy (IP or CIDR) whose X-Forwarded-For is believed; repeat for more (env SVC_TRUSTED_PROXIES, comma-separated)")
 	if err := parse(fs, args); err != nil {
@@ -71,7 +74,8 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log, IsBot: detector.IsBot})
+	m := metrics.New()
+	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log, IsBot: detector.IsBot, Metrics: m})
 	if err != nil {
 		return err
 	}
@@ -89,7 +93,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	opts := httpapi.Options{Script: js, RateLimit: limit}
+	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m}
 	var demoText string
 	if *demo {
 		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
@@ -111,7 +115,20 @@ func serve(ctx context.Context, env environment, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", js.GzSize)
-	fmt.Fprintf(env.stdout, "svc listening on %s\n%s", base, demoText)
+	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
+	if *adminAddr != "" {
+		admin, err := serveAdmin(*adminAddr, m, log)
+		if err != nil {
+			srv.Close()
+			t.Close()
+			return fmt.Errorf("admin listener: %w", err)
+		}
+		defer admin.Close()
+		fmt.Fprintf(env.stdout, "svc admin (pprof, metrics) on http://%s\n", admin.Addr)
+	}
+	if demoText != "" {
+		fmt.Fprint(env.stdout, demoText)
+	}
 
 	select {
 	case err = <-served:
@@ -130,6 +147,29 @@ func serve(ctx context.Context, env environment, args []string) error {
 	t.Close()
 	log.Info("stopped")
 	return err
+}
+
+// serveAdmin starts the opt-in admin listener: pprof, which must never face
+// the internet, and the metrics again.
+func serveAdmin(addr string, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("admin listener", "err", err)
+		}
+	}()
+	return srv, nil
 }
 
 // envFloat reads a number from the environment, or def when unset or bad.

@@ -59,24 +59,41 @@ func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
 }
 
 func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
-	return collect(w, r, s.tracker.CollectView)
+	ack, err := collect(w, r, s.tracker.CollectView)
+	return s.count("view", ack, err)
 }
 
 func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
-	return collect(w, r, s.tracker.CollectPurchase)
+	ack, err := collect(w, r, s.tracker.CollectPurchase)
+	return s.count("purchase", ack, err)
+}
+
+// count records the outcome of one collect request in the metrics.
+func (s *Server) count(kind string, ack tracker.Ack, err error) error {
+	switch {
+	case err != nil:
+		s.opts.Metrics.Event(kind, "rejected_"+svc.ErrorCode(err))
+	case ack.Ignored != "":
+		s.opts.Metrics.Event(kind, ack.Ignored)
+	case ack.Replay:
+		s.opts.Metrics.Event(kind, "replay")
+	default:
+		s.opts.Metrics.Event(kind, ack.Status)
+	}
+	return err
 }
 
 // collect decodes an event of type E, hands it to the tracker and writes
 // the acknowledgement.
-func collect[E any](w http.ResponseWriter, r *http.Request, record func(context.Context, *E, tracker.Request) (tracker.Ack, error)) error {
+func collect[E any](w http.ResponseWriter, r *http.Request, record func(context.Context, *E, tracker.Request) (tracker.Ack, error)) (tracker.Ack, error) {
 	var ev E
 	body, decodeErrors, err := decodeJSON(w, r, &ev)
 	if err != nil {
-		return err
+		return tracker.Ack{}, err
 	}
 	ack, err := record(r.Context(), &ev, collectRequest(r, body, decodeErrors))
 	if err != nil {
-		return err
+		return ack, err
 	}
-	return writeAck(w, ack)
+	return ack, writeAck(w, ack)
 }

@@ -102,7 +102,7 @@ func (f *fixture) start() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot})
+	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot, Metrics: f.opts.Metrics})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
 )
 
@@ -28,7 +29,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler()}
+	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New()}
 	routes := httpapi.New(f.tracker, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
 	for _, r := range routes {

@@ -114,7 +114,8 @@ func (l *limiter) trusted(ip netip.Addr) bool {
 
 // limit refuses anonymous requests over the limit with 429 and Retry-After.
 // Requests with a valid API key are brands' servers: never limited here.
-func (s *Server) limit(next http.Handler) http.Handler {
+// kind names the events of a collect route, for the metrics.
+func (s *Server) limit(kind string, next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return next
 	}
@@ -127,6 +128,9 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		if ok {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if kind != "" {
+			s.opts.Metrics.Event(kind, "rejected_"+svc.ERATELIMIT)
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
 		s.handle(func(http.ResponseWriter, *http.Request) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/cors"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -26,9 +27,10 @@ type Server struct {
 
 // Options are the parts of the server beside the API.
 type Options struct {
-	Script    http.Handler // serves /svc.js
-	Demo      http.Handler // serves /demo; nil unless serve --demo
-	RateLimit RateLimit    // for anonymous API requests; zero: none
+	Script    http.Handler     // serves /svc.js
+	Demo      http.Handler     // serves /demo; nil unless serve --demo
+	RateLimit RateLimit        // for anonymous API requests; zero: none
+	Metrics   *metrics.Metrics // served at /metrics; nil: none
 }
 
 // New returns the API server; Handler serves it.
@@ -37,7 +39,7 @@ func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
-		mux.Handle(rt.Method+" "+rt.Path, rt.handler)
+		mux.Handle(rt.Method+" "+rt.Path, opts.Metrics.Instrument(rt.Path, rt.handler))
 		allowed[rt.Path] = append(allowed[rt.Path], rt.Method)
 	}
 	// Every error is problem+json, the mux's own 404 and 405 included.
@@ -47,9 +49,9 @@ func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
 			return svc.Errorf(svc.EMETHOD, "%s does not answer %s; it answers %s", path, r.Method, strings.Join(methods, ", "))
 		}))
 	}
-	mux.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle("/", opts.Metrics.Instrument("other", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return svc.Errorf(svc.ENOTFOUND, "no such endpoint: %s", r.URL.Path)
-	}))
+	})))
 	// Browsers on any brand's page call the API: preflights are answered
 	// for every origin, and which origin may act for which brand is decided
 	// per request, when the brand is known (DESIGN 4).
@@ -82,9 +84,9 @@ func (s *Server) Routes() []Route { return s.routes() }
 
 func (s *Server) routes() []Route {
 	routes := []Route{
-		{"POST", "/api/collect/product-view", s.limit(s.handle(s.collectView))},
-		{"POST", "/api/collect/product-purchase", s.limit(s.handle(s.collectPurchase))},
-		{"GET", "/api/svc/product-proof", s.limit(s.handle(s.productProof))},
+		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
+		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
+		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
@@ -93,6 +95,9 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Demo != nil {
 		routes = append(routes, Route{"GET", "/demo", s.opts.Demo})
+	}
+	if s.opts.Metrics != nil {
+		routes = append(routes, Route{"GET", "/metrics", s.opts.Metrics.Handler()})
 	}
 	return routes
 }

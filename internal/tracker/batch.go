@@ -3,8 +3,10 @@ package tracker
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/metrics"
 )
 
 // batcher is the group commit: handlers hand it writes and wait; one
@@ -15,6 +17,7 @@ type batcher struct {
 	store    svc.EventStore
 	apply    func([]*svc.Write) // called after a successful commit, before anyone is woken
 	maxBatch int
+	metrics  *metrics.Metrics
 
 	mu     sync.RWMutex // guards closed against sends on a closed channel
 	closed bool
@@ -28,8 +31,8 @@ type job struct {
 	done chan struct{}
 }
 
-func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write)) *batcher {
-	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, in: make(chan *job, maxBatch), done: make(chan struct{})}
+func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m *metrics.Metrics) *batcher {
+	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, metrics: m, in: make(chan *job, maxBatch), done: make(chan struct{})}
 	go b.run()
 	return b
 }
@@ -73,7 +76,9 @@ func (b *batcher) run() {
 		}
 		// Not a request's context: a batch holds many requests, and one
 		// client hanging up must not undo the others.
+		start := time.Now()
 		err := b.store.Append(context.Background(), writes)
+		b.metrics.Batch(len(writes), time.Since(start).Seconds())
 		if err == nil {
 			b.apply(writes)
 		} else {

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -26,7 +28,8 @@ type Config struct {
 	Logger        *slog.Logger
 	// IsBot tells known bots by User-Agent; their anonymous events are
 	// answered but not counted. Nil counts everything.
-	IsBot func(userAgent string) bool
+	IsBot   func(userAgent string) bool
+	Metrics *metrics.Metrics // nil records nothing
 }
 
 func (c *Config) setDefaults() error {
@@ -63,6 +66,7 @@ type Tracker struct {
 	engine  *window.Engine
 	batch   *batcher
 	catalog catalog
+	stats   atomic.Pointer[window.Stats] // of the latest sweep
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -87,7 +91,13 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 	if err := t.rebuild(ctx); err != nil {
 		return nil, fmt.Errorf("rebuild counts: %w", err)
 	}
-	t.batch = newBatcher(store, cfg.MaxBatch, t.apply)
+	t.stats.Store(new(window.Stats))
+	cfg.Metrics.Gauge("svc_window_products", "Products with events in the window engine.", func() float64 { return float64(t.stats.Load().Products) })
+	cfg.Metrics.Gauge("svc_window_buckets", "Per-second buckets held by the window engine.", func() float64 { return float64(t.stats.Load().Buckets) })
+	cfg.Metrics.Gauge("svc_window_bytes", "Memory of the window engine's timelines and sessions, roughly.", func() float64 { return float64(t.stats.Load().Bytes) })
+	st := t.engine.Sweep(cfg.Now())
+	t.stats.Store(&st)
+	t.batch = newBatcher(store, cfg.MaxBatch, t.apply, cfg.Metrics)
 	bg, stop := context.WithCancel(context.Background())
 	t.stop = stop
 	t.every(bg, cfg.ConfigPoll, func(ctx context.Context) {
@@ -175,7 +185,8 @@ func (t *Tracker) apply(writes []*svc.Write) {
 // batches, so that writers never wait long behind it.
 func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
-	t.engine.Sweep(now)
+	st := t.engine.Sweep(now)
+	t.stats.Store(&st)
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)
