@@ -3,5 +3,6 @@
 local brand
 function init(args) brand = args[1] or "br_demo" end
 function request()
-  return wrk.format("GET", string.format("/api/svc/product-proof?brand_id=%s&product_id=p%d", brand, math.random(1000)))
+  return wrk.format("GET", string.format("/api/svc/product-proof?brand_id=%s&product_id=p%d", brand, math.random(1000)),
+    {["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"})
 end

@@ -8,5 +8,8 @@ function request()
   local body = string.format(
     '{"brand_id":"%s","product":{"product_id":"p%d","title":"Product %d"},"context":{"session_id":"s%d","country":"DE","locale":"de-DE"}}',
     brand, math.random(1000), counter % 1000, math.random(100000))
-  return wrk.format("POST", "/api/collect/product-view", {["Content-Type"] = "application/json"}, body)
+  -- A browser's agent: anonymous events from unknown agents are bots and not counted.
+  return wrk.format("POST", "/api/collect/product-view", {
+    ["Content-Type"] = "application/json",
+    ["User-Agent"] = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}, body)
 end
