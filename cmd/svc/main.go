@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -41,6 +43,7 @@ Usage:
   svc brands list  [--json]
   svc keys create  --brand ID [--json]
   svc keys revoke  --brand ID --key KEY_OR_PREFIX
+  svc version
 
 Every command takes --data and --store, or SVC_DATA and SVC_STORE.
 Run 'svc COMMAND --help' for a command's flags.
@@ -76,6 +79,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return usageError{fmt.Sprintf("unknown command %q", sub)}
 		}
 		return fn(ctx, env, rest[1:])
+	case "version", "--version":
+		fmt.Fprintln(stdout, version())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil
@@ -131,4 +137,29 @@ func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
 		return nil, usageError{fmt.Sprintf("--store %s://...: this build has only the embedded store; use --data", scheme)}
 	}
 	return sqlite.Open(ctx, sf.data)
+}
+
+// version describes the binary from the build information Go embeds: the
+// module version (set by go install) or the VCS revision of a local build.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "svc (unknown version)"
+	}
+	v := info.Main.Version
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if (v == "" || v == "(devel)") && rev != "" {
+		v = "devel " + rev[:min(12, len(rev))] + modified
+	}
+	return fmt.Sprintf("svc %s %s %s/%s", v, info.GoVersion, runtime.GOOS, runtime.GOARCH)
 }

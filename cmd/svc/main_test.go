@@ -331,3 +331,10 @@ func TestAdminListener(t *testing.T) {
 		t.Fatal("no /metrics on the public listener")
 	}
 }
+
+func TestVersion(t *testing.T) {
+	out := runCmd(t, "version")
+	if !strings.HasPrefix(out, "svc ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("version: %q", out)
+	}
+}

@@ -173,3 +173,14 @@ func TestHealth(t *testing.T) {
 		}
 	}
 }
+
+func TestSecurityHeaders(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/healthz", "/api/svc/product-proof", "/nope"} {
+		h := f.do("GET", path, nil).header
+		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" ||
+			h.Get("Content-Security-Policy") != "default-src 'none'; frame-ancestors 'none'" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: %v", path, h)
+		}
+	}
+}

@@ -118,9 +118,18 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// securityHeaders sends the standard headers. API answers are data, never
+// a document: they may not be framed or run anything. The demo page sets its
+// own type and may be framed by nobody either.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		hd := w.Header()
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		if r.URL.Path != "/demo" {
+			hd.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		}
 		h.ServeHTTP(w, r)
 	})
 }
