@@ -63,20 +63,16 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	out := struct {
-		BrandID       string   `json:"brand_id"`
-		Name          string   `json:"name"`
-		Domains       []string `json:"domains"`
-		RequireKey    bool     `json:"require_key"`
-		ClosedCatalog bool     `json:"closed_catalog"`
-		MinViewers    int      `json:"min_viewers"`
-		MinPurchases  int      `json:"min_purchases"`
-		APIKey        string   `json:"api_key"`
-		KeyPrefix     string   `json:"key_prefix"`
-		ScriptURL     string   `json:"script_url"`
-		Snippet       string   `json:"snippet"`
-	}{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
+		brandInfo
+		APIKey    string `json:"api_key"`
+		KeyPrefix string `json:"key_prefix"`
+		ScriptURL string `json:"script_url"`
+		Snippet   string `json:"snippet"`
+	}{infoOf(b), secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
 	if *asJSON {
-		return json.NewEncoder(env.stdout).Encode(out)
+		enc := json.NewEncoder(env.stdout)
+		enc.SetEscapeHTML(false) // the snippet stays readable
+		return enc.Encode(out)
 	}
 	fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n",
 		out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet)
@@ -111,19 +107,12 @@ func brandsList(ctx context.Context, env environment, args []string) error {
 		RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	}
 	type brandOut struct {
-		BrandID       string    `json:"brand_id"`
-		Name          string    `json:"name"`
-		Domains       []string  `json:"domains"`
-		RequireKey    bool      `json:"require_key"`
-		ClosedCatalog bool      `json:"closed_catalog"`
-		MinViewers    int       `json:"min_viewers"`
-		MinPurchases  int       `json:"min_purchases"`
-		CreatedAt     time.Time `json:"created_at"`
-		Keys          []keyOut  `json:"keys"`
+		brandInfo
+		Keys []keyOut `json:"keys"`
 	}
 	out := make([]brandOut, 0, len(brands))
 	for _, b := range brands {
-		o := brandOut{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.CreatedAt, []keyOut{}}
+		o := brandOut{infoOf(b), []keyOut{}}
 		for _, k := range keys {
 			if k.BrandID == b.ID {
 				o.Keys = append(o.Keys, keyOut{k.Prefix, k.CreatedAt, k.RevokedAt})
@@ -195,6 +184,22 @@ func keysRevoke(ctx context.Context, env environment, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "revoked %s… of brand %s; running servers refuse it within a second\n", k.Prefix, k.BrandID)
 	return nil
+}
+
+// brandInfo is how the admin commands print a brand.
+type brandInfo struct {
+	BrandID       string    `json:"brand_id"`
+	Name          string    `json:"name"`
+	Domains       []string  `json:"domains"`
+	RequireKey    bool      `json:"require_key"`
+	ClosedCatalog bool      `json:"closed_catalog"`
+	MinViewers    int       `json:"min_viewers"`
+	MinPurchases  int       `json:"min_purchases"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func infoOf(b *svc.Brand) brandInfo {
+	return brandInfo{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.CreatedAt}
 }
 
 func orEmpty(s []string) []string {
