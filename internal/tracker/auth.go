@@ -64,12 +64,16 @@ func (a *authCache) key(c Credentials) (*svc.APIKey, error) {
 	if !c.HasKey {
 		return nil, nil
 	}
-	// The lookup is by the hash of the secret, so its timing tells nothing
-	// about stored secrets.
-	if k := a.snap.Load().keys[svc.HashAPIKey(c.Key)]; k != nil {
+	if k := a.active(c.Key); k != nil {
 		return k, nil
 	}
 	return nil, svc.Errorf(svc.EUNAUTHORIZED, "the API key is invalid or revoked")
+}
+
+// active returns the active key with the secret, or nil. The lookup is by
+// the hash of the secret, so its timing tells nothing about stored secrets.
+func (a *authCache) active(secret string) *svc.APIKey {
+	return a.snap.Load().keys[svc.HashAPIKey(secret)]
 }
 
 // brand returns the brand a request acts for, after the checks of DESIGN 4:
@@ -96,5 +100,5 @@ func (a *authCache) brand(brandID string, key *svc.APIKey, origin string) (*svc.
 // ValidKey reports whether secret is an active key: such requests are
 // trusted, and not rate limited per address.
 func (t *Tracker) ValidKey(secret string) bool {
-	return secret != "" && t.auth.snap.Load().keys[svc.HashAPIKey(secret)] != nil
+	return secret != "" && t.auth.active(secret) != nil
 }
