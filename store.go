@@ -16,6 +16,10 @@ type BrandStore interface {
 	Brand(ctx context.Context, id string) (*Brand, error)
 	// Brands returns every brand, oldest first.
 	Brands(ctx context.Context) ([]*Brand, error)
+	// UpdateBrand replaces the name, domains, flags and thresholds of the
+	// brand with b.ID (its creation time stays). Returns ENOTFOUND if there
+	// is none.
+	UpdateBrand(ctx context.Context, b *Brand) error
 	// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
 	CreateAPIKey(ctx context.Context, k *APIKey) error
 	// RevokeAPIKey revokes the brand's key whose secret or whole prefix (as
@@ -109,6 +113,18 @@ type EventStore interface {
 	// idempotency keys older than IdempotencyTTL before now; it returns how
 	// many rows it deleted, so that a caller deletes in small batches.
 	DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error)
+	// ExportEvents calls fn for every stored event of the brand: views, then
+	// orders, each oldest first, with Meta filled in. A view's product
+	// carries the product's latest sku, title and url. Returns ENOTFOUND if
+	// the brand does not exist.
+	ExportEvents(ctx context.Context, brandID string, fn func(ExportedEvent) error) error
+	// ForgetSession deletes every view and order of the brand that carries
+	// the session id, bumps the erasure version in the same transaction
+	// when it deleted anything, and returns how many events it deleted.
+	ForgetSession(ctx context.Context, brandID, sessionID string) (int64, error)
+	// ErasureVersion returns a number that changes whenever events are
+	// erased (not when they expire); servers poll it and recount.
+	ErasureVersion(ctx context.Context) (int64, error)
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error
 }
@@ -125,6 +141,17 @@ type PurchaseRecord struct {
 	Product ProductRef
 	Time    time.Time
 	Units   int64
+	// Currency is the order's, "" when not given. UnitPrice is the
+	// quantity-weighted mean unit price of the product's lines, nil unless
+	// every such line has one.
+	Currency  string
+	UnitPrice *float64
+}
+
+// ExportedEvent is one stored event: exactly one of View and Purchase is set.
+type ExportedEvent struct {
+	View     *ViewEvent
+	Purchase *PurchaseEvent
 }
 
 // Store is everything svc keeps.

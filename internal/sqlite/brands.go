@@ -205,3 +205,26 @@ func orDefault(v, def int) int {
 	}
 	return v
 }
+
+// UpdateBrand replaces the name, domains, flags and thresholds of the brand
+// with b.ID. Returns ENOTFOUND if there is none.
+func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
+	domains, err := json.Marshal(orEmpty(b.Domains))
+	if err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
+			min_viewers = ?, min_purchases = ? WHERE id = ?`,
+			b.Name, string(domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
+			orDefault(b.MinPurchases, svc.DefaultMinPurchases), b.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", b.ID)
+		}
+		_, err = tx.ExecContext(ctx, bumpVersion)
+		return err
+	})
+}

@@ -274,12 +274,13 @@ func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.
 	return s.eachRow(ctx, func(rows *sql.Rows) error {
 		var r svc.PurchaseRecord
 		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.Units); err != nil {
+		if err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice); err != nil {
 			return err
 		}
 		r.Time = fromMillis(ts)
 		return fn(r)
-	}, `SELECT i.product, e.ts, sum(i.quantity)
+	}, `SELECT i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
+			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
 		WHERE e.ts >= ? GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
 }
