@@ -133,7 +133,7 @@ func cleanQuery(raw string) string {
 var trackingParams = map[string]bool{
 	"gclid": true, "gclsrc": true, "dclid": true, "gbraid": true, "wbraid": true, "gad_source": true,
 	"srsltid": true, // Google Shopping
-	"fbclid": true, "igshid": true, "msclkid": true, "yclid": true, "ttclid": true, "twclid": true,
+	"fbclid":  true, "igshid": true, "msclkid": true, "yclid": true, "ttclid": true, "twclid": true,
 	"li_fat_id": true, "epik": true, "scid": true, "sccid": true,
 	"mc_cid": true, "mc_eid": true, "_hsenc": true, "_hsmi": true, "mkt_tok": true, "vero_id": true,
 	"oly_anon_id": true, "oly_enc_id": true, "rb_clickid": true, "s_kwcid": true, "ef_id": true,
