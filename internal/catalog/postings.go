@@ -1,0 +1,73 @@
+package catalog
+
+import "slices"
+
+// A posting is a product with a word: its brand in the high half, so that
+// a sorted list holds each brand's products together and a brand's share of
+// a word is two binary searches.
+func posting(brand, entry uint32) uint64 { return uint64(brand)<<32 | uint64(entry) }
+
+func postingEntry(p uint64) uint32 { return uint32(p) }
+
+// postingList is a sorted run plus a short unsorted tail of the products
+// added since; the tail is merged in when it grows past an eighth of the
+// run, so adding stays cheap and reading stays a binary search.
+type postingList struct {
+	sorted []uint64
+	tail   []uint64
+}
+
+func (l *postingList) add(p uint64) {
+	l.tail = append(l.tail, p)
+	if len(l.tail) > 32 && len(l.tail) > len(l.sorted)/8 {
+		l.sorted = append(l.sorted, l.tail...)
+		slices.Sort(l.sorted)
+		l.tail = l.tail[:0]
+	}
+}
+
+func (l *postingList) remove(p uint64) {
+	if i, ok := slices.BinarySearch(l.sorted, p); ok {
+		l.sorted = slices.Delete(l.sorted, i, i+1)
+		return
+	}
+	if i := slices.Index(l.tail, p); i >= 0 {
+		l.tail = slices.Delete(l.tail, i, i+1)
+	}
+}
+
+func (l *postingList) len() int { return len(l.sorted) + len(l.tail) }
+
+// brand calls fn for the brand's products, and returns how many there are.
+func (l *postingList) brand(b uint32, fn func(entry uint32)) int {
+	lo, _ := slices.BinarySearch(l.sorted, posting(b, 0))
+	hi, _ := slices.BinarySearch(l.sorted, posting(b+1, 0))
+	n := hi - lo
+	if fn != nil {
+		for _, p := range l.sorted[lo:hi] {
+			fn(postingEntry(p))
+		}
+	}
+	for _, p := range l.tail {
+		if uint32(p>>32) == b {
+			n++
+			if fn != nil {
+				fn(postingEntry(p))
+			}
+		}
+	}
+	return n
+}
+
+// all calls fn for every product with the word, at most limit of them.
+func (l *postingList) all(limit int, fn func(entry uint32)) {
+	for _, list := range [][]uint64{l.sorted, l.tail} {
+		for _, p := range list {
+			if limit <= 0 {
+				return
+			}
+			limit--
+			fn(postingEntry(p))
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package enrich
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/catalog/catalogtest"
+)
+
+var update = flag.Bool("update", false, "write testdata/fixture.json anew from the generator")
+
+const fixturePath = "testdata/fixture.json"
+
+func loadFixture(t testing.TB) *catalogtest.Fixture {
+	t.Helper()
+	if *update {
+		f := catalogtest.Generate(7, 40, 110, true)
+		data, err := json.MarshalIndent(f, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(fixturePath), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fixturePath, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(fixturePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f catalogtest.Fixture
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	return &f
+}
+
+// fixtureMatcher loads a fixture's catalog; refs are positions + 1.
+func fixtureMatcher(f *catalogtest.Fixture) (Matcher, map[svc.ProductRef]string) {
+	cat := catalog.New()
+	names := map[svc.ProductRef]string{}
+	for i, p := range f.Products {
+		ref := svc.ProductRef(i + 1)
+		cat.Put(&svc.Product{Ref: ref, BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
+		names[ref] = p.BrandID + "/" + p.ProductID
+	}
+	var brands []*svc.Brand
+	for _, b := range f.Brands {
+		brands = append(brands, &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains})
+	}
+	return Matcher{Catalog: cat, Dir: NewDirectory(brands)}, names
+}
+
+// TestMatchPrecisionRecall measures matching on the committed fixture: a
+// wrong match is worse than none, so precision must stay at 0.98 or more,
+// and recall at 0.9 or more.
+func TestMatchPrecisionRecall(t *testing.T) {
+	f := loadFixture(t)
+	m, names := fixtureMatcher(f)
+	type tally struct{ queries, matched, correct, wrong int }
+	byKind := map[string]*tally{}
+	var positives, matched, correct int
+	for _, q := range f.Queries {
+		k := byKind[q.Kind]
+		if k == nil {
+			k = new(tally)
+			byKind[q.Kind] = k
+		}
+		k.queries++
+		if q.Expect != "" {
+			positives++
+		}
+		found, ok := m.Match(q.Title, q.URL, q.Domain)
+		if !ok {
+			continue
+		}
+		matched++
+		k.matched++
+		if names[found.Ref] == q.Expect {
+			correct++
+			k.correct++
+		} else {
+			k.wrong++
+			if testing.Verbose() {
+				t.Logf("wrong %s match %.3f: %q → %q (want %q)", q.Kind, found.Confidence, q.Title, found.Title, q.Expect)
+			}
+		}
+	}
+	precision := float64(correct) / float64(max(matched, 1))
+	recall := float64(correct) / float64(max(positives, 1))
+	for kind, k := range byKind {
+		t.Logf("%-9s queries %5d  matched %5d  correct %5d  wrong %3d", kind, k.queries, k.matched, k.correct, k.wrong)
+	}
+	t.Logf("products %d, queries %d: precision %.4f, recall %.4f", len(f.Products), len(f.Queries), precision, recall)
+	if precision < 0.98 || recall < 0.9 {
+		t.Errorf("precision %.4f (want >= 0.98), recall %.4f (want >= 0.9)", precision, recall)
+	}
+}
