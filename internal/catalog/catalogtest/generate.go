@@ -58,7 +58,9 @@ var titleStyles = []func(it item) string{
 	func(it item) string {
 		return join(it.maker, it.line, it.kind) + paren(join(strings.Join(it.variant, ", "), it.color))
 	},
-	func(it item) string { return join(it.line, it.kind, strings.Join(it.variant, " "), it.color) + suffix(" by ", it.maker) },
+	func(it item) string {
+		return join(it.line, it.kind, strings.Join(it.variant, " "), it.color) + suffix(" by ", it.maker)
+	},
 }
 
 func join(parts ...string) string {
