@@ -166,11 +166,12 @@ type Product struct {
 	ProductID string
 	Title     string // "" when no event gave one
 	URL       string
+	SKU       string // folded: lower case, trimmed
 }
 
 func (c *Catalog) product(i uint32) Product {
 	e := &c.entries[i]
-	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: e.productID, Title: e.title, URL: e.url}
+	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: e.productID, Title: e.title, URL: e.url, SKU: e.sku}
 }
 
 // Get returns a product by its reference.

@@ -2,9 +2,7 @@ package enrich
 
 import (
 	"net/url"
-	"strings"
 
-	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
@@ -14,53 +12,6 @@ const (
 	MethodURL   = "url"
 	MethodTitle = "title"
 )
-
-// Directory finds the brand whose pages live on a host.
-type Directory struct {
-	byHost map[string]*svc.Brand
-	drop   map[string]map[string]bool // brand id → words of its own name and domains
-}
-
-// NewDirectory indexes brands by their domains.
-func NewDirectory(brands []*svc.Brand) *Directory {
-	d := &Directory{byHost: map[string]*svc.Brand{}, drop: map[string]map[string]bool{}}
-	for _, b := range brands {
-		words := map[string]bool{}
-		for _, w := range catalog.Words(b.Name) {
-			words[w] = true
-		}
-		for _, dom := range b.Domains {
-			h := urlcanon.Host(dom)
-			if h == "" {
-				continue
-			}
-			d.byHost[h] = b
-			labels := strings.Split(h, ".")
-			for _, w := range catalog.Words(strings.Join(labels[:max(1, len(labels)-1)], " ")) {
-				words[w] = true
-			}
-		}
-		d.drop[b.ID] = words
-	}
-	return d
-}
-
-// Brand returns the brand of a host or of any domain above it
-// ("eu.shop.example" is shop.example's), or nil.
-func (d *Directory) Brand(host string) *svc.Brand {
-	h := urlcanon.Host(host)
-	for h != "" {
-		if b, ok := d.byHost[h]; ok {
-			return b
-		}
-		_, rest, ok := strings.Cut(h, ".")
-		if !ok {
-			break
-		}
-		h = rest
-	}
-	return nil
-}
 
 // Found is a product a page or a result names, and how it was found.
 type Found struct {
@@ -73,7 +24,7 @@ type Found struct {
 // domain to a brand, and its title within that brand's catalog.
 type Matcher struct {
 	Catalog *catalog.Catalog
-	Dir     *Directory
+	Dir     *catalog.Directory
 }
 
 // Match returns the product, or false when none is sure enough.
@@ -95,7 +46,7 @@ func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
 	if b == nil {
 		return Found{}, false
 	}
-	found, ok := m.Catalog.ByTitle(b.ID, title, m.Dir.drop[b.ID])
+	found, ok := m.Catalog.ByTitle(b.ID, title, m.Dir.OwnWords(b.ID))
 	if !ok {
 		return Found{}, false
 	}

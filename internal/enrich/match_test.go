@@ -55,7 +55,7 @@ func fixtureMatcher(f *catalogtest.Fixture) (Matcher, map[svc.ProductRef]string)
 	for _, b := range f.Brands {
 		brands = append(brands, &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains})
 	}
-	return Matcher{Catalog: cat, Dir: NewDirectory(brands)}, names
+	return Matcher{Catalog: cat, Dir: catalog.NewDirectory(brands)}, names
 }
 
 // TestMatchPrecisionRecall measures matching on the committed fixture: a

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/cors"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -18,6 +19,7 @@ import (
 // Server answers the HTTP API from a Tracker.
 type Server struct {
 	tracker  *tracker.Tracker
+	enrich   *enrich.Service
 	log      *slog.Logger
 	draining atomic.Bool
 	handler  http.Handler
@@ -35,7 +37,7 @@ type Options struct {
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
+	s := &Server{tracker: t, enrich: enrich.New(t), log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -87,6 +89,8 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
 		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
+		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
+		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}

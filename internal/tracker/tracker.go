@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -60,13 +61,14 @@ func (c *Config) setDefaults() error {
 // Tracker is the service core. Create it with Open; it is safe for
 // concurrent use.
 type Tracker struct {
-	cfg     Config
-	store   svc.Store
-	auth    authCache
-	engine  *window.Engine
-	batch   *batcher
-	catalog catalog
-	stats   atomic.Pointer[window.Stats] // of the latest sweep
+	cfg      Config
+	store    svc.Store
+	auth     authCache
+	engine   *window.Engine
+	batch    *batcher
+	catalog  productRefs
+	products *catalog.Catalog             // titles, pages and prices, for enrichment
+	stats    atomic.Pointer[window.Stats] // of the latest sweep
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -79,11 +81,12 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 		return nil, err
 	}
 	t := &Tracker{
-		cfg:     cfg,
-		store:   store,
-		auth:    authCache{store: store},
-		engine:  window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow),
-		catalog: catalog{refs: make(map[productKey]svc.ProductRef)},
+		cfg:      cfg,
+		store:    store,
+		auth:     authCache{store: store},
+		engine:   window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow),
+		catalog:  productRefs{refs: make(map[productKey]svc.ProductRef)},
+		products: catalog.New(),
 	}
 	if err := t.auth.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
@@ -130,7 +133,7 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 func (t *Tracker) rebuild(ctx context.Context) error {
 	start, now := time.Now(), t.cfg.Now()
 	err := t.store.Products(ctx, func(p *svc.Product) error {
-		t.catalog.add(p.BrandID, p.ProductID, p.Ref)
+		t.learnProduct(p)
 		return nil
 	})
 	if err != nil {
@@ -147,6 +150,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 	}
 	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
 		t.engine.AddPurchase(r.Product, r.Time, r.Units, now)
+		t.learnPurchaseLine(r)
 		lines++
 		return nil
 	})
@@ -165,6 +169,7 @@ func (t *Tracker) apply(writes []*svc.Write) {
 		if r.Err != nil || r.Replay || r.Status != svc.StatusAccepted {
 			continue
 		}
+		t.learnWrite(w)
 		if v := w.View; v != nil {
 			t.catalog.add(v.BrandID, r.Lines[0].ProductID, r.Lines[0].Product)
 			session := ""
@@ -187,6 +192,7 @@ func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Sweep(now)
 	t.stats.Store(&st)
+	t.products.Sweep(now.Add(-PriceWindow))
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)
@@ -317,7 +323,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out, err := t.store.EnsureProduct(ctx, p)
 	if err == nil {
-		t.catalog.add(out.BrandID, out.ProductID, out.Ref)
+		t.learnProduct(out)
 	}
 	return out, err
 }

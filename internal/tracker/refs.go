@@ -6,16 +6,16 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// catalog maps a brand's product ids to the store's refs, so that a proof
+// productRefs maps a brand's product ids to the store's refs, so that a proof
 // read finds its counts without touching the store.
-type catalog struct {
+type productRefs struct {
 	mu   sync.RWMutex
 	refs map[productKey]svc.ProductRef
 }
 
 type productKey struct{ brandID, productID string }
 
-func (c *catalog) add(brandID, productID string, ref svc.ProductRef) {
+func (c *productRefs) add(brandID, productID string, ref svc.ProductRef) {
 	k := productKey{brandID, productID}
 	c.mu.RLock()
 	_, ok := c.refs[k]
@@ -28,7 +28,7 @@ func (c *catalog) add(brandID, productID string, ref svc.ProductRef) {
 	c.mu.Unlock()
 }
 
-func (c *catalog) ref(brandID, productID string) (svc.ProductRef, bool) {
+func (c *productRefs) ref(brandID, productID string) (svc.ProductRef, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ref, ok := c.refs[productKey{brandID, productID}]

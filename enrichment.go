@@ -1,0 +1,124 @@
+package svc
+
+import (
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+)
+
+// Limits of the enrichment endpoints.
+const (
+	MaxSearchResults = 50
+	MaxQueryLen      = 512
+	MaxDomainLen     = 253
+)
+
+var domainRe = regexp.MustCompile(`^(?i:[a-z0-9\p{L}](?:[a-z0-9\p{L}_-]{0,62})(?:\.[a-z0-9\p{L}](?:[a-z0-9\p{L}_-]{0,62}))*)\.?$`)
+
+// SearchEnrichRequest is a search query with its results (SPEC 2.4).
+type SearchEnrichRequest struct {
+	Query       *string        `json:"query"`
+	Results     []SearchResult `json:"results"`
+	UserContext UserContext    `json:"user_context"`
+}
+
+// SearchResult is one entry of a search result list.
+type SearchResult struct {
+	Title    *string  `json:"title"`
+	URL      *string  `json:"url"`
+	Price    *float64 `json:"price"`
+	Currency *string  `json:"currency"`
+	Domain   *string  `json:"domain"`
+}
+
+// UserContext is what the shopper's extension says about the shopper.
+type UserContext struct {
+	Country *string `json:"country"`
+	Locale  *string `json:"locale"`
+}
+
+// Validate returns every bad field of the request, or nil.
+func (r *SearchEnrichRequest) Validate() []FieldError {
+	var fe fieldErrors
+	if r.Query != nil && utf8.RuneCountInString(*r.Query) > MaxQueryLen {
+		fe.add("query", "must be at most %d characters", MaxQueryLen)
+	}
+	switch {
+	case r.Results == nil: // absent or null; [] is fine
+		fe.add("results", "is required: an array of 0 to %d results", MaxSearchResults)
+	case len(r.Results) > MaxSearchResults:
+		fe.add("results", "must have at most %d results", MaxSearchResults)
+	}
+	for i := range r.Results {
+		if i == MaxSearchResults {
+			break
+		}
+		res := &r.Results[i]
+		p := fmt.Sprintf("results[%d].", i)
+		if res.URL == nil {
+			fe.add(p+"url", "is required")
+		}
+		fe.url(p+"url", res.URL)
+		fe.title(p+"title", res.Title)
+		fe.amount(p+"price", res.Price)
+		fe.pattern(p+"currency", res.Currency, currencyRe, "three upper-case letters, such as EUR")
+		fe.domain(p+"domain", res.Domain)
+	}
+	fe.userContext("user_context.", r.UserContext.Country, r.UserContext.Locale)
+	return fe
+}
+
+// ProductEnrichRequest is a product in its page context (SPEC 2.5).
+type ProductEnrichRequest struct {
+	Context PageContext `json:"context"`
+	Product PageProduct `json:"product"`
+}
+
+// PageContext is where the product is shown. Locale is ours: SPEC 2.5 has
+// none, and a shopper's language otherwise comes from Accept-Language.
+type PageContext struct {
+	Domain  *string `json:"domain"`
+	URL     *string `json:"url"`
+	Country *string `json:"country"`
+	Locale  *string `json:"locale"`
+}
+
+// PageProduct is the product as the page shows it.
+type PageProduct struct {
+	Title    *string  `json:"title"`
+	Brand    *string  `json:"brand"`
+	SKU      *string  `json:"sku"`
+	Price    *float64 `json:"price"`
+	Currency *string  `json:"currency"`
+}
+
+// Validate returns every bad field of the request, or nil.
+func (r *ProductEnrichRequest) Validate() []FieldError {
+	var fe fieldErrors
+	if r.Context.URL == nil && r.Product.Title == nil {
+		fe.add("context.url", "is required unless product.title is given")
+		fe.add("product.title", "is required unless context.url is given")
+	}
+	fe.domain("context.domain", r.Context.Domain)
+	fe.url("context.url", r.Context.URL)
+	fe.userContext("context.", r.Context.Country, r.Context.Locale)
+	fe.title("product.title", r.Product.Title)
+	if r.Product.Brand != nil && utf8.RuneCountInString(*r.Product.Brand) > MaxIDLen {
+		fe.add("product.brand", "must be at most %d characters", MaxIDLen)
+	}
+	fe.optID("product.sku", r.Product.SKU)
+	fe.amount("product.price", r.Product.Price)
+	fe.pattern("product.currency", r.Product.Currency, currencyRe, "three upper-case letters, such as EUR")
+	return fe
+}
+
+func (fe *fieldErrors) domain(field string, v *string) {
+	if v != nil && (len(*v) > MaxDomainLen || !domainRe.MatchString(*v)) {
+		fe.add(field, "must be a host name, such as shop.example")
+	}
+}
+
+func (fe *fieldErrors) userContext(prefix string, country, locale *string) {
+	fe.pattern(prefix+"country", country, countryRe, "two upper-case letters, such as DE")
+	fe.pattern(prefix+"locale", locale, localeRe, "a language-region tag of the form xx-XX, such as de-DE")
+}

@@ -1,0 +1,158 @@
+// Package enrich answers the shopper's browser extension: for a search
+// result list or a product page, the matched product, its social proof,
+// price insight, offers at other shops, badges and ready-to-show sentences
+// (DESIGN 7). It never stores what it is asked: a search query exists only
+// for the length of its request.
+package enrich
+
+import (
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+// Reasons a figure is withheld: null with a reason, never a made-up 0.
+const (
+	ReasonNoMatch         = "no_match"
+	ReasonBelowThreshold  = "below_threshold"
+	ReasonTooFewPurchases = "too_few_purchases"
+	ReasonNoPrice         = "no_price"
+)
+
+// Price verdicts.
+const (
+	VerdictBelow   = "below_typical"
+	VerdictTypical = "typical"
+	VerdictAbove   = "above_typical"
+	VerdictUnknown = "unknown"
+)
+
+// Badges (docs/enrichment.md defines them).
+const (
+	BadgeMostViewed    = "most_viewed"
+	BadgeMostPurchased = "most_purchased"
+	BadgeLowestPrice   = "lowest_price"
+	BadgeTrending      = "trending"
+)
+
+const (
+	// MinPriceSample is how many priced purchases a median needs: fewer
+	// would tell one shopper's price, and is no "typical" price.
+	MinPriceSample = 3
+	// typicalBand is how far from the median a price is still typical.
+	typicalBand = 0.05
+	// trendingFactor: views in the last hour at least this many times the
+	// mean hour of the last 24 make a product trending ...
+	trendingFactor = 2
+	// ... with at least this many people in that hour, and the brand's own
+	// threshold if it is higher.
+	trendingMinViewers = 5
+	// maxOffers bounds the offers of one product.
+	maxOffers = 10
+)
+
+// Service answers enrichment requests from the tracker's catalog and counts.
+type Service struct {
+	t *tracker.Tracker
+}
+
+// New returns the enrichment service of a tracker.
+func New(t *tracker.Tracker) *Service { return &Service{t: t} }
+
+func (s *Service) matcher() Matcher {
+	return Matcher{Catalog: s.t.Catalog(), Dir: s.t.Directory()}
+}
+
+// MatchInfo is the product a result or page was matched to.
+type MatchInfo struct {
+	BrandID    string  `json:"brand_id"`
+	ProductID  string  `json:"product_id"`
+	Title      *string `json:"title"`
+	URL        *string `json:"url"`
+	Method     string  `json:"method"`
+	Confidence float64 `json:"confidence"`
+}
+
+func matchInfo(f Found) *MatchInfo {
+	return &MatchInfo{BrandID: f.BrandID, ProductID: f.ProductID, Title: orNull(f.Title), URL: orNull(f.URL),
+		Method: f.Method, Confidence: f.Confidence}
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// SocialProof is a product's counts at the default windows; a count below
+// the brand's threshold is null, and Reasons says why.
+type SocialProof struct {
+	Views       *int64            `json:"views_last_60_min"`
+	Viewers     *int64            `json:"viewers"`
+	Purchases   *int64            `json:"purchases_last_24h"`
+	Units       *int64            `json:"units"`
+	WindowViews int               `json:"window_views"`
+	WindowBuys  int               `json:"window_purchases"`
+	Reasons     map[string]string `json:"reasons,omitempty"`
+}
+
+// proofOf is what enrichment knows of one matched product.
+type proofOf struct {
+	brand      *svc.Brand
+	shown      SocialProof
+	viewers    int64 // the true counts, shown or not, for comparing results
+	purchases  int64
+	trending   bool
+	viewsShown bool
+	buysShown  bool
+}
+
+func (s *Service) proof(p catalog.Product, now time.Time) proofOf {
+	b := s.t.Brand(p.BrandID)
+	minViewers, minPurchases := svc.DefaultMinViewers, svc.DefaultMinPurchases
+	if b != nil {
+		minViewers, minPurchases = b.MinViewers, b.MinPurchases
+	}
+	hour := s.t.Counts(p.Ref, now, svc.DefaultViewWindow, svc.DefaultPurchaseWindow)
+	out := proofOf{brand: b, viewers: hour.Viewers, purchases: hour.Purchases}
+	out.shown = SocialProof{WindowViews: int(svc.DefaultViewWindow / time.Minute), WindowBuys: int(svc.DefaultPurchaseWindow / time.Hour)}
+	if hour.Viewers >= int64(minViewers) {
+		out.viewsShown = true
+		out.shown.Views, out.shown.Viewers = &hour.Views, &hour.Viewers
+	} else {
+		out.shown.Reasons = map[string]string{"views_last_60_min": ReasonBelowThreshold, "viewers": ReasonBelowThreshold}
+	}
+	if hour.Purchases >= int64(minPurchases) {
+		out.buysShown = true
+		out.shown.Purchases, out.shown.Units = &hour.Purchases, &hour.Units
+	} else {
+		if out.shown.Reasons == nil {
+			out.shown.Reasons = map[string]string{}
+		}
+		out.shown.Reasons["purchases_last_24h"] = ReasonBelowThreshold
+		out.shown.Reasons["units"] = ReasonBelowThreshold
+	}
+	if out.viewsShown && hour.Viewers >= int64(max(minViewers, trendingMinViewers)) {
+		day := s.t.Counts(p.Ref, now, 24*time.Hour, svc.DefaultPurchaseWindow)
+		out.trending = float64(hour.Views)*24 >= trendingFactor*float64(day.Views)
+	}
+	return out
+}
+
+// messages are the sentences of a product's shown counts and badges.
+func (pr printer) messages(p *proofOf, badges []string) []Message {
+	out := []Message{}
+	if p != nil && p.viewsShown {
+		out = append(out, pr.count(msgViews, *p.shown.Viewers))
+	}
+	if p != nil && p.buysShown {
+		out = append(out, pr.count(msgPurchases, *p.shown.Purchases))
+	}
+	for _, b := range badges {
+		out = append(out, pr.text(b)) // badge names are message keys
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package tracker
+
+import (
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/window"
+)
+
+// PriceWindow is how far back price insight looks (DESIGN 7).
+const PriceWindow = 30 * 24 * time.Hour
+
+// What enrichment reads: the product catalog with recent prices, the brands
+// by domain, and the counts.
+
+// Catalog returns the products, indexed for matching, with recent prices.
+func (t *Tracker) Catalog() *catalog.Catalog { return t.products }
+
+// Directory returns the brands by the domains their pages live on.
+func (t *Tracker) Directory() *catalog.Directory { return t.auth.snap.Load().dir }
+
+// Brand returns a brand, or nil.
+func (t *Tracker) Brand(id string) *svc.Brand { return t.auth.snap.Load().brands[id] }
+
+// Counts returns a product's counts in the windows ending now.
+func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts {
+	return t.engine.Counts(ref, now, views, purchases)
+}
+
+// Now is the tracker's clock.
+func (t *Tracker) Now() time.Time { return t.cfg.Now() }
+
+// Authenticate checks a key, if one was sent: an unknown or revoked key is
+// EUNAUTHORIZED; no key is fine.
+func (t *Tracker) Authenticate(cred Credentials) error {
+	_, err := t.auth.key(cred)
+	return err
+}
+
+// learnProduct puts a stored product into the catalog.
+func (t *Tracker) learnProduct(p *svc.Product) {
+	t.catalog.add(p.BrandID, p.ProductID, p.Ref)
+	t.products.Put(p)
+}
+
+// learnPurchaseLine records the price one order paid for a product.
+func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {
+	if r.UnitPrice != nil && r.Currency != "" && r.Time.After(t.cfg.Now().Add(-PriceWindow)) {
+		t.products.AddPrice(r.Product, r.Time, r.Currency, *r.UnitPrice)
+	}
+}
+
+// learnWrite feeds the catalog from a committed event: the product's
+// latest attributes, as the store keeps them, and the prices paid.
+func (t *Tracker) learnWrite(w *svc.Write) {
+	r := &w.Result
+	if v := w.View; v != nil {
+		p := &svc.Product{Ref: r.Lines[0].Product, BrandID: v.BrandID, ProductID: r.Lines[0].ProductID}
+		if w.MayRegister {
+			p.SKU, p.Title, p.URL = v.Product.SKU, v.Product.Title, v.Product.URL
+		}
+		t.products.Put(p)
+		return
+	}
+	e := w.Purchase
+	refs := make(map[string]svc.ProductRef, len(r.Lines))
+	for _, l := range r.Lines {
+		refs[l.ProductID] = l.Product
+	}
+	for _, it := range e.Order.Items {
+		p := &svc.Product{Ref: refs[it.ProductID], BrandID: e.BrandID, ProductID: it.ProductID}
+		if w.MayRegister {
+			p.SKU, p.Title = it.SKU, it.Title
+		}
+		t.products.Put(p)
+	}
+	currency := ""
+	if e.Order.Currency != nil {
+		currency = *e.Order.Currency
+	}
+	for _, l := range r.Lines {
+		t.learnPurchaseLine(svc.PurchaseRecord{Product: l.Product, Time: e.Meta.Time, Units: l.Units,
+			Currency: currency, UnitPrice: MeanUnitPrice(e, l.ProductID)})
+	}
+}
+
+// MeanUnitPrice is the quantity-weighted mean unit price of an order's
+// lines of one product, nil unless every such line has a price: the same
+// figure the stores hand back in svc.PurchaseRecord.
+func MeanUnitPrice(e *svc.PurchaseEvent, productID string) *float64 {
+	var sum float64
+	var units int64
+	for _, it := range e.Order.Items {
+		if it.ProductID != productID {
+			continue
+		}
+		if it.UnitPrice == nil {
+			return nil
+		}
+		sum += float64(*it.Quantity) * *it.UnitPrice
+		units += *it.Quantity
+	}
+	if units == 0 {
+		return nil
+	}
+	mean := sum / float64(units)
+	return &mean
+}
