@@ -70,7 +70,13 @@ type scorer struct {
 	brand   uint32
 	inBrand bool
 	cache   map[uint32]wordStat
+	fuzzy   map[fuzzyPair]float64 // Jaro–Winkler of a title's word and a product's
 	maxIDF  float64
+}
+
+type fuzzyPair struct {
+	query string
+	word  uint32
 }
 
 type wordStat struct {
@@ -83,7 +89,7 @@ type wordStat struct {
 
 func (c *Catalog) newScorer(brand uint32, inBrand bool) *scorer {
 	return &scorer{c: c, brand: brand, inBrand: inBrand, cache: make(map[uint32]wordStat, 32),
-		maxIDF: math.Log1p(float64(len(c.entries)) + 1)}
+		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1)}
 }
 
 func (s *scorer) stat(id uint32) wordStat {
@@ -137,13 +143,12 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 	var qDigit, eDigit, qTelling, eTelling, qKnown bool
 	for _, w := range qLeft {
 		best, bestJ := 0.0, -1
-		if !w.digit && len(w.text) >= 4 {
+		if !w.known && !w.digit && len(w.text) >= 4 { // a word of the catalog is no typo
 			for j, id := range e.words {
-				t := s.c.wordText(id)
-				if used[j] || hasDigit(t) || len(t) < 4 {
+				if used[j] {
 					continue
 				}
-				if sim := jaroWinkler.Compare(w.text, t); sim >= fuzzyMin && sim > best {
+				if sim := s.similarity(w.text, id); sim >= fuzzyMin && sim > best {
 					best, bestJ = sim, j
 				}
 			}
@@ -187,6 +192,22 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 
 func (c *Catalog) wordText(id uint32) string { return c.wordList[id] }
 
+// similarity is the Jaro–Winkler similarity of a title's word and a catalog
+// word, 0 for words too unlike in length or with digits; remembered, as one
+// title's words meet the same catalog words in many products.
+func (s *scorer) similarity(q string, id uint32) float64 {
+	k := fuzzyPair{q, id}
+	if sim, ok := s.fuzzy[k]; ok {
+		return sim
+	}
+	t, sim := s.c.wordText(id), 0.0
+	if d := len(t) - len(q); d >= -2 && d <= 2 && len(t) >= 4 && !hasDigit(t) {
+		sim = jaroWinkler.Compare(q, t)
+	}
+	s.fuzzy[k] = sim
+	return sim
+}
+
 // ByTitle finds the brand's product whose title fits the given one, or
 // nothing when none fits well enough or two fit equally well. Words in drop
 // (the shop's own name, say) are left out of the title.
@@ -200,15 +221,32 @@ func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, b
 	q := c.queryWords(title, drop)
 	s := c.newScorer(b, true)
 	seeds := c.rarest(q, func(pl *postingList) int { return pl.brand(b, nil) })
-	cands := make(map[uint32]bool, 64)
+	hits := make(map[uint32]int, 64)
 	for _, id := range seeds {
 		c.postings[id].brand(b, func(i uint32) {
-			if len(cands) < maxCandidates {
-				cands[i] = true
+			if len(hits) < maxCandidates || hits[i] > 0 {
+				hits[i]++
 			}
 		})
 	}
-	return c.best(q, s, cands)
+	return c.best(q, s, strongest(hits))
+}
+
+// strongest keeps the candidates that hold the most of the seed words, or
+// one fewer: a true product holds them all, or all but a mistyped one, and
+// the products that come closest to it are among these too.
+func strongest(hits map[uint32]int) []uint32 {
+	most := 0
+	for _, n := range hits {
+		most = max(most, n)
+	}
+	out := make([]uint32, 0, len(hits))
+	for i, n := range hits {
+		if n >= most-1 || most == 1 {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // rarest returns the ids of up to seedWords of the title's known words with
@@ -235,10 +273,10 @@ func (c *Catalog) rarest(q []queryWord, n func(*postingList) int) []uint32 {
 	return out
 }
 
-func (c *Catalog) best(q []queryWord, s *scorer, cands map[uint32]bool) (Match, bool) {
+func (c *Catalog) best(q []queryWord, s *scorer, cands []uint32) (Match, bool) {
 	best, second := -1.0, -1.0
 	var bestI uint32
-	for i := range cands {
+	for _, i := range cands {
 		sc := s.score(q, &c.entries[i])
 		switch {
 		case sc > best:

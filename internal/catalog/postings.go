@@ -10,8 +10,9 @@ func posting(brand, entry uint32) uint64 { return uint64(brand)<<32 | uint64(ent
 func postingEntry(p uint64) uint32 { return uint32(p) }
 
 // postingList is a sorted run plus a short unsorted tail of the products
-// added since; the tail is merged in when it grows past an eighth of the
-// run, so adding stays cheap and reading stays a binary search.
+// added since; the tail is sorted and merged in when it grows past 16
+// postings and a 64th of the run, so adding stays cheap (amortized 64
+// moves) and reading stays a binary search plus a short scan.
 type postingList struct {
 	sorted []uint64
 	tail   []uint64
@@ -19,10 +20,21 @@ type postingList struct {
 
 func (l *postingList) add(p uint64) {
 	l.tail = append(l.tail, p)
-	if len(l.tail) > 32 && len(l.tail) > len(l.sorted)/8 {
-		l.sorted = append(l.sorted, l.tail...)
-		slices.Sort(l.sorted)
-		l.tail = l.tail[:0]
+	if len(l.tail) > 16 && len(l.tail) > len(l.sorted)/64 {
+		slices.Sort(l.tail)
+		merged := make([]uint64, 0, len(l.sorted)+len(l.tail))
+		i, j := 0, 0
+		for i < len(l.sorted) && j < len(l.tail) {
+			if l.sorted[i] <= l.tail[j] {
+				merged = append(merged, l.sorted[i])
+				i++
+			} else {
+				merged = append(merged, l.tail[j])
+				j++
+			}
+		}
+		merged = append(append(merged, l.sorted[i:]...), l.tail[j:]...)
+		l.sorted, l.tail = merged, l.tail[:0]
 	}
 }
 

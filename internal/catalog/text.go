@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/runes"
@@ -24,12 +25,7 @@ var foldPool = sync.Pool{New: func() any {
 // joined to the unit after it ("128 GB" and "128GB" → "128gb"). Function
 // words ("the", "für", "avec") are dropped: they name nothing.
 func Words(title string) []string {
-	t := foldPool.Get().(transform.Transformer)
-	folded, _, err := transform.String(t, title)
-	foldPool.Put(t)
-	if err != nil {
-		folded = title
-	}
+	folded := fold(title)
 	var out []string
 	start, kind := -1, 0 // kind: 1 letters, 2 digits, 3 plus signs
 	flush := func(end int) {
@@ -71,6 +67,23 @@ func Words(title string) []string {
 		}
 	}
 	return words
+}
+
+// fold takes accents off and folds case; plain ASCII, most titles, only
+// needs lower case.
+func fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			t := foldPool.Get().(transform.Transformer)
+			folded, _, err := transform.String(t, s)
+			foldPool.Put(t)
+			if err != nil {
+				return strings.ToLower(s)
+			}
+			return folded
+		}
+	}
+	return strings.ToLower(s)
 }
 
 func isDigits(s string) bool {

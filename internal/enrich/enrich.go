@@ -11,6 +11,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/tracker"
+	"github.com/svc-project/svc/internal/window"
 )
 
 // Reasons a figure is withheld: null with a reason, never a made-up 0.
@@ -53,13 +54,24 @@ const (
 	maxOffers = 10
 )
 
-// Service answers enrichment requests from the tracker's catalog and counts.
-type Service struct {
-	t *tracker.Tracker
+// Source is what enrichment reads; *tracker.Tracker is one.
+type Source interface {
+	Catalog() *catalog.Catalog
+	Directory() *catalog.Directory
+	Brand(id string) *svc.Brand
+	Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts
+	Now() time.Time
 }
 
-// New returns the enrichment service of a tracker.
-func New(t *tracker.Tracker) *Service { return &Service{t: t} }
+var _ Source = (*tracker.Tracker)(nil)
+
+// Service answers enrichment requests from the catalog and the counts.
+type Service struct {
+	t Source
+}
+
+// New returns the enrichment service of a source.
+func New(src Source) *Service { return &Service{t: src} }
 
 func (s *Service) matcher() Matcher {
 	return Matcher{Catalog: s.t.Catalog(), Dir: s.t.Directory()}

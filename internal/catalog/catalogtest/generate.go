@@ -339,3 +339,30 @@ func nearMiss(r *rand.Rand, s *shop, universe []item, i int) (Query, bool) {
 	}
 	return Query{}, false
 }
+
+// Large makes a catalog of brands × perBrand products for benchmarks: the
+// fixture's product lines, made distinct by series names and years, so that
+// titles stay real-looking and the vocabulary grows as a real one does.
+func Large(seed uint64, brands, perBrand int) ([]Brand, []Product) {
+	r := rand.New(rand.NewPCG(seed, seed^0x1a26e))
+	var universe []item
+	for _, l := range lines {
+		universe = append(universe, l.items(r)...)
+	}
+	series := []string{"", "Pro", "Max", "Lite", "Plus", "Edition", "Sport", "Classic", "Signature", "Studio", "Air", "Mini", "Ultra", "SE", "Neo", "Prime"}
+	out := make([]Product, 0, brands*perBrand)
+	bs := make([]Brand, brands)
+	for b := range bs {
+		name := fmt.Sprintf("%s %s %d", shopWords[0][b%len(shopWords[0])], shopWords[1][b%len(shopWords[1])], b)
+		bs[b] = Brand{ID: fmt.Sprintf("br_%04d", b), Name: name, Domains: []string{slug(name) + "." + tlds[b%len(tlds)]}}
+		style := r.IntN(len(titleStyles))
+		for n := range perBrand {
+			it := universe[r.IntN(len(universe))]
+			it.line = join(it.line, series[r.IntN(len(series))], fmt.Sprint(2015+r.IntN(12)))
+			title := titleStyles[style](it)
+			out = append(out, Product{BrandID: bs[b].ID, ProductID: fmt.Sprintf("p%07d", n), Title: title,
+				URL: fmt.Sprintf("https://www.%s/p/%d/%s", bs[b].Domains[0], n, slug(title)), SKU: it.sku})
+		}
+	}
+	return bs, out
+}

@@ -1,0 +1,128 @@
+package enrich
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/catalog/catalogtest"
+	"github.com/svc-project/svc/internal/window"
+)
+
+// source is a Source over a real catalog and a real window engine.
+type source struct {
+	cat    *catalog.Catalog
+	dir    *catalog.Directory
+	brands map[string]*svc.Brand
+	engine *window.Engine
+	now    time.Time
+}
+
+func (s *source) Catalog() *catalog.Catalog     { return s.cat }
+func (s *source) Directory() *catalog.Directory { return s.dir }
+func (s *source) Brand(id string) *svc.Brand    { return s.brands[id] }
+func (s *source) Now() time.Time                { return s.now }
+func (s *source) Counts(ref svc.ProductRef, now time.Time, v, p time.Duration) window.Counts {
+	return s.engine.Counts(ref, now, v, p)
+}
+
+type large struct {
+	src      *source
+	products []catalogtest.Product
+	brands   []catalogtest.Brand
+}
+
+var largeOnce = sync.OnceValue(func() *large {
+	brands, products := catalogtest.Large(11, 1000, 1000)
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	src := &source{cat: catalog.New(), brands: map[string]*svc.Brand{}, engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
+	var bs []*svc.Brand
+	for _, b := range brands {
+		sb := &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains, MinViewers: 3, MinPurchases: 1}
+		bs = append(bs, sb)
+		src.brands[b.ID] = sb
+	}
+	src.dir = catalog.NewDirectory(bs)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range products {
+		p := &products[i]
+		ref := svc.ProductRef(i + 1)
+		src.cat.Put(&svc.Product{Ref: ref, BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
+		// One product in ten was viewed in the last day, a few bought.
+		if r.IntN(10) == 0 {
+			for v := range 1 + r.IntN(20) {
+				src.engine.AddView(ref, now.Add(-time.Duration(r.IntN(86400))*time.Second), uint64(v), now)
+			}
+			src.cat.AddPrice(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
+			src.engine.AddPurchase(ref, now.Add(-time.Hour), 1, now)
+		}
+	}
+	return &large{src: src, products: products, brands: brands}
+})
+
+// searchRequest makes 20 results as a search engine shows them: a third by
+// a product's own page, a third by title on its shop's site, a third from
+// sites that are no brand of ours.
+func (l *large) searchRequest(r *rand.Rand) *svc.SearchEnrichRequest {
+	req := &svc.SearchEnrichRequest{Results: make([]svc.SearchResult, 20)}
+	for i := range req.Results {
+		p := l.products[r.IntN(len(l.products))]
+		price, cur := float64(10+r.IntN(900)), "EUR"
+		res := svc.SearchResult{Price: &price, Currency: &cur}
+		switch i % 3 {
+		case 0:
+			u := p.URL + "?utm_source=google"
+			res.URL = &u
+		case 1:
+			u := "https://" + l.brandDomain(p.BrandID) + "/search?q=x"
+			t := p.Title + " | Shop"
+			res.URL, res.Title = &u, &t
+		case 2:
+			u := fmt.Sprintf("https://elsewhere%d.example/item/%d", r.IntN(100), r.IntN(1e6))
+			t := p.Title
+			res.URL, res.Title = &u, &t
+		}
+		req.Results[i] = res
+	}
+	return req
+}
+
+func (l *large) brandDomain(id string) string {
+	var n int
+	fmt.Sscanf(id, "br_%d", &n)
+	return l.brands[n].Domains[0]
+}
+
+// BenchmarkSearchEnrich20 enriches 20 results against 1,000,000 products
+// of 1,000 brands, and reports the latency percentiles of one request.
+func BenchmarkSearchEnrich20(b *testing.B) {
+	l := largeOnce()
+	s := New(l.src)
+	r := rand.New(rand.NewPCG(1, 2))
+	reqs := make([]*svc.SearchEnrichRequest, 512)
+	for i := range reqs {
+		reqs[i] = l.searchRequest(r)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	runtime.GC() // the catalog's construction garbage, not the steady state's
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		s.Search(reqs[i%len(reqs)], "")
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(0.999), "p99.9-ms")
+	b.ReportMetric(float64(l.src.cat.Len()), "products")
+}
