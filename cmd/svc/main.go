@@ -41,6 +41,8 @@ Usage:
   svc serve        [--addr 127.0.0.1:8080] [--data ./svc-data | --store URL] [--demo]
   svc brands add   --name NAME [--domain HOST]... [--require-key] [--closed-catalog] [--json]
   svc brands list  [--json]
+  svc brands set   --brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL] [--closed-catalog=BOOL]
+                   [--min-viewers N] [--min-purchases N] [--json]
   svc keys create  --brand ID [--json]
   svc keys revoke  --brand ID --key KEY_OR_PREFIX
   svc version
@@ -72,6 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fn, ok := map[string]func(context.Context, environment, []string) error{
 			"brands add":  brandsAdd,
 			"brands list": brandsList,
+			"brands set":  brandsSet,
 			"keys create": keysCreate,
 			"keys revoke": keysRevoke,
 		}[sub]

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/svc-project/svc"
+)
+
+// brandsSet changes what is given of a brand: its name, domains, flags and
+// honesty thresholds. Servers on the same store see it within a second.
+func brandsSet(ctx context.Context, env environment, args []string) error {
+	fs, sf := env.newFlags("brands set")
+	id := fs.String("brand", "", "the brand's id (required)")
+	name := fs.String("name", "", "a new display name")
+	var domains listFlag
+	fs.Var(&domains, "domain", "the brand's host names, replacing the old ones; repeat for more; --domain '' clears them")
+	requireKey := fs.Bool("require-key", false, "refuse requests without a valid key of the brand (--require-key=false to allow them)")
+	closedCatalog := fs.Bool("closed-catalog", false, "accept anonymous events only for products that exist (--closed-catalog=false to open it)")
+	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
+	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
+	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *id == "" {
+		return usageError{"--brand is required"}
+	}
+	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] {
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers or --min-purchases"}
+	}
+	var problems []string
+	if set["name"] && strings.TrimSpace(*name) == "" {
+		problems = append(problems, "--name must not be empty")
+	}
+	if set["min-viewers"] && *minViewers < 1 {
+		problems = append(problems, "--min-viewers must be at least 1")
+	}
+	if set["min-purchases"] && *minPurchases < 1 {
+		problems = append(problems, "--min-purchases must be at least 1")
+	}
+	var normalized []string
+	for _, d := range domains {
+		if d == "" {
+			continue
+		}
+		n, ok := svc.NormalizeDomain(d)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("--domain %q is not a host name", d))
+		}
+		normalized = append(normalized, n)
+	}
+	if len(problems) > 0 {
+		return usageError{strings.Join(problems, "; ")}
+	}
+	store, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	b, err := store.Brand(ctx, *id)
+	if err != nil {
+		return err
+	}
+	if set["name"] {
+		b.Name = strings.TrimSpace(*name)
+	}
+	if set["domain"] {
+		b.Domains = normalized
+	}
+	if set["require-key"] {
+		b.RequireKey = *requireKey
+	}
+	if set["closed-catalog"] {
+		b.ClosedCatalog = *closedCatalog
+	}
+	if set["min-viewers"] {
+		b.MinViewers = *minViewers
+	}
+	if set["min-purchases"] {
+		b.MinPurchases = *minPurchases
+	}
+	if err := store.UpdateBrand(ctx, b); err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(env.stdout).Encode(infoOf(b))
+	}
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d\n",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases)
+	return nil
+}

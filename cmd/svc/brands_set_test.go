@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Thresholds set by `svc brands set` reach a running server's proof and
+// enrichment answers within a second.
+func TestBrandsSetThresholds(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir, "--domain", "shop.example")
+	for i, session := range []string{"a", "b"} {
+		body := viewBody(b.BrandID, "p1")
+		body["product"].(map[string]any)["url"] = "https://shop.example/p1"
+		body["context"] = map[string]any{"session_id": session}
+		if !within(time.Second, func() bool { st, _, _ := post(s.url+"/api/collect/product-view", b.APIKey, "", body); return st == 200 }) {
+			t.Fatalf("view %d not accepted", i)
+		}
+	}
+	viewers := func() any {
+		_, m, err := post(s.url+"/api/svc/search-enrich", "", "", map[string]any{"results": []any{map[string]any{"url": "https://shop.example/p1"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m["results"].([]any)[0].(map[string]any)["social_proof"].(map[string]any)["viewers"]
+	}
+	if v := viewers(); v != nil {
+		t.Fatalf("2 viewers shown under the default threshold of 3: %v", v)
+	}
+	var out struct {
+		MinViewers   int      `json:"min_viewers"`
+		MinPurchases int      `json:"min_purchases"`
+		Domains      []string `json:"domains"`
+		Name         string   `json:"name"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "set", "--data", dir, "--brand", b.BrandID, "--min-viewers", "2", "--min-purchases", "4", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.MinViewers != 2 || out.MinPurchases != 4 || out.Name != "Test Brand" || len(out.Domains) != 1 {
+		t.Fatalf("brands set: %+v", out)
+	}
+	if !within(time.Second, func() bool { return viewers() == 2.0 }) {
+		t.Fatal("the new threshold did not reach the server within a second")
+	}
+	th := proof(t, s.url, b.BrandID, "p1")["thresholds"].(map[string]any)
+	if th["viewers"] != 2.0 || th["purchases"] != 4.0 {
+		t.Fatalf("proof thresholds %v", th)
+	}
+}
+
+func TestBrandsSetErrors(t *testing.T) {
+	dir := t.TempDir()
+	b := addBrand(t, dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--min-viewers", "2"}, "--brand is required"},
+		{[]string{"--brand", b.BrandID}, "nothing to change"},
+		{[]string{"--brand", b.BrandID, "--json"}, "nothing to change"},
+		{[]string{"--brand", b.BrandID, "--min-viewers", "0", "--min-purchases", "-1"}, "--min-viewers must be at least 1; --min-purchases must be at least 1"},
+		{[]string{"--brand", b.BrandID, "--name", " "}, "--name must not be empty"},
+		{[]string{"--brand", b.BrandID, "--domain", "https://x.example/"}, "not a host name"},
+		{[]string{"--brand", "br_nope", "--min-viewers", "2"}, "not found"},
+	} {
+		args := append([]string{"brands", "set", "--data", dir}, tc.args...)
+		err := run(context.Background(), args, noEnv, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	// Flags given change; the others stay.
+	runCmd(t, "brands", "set", "--data", dir, "--brand", b.BrandID, "--domain", "a.example", "--domain", "B.example", "--require-key")
+	var list []struct {
+		Domains    []string `json:"domains"`
+		RequireKey bool     `json:"require_key"`
+		MinViewers int      `json:"min_viewers"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "list", "--data", dir, "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if l := list[0]; len(l.Domains) != 2 || l.Domains[1] != "b.example" || !l.RequireKey || l.MinViewers != 3 {
+		t.Fatalf("after set: %+v", l)
+	}
+}
