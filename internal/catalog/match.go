@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -31,6 +32,13 @@ const (
 	fuzzyMin = 0.92
 	// maxCandidates bounds the products scored for one title.
 	maxCandidates = 4096
+	// impliedShare: a product's word that a title lacks is no difference
+	// when at least this share of the products with the title's rarest word
+	// have it too.
+	impliedShare = 0.9
+	// minImpliedSample: a handful of products is too few to tell what
+	// comes with a word.
+	minImpliedSample = 5
 	// seedWords is how many of a title's rarest words gather candidates: a
 	// true product shares them, a typo in one is made up by the others.
 	seedWords = 3
@@ -50,18 +58,43 @@ type queryWord struct {
 	id    uint32
 	known bool // some product's title has it
 	digit bool
+	own   bool    // a word of the shop's own name: noise unless the product has it
+	sim   float64 // for a corrected typo, its similarity to the word it became
 }
 
-func (c *Catalog) queryWords(title string, drop map[string]bool) []queryWord {
+func (c *Catalog) queryWords(title string, own map[string]bool) []queryWord {
 	var q []queryWord
 	for _, w := range Words(title) {
-		if drop[w] || slices.ContainsFunc(q, func(x queryWord) bool { return x.text == w }) {
+		if slices.ContainsFunc(q, func(x queryWord) bool { return x.text == w }) {
 			continue
 		}
 		id, ok := c.vocab[w]
-		q = append(q, queryWord{text: w, id: id, known: ok && c.df[id] > 0, digit: hasDigit(w)})
+		q = append(q, queryWord{text: w, id: id, known: ok && c.df[id] > 0, digit: hasDigit(w), own: own[w]})
 	}
 	return q
+}
+
+// correct replaces each word no product has by the candidates' word it is
+// a typo of, if any: "chagrer" is "charger", in every candidate alike, so a
+// mistyped accessory word still tells a charger from the phone.
+func (s *scorer) correct(q []queryWord, cands []uint32) {
+	for k := range q {
+		w := &q[k]
+		if w.known || w.digit || w.own || len(w.text) < 4 {
+			continue
+		}
+		best, bestID := 0.0, uint32(0)
+		for _, i := range cands {
+			for _, id := range s.c.entries[i].words {
+				if sim := s.similarity(w.text, id); sim >= fuzzyMin && sim > best {
+					best, bestID = sim, id
+				}
+			}
+		}
+		if best > 0 {
+			w.text, w.id, w.known, w.sim = s.c.wordText(bestID), bestID, true, best
+		}
+	}
 }
 
 // scorer weighs words for one title, against one brand or all of them.
@@ -72,6 +105,10 @@ type scorer struct {
 	cache   map[uint32]wordStat
 	fuzzy   map[fuzzyPair]float64 // Jaro–Winkler of a title's word and a product's
 	maxIDF  float64
+	// anchors are the title's rarest catalog words; implied remembers
+	// which words nearly always come with one of them.
+	anchors []uint32
+	implied map[uint32]bool
 }
 
 type fuzzyPair struct {
@@ -83,13 +120,50 @@ type wordStat struct {
 	weight float64
 	// telling: inside a brand, the word is on at most half of its titles,
 	// so the brand uses it to tell its products apart (a size, a color, a
-	// model, "case").
+	// model, "case"); or the word names products at other brands and none
+	// at this one ("Ultra" at a shop that sells no Ultra).
 	telling bool
 }
 
 func (c *Catalog) newScorer(brand uint32, inBrand bool) *scorer {
 	return &scorer{c: c, brand: brand, inBrand: inBrand, cache: make(map[uint32]wordStat, 32),
-		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1)}
+		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1),
+		implied: make(map[uint32]bool, 16)}
+}
+
+// anchorOn takes the title's rarest catalog words as anchors.
+func (s *scorer) anchorOn(q []queryWord) {
+	s.anchors = s.c.rarest(q, (*postingList).len)
+}
+
+// impliedWord reports whether nearly every product with one of the anchors
+// also has the word, over all brands: "apple" comes with "iphone", and
+// "nike" with "air max", so a title that leaves the maker out still names
+// the same product; "pro" does not come with "iphone".
+func (s *scorer) impliedWord(id uint32) bool {
+	if v, ok := s.implied[id]; ok {
+		return v
+	}
+	const sample = 256
+	v := false
+	for _, a := range s.anchors {
+		if a == id {
+			continue
+		}
+		with, all := 0, 0
+		s.c.postings[a].all(sample, func(i uint32) {
+			all++
+			if _, ok := slices.BinarySearch(s.c.entries[i].words, id); ok {
+				with++
+			}
+		})
+		if all >= minImpliedSample && float64(with) >= impliedShare*float64(all) {
+			v = true
+			break
+		}
+	}
+	s.implied[id] = v
+	return v
 }
 
 func (s *scorer) stat(id uint32) wordStat {
@@ -100,11 +174,10 @@ func (s *scorer) stat(id uint32) wordStat {
 	df := float64(max(c.df[id], 1))
 	st := wordStat{weight: math.Log1p(float64(len(c.entries)) / df)}
 	if s.inBrand {
-		if n := c.postings[id].brand(s.brand, nil); n > 0 {
-			share := float64(n) / float64(max(c.size[s.brand], 1))
-			st.weight *= 1 - 0.95*min(share, 1)
-			st.telling = share <= 0.5
-		}
+		n := c.postings[id].brand(s.brand, nil)
+		share := float64(n) / float64(max(c.size[s.brand], 1))
+		st.weight *= 1 - 0.95*min(share, 1)
+		st.telling = share <= 0.5
 	}
 	s.cache[id] = st
 	return st
@@ -126,39 +199,20 @@ func (s *scorer) queryWeight(q queryWord) float64 {
 // different products.
 func (s *scorer) score(q []queryWord, e *entry) float64 {
 	var shared, total float64
-	var qLeft []queryWord
+	var qDigit, qTelling, qKnown bool
 	used := make([]bool, len(e.words))
 	for _, w := range q {
 		if w.known {
 			if j, ok := slices.BinarySearch(e.words, w.id); ok {
 				used[j] = true
 				wt := s.weight(w.id)
-				shared += wt
+				shared += wt * cmp.Or(w.sim, 1)
 				total += 2 * wt
 				continue
 			}
 		}
-		qLeft = append(qLeft, w)
-	}
-	var qDigit, eDigit, qTelling, eTelling, qKnown bool
-	for _, w := range qLeft {
-		best, bestJ := 0.0, -1
-		if !w.known && !w.digit && len(w.text) >= 4 { // a word of the catalog is no typo
-			for j, id := range e.words {
-				if used[j] {
-					continue
-				}
-				if sim := s.similarity(w.text, id); sim >= fuzzyMin && sim > best {
-					best, bestJ = sim, j
-				}
-			}
-		}
-		if bestJ >= 0 {
-			used[bestJ] = true
-			wt := s.weight(e.words[bestJ])
-			shared += best * wt
-			total += 2 * wt
-			continue
+		if w.own {
+			continue // the shop's name in its own result title
 		}
 		qDigit = qDigit || w.digit
 		if w.known {
@@ -167,12 +221,12 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 		}
 		total += s.queryWeight(w)
 	}
-	eLeft := false
+	var eDigit, eTelling, eLeft bool
 	for j, id := range e.words {
 		if !used[j] {
 			eLeft = true
 			eDigit = eDigit || hasDigit(s.c.wordText(id))
-			eTelling = eTelling || s.stat(id).telling
+			eTelling = eTelling || (s.stat(id).telling && !s.impliedWord(id))
 			total += s.weight(id)
 		}
 	}
@@ -220,6 +274,7 @@ func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, b
 	}
 	q := c.queryWords(title, drop)
 	s := c.newScorer(b, true)
+	s.anchorOn(q)
 	seeds := c.rarest(q, func(pl *postingList) int { return pl.brand(b, nil) })
 	hits := make(map[uint32]int, 64)
 	for _, id := range seeds {
@@ -229,7 +284,9 @@ func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, b
 			}
 		})
 	}
-	return c.best(q, s, strongest(hits))
+	cands := strongest(hits)
+	s.correct(q, cands)
+	return c.best(q, s, cands)
 }
 
 // strongest keeps the candidates that hold the most of the seed words, or

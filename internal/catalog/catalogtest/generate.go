@@ -256,7 +256,11 @@ func urlVariant(r *rand.Rand, raw string) string {
 func titleVariant(r *rand.Rand, title, shopName string, it item) string {
 	t := title
 	for range 1 + r.IntN(3) {
-		switch r.IntN(9) {
+		switch r.IntN(10) {
+		case 9: // the maker left out, as many shops and results do
+			if it.maker != "" {
+				t = strings.TrimSpace(strings.NewReplacer(" by "+it.maker, "", it.maker+" ", "").Replace(t))
+			}
 		case 0:
 			t = t + pick(r, []string{" | ", " - ", " – ", " :: "}) + shopName
 		case 1:
