@@ -125,4 +125,8 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(0.999), "p99.9-ms")
 	b.ReportMetric(float64(l.src.cat.Len()), "products")
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB") // the catalog, the engine and the test's own copy of the products
 }
