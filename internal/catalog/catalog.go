@@ -22,7 +22,7 @@ type Catalog struct {
 	wordList []string          // id → word
 	df       []int32           // id → products whose title has the word
 	entries  []entry
-	byRef    map[svc.ProductRef]uint32
+	byRef    refIndex
 	byURL    map[string]uint32   // canonical URL → entry
 	bySKU    map[string][]uint32 // folded SKU → entries of any brand
 	brands   map[string]uint32   // brand id → index
@@ -48,7 +48,7 @@ type entry struct {
 func New() *Catalog {
 	return &Catalog{
 		vocab:    make(map[string]uint32),
-		byRef:    make(map[svc.ProductRef]uint32),
+		byRef:    refIndex{sparse: make(map[svc.ProductRef]uint32)},
 		byURL:    make(map[string]uint32),
 		bySKU:    make(map[string][]uint32),
 		brands:   make(map[string]uint32),
@@ -60,7 +60,7 @@ func New() *Catalog {
 // as the store does with the latest values seen in events.
 func (c *Catalog) Put(p *svc.Product) {
 	c.mu.RLock()
-	i, ok := c.byRef[p.Ref]
+	i, ok := c.byRef.get(p.Ref)
 	same := ok && c.entries[i].same(p)
 	c.mu.RUnlock()
 	if same {
@@ -68,7 +68,7 @@ func (c *Catalog) Put(p *svc.Product) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok = c.byRef[p.Ref]
+	i, ok = c.byRef.get(p.Ref)
 	if !ok {
 		b, known := c.brands[p.BrandID]
 		if !known {
@@ -79,7 +79,7 @@ func (c *Catalog) Put(p *svc.Product) {
 		}
 		i = uint32(len(c.entries))
 		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: p.ProductID})
-		c.byRef[p.Ref] = i
+		c.byRef.set(p.Ref, i)
 		c.size[b]++
 	}
 	e := &c.entries[i]
@@ -178,7 +178,7 @@ func (c *Catalog) product(i uint32) Product {
 func (c *Catalog) Get(ref svc.ProductRef) (Product, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byRef[ref]
+	i, ok := c.byRef.get(ref)
 	if !ok {
 		return Product{}, false
 	}
@@ -210,7 +210,7 @@ func (c *Catalog) AddPrice(ref svc.ProductRef, at time.Time, currency string, un
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok := c.byRef[ref]
+	i, ok := c.byRef.get(ref)
 	if !ok {
 		return
 	}
@@ -234,7 +234,7 @@ type PriceStats struct {
 func (c *Catalog) Prices(ref svc.ProductRef, since time.Time, currency string) PriceStats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byRef[ref]
+	i, ok := c.byRef.get(ref)
 	if !ok || len(currency) != 3 {
 		return PriceStats{}
 	}
@@ -284,4 +284,34 @@ func (c *Catalog) Sweep(before time.Time) {
 			e.prices = slices.Clip(append(e.prices[:0], e.prices[j:]...))
 		}
 	}
+}
+
+// refIndex finds a product's entry by its store reference. Stores number
+// products from a sequence, so a slice indexed by reference costs 4 bytes a
+// product where a map costs ten times that; a reference far beyond the
+// numbers seen goes to a map instead.
+type refIndex struct {
+	dense  []uint32 // entry + 1; 0 is none
+	sparse map[svc.ProductRef]uint32
+}
+
+func (x *refIndex) get(ref svc.ProductRef) (uint32, bool) {
+	if ref >= 0 && ref < svc.ProductRef(len(x.dense)) {
+		if e := x.dense[ref]; e > 0 {
+			return e - 1, true
+		}
+	}
+	i, ok := x.sparse[ref] // set before the slice reached it
+	return i, ok
+}
+
+func (x *refIndex) set(ref svc.ProductRef, i uint32) {
+	if ref >= 0 && ref < svc.ProductRef(2*len(x.dense)+1024) {
+		for svc.ProductRef(len(x.dense)) <= ref {
+			x.dense = append(x.dense, 0)
+		}
+		x.dense[ref] = i + 1
+		return
+	}
+	x.sparse[ref] = i
 }
