@@ -52,7 +52,7 @@ func (s *Store) appendTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after the commit
+	defer tx.Rollback(ctx) // a no-op after the commit
 	var xid int64
 	if s.own.active() {
 		if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(&xid); err != nil {
