@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,12 +20,14 @@ import (
 // (subtransactions, too costly to use on every write), so that a bad write
 // fails alone and the others of the batch stand.
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
 	err := s.appendTx(ctx, func(tx pgx.Tx) error { return appendBatch(ctx, tx, batch) })
 	var body bodyError
 	if err == nil || !errors.As(err, &body) || !isStatementError(err) || ctx.Err() != nil {
-		return err
+		return unavailable(err)
 	}
-	return s.appendTx(ctx, func(tx pgx.Tx) error {
+	err = s.appendTx(ctx, func(tx pgx.Tx) error {
 		for _, w := range batch {
 			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return appendBatch(ctx, sp, []*svc.Write{w}) })
 			if err != nil {
@@ -36,6 +39,22 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		}
 		return nil
 	})
+	return unavailable(err)
+}
+
+// writeTimeout bounds a batch: past it the database is taken for
+// unreachable, rather than letting every request wait on a lost network.
+const writeTimeout = 10 * time.Second
+
+// unavailable marks an error of the connection, not of a statement, as the
+// store being unreachable (503): the client should retry, with its
+// Idempotency-Key, as the outcome of a lost commit is unknown.
+func unavailable(err error) error {
+	var known *svc.Error
+	if err == nil || isStatementError(err) || errors.As(err, &known) {
+		return err
+	}
+	return &svc.Error{Code: svc.EUNAVAILABLE, Message: "the database does not answer; retry with the same Idempotency-Key", Err: err}
 }
 
 // bodyError is an error before the commit: nothing was stored, and the
@@ -272,7 +291,7 @@ func (b *batch) decide() error {
 				}
 				continue
 			case !ks.claimed && ks.stored == nil:
-				return fmt.Errorf("idempotency key %q: neither claimed nor found", w.IdempotencyKey)
+				return svc.Internal(fmt.Errorf("idempotency key %q: neither claimed nor found", w.IdempotencyKey))
 			case !ks.claimed:
 				if !bytes.Equal(ks.stored.hash, w.BodyHash[:]) {
 					w.Result.Err = reused(w)
@@ -490,7 +509,7 @@ func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
 		}
 		eventID, ok := winners[orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}]
 		if !ok {
-			return fmt.Errorf("order %q: neither inserted nor found", w.Purchase.Order.OrderID)
+			return svc.Internal(fmt.Errorf("order %q: neither inserted nor found", w.Purchase.Order.OrderID))
 		}
 		w.Result.Status, w.Result.EventID = svc.StatusDuplicate, eventID
 		b.info[i].products = nil

@@ -44,6 +44,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// Without a bound, a connection to a host that drops packets
+		// waits minutes; connect_timeout in the URL overrides this.
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
