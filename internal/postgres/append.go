@@ -22,14 +22,19 @@ import (
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	err := s.appendTx(ctx, func(tx pgx.Tx) error { return appendBatch(ctx, tx, batch) })
+	err := s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
 	var body bodyError
 	if err == nil || !errors.As(err, &body) || !isStatementError(err) || ctx.Err() != nil {
 		return unavailable(err)
 	}
-	err = s.appendTx(ctx, func(tx pgx.Tx) error {
+	err = s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error {
+		if xid != nil {
+			if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(xid); err != nil {
+				return err
+			}
+		}
 		for _, w := range batch {
-			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return appendBatch(ctx, sp, []*svc.Write{w}) })
+			err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error { return appendBatch(ctx, sp, []*svc.Write{w}, nil) })
 			if err != nil {
 				if !isStatementError(err) {
 					return err
@@ -64,24 +69,26 @@ type bodyError struct{ error }
 
 func (e bodyError) Unwrap() error { return e.error }
 
-// appendTx runs fn in a transaction whose id it hands the change feed, so
-// that this Store's own events are not counted twice.
-func (s *Store) appendTx(ctx context.Context, fn func(pgx.Tx) error) error {
+// appendTx runs fn in a transaction, which fn learns the id of when the
+// change feed needs it (xid not nil): the feed skips this Store's own
+// events, already counted by the node.
+func (s *Store) appendTx(ctx context.Context, fn func(tx pgx.Tx, xid *int64) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx) // a no-op after the commit
-	var xid int64
+	var xid *int64
 	if s.own.active() {
-		if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(&xid); err != nil {
-			return err
-		}
+		xid = new(int64)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(tx, xid); err != nil {
 		return bodyError{err}
 	}
-	done := s.own.begin(xid)
+	done := func(bool) {}
+	if xid != nil {
+		done = s.own.begin(*xid)
+	}
 	err = tx.Commit(ctx)
 	done(err == nil)
 	return err
@@ -151,19 +158,24 @@ type productState struct {
 	at                       int64
 }
 
-func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write) error {
+func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64) error {
 	b := &batch{writes: writes, info: make([]writeInfo, len(writes)), keys: map[idemKey]*keyState{},
 		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{}}
-	if err := b.lookUp(ctx, tx); err != nil {
+	if err := b.lookUp(ctx, tx, xid); err != nil {
 		return err
 	}
 	if err := b.decide(); err != nil {
 		return err
 	}
-	if err := b.writeProducts(ctx, tx); err != nil {
-		return err
+	q := &pgx.Batch{}
+	b.queueProducts(q)
+	inserted := b.queueOrders(q)
+	if q.Len() > 0 {
+		if err := tx.SendBatch(ctx, q).Close(); err != nil {
+			return err
+		}
 	}
-	if err := b.insertOrders(ctx, tx); err != nil {
+	if err := b.settleOrders(ctx, tx, inserted); err != nil {
 		return err
 	}
 	b.finish()
@@ -174,7 +186,7 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write) error {
 // and orders it names, in one round trip. A key is claimed by inserting its
 // row (or taking over an expired one): a node sending the same key at the
 // same time waits on the row and then finds it taken.
-func (b *batch) lookUp(ctx context.Context, tx pgx.Tx) error {
+func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	var kb, ks, kk []string
 	var kh [][]byte
 	var kc []int64
@@ -205,6 +217,9 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx) error {
 		in.key = b.keys[k]
 	}
 	q := &pgx.Batch{}
+	if xid != nil {
+		q.Queue("SELECT pg_current_xact_id()::text::bigint").QueryRow(func(row pgx.Row) error { return row.Scan(xid) })
+	}
 	if len(kk) > 0 {
 		q.Queue(`INSERT INTO idempotency_keys AS k (brand_id, scope, key, body_hash, created_at, status, event_id)
 			SELECT b, s, k, h, c, '', '' FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::bigint[]) AS u(b, s, k, h, c)
@@ -384,10 +399,10 @@ func notFound(brandID, productID string) error {
 	return svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found, and the brand's catalog is closed to anonymous events", productID, brandID)
 }
 
-// writeProducts registers new products and updates changed ones in one
+// queueProducts registers new products and updates changed ones in one
 // statement. A product another node registered meanwhile is updated
 // instead, as if its event had come first.
-func (b *batch) writeProducts(ctx context.Context, tx pgx.Tx) error {
+func (b *batch) queueProducts(q *pgx.Batch) {
 	var ps []*productState
 	for _, p := range b.products {
 		if p.write {
@@ -395,7 +410,7 @@ func (b *batch) writeProducts(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	if len(ps) == 0 {
-		return nil
+		return
 	}
 	// One order for every node: two batches never wait on each other's rows crosswise.
 	slices.SortFunc(ps, func(x, y *productState) int {
@@ -408,31 +423,30 @@ func (b *batch) writeProducts(ctx context.Context, tx pgx.Tx) error {
 		brands, ids, at = append(brands, p.key.brand), append(ids, p.key.product), append(at, p.at)
 		cols[0], cols[1], cols[2] = append(cols[0], p.setSKU), append(cols[1], p.setTitle), append(cols[2], p.setURL)
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
+	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
 		SELECT b, p, s, t, u, a, a FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS x(b, p, s, t, u, a)
 		ORDER BY b, p
 		ON CONFLICT (brand_id, product_id) DO UPDATE SET sku = coalesce(excluded.sku, products.sku),
 			title = coalesce(excluded.title, products.title), url = coalesce(excluded.url, products.url),
 			updated_at = excluded.updated_at, txid = pg_current_xact_id()
-		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at)
-	if err != nil {
-		return err
-	}
-	return scanAll(rows, func() error {
-		var ref svc.ProductRef
-		var k productKey
-		if err := rows.Scan(&ref, &k.brand, &k.product); err != nil {
-			return err
-		}
-		b.products[k].ref = ref
-		return nil
+		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at).Query(func(rows pgx.Rows) error {
+		return scanAll(rows, func() error {
+			var ref svc.ProductRef
+			var k productKey
+			if err := rows.Scan(&ref, &k.brand, &k.product); err != nil {
+				return err
+			}
+			b.products[k].ref = ref
+			return nil
+		})
 	})
 }
 
-// insertOrders inserts the accepted orders. An order another node stored
-// meanwhile is not inserted: the statement waits for that node's commit,
-// and the write becomes a duplicate of its order.
-func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
+// queueOrders inserts the accepted orders, and returns where their rows'
+// ids will be. An order another node stored meanwhile is not inserted: the
+// statement waits for that node's commit, and settleOrders makes the write
+// a duplicate of its order.
+func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 	if len(b.inBatch) == 0 {
 		return nil
 	}
@@ -445,7 +459,7 @@ func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
 		keyed                    []bool
 	)
 	for i, w := range b.writes {
-		if w.Purchase == nil || w.Result.Status != svc.StatusAccepted || b.info[i].sameAs != nil {
+		if !b.inserts(i) {
 			continue
 		}
 		e, m := w.Purchase, b.info[i].meta
@@ -454,31 +468,38 @@ func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
 		sessions, currencies = append(sessions, e.Context.SessionID), append(currencies, e.Order.Currency)
 		totals, keyed = append(totals, e.Order.TotalValue), append(keyed, m.Keyed)
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO purchase_events
+	inserted := map[orderKey]int64{}
+	q.Queue(`INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
 			$7::text[], $8::text[], $9::float8[], $10::bool[]) AS x(e, b, o, t, g, r, s, c, v, k)
 		ORDER BY b, o
 		ON CONFLICT (brand_id, order_id) DO NOTHING
 		RETURNING id, brand_id, order_id`,
-		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed)
-	if err != nil {
-		return err
-	}
-	inserted := map[orderKey]int64{}
-	err = scanAll(rows, func() error {
-		var k orderKey
-		var id int64
-		err := rows.Scan(&id, &k.brand, &k.order)
-		inserted[k] = id
-		return err
+		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed).Query(func(rows pgx.Rows) error {
+		return scanAll(rows, func() error {
+			var k orderKey
+			var id int64
+			err := rows.Scan(&id, &k.brand, &k.order)
+			inserted[k] = id
+			return err
+		})
 	})
-	if err != nil {
-		return err
-	}
+	return inserted
+}
+
+// inserts reports whether the batch inserts write i's order.
+func (b *batch) inserts(i int) bool {
+	w := b.writes[i]
+	return w.Purchase != nil && w.Result.Status == svc.StatusAccepted && b.info[i].sameAs == nil
+}
+
+// settleOrders notes the rows of the inserted orders, and turns those that
+// another node stored first into duplicates of theirs.
+func (b *batch) settleOrders(ctx context.Context, tx pgx.Tx, inserted map[orderKey]int64) error {
 	var lostBrands, lostOrders []string
 	for i, w := range b.writes {
-		if w.Purchase == nil || w.Result.Status != svc.StatusAccepted || b.info[i].sameAs != nil {
+		if !b.inserts(i) {
 			continue
 		}
 		k := orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}
@@ -492,7 +513,7 @@ func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
 		return nil
 	}
 	winners := map[orderKey]string{}
-	err = eachRow(ctx, tx, func(rows pgx.Rows) error {
+	err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 		var k orderKey
 		var eventID string
 		err := rows.Scan(&k.brand, &k.order, &eventID)
@@ -504,7 +525,7 @@ func (b *batch) insertOrders(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	for i, w := range b.writes {
-		if w.Purchase == nil || w.Result.Status != svc.StatusAccepted || b.info[i].sameAs != nil || b.info[i].purchase != 0 {
+		if !b.inserts(i) || b.info[i].purchase != 0 {
 			continue
 		}
 		eventID, ok := winners[orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}]
