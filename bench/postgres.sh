@@ -58,17 +58,17 @@ PY
 }
 secs() { echo "${D%s}"; }
 
-run_pg() { # run_pg LABEL URL...: a view run with the database's load
-  local label=$1; shift
+run_pg() { # run_pg LABEL SCRIPT URL...: a view run, with the database's load
+  local label=$1 script=$2; shift 2
   local c0 s0 n0 c1 s1 n1
   c0=$(pg_cpu); s0=$(pg_stats); n0=$(cpu_of "${pids[@]}")
-  local r; r=$(load view.lua "$B" "$@")
+  local r; r=$(load "$script" "$B" "$@")
   c1=$(pg_cpu); s1=$(pg_stats); n1=$(cpu_of "${pids[@]}")
   python3 - "$label" "$r" "$(secs)" "$c0" "$c1" "$s0" "$s1" "$n0" "$n1" "$#" <<'PY'
 import sys
 label,r,d,c0,c1,s0,s1,n0,n1,nodes=sys.argv[1:]
 d=float(d); a=[int(x) for x in s0.split('|')]; b=[int(x) for x in s1.split('|')]
-print(f"{label}: views {r}; PostgreSQL {(int(c1)-int(c0))/100/d:.2f} CPU, {(b[0]-a[0])/d:.0f} commits/s, "
+print(f"{label}: {r}; PostgreSQL {(int(c1)-int(c0))/100/d:.2f} CPU, {(b[0]-a[0])/d:.0f} commits/s, "
       f"{(b[1]-a[1])/d:.0f} rows inserted/s, {(b[2]-a[2])/d:.0f} updated/s, WAL {(b[3]-a[3])/d/1e6:.1f} MB/s; "
       f"svc {(int(n1)-int(n0))/100/d:.2f} CPU over {nodes} node(s)")
 PY
@@ -78,20 +78,30 @@ echo "== $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg
 # The embedded store, for comparison.
 E=$(brand --data "$DATA")
 start 127.0.0.1:18290 --data "$DATA"
-echo "embedded, 1 node: views $(load view.lua "$E" http://127.0.0.1:18290)"
-echo "embedded, 1 node: proofs $(load proof.lua "$E" http://127.0.0.1:18290)"
+echo "embedded, 1 node, views (view.lua): $(load view.lua "$E" http://127.0.0.1:18290)"
+echo "embedded, 1 node, views (view-steady.lua): $(load view-steady.lua "$E" http://127.0.0.1:18290)"
+echo "embedded, 1 node, proofs: $(load proof.lua "$E" http://127.0.0.1:18290)"
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
 
 B=$(brand --store "$STORE")
+# What idle nodes cost the database: the change feed and the polls.
 start 127.0.0.1:18291 --store "$STORE"
-run_pg "postgres, 1 node" http://127.0.0.1:18291
-echo "postgres, 1 node: proofs $(load proof.lua "$B" http://127.0.0.1:18291)"
 start 127.0.0.1:18292 --store "$STORE"
-run_pg "postgres, 2 nodes" http://127.0.0.1:18291 http://127.0.0.1:18292
-echo "postgres, 2 nodes: proofs $(load proof.lua "$B" http://127.0.0.1:18291 http://127.0.0.1:18292)"
-# With nothing sent, what the nodes cost the database: the change feed and the polls.
-c0=$(pg_cpu); s0=$(pg_stats); sleep 10; c1=$(pg_cpu); s1=$(pg_stats)
-echo "postgres, 2 idle nodes: $(( (c1 - c0) )) centiseconds of PostgreSQL CPU in 10 s; $(psql -h 127.0.0.1 -d "$DB" -Atc "SELECT count(*) FROM view_events") views stored"
+sleep 2; c0=$(pg_cpu); sleep 10; c1=$(pg_cpu)
+echo "postgres, 2 idle nodes: PostgreSQL $(( c1 - c0 )) centiseconds of CPU in 10 s"
+kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true; pids=("${pids[0]}")
+
+for script in view.lua view-steady.lua; do
+  run_pg "postgres, 1 node, views ($script)" "$script" http://127.0.0.1:18291
+done
+echo "postgres, 1 node, proofs: $(load proof.lua "$B" http://127.0.0.1:18291)"
+echo "postgres, 1 node: $(psql -h 127.0.0.1 -d "$DB" -Atc "SELECT count(*) FROM pg_stat_activity WHERE datname = '$DB'") connections open"
+start 127.0.0.1:18292 --store "$STORE"
+for script in view.lua view-steady.lua; do
+  run_pg "postgres, 2 nodes, views ($script)" "$script" http://127.0.0.1:18291 http://127.0.0.1:18292
+done
+echo "postgres, 2 nodes, proofs: $(load proof.lua "$B" http://127.0.0.1:18291 http://127.0.0.1:18292)"
+echo "postgres: $(psql -h 127.0.0.1 -d "$DB" -Atc "SELECT count(*) FROM view_events") views stored"
 for u in http://127.0.0.1:18291 http://127.0.0.1:18292; do
-  curl -s "$u/metrics" | grep -E '^svc_store_batch_events_(sum|count)' | tr '\n' ' '; echo
+  echo "$u: $(curl -s "$u/metrics" | grep -E '^svc_store_batch_events_(sum|count)' | tr '\n' ' ')"
 done
