@@ -160,3 +160,37 @@ type Store interface {
 	EventStore
 	Close() error
 }
+
+// EventReader is what a server reads to rebuild its counts.
+type EventReader interface {
+	Products(ctx context.Context, fn func(*Product) error) error
+	Views(ctx context.Context, since time.Time, fn func(ViewRecord) error) error
+	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
+}
+
+// ChangeFeed is implemented by a store that several servers share. Each
+// server counts the events it commits itself; the feed hands it what the
+// others committed, so that every server's counts follow the store.
+type ChangeFeed interface {
+	// ReadSnapshot calls fn with reads that all see the store as of one
+	// moment, and returns a cursor for that moment.
+	ReadSnapshot(ctx context.Context, fn func(EventReader) error) (FeedCursor, error)
+	// Changes returns what committed after the cursor: products registered
+	// or changed, and events appended through other Store values. Each
+	// event comes once: what committed after one cursor comes with the
+	// next cursor's changes, or with a later call's.
+	Changes(ctx context.Context, after FeedCursor) (*Changes, error)
+}
+
+// FeedCursor marks a moment of a ChangeFeed.
+type FeedCursor string
+
+// Changes are what a ChangeFeed hands a server.
+type Changes struct {
+	Cursor   FeedCursor // to pass to the next call
+	Products []*Product
+	// Writes are accepted events as Append answered them: View or Purchase
+	// with Meta and Result (Status, EventID, Lines) set. A view's product
+	// carries the product's latest sku, title and url.
+	Writes []*Write
+}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
@@ -136,8 +137,12 @@ func parse(fs *flag.FlagSet, args []string) error {
 // open opens the store the flags name.
 func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
 	if sf.store != "" {
-		scheme, _, _ := strings.Cut(sf.store, "://")
-		return nil, usageError{fmt.Sprintf("--store %s://...: this build has only the embedded store; use --data", scheme)}
+		switch scheme, _, _ := strings.Cut(sf.store, "://"); scheme {
+		case "postgres", "postgresql":
+			return postgres.Open(ctx, sf.store)
+		default:
+			return nil, usageError{fmt.Sprintf("--store %s://...: unknown store; want postgres://user@host/db, or --data for the embedded store", scheme)}
+		}
 	}
 	return sqlite.Open(ctx, sf.data)
 }

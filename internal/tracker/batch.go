@@ -81,7 +81,7 @@ func (b *batcher) run() {
 		b.metrics.Batch(len(writes), time.Since(start).Seconds())
 		if err == nil {
 			b.apply(writes)
-		} else {
+		} else if svc.ErrorCode(err) != svc.EUNAVAILABLE { // an unreachable store says so
 			err = svc.Internal(err)
 		}
 		for _, j := range batch {

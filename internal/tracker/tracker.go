@@ -68,6 +68,7 @@ type Tracker struct {
 	batch    *batcher
 	catalog  productRefs
 	products *catalog.Catalog             // titles, pages and prices, for enrichment
+	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
 
 	stop context.CancelFunc
@@ -91,7 +92,7 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 	if err := t.auth.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
-	if err := t.rebuild(ctx); err != nil {
+	if err := t.load(ctx); err != nil {
 		return nil, fmt.Errorf("rebuild counts: %w", err)
 	}
 	t.stats.Store(new(window.Stats))
@@ -109,6 +110,7 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 		}
 	})
 	t.every(bg, cfg.SweepInterval, t.sweep)
+	t.followChanges(bg)
 	return t, nil
 }
 
@@ -130,9 +132,9 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 }
 
 // rebuild loads the catalog and replays the events inside the windows.
-func (t *Tracker) rebuild(ctx context.Context) error {
+func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader) error {
 	start, now := time.Now(), t.cfg.Now()
-	err := t.store.Products(ctx, func(p *svc.Product) error {
+	err := src.Products(ctx, func(p *svc.Product) error {
 		t.learnProduct(p)
 		return nil
 	})
@@ -140,7 +142,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 		return err
 	}
 	var views, lines int
-	err = t.store.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
+	err = src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
 		t.engine.AddView(r.Product, r.Time, t.engine.SessionHash(r.SessionID), now)
 		views++
 		return nil
@@ -148,7 +150,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
+	err = src.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
 		t.engine.AddPurchase(r.Product, r.Time, r.Units, now)
 		t.learnPurchaseLine(r)
 		lines++

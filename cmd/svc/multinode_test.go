@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-project/svc/internal/postgres/pgtest"
+)
+
+// startNode runs svc serve on the PostgreSQL store as a separate process
+// (this test binary, see TestMain), so that it can be killed with SIGKILL.
+func startNode(t *testing.T, store string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--store", store, "--rate-limit", "0")
+	cmd.Env = append(os.Environ(), "SVC_TEST_RUN_MAIN=1")
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	url := readURL(t, bufio.NewReader(out))
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return cmd, url
+}
+
+// counts reads a product's views and purchases from every node's proof:
+// -1 where the node does not know the product (yet).
+func counts(t *testing.T, nodes []string, brand, product string) [][2]float64 {
+	t.Helper()
+	out := make([][2]float64, len(nodes))
+	for i, n := range nodes {
+		out[i] = [2]float64{-1, -1}
+		res, err := http.Get(fmt.Sprintf("%s/api/svc/product-proof?brand_id=%s&product_id=%s", n, brand, product))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if json.NewDecoder(res.Body).Decode(&m) == nil && res.StatusCode == 200 {
+			out[i] = [2]float64{m["views"].(float64), m["purchases"].(float64)}
+		}
+		res.Body.Close()
+	}
+	return out
+}
+
+// allShow reports whether every node's proof shows the views and purchases.
+func allShow(t *testing.T, nodes []string, brand, product string, views, purchases int) bool {
+	for _, c := range counts(t, nodes, brand, product) {
+		if c != [2]float64{float64(views), float64(purchases)} {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNodesShareOnePostgreSQL runs three svc processes on one database:
+// admin changes and events reach every node within a second, a purchase
+// or an Idempotency-Key sent to two nodes counts once, and a node killed
+// with SIGKILL loses nothing it acknowledged.
+func TestNodesShareOnePostgreSQL(t *testing.T) {
+	store := pgtest.URL(t)
+	b := addBrand(t, "", "--store", store)
+	nodes := make([]string, 3)
+	cmds := make([]*exec.Cmd, 3)
+	for i := range nodes {
+		cmds[i], nodes[i] = startNode(t, store)
+	}
+
+	// Brands and keys made by an admin command reach every node within a second.
+	b2 := addBrand(t, "", "--store", store)
+	for _, n := range nodes {
+		if !within(time.Second, func() bool {
+			st, _, _ := post(n+"/api/collect/product-view", b2.APIKey, "", viewBody(b2.BrandID, "x"))
+			return st == 200
+		}) {
+			t.Fatalf("%s: a new brand not accepted within a second", n)
+		}
+	}
+	var k struct {
+		APIKey string `json:"api_key"`
+	}
+	_ = json.Unmarshal([]byte(runCmd(t, "keys", "create", "--store", store, "--brand", b.BrandID, "--json")), &k)
+	runCmd(t, "keys", "revoke", "--store", store, "--brand", b.BrandID, "--key", b.KeyPrefix)
+	for _, n := range nodes {
+		if !within(time.Second, func() bool {
+			st, _, _ := post(n+"/api/collect/product-view", k.APIKey, "", viewBody(b.BrandID, "x"))
+			return st == 200
+		}) {
+			t.Fatalf("%s: the new key was not accepted", n)
+		}
+		if !within(time.Second, func() bool {
+			st, _, _ := post(n+"/api/collect/product-view", b.APIKey, "", viewBody(b.BrandID, "x"))
+			return st == 401
+		}) {
+			t.Fatalf("%s: a revoked key still accepted after a second", n)
+		}
+	}
+	var list []struct {
+		BrandID string `json:"brand_id"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "list", "--store", store, "--json")), &list); err != nil || len(list) != 2 {
+		t.Fatalf("brands list --store: %+v %v", list, err)
+	}
+
+	// A view on one node, of a product no node has seen, shows on the others.
+	if st, _, _ := post(nodes[0]+"/api/collect/product-view", "", "first", viewBody(b.BrandID, "p1")); st != 200 {
+		t.Fatalf("first view: %d", st)
+	}
+	if !within(time.Second, func() bool { return allShow(t, nodes, b.BrandID, "p1", 1, 0) }) {
+		t.Fatalf("one view on node 0 after a second: %v", counts(t, nodes, b.BrandID, "p1"))
+	}
+
+	// Clients send to every node at once; each purchase goes to two nodes,
+	// and every tenth view is replayed on another node.
+	const workers = 6
+	var acked, ackedViews, ackedOrders atomic.Int64
+	ackedViews.Store(1)
+	var nodeDown [3]atomic.Bool
+	errs := make(chan error, workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n0, n1 := (w+i)%3, (w+i+1)%3
+				if nodeDown[n0].Load() || nodeDown[n1].Load() {
+					n0, n1 = 0, 1 // node 2 is the one killed
+				}
+				id := fmt.Sprintf("w%d-%d", w, i)
+				if i%5 == 4 {
+					var both sync.WaitGroup
+					var status [2]int
+					var first [2]string
+					for j, n := range []int{n0, n1} {
+						both.Add(1)
+						go func() {
+							defer both.Done()
+							st, m, _ := post(nodes[n]+"/api/collect/product-purchase", "", "", purchaseBody(b.BrandID, id, "p1"))
+							status[j] = st
+							first[j], _ = m["event_id"].(string)
+						}()
+					}
+					both.Wait()
+					if status[0] == 200 && status[1] == 200 {
+						if first[0] != first[1] {
+							errs <- fmt.Errorf("order %s on two nodes: two event ids %s and %s", id, first[0], first[1])
+							return
+						}
+						ackedOrders.Add(1)
+						acked.Add(1)
+					}
+					continue
+				}
+				st, m, _ := post(nodes[n0]+"/api/collect/product-view", "", id, viewBody(b.BrandID, "p1"))
+				if st != 200 {
+					continue // the node was killed: the event may or may not be stored
+				}
+				ackedViews.Add(1)
+				acked.Add(1)
+				if i%10 == 0 {
+					st2, m2, _ := post(nodes[n1]+"/api/collect/product-view", "", id, viewBody(b.BrandID, "p1"))
+					if st2 == 200 && m2["event_id"] != m["event_id"] {
+						errs <- fmt.Errorf("key %s replayed on another node: event %v, first %v", id, m2["event_id"], m["event_id"])
+						return
+					}
+				}
+			}
+		}()
+	}
+	waitFor(t, func() bool { return acked.Load() >= 300 })
+	nodeDown[2].Store(true)
+	if err := cmds[2].Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
+		t.Fatal(err)
+	}
+	start := acked.Load()
+	waitFor(t, func() bool { return acked.Load() >= start+300 })
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	// The truth is in the database: every acknowledged event is there, and
+	// every live node shows exactly what is there within a second.
+	conn, err := pgx.Connect(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var views, orders int
+	err = conn.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM view_events v JOIN products p ON p.id = v.product
+		WHERE p.brand_id = $1 AND p.product_id = 'p1'), (SELECT count(*) FROM purchase_events WHERE brand_id = $1)`, b.BrandID).Scan(&views, &orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("acknowledged %d views and %d orders; stored %d and %d", ackedViews.Load(), ackedOrders.Load(), views, orders)
+	if views < int(ackedViews.Load()) || orders < int(ackedOrders.Load()) {
+		t.Fatalf("acknowledged %d views and %d orders, but only %d and %d are stored", ackedViews.Load(), ackedOrders.Load(), views, orders)
+	}
+	live := nodes[:2]
+	if !within(time.Second, func() bool { return allShow(t, live, b.BrandID, "p1", views, orders) }) {
+		t.Fatalf("after a second the nodes show %v, the database holds %d views and %d orders", counts(t, live, b.BrandID, "p1"), views, orders)
+	}
+	// The killed node, restarted, rebuilds the same counts.
+	_, nodes[2] = startNode(t, store)
+	if !allShow(t, nodes, b.BrandID, "p1", views, orders) {
+		t.Fatalf("after a restart the nodes show %v, the database holds %d views and %d orders", counts(t, nodes, b.BrandID, "p1"), views, orders)
+	}
+}

@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-project/svc"
+)
+
+const bumpVersion = "UPDATE config_version SET version = version + 1"
+
+// CreateBrand stores a new brand and, if key is not nil, its first key, in
+// one transaction. Returns ECONFLICT if the brand's id is taken.
+func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+			b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
+			orDefault(b.MinPurchases, svc.DefaultMinPurchases), millis(b.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return svc.Errorf(svc.ECONFLICT, "brand %q exists", b.ID)
+		}
+		if key != nil {
+			if err := insertKey(ctx, tx, key); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, bumpVersion)
+		return err
+	})
+}
+
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at"
+
+func scanBrand(row pgx.Row) (*svc.Brand, error) {
+	var b svc.Brand
+	var created int64
+	if err := row.Scan(&b.ID, &b.Name, &b.Domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created); err != nil {
+		return nil, err
+	}
+	b.CreatedAt = fromMillis(created)
+	return &b, nil
+}
+
+// Brand returns one brand. Returns ENOTFOUND if there is none with the id.
+func (s *Store) Brand(ctx context.Context, id string) (*svc.Brand, error) {
+	b, err := scanBrand(s.pool.QueryRow(ctx, "SELECT "+brandColumns+" FROM brands WHERE id = $1", id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, svc.Errorf(svc.ENOTFOUND, "brand %q not found", id)
+	}
+	return b, err
+}
+
+// Brands returns every brand, oldest first.
+func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
+	var out []*svc.Brand
+	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
+		b, err := scanBrand(rows)
+		out = append(out, b)
+		return err
+	}, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
+	return out, err
+}
+
+// UpdateBrand replaces the name, domains, flags and thresholds of the brand
+// with b.ID. Returns ENOTFOUND if there is none.
+func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE brands SET name = $1, domains = $2, require_key = $3, closed_catalog = $4,
+			min_viewers = $5, min_purchases = $6 WHERE id = $7`,
+			b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
+			orDefault(b.MinPurchases, svc.DefaultMinPurchases), b.ID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", b.ID)
+		}
+		_, err = tx.Exec(ctx, bumpVersion)
+		return err
+	})
+}
+
+// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
+func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := insertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, bumpVersion)
+		return err
+	})
+}
+
+func insertKey(ctx context.Context, tx pgx.Tx, k *svc.APIKey) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
+		SELECT $1, $2, id, $3 FROM brands WHERE id = $4`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return svc.Errorf(svc.ENOTFOUND, "brand %q not found", k.BrandID)
+	}
+	return nil
+}
+
+const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
+
+func scanKey(row pgx.Row) (*svc.APIKey, error) {
+	var k svc.APIKey
+	var hash []byte
+	var created int64
+	var revoked *int64
+	if err := row.Scan(&hash, &k.Prefix, &k.BrandID, &created, &revoked); err != nil {
+		return nil, err
+	}
+	copy(k.Hash[:], hash)
+	k.CreatedAt = fromMillis(created)
+	if revoked != nil {
+		t := fromMillis(*revoked)
+		k.RevokedAt = &t
+	}
+	return &k, nil
+}
+
+// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
+// given. Returns ENOTFOUND if no active key of the brand matches, and
+// ECONFLICT if a prefix matches more than one.
+func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*svc.APIKey, error) {
+	if len(secretOrPrefix) < svc.KeyPrefixLen {
+		// A shorter prefix could name keys the operator did not mean.
+		return nil, svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q: give the whole key or its %d-character prefix", brandID, secretOrPrefix, svc.KeyPrefixLen)
+	}
+	var revoked *svc.APIKey
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		hash := svc.HashAPIKey(secretOrPrefix)
+		var matches []*svc.APIKey
+		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+			k, err := scanKey(rows)
+			matches = append(matches, k)
+			return err
+		}, "SELECT "+keyColumns+` FROM api_keys
+			WHERE brand_id = $1 AND revoked_at IS NULL AND (hash = $2 OR prefix = $3) FOR UPDATE`,
+			brandID, hash[:], secretOrPrefix)
+		if err != nil {
+			return err
+		}
+		// A full secret matches by hash; a prefix must name one key alone.
+		for _, k := range matches {
+			if k.Hash == hash {
+				matches = []*svc.APIKey{k}
+				break
+			}
+		}
+		switch {
+		case len(matches) == 0:
+			return svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q", brandID, secretOrPrefix)
+		case len(matches) > 1:
+			return svc.Errorf(svc.ECONFLICT, "%d keys of brand %q start with %q: give more of the key", len(matches), brandID, secretOrPrefix)
+		}
+		if _, err := tx.Exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE hash = $2", millis(at), matches[0].Hash[:]); err != nil {
+			return err
+		}
+		t := at.UTC()
+		revoked = matches[0]
+		revoked.RevokedAt = &t
+		_, err = tx.Exec(ctx, bumpVersion)
+		return err
+	})
+	return revoked, err
+}
+
+// APIKeys returns every key, revoked ones included.
+func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
+	var out []*svc.APIKey
+	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
+		k, err := scanKey(rows)
+		out = append(out, k)
+		return err
+	}, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, hash")
+	return out, err
+}
+
+// ConfigVersion returns a number that changes whenever a brand or key does.
+func (s *Store) ConfigVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.pool.QueryRow(ctx, "SELECT version FROM config_version").Scan(&v)
+	return v, err
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// orDefault is v, or def when v is not set.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,268 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/svc-project/svc"
+)
+
+// The change feed brings a node what other nodes committed. Every product
+// and event row carries the id of the transaction that wrote it (txid), and
+// a cursor is a PostgreSQL snapshot: the rows new since a cursor are those
+// whose transaction is not visible in it. A serial id would not do: a
+// transaction that commits late may hold lower ids than rows already read.
+// The snapshot's rule has no such gap and no overlap, whatever the order of
+// commits, and it is not held back by a long transaction elsewhere.
+
+// ReadSnapshot calls fn with reads that all see one snapshot, and returns it
+// as the cursor to follow changes from. From its first call on, the Store
+// remembers its own event transactions, so that Changes skips them.
+func (s *Store) ReadSnapshot(ctx context.Context, fn func(svc.EventReader) error) (svc.FeedCursor, error) {
+	s.own.activate()
+	var cur svc.FeedCursor
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&cur); err != nil {
+			return err
+		}
+		return fn(snapshotReader{tx})
+	})
+	return cur, err
+}
+
+type snapshotReader struct{ tx pgx.Tx }
+
+func (r snapshotReader) Products(ctx context.Context, fn func(*svc.Product) error) error {
+	return products(ctx, r.tx, fn)
+}
+
+func (r snapshotReader) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
+	return views(ctx, r.tx, since, fn)
+}
+
+func (r snapshotReader) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
+	return purchaseLineRecords(ctx, r.tx, since, fn)
+}
+
+// newSince selects the rows of transactions that committed after the
+// snapshot $1: the index on txid narrows them to those not older than its xmin.
+func newSince(table string) string {
+	return table + ".txid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(" + table + ".txid, $1::pg_snapshot)"
+}
+
+// Changes returns the products registered or changed, and the events other
+// Store values appended, that committed after the cursor, with the next
+// cursor. Events of this Store's own commits are left out: their writer
+// counted them when Append returned.
+func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes, error) {
+	out := &svc.Changes{}
+	var txids []int64 // of each write, to leave out this Store's own
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		out.Products, out.Writes, txids = nil, nil, nil
+		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&out.Cursor); err != nil {
+			return err
+		}
+		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+			var p svc.Product
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL)
+			out.Products = append(out.Products, &p)
+			return err
+		}, "SELECT id, brand_id, product_id, sku, title, url FROM products WHERE "+newSince("products")+" ORDER BY id", after)
+		if err != nil {
+			return err
+		}
+		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
+			var txid, ts, received int64
+			var given *int64
+			v := new(svc.ViewEvent)
+			var ref svc.ProductRef
+			if err := rows.Scan(&txid, &v.Meta.EventID, &ref, &v.BrandID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title,
+				&v.Product.URL, &ts, &given, &received, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed); err != nil {
+				return err
+			}
+			v.Context.Timestamp = stampMeta(&v.Meta, ts, given, received)
+			out.Writes = append(out.Writes, &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID,
+				Lines: []svc.Line{{Product: ref, ProductID: v.Product.ProductID, Units: 1}}}})
+			txids = append(txids, txid)
+			return nil
+		}, `SELECT v.txid::text::bigint, v.event_id, p.id, p.brand_id, p.product_id, p.sku, p.title, p.url,
+				v.ts, v.given_ts, v.received_at, v.session_id, v.country, v.locale, v.keyed
+			FROM view_events v JOIN products p ON p.id = v.product
+			WHERE `+newSince("v")+" ORDER BY v.id", after)
+		if err != nil {
+			return err
+		}
+		// One row per order line; lines of an order are consecutive.
+		var cur *svc.PurchaseEvent
+		var curID int64
+		var refs []svc.ProductRef
+		flush := func() {
+			if cur != nil {
+				out.Writes = append(out.Writes, &svc.Write{Purchase: cur, Result: svc.WriteResult{Status: svc.StatusAccepted,
+					EventID: cur.Meta.EventID, Lines: purchaseLines(cur, refs)}})
+			}
+		}
+		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
+			var txid, id, ts, received int64
+			var given *int64
+			var ref svc.ProductRef
+			e := new(svc.PurchaseEvent)
+			var it svc.PurchaseItem
+			if err := rows.Scan(&txid, &id, &e.Meta.EventID, &e.BrandID, &e.Order.OrderID, &ts, &given, &received, &e.Context.SessionID,
+				&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
+				&ref, &it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice); err != nil {
+				return err
+			}
+			if cur == nil || id != curID {
+				flush()
+				e.Context.Timestamp = stampMeta(&e.Meta, ts, given, received)
+				cur, curID, refs = e, id, nil
+				txids = append(txids, txid)
+			}
+			cur.Order.Items = append(cur.Order.Items, it)
+			refs = append(refs, ref)
+			return nil
+		}, `SELECT e.txid::text::bigint, e.id, e.event_id, e.brand_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
+				e.currency, e.total_value, e.keyed,
+				i.product, p.product_id, i.sku, i.title, i.quantity, i.unit_price
+			FROM purchase_events e
+			JOIN purchase_items i ON i.purchase = e.id
+			JOIN products p ON p.id = i.product
+			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
+		flush()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	snap, err := parseSnapshot(string(out.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	out.Writes = s.own.foreign(out.Writes, txids, snap)
+	return out, nil
+}
+
+// ownTxs are the transactions of this Store's Appends, from the first
+// ReadSnapshot on: their events were counted by the node when they
+// committed, and the feed must not hand them back.
+type ownTxs struct {
+	on   atomic.Bool
+	mu   sync.Mutex
+	txns map[int64]*ownTx
+}
+
+type ownTx struct {
+	done chan struct{} // closed when the commit's outcome is known
+	ok   bool
+}
+
+func (o *ownTxs) activate() {
+	o.mu.Lock()
+	if o.txns == nil {
+		o.txns = map[int64]*ownTx{}
+	}
+	o.mu.Unlock()
+	o.on.Store(true)
+}
+
+func (o *ownTxs) active() bool { return o.on.Load() }
+
+// begin notes a transaction about to commit, and returns what to call with
+// the outcome. A commit that failed is forgotten at once: if it took place
+// after all, the feed hands its events back, and they are counted.
+func (o *ownTxs) begin(xid int64) func(ok bool) {
+	if xid == 0 {
+		return func(bool) {}
+	}
+	t := &ownTx{done: make(chan struct{})}
+	o.mu.Lock()
+	o.txns[xid] = t
+	o.mu.Unlock()
+	return func(ok bool) {
+		o.mu.Lock()
+		t.ok = ok
+		if !ok {
+			delete(o.txns, xid)
+		}
+		o.mu.Unlock()
+		close(t.done)
+	}
+}
+
+// foreign drops the writes of this Store's own committed transactions, and
+// forgets those that the snapshot shows as finished: no later call can
+// meet them again.
+func (o *ownTxs) foreign(writes []*svc.Write, txids []int64, snap snapshot) []*svc.Write {
+	if !o.active() {
+		return writes
+	}
+	out := writes[:0]
+	for i, w := range writes {
+		o.mu.Lock()
+		t := o.txns[txids[i]]
+		o.mu.Unlock()
+		if t != nil {
+			<-t.done // visible, so committed: Append is about to learn it
+			o.mu.Lock()
+			ok := t.ok
+			o.mu.Unlock()
+			if ok {
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	o.mu.Lock()
+	for xid := range o.txns {
+		if snap.finished(xid) {
+			delete(o.txns, xid)
+		}
+	}
+	o.mu.Unlock()
+	return out
+}
+
+// snapshot is a parsed pg_snapshot: xmin:xmax:xip,...
+type snapshot struct {
+	xmin, xmax int64
+	xip        map[int64]bool
+}
+
+func parseSnapshot(s string) (snapshot, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return snapshot{}, fmt.Errorf("postgres: snapshot %q", s)
+	}
+	var snap snapshot
+	var err1, err2 error
+	snap.xmin, err1 = strconv.ParseInt(parts[0], 10, 64)
+	snap.xmax, err2 = strconv.ParseInt(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return snapshot{}, fmt.Errorf("postgres: snapshot %q", s)
+	}
+	snap.xip = map[int64]bool{}
+	for _, x := range strings.Split(parts[2], ",") {
+		if x == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return snapshot{}, fmt.Errorf("postgres: snapshot %q", s)
+		}
+		snap.xip[n] = true
+	}
+	return snap, nil
+}
+
+// finished reports whether the transaction had ended when the snapshot was taken.
+func (s snapshot) finished(xid int64) bool {
+	return xid < s.xmin || xid < s.xmax && !s.xip[xid]
+}

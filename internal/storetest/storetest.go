@@ -1,0 +1,591 @@
+// Package storetest is the conformance suite of svc.Store: one table of
+// tests that every store runs, covering each behaviour the service relies on.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// Open returns a new, empty store, closed when the test ends.
+type Open func(t *testing.T) svc.Store
+
+// Run runs every test of the suite, each on a store of its own, in parallel.
+func Run(t *testing.T, open Open) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+var tests = []struct {
+	name string
+	fn   func(*testing.T, svc.Store)
+}{
+	{"Brands", testBrands},
+	{"RevokeAPIKey", testRevokeAPIKey},
+	{"AppendWithinOneBatch", testAppendWithinOneBatch},
+	{"AppendAcrossBatches", testAppendAcrossBatches},
+	{"IdempotencyScopesAndExpiry", testIdempotencyScopesAndExpiry},
+	{"ClosedCatalog", testClosedCatalog},
+	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
+	{"EnsureProduct", testEnsureProduct},
+	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
+	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
+	{"ExportEvents", testExportEvents},
+	{"ForgetSession", testForgetSession},
+}
+
+var (
+	ctx = context.Background()
+	t0  = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func withBrand(t *testing.T, s svc.Store, id string) {
+	t.Helper()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: id, Name: "Brand " + id, Domains: []string{"shop.example"}, CreatedAt: t0}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func purchase(order, product string, qty int64) *svc.Write {
+	e := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: order, Items: []svc.PurchaseItem{{ProductID: product, Quantity: &qty}}}}
+	e.Meta = svc.EventMeta{EventID: "ev-" + order + "-" + product, Time: t0, ReceivedAt: t0}
+	return &svc.Write{Purchase: e, MayRegister: true}
+}
+
+func view(product, idem string) *svc.Write {
+	e := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: product}}
+	e.Meta = svc.EventMeta{EventID: fmt.Sprintf("ev-view-%s-%p", idem, e), Time: t0, ReceivedAt: t0}
+	return &svc.Write{View: e, MayRegister: true, IdempotencyKey: idem}
+}
+
+func appendAll(t *testing.T, s svc.Store, batch ...*svc.Write) {
+	t.Helper()
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func countViews(t *testing.T, s svc.EventReader) int {
+	t.Helper()
+	n := 0
+	if err := s.Views(ctx, t0.Add(-100*24*time.Hour), func(svc.ViewRecord) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func purchaseLines(t *testing.T, s svc.EventReader) []svc.PurchaseRecord {
+	t.Helper()
+	var out []svc.PurchaseRecord
+	if err := s.PurchaseLines(ctx, t0.Add(-100*24*time.Hour), func(r svc.PurchaseRecord) error { out = append(out, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func allProducts(t *testing.T, s svc.EventReader) []*svc.Product {
+	t.Helper()
+	var out []*svc.Product
+	if err := s.Products(ctx, func(p *svc.Product) error { out = append(out, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func testBrands(t *testing.T, s svc.Store) {
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v0, err := s.ConfigVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key := svc.NewAPIKey("br_2", t0)
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", CreatedAt: t0.Add(time.Second)}, key); err != nil {
+		t.Fatal(err)
+	}
+	withBrand(t, s, "br_1")
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "Again", CreatedAt: t0}, nil); svc.ErrorCode(err) != svc.ECONFLICT {
+		t.Fatalf("second brand with the id: %v", err)
+	}
+	if _, err := s.Brand(ctx, "br_nope"); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("missing brand: %v", err)
+	}
+	b, err := s.Brand(ctx, "br_2")
+	if err != nil || b.Name != "Two" || len(b.Domains) != 0 || b.MinViewers != svc.DefaultMinViewers || b.MinPurchases != svc.DefaultMinPurchases || !b.CreatedAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("brand %+v, %v", b, err)
+	}
+	brands, err := s.Brands(ctx)
+	if err != nil || len(brands) != 2 || brands[0].ID != "br_1" || brands[1].ID != "br_2" || !slices.Equal(brands[0].Domains, []string{"shop.example"}) {
+		t.Fatalf("brands, oldest first: %+v, %v", brands, err)
+	}
+	keys, err := s.APIKeys(ctx)
+	if err != nil || len(keys) != 1 || keys[0].Hash != key.Hash || keys[0].BrandID != "br_2" || keys[0].RevokedAt != nil {
+		t.Fatalf("keys %+v, %v", keys, err)
+	}
+
+	up := &svc.Brand{ID: "br_1", Name: "Renamed", Domains: []string{"a.example", "b.example"}, RequireKey: true, ClosedCatalog: true, MinViewers: 5, MinPurchases: 2, CreatedAt: t0.Add(time.Hour)}
+	if err := s.UpdateBrand(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = s.Brand(ctx, "br_1")
+	if b.Name != "Renamed" || !slices.Equal(b.Domains, up.Domains) || !b.RequireKey || !b.ClosedCatalog || b.MinViewers != 5 || b.MinPurchases != 2 || !b.CreatedAt.Equal(t0) {
+		t.Fatalf("updated brand %+v (its creation time stays)", b)
+	}
+	if err := s.UpdateBrand(ctx, &svc.Brand{ID: "br_nope", Name: "x"}); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("update of a missing brand: %v", err)
+	}
+	if v1, _ := s.ConfigVersion(ctx); v1 != v0+3 {
+		t.Fatalf("config version %d -> %d, want 3 changes", v0, v1)
+	}
+}
+
+func testRevokeAPIKey(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	v0, _ := s.ConfigVersion(ctx)
+	var secrets []string
+	for i := 0; i < 2; i++ {
+		secret, k := svc.NewAPIKey("br_1", t0.Add(time.Duration(i)*time.Second))
+		k.Prefix = "sk_samesame" // two keys with one prefix, as chance could make them
+		if err := s.CreateAPIKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, secret)
+	}
+	if _, k := svc.NewAPIKey("br_nope", t0); svc.ErrorCode(s.CreateAPIKey(ctx, k)) != svc.ENOTFOUND {
+		t.Fatal("a key for a missing brand was stored")
+	}
+	if _, err := s.RevokeAPIKey(ctx, "br_1", "sk_samesame", t0); svc.ErrorCode(err) != svc.ECONFLICT {
+		t.Fatalf("ambiguous prefix: %v", err)
+	}
+	for _, short := range []string{"", "s", "sk_", "sk_sames"} {
+		if _, err := s.RevokeAPIKey(ctx, "br_1", short, t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+			t.Fatalf("short prefix %q: %v", short, err)
+		}
+	}
+	if _, err := s.RevokeAPIKey(ctx, "br_2", secrets[0], t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("another brand's key: %v", err)
+	}
+	if _, err := s.RevokeAPIKey(ctx, "br_1", secrets[0], t0); err != nil {
+		t.Fatalf("by secret: %v", err)
+	}
+	if k, err := s.RevokeAPIKey(ctx, "br_1", "sk_samesame", t0); err != nil || k.RevokedAt == nil || k.Hash != svc.HashAPIKey(secrets[1]) {
+		t.Fatalf("by prefix, now that one key has it: %+v %v", k, err)
+	}
+	if _, err := s.RevokeAPIKey(ctx, "br_1", secrets[0], t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("revoked twice: %v", err)
+	}
+	keys, _ := s.APIKeys(ctx)
+	if len(keys) != 2 || keys[0].RevokedAt == nil || keys[1].RevokedAt == nil || !keys[0].RevokedAt.Equal(t0) {
+		t.Fatalf("keys %+v", keys)
+	}
+	if v1, _ := s.ConfigVersion(ctx); v1 != v0+4 {
+		t.Fatalf("config version %d -> %d, want 4 changes", v0, v1)
+	}
+}
+
+func testAppendWithinOneBatch(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	closed := view("unknown", "")
+	closed.MayRegister = false
+	batch := []*svc.Write{
+		purchase("o1", "p1", 2),
+		purchase("o1", "p1", 5), // the same order again in the same transaction
+		view("p1", "k1"),
+		view("p1", "k1"), // the same idempotency key in the same transaction
+		closed,
+		view("p2", "k2"),
+	}
+	batch[5].BodyHash[0] = 1
+	other := view("p2", "k2") // the key again, with another body
+	batch = append(batch, other)
+	appendAll(t, s, batch...)
+	r := func(i int) svc.WriteResult { return batch[i].Result }
+	if r(0).Status != svc.StatusAccepted || r(0).EventID != "ev-o1-p1" || len(r(0).Lines) != 1 || r(0).Lines[0].Units != 2 || r(0).Lines[0].ProductID != "p1" {
+		t.Fatalf("order: %+v", r(0))
+	}
+	if r(1).Status != svc.StatusDuplicate || r(1).EventID != r(0).EventID || r(1).Lines != nil || r(1).Err != nil {
+		t.Fatalf("the order again: %+v", r(1))
+	}
+	if r(2).Replay || r(2).Status != svc.StatusAccepted || !r(3).Replay || r(3).EventID != r(2).EventID || r(3).Status != svc.StatusAccepted || r(3).Lines != nil {
+		t.Fatalf("idempotency: %+v / %+v", r(2), r(3))
+	}
+	if r(2).Lines[0].Product != r(0).Lines[0].Product {
+		t.Fatalf("one product, two refs: %+v / %+v", r(0), r(2))
+	}
+	if svc.ErrorCode(r(4).Err) != svc.ENOTFOUND {
+		t.Fatalf("closed catalog: %+v", r(4))
+	}
+	if svc.ErrorCode(r(6).Err) != svc.ECONFLICT {
+		t.Fatalf("a key reused with another body: %+v", r(6))
+	}
+	if views, lines := countViews(t, s), purchaseLines(t, s); views != 2 || len(lines) != 1 || lines[0].Units != 2 {
+		t.Fatalf("%d views and %+v purchase lines stored, want 2 and one of 2 units", views, lines)
+	}
+}
+
+func testAppendAcrossBatches(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	first := []*svc.Write{purchase("o1", "p1", 1), view("p1", "k1")}
+	appendAll(t, s, first...)
+	dup, replay := purchase("o1", "p2", 3), view("p1", "k1")
+	reuse := view("p1", "k1")
+	reuse.BodyHash[0] = 1
+	keyedDup := purchase("o2", "p1", 1)
+	keyedDup.IdempotencyKey = "k1" // another endpoint: another scope
+	appendAll(t, s, dup, replay, reuse, keyedDup)
+	if dup.Result.Status != svc.StatusDuplicate || dup.Result.EventID != first[0].Result.EventID || dup.Result.Lines != nil {
+		t.Fatalf("duplicate order: %+v", dup.Result)
+	}
+	if !replay.Result.Replay || replay.Result.EventID != first[1].Result.EventID || replay.Result.Status != svc.StatusAccepted || replay.Result.Lines != nil {
+		t.Fatalf("replay: %+v", replay.Result)
+	}
+	if svc.ErrorCode(reuse.Result.Err) != svc.ECONFLICT {
+		t.Fatalf("reuse: %+v", reuse.Result)
+	}
+	if keyedDup.Result.Replay || keyedDup.Result.Status != svc.StatusAccepted {
+		t.Fatalf("the key on another endpoint: %+v", keyedDup.Result)
+	}
+	// A duplicate remembers its answer under its key.
+	dupKeyed := purchase("o1", "p1", 1)
+	dupKeyed.IdempotencyKey = "k9"
+	appendAll(t, s, dupKeyed)
+	again := purchase("o1", "p1", 1)
+	again.IdempotencyKey = "k9"
+	appendAll(t, s, again)
+	if !again.Result.Replay || again.Result.Status != svc.StatusDuplicate || again.Result.EventID != first[0].Result.EventID {
+		t.Fatalf("replay of a duplicate: %+v", again.Result)
+	}
+	if views, lines := countViews(t, s), purchaseLines(t, s); views != 1 || len(lines) != 2 {
+		t.Fatalf("%d views and %d orders stored, want 1 and 2", views, len(lines))
+	}
+}
+
+func testIdempotencyScopesAndExpiry(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	withBrand(t, s, "br_2")
+	anon := view("p1", "k")
+	keyed := view("p1", "k")
+	keyed.View.Meta.Keyed = true // a keyed sender: another scope
+	other := view("p1", "k")
+	other.View.BrandID = "br_2" // another brand
+	appendAll(t, s, anon, keyed, other)
+	for _, w := range []*svc.Write{anon, keyed, other} {
+		if w.Result.Replay || w.Result.Status != svc.StatusAccepted {
+			t.Fatalf("scoped keys: %+v", w.Result)
+		}
+	}
+	// Within the TTL the key answers again; after it, it is fresh.
+	within := view("p1", "k")
+	within.View.Meta.ReceivedAt = t0.Add(svc.IdempotencyTTL - time.Second)
+	appendAll(t, s, within)
+	if !within.Result.Replay || within.Result.EventID != anon.Result.EventID {
+		t.Fatalf("within the TTL: %+v", within.Result)
+	}
+	after := view("p1", "k")
+	after.View.Meta.ReceivedAt = t0.Add(svc.IdempotencyTTL + time.Second)
+	after.BodyHash[0] = 1 // another body: no conflict once the key expired
+	appendAll(t, s, after)
+	if after.Result.Replay || after.Result.Err != nil || after.Result.Status != svc.StatusAccepted {
+		t.Fatalf("after the TTL: %+v", after.Result)
+	}
+	again := view("p1", "k")
+	again.View.Meta.ReceivedAt = t0.Add(svc.IdempotencyTTL + 2*time.Second)
+	again.BodyHash[0] = 1
+	appendAll(t, s, again)
+	if !again.Result.Replay || again.Result.EventID != after.Result.EventID {
+		t.Fatalf("the renewed key: %+v", again.Result)
+	}
+	if n := countViews(t, s); n != 4 {
+		t.Fatalf("%d views stored, want 4", n)
+	}
+}
+
+func testClosedCatalog(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	title := "Known"
+	known := view("p1", "")
+	known.View.Product.Title = &title
+	appendAll(t, s, known)
+
+	other := "Changed"
+	anon := view("p1", "")
+	anon.MayRegister, anon.View.Product.Title = false, &other
+	unknown := view("p2", "k1")
+	unknown.MayRegister = false
+	order := purchase("o1", "p1", 1)
+	order.Purchase.Order.Items = append(order.Purchase.Order.Items, svc.PurchaseItem{ProductID: "p3", Quantity: ptr[int64](1)})
+	order.MayRegister = false
+	appendAll(t, s, anon, unknown, order)
+	if anon.Result.Status != svc.StatusAccepted || anon.Result.Lines[0].Product != known.Result.Lines[0].Product {
+		t.Fatalf("an anonymous view of a known product: %+v", anon.Result)
+	}
+	if svc.ErrorCode(unknown.Result.Err) != svc.ENOTFOUND || svc.ErrorCode(order.Result.Err) != svc.ENOTFOUND {
+		t.Fatalf("unknown products: %+v / %+v", unknown.Result, order.Result)
+	}
+	ps := allProducts(t, s)
+	if len(ps) != 1 || *ps[0].Title != "Known" {
+		t.Fatalf("products %+v: an anonymous event changed or registered one", ps)
+	}
+	if len(purchaseLines(t, s)) != 0 {
+		t.Fatal("a refused order was stored")
+	}
+	// A refused write's key is not remembered: the retry is fresh.
+	retry := view("p2", "k1")
+	appendAll(t, s, retry)
+	if retry.Result.Replay || retry.Result.Status != svc.StatusAccepted {
+		t.Fatalf("retry after a refusal: %+v", retry.Result)
+	}
+	// The order, once its products exist, is stored (it was never taken).
+	order2 := purchase("o1", "p1", 1)
+	appendAll(t, s, order2)
+	if order2.Result.Status != svc.StatusAccepted {
+		t.Fatalf("order after a refusal: %+v", order2.Result)
+	}
+}
+
+func testProductAttributes(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	title1, title2, url := "Old", "New", "https://shop.example/p"
+	w1, w2, w3 := view("p1", ""), view("p1", ""), view("p1", "")
+	w1.View.Product.Title, w1.View.Product.URL = &title1, &url
+	w2.View.Product.Title = &title2 // no url: the stored one stays
+	appendAll(t, s, w1)
+	appendAll(t, s, w2)
+	ps := allProducts(t, s)
+	if len(ps) != 1 || *ps[0].Title != "New" || *ps[0].URL != url || ps[0].SKU != nil || ps[0].Ref != w1.Result.Lines[0].Product || ps[0].BrandID != "br_1" {
+		t.Fatalf("products %+v", ps)
+	}
+	// Within one batch, the latest given value wins too; a purchase line sets sku and title.
+	sku, title3 := "SKU-1", "Newest"
+	w3.View.Product.Title = &title1
+	p := purchase("o1", "p1", 1)
+	p.Purchase.Order.Items[0].SKU, p.Purchase.Order.Items[0].Title = &sku, &title3
+	appendAll(t, s, w3, p)
+	ps = allProducts(t, s)
+	if len(ps) != 1 || *ps[0].Title != "Newest" || *ps[0].SKU != "SKU-1" || *ps[0].URL != url {
+		t.Fatalf("products after a batch %+v", ps)
+	}
+}
+
+func testEnsureProduct(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	if _, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_nope", ProductID: "p1"}); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("missing brand: %v", err)
+	}
+	title := "Demo"
+	p, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1", Title: &title})
+	if err != nil || p.Ref == 0 || *p.Title != "Demo" {
+		t.Fatalf("ensure %+v, %v", p, err)
+	}
+	again, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1"})
+	if err != nil || again.Ref != p.Ref {
+		t.Fatalf("ensure again %+v, %v", again, err)
+	}
+	w := view("p1", "")
+	appendAll(t, s, w)
+	if w.Result.Lines[0].Product != p.Ref {
+		t.Fatalf("an event found another product: %+v", w.Result)
+	}
+	url := "https://shop.example/demo"
+	if _, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1", URL: &url}); err != nil {
+		t.Fatal(err)
+	}
+	ps := allProducts(t, s)
+	if len(ps) != 1 || *ps[0].Title != "Demo" || *ps[0].URL != url {
+		t.Fatalf("products %+v", ps)
+	}
+	if n := countViews(t, s); n != 1 {
+		t.Fatalf("EnsureProduct counted something: %d views", n)
+	}
+}
+
+func testViewsAndPurchaseLines(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	v1, v2 := view("p1", ""), view("p1", "")
+	v1.View.Meta.Time = t0.Add(-2 * time.Hour)
+	v2.View.Context.SessionID = ptr("s-1")
+	eur := "EUR"
+	two := purchase("o1", "p1", 1)
+	two.Purchase.Order.Currency = &eur
+	two.Purchase.Order.Items = []svc.PurchaseItem{
+		{ProductID: "p1", Quantity: ptr[int64](1), UnitPrice: ptr(10.0)},
+		{ProductID: "p2", Quantity: ptr[int64](1)},
+		{ProductID: "p1", Quantity: ptr[int64](3), UnitPrice: ptr(20.0)},
+	}
+	old := purchase("o0", "p1", 1)
+	old.Purchase.Meta.Time = t0.Add(-3 * time.Hour)
+	appendAll(t, s, v2, v1, two, old)
+	if l := two.Result.Lines; len(l) != 2 || l[0].ProductID != "p1" || l[0].Units != 4 || l[1].ProductID != "p2" || l[1].Units != 1 {
+		t.Fatalf("lines %+v", two.Result.Lines)
+	}
+
+	var got []svc.ViewRecord
+	_ = s.Views(ctx, t0.Add(-time.Hour), func(r svc.ViewRecord) error { got = append(got, r); return nil })
+	if len(got) != 1 || got[0].SessionID != "s-1" || !got[0].Time.Equal(t0) || got[0].Product != v2.Result.Lines[0].Product {
+		t.Fatalf("views since an hour ago %+v", got)
+	}
+	got = nil
+	_ = s.Views(ctx, t0.Add(-24*time.Hour), func(r svc.ViewRecord) error { got = append(got, r); return nil })
+	if len(got) != 2 || !got[0].Time.Equal(t0.Add(-2*time.Hour)) || got[0].SessionID != "" {
+		t.Fatalf("views oldest first %+v", got)
+	}
+
+	lines := purchaseLines(t, s)
+	if len(lines) != 3 || !lines[0].Time.Equal(t0.Add(-3*time.Hour)) || lines[0].Currency != "" || lines[0].UnitPrice != nil {
+		t.Fatalf("purchase lines, oldest first %+v", lines)
+	}
+	byRef := map[svc.ProductRef]svc.PurchaseRecord{}
+	for _, l := range lines[1:] {
+		byRef[l.Product] = l
+	}
+	p1, p2 := byRef[two.Result.Lines[0].Product], byRef[two.Result.Lines[1].Product]
+	if p1.Units != 4 || p1.Currency != "EUR" || p1.UnitPrice == nil || *p1.UnitPrice != 17.5 {
+		t.Fatalf("p1's line %+v: want 4 units at a mean of 17.5 EUR", p1)
+	}
+	if p2.Units != 1 || p2.Currency != "EUR" || p2.UnitPrice != nil {
+		t.Fatalf("p2's line %+v: want no price", p2)
+	}
+}
+
+func testDeleteExpiredInBatches(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	var batch []*svc.Write
+	for i := 0; i < 25; i++ {
+		w := view("p1", fmt.Sprint("k", i))
+		w.View.Meta.Time = t0.Add(-time.Duration(i) * 24 * time.Hour) // one a day, back 24 days
+		w.View.Meta.ReceivedAt = w.View.Meta.Time
+		batch = append(batch, w)
+	}
+	batch = append(batch, purchase("old", "p1", 1), purchase("new", "p1", 1))
+	batch[len(batch)-2].Purchase.Meta.Time = t0.Add(-40 * 24 * time.Hour)
+	appendAll(t, s, batch...)
+	// Delete everything older than 10 days, 4 rows per call.
+	before := t0.Add(-10*24*time.Hour + time.Second)
+	var calls int
+	for {
+		n, err := s.DeleteExpired(ctx, before, t0.Add(24*time.Hour+time.Second), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 3*4 {
+			t.Fatalf("one call deleted %d rows, more than its limit allows", n)
+		}
+		calls++
+		if n == 0 {
+			break
+		}
+	}
+	if views, orders := countViews(t, s), len(purchaseLines(t, s)); views != 10 || orders != 1 || calls < 4 {
+		t.Fatalf("%d views and %d orders left after %d calls, want 10 and 1 after several", views, orders, calls)
+	}
+	// The idempotency keys, older than 24 hours at "now", went too: k0 can be used afresh.
+	again := view("p1", "k0")
+	again.BodyHash[0] = 1
+	appendAll(t, s, again)
+	if again.Result.Replay || again.Result.Err != nil {
+		t.Fatalf("expired key replayed: %+v", again.Result)
+	}
+	// The deleted order's id is free again.
+	old := purchase("old", "p1", 1)
+	appendAll(t, s, old)
+	if old.Result.Status != svc.StatusAccepted {
+		t.Fatalf("a deleted order: %+v", old.Result)
+	}
+}
+
+func testExportEvents(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	withBrand(t, s, "br_2")
+	if err := s.ExportEvents(ctx, "br_nope", func(svc.ExportedEvent) error { return nil }); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("missing brand: %v", err)
+	}
+	title, url := "T", "https://shop.example/p1"
+	v := view("p1", "")
+	v.View.Product.Title, v.View.Product.URL = &title, &url
+	v.View.Context = svc.ViewContext{SessionID: ptr("s1"), Country: ptr("FR"), Locale: ptr("fr-FR")}
+	given := t0.Add(-time.Hour)
+	v.View.Meta.GivenTime, v.View.Meta.Keyed = &given, true
+	later := view("p1", "")
+	later.View.Meta.Time = t0.Add(time.Minute)
+	o := purchase("o1", "p1", 2)
+	o.Purchase.Order.Currency, o.Purchase.Order.TotalValue = ptr("EUR"), ptr(30.0)
+	o.Purchase.Order.Items = append(o.Purchase.Order.Items, svc.PurchaseItem{ProductID: "p2", SKU: ptr("S2"), Quantity: ptr[int64](1), UnitPrice: ptr(10.0)})
+	o.Purchase.Context.SessionID = ptr("s1")
+	foreign := view("p1", "")
+	foreign.View.BrandID = "br_2"
+	appendAll(t, s, later, v, o, foreign)
+
+	var got []svc.ExportedEvent
+	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].View == nil || got[1].View == nil || got[2].Purchase == nil {
+		t.Fatalf("export %+v: want two views, then the order", got)
+	}
+	ev := got[0].View
+	if ev.Meta.EventID != v.View.Meta.EventID || ev.BrandID != "br_1" || ev.Product.ProductID != "p1" || *ev.Product.Title != "T" || *ev.Product.URL != url ||
+		*ev.Context.SessionID != "s1" || *ev.Context.Country != "FR" || *ev.Context.Locale != "fr-FR" || !ev.Meta.Keyed ||
+		ev.Meta.GivenTime == nil || !ev.Meta.GivenTime.Equal(given) || !ev.Meta.Time.Equal(t0) || !ev.Meta.ReceivedAt.Equal(t0) || ev.Context.Timestamp == nil {
+		t.Fatalf("exported view %+v", ev)
+	}
+	if got[1].View.Meta.EventID != later.View.Meta.EventID || *got[1].View.Product.Title != "T" {
+		t.Fatalf("the later view, with the product's latest title: %+v", got[1].View)
+	}
+	ep := got[2].Purchase
+	if ep.Order.OrderID != "o1" || *ep.Order.Currency != "EUR" || *ep.Order.TotalValue != 30 || *ep.Context.SessionID != "s1" || len(ep.Order.Items) != 2 ||
+		ep.Order.Items[0].ProductID != "p1" || *ep.Order.Items[0].Quantity != 2 || ep.Order.Items[1].ProductID != "p2" || *ep.Order.Items[1].SKU != "S2" ||
+		*ep.Order.Items[1].UnitPrice != 10 || ep.Meta.EventID != o.Purchase.Meta.EventID {
+		t.Fatalf("exported order %+v", ep)
+	}
+}
+
+func testForgetSession(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	withBrand(t, s, "br_2")
+	v0, err := s.ErasureVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, other, theirs := view("p1", ""), view("p1", ""), view("p1", "")
+	mine.View.Context.SessionID, other.View.Context.SessionID = ptr("s1"), ptr("s2")
+	theirs.View.BrandID, theirs.View.Context.SessionID = "br_2", ptr("s1")
+	o := purchase("o1", "p1", 1)
+	o.Purchase.Context.SessionID = ptr("s1")
+	appendAll(t, s, mine, other, theirs, o)
+
+	if _, err := s.ForgetSession(ctx, "br_nope", "s1"); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("missing brand: %v", err)
+	}
+	if n, err := s.ForgetSession(ctx, "br_1", "s-none"); err != nil || n != 0 {
+		t.Fatalf("no such session: %d, %v", n, err)
+	}
+	if v, _ := s.ErasureVersion(ctx); v != v0 {
+		t.Fatalf("erasure version moved without an erasure: %d -> %d", v0, v)
+	}
+	if n, err := s.ForgetSession(ctx, "br_1", "s1"); err != nil || n != 2 {
+		t.Fatalf("forget: %d, %v; want the view and the order", n, err)
+	}
+	if v, _ := s.ErasureVersion(ctx); v == v0 {
+		t.Fatal("erasure version unchanged after an erasure")
+	}
+	if views, orders := countViews(t, s), len(purchaseLines(t, s)); views != 2 || orders != 0 {
+		t.Fatalf("%d views and %d orders left, want 2 (another session, another brand) and 0", views, orders)
+	}
+	again := purchase("o1", "p1", 1)
+	appendAll(t, s, again)
+	if again.Result.Status != svc.StatusAccepted {
+		t.Fatalf("the erased order's id: %+v", again.Result)
+	}
+}

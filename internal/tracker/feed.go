@@ -1,0 +1,78 @@
+package tracker
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// feedPoll is how often a node of a shared store looks for what the other
+// nodes committed: well inside the second in which their events must show.
+const feedPoll = 200 * time.Millisecond
+
+// feedState follows the store's change feed, when it has one.
+type feedState struct {
+	mu      sync.Mutex     // one poll or load at a time, so that none counts an event twice
+	feed    svc.ChangeFeed // nil when the store is not shared
+	cursor  svc.FeedCursor
+	failing bool // the last poll failed: logged once, not every poll
+}
+
+// load rebuilds the counts from the store. From a shared store it reads one
+// snapshot, and the feed goes on from that snapshot: no event committed
+// meanwhile is missed or counted twice. A recount must come through here.
+func (t *Tracker) load(ctx context.Context) error {
+	f, ok := t.store.(svc.ChangeFeed)
+	if !ok {
+		return t.rebuild(ctx, t.store)
+	}
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r) })
+	if err != nil {
+		return err
+	}
+	t.changes.feed, t.changes.cursor = f, cur
+	return nil
+}
+
+// followChanges starts polling the feed, if the store has one.
+func (t *Tracker) followChanges(ctx context.Context) {
+	if t.changes.feed != nil {
+		t.every(ctx, feedPoll, t.pollChanges)
+	}
+}
+
+// pollChanges counts what other nodes committed since the last poll. When
+// the store does not answer, the cursor stays: the next poll that succeeds
+// brings everything since.
+func (t *Tracker) pollChanges(ctx context.Context) {
+	c := &t.changes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, err := c.feed.Changes(ctx, c.cursor)
+	if err != nil {
+		if ctx.Err() == nil && !c.failing {
+			t.cfg.Logger.Warn("follow other nodes' events: counts lag until the store answers", "err", err)
+			c.failing = true
+		}
+		return
+	}
+	if c.failing {
+		t.cfg.Logger.Info("following other nodes' events again")
+		c.failing = false
+	}
+	c.cursor = ch.Cursor
+	t.applyChanges(ch)
+}
+
+// applyChanges feeds other nodes' products and events through the path of
+// this node's own commits.
+func (t *Tracker) applyChanges(ch *svc.Changes) {
+	for _, p := range ch.Products {
+		t.learnProduct(p)
+	}
+	t.apply(ch.Writes)
+}

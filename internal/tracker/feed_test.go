@@ -1,0 +1,103 @@
+package tracker_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/postgres"
+	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+// node is a tracker on its own connection to a shared database, as one svc
+// process of several.
+func node(t *testing.T, url string) *tracker.Tracker {
+	t.Helper()
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close(); s.Close() })
+	return tr
+}
+
+func counts(tr *tracker.Tracker, brand, product string) (svc.Proof, error) {
+	p, err := tr.Proof(context.Background(), func(k string) string {
+		return map[string]string{"brand_id": brand, "product_id": product}[k]
+	}, tracker.Credentials{})
+	if err != nil {
+		return svc.Proof{}, err
+	}
+	return *p, nil
+}
+
+func within(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// TestNodesFollowEachOther runs two trackers on one database: what one
+// accepts, or registers, the other counts within a second, and neither
+// counts anything twice, including events stored before it started.
+func TestNodesFollowEachOther(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Now()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	send := func(tr *tracker.Tracker, n int, session string) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: &session}}
+			if _, err := tr.CollectView(ctx, ev, tracker.Request{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		qty := int64(2)
+		order := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprint(session, "-order"), Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &qty}}}}
+		if _, err := tr.CollectPurchase(ctx, order, tracker.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := node(t, url)
+	send(a, 3, "s-a") // before b starts: b's rebuild counts them
+	b := node(t, url)
+	send(a, 2, "s-a") // its order again: a duplicate
+	send(b, 4, "s-b")
+	if _, err := b.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p2"}); err != nil {
+		t.Fatal(err)
+	}
+	want := func(tr *tracker.Tracker) bool {
+		p, err := counts(tr, "br_1", "p1")
+		_, err2 := counts(tr, "br_1", "p2")
+		return err == nil && err2 == nil && p.Views == 9 && p.Viewers == 2 && p.Purchases == 2 && p.Units == 4
+	}
+	if !within(time.Second, func() bool { return want(a) && want(b) }) {
+		pa, _ := counts(a, "br_1", "p1")
+		pb, _ := counts(b, "br_1", "p1")
+		t.Fatalf("after a second: a %+v, b %+v; want 9 views of 2 viewers, 2 orders of 4 units, and p2 known", pa, pb)
+	}
+	time.Sleep(500 * time.Millisecond) // more polls: nothing comes twice
+	if !want(a) || !want(b) {
+		t.Fatal("counts moved on without new events")
+	}
+}
