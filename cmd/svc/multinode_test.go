@@ -126,6 +126,23 @@ func TestNodesShareOnePostgreSQL(t *testing.T) {
 		t.Fatalf("one view on node 0 after a second: %v", counts(t, nodes, b.BrandID, "p1"))
 	}
 
+	// A product page seen on one node is matched by enrichment on the others.
+	page := viewBody(b.BrandID, "p-page")
+	page["product"].(map[string]any)["url"] = "https://shop.example/p/page"
+	page["product"].(map[string]any)["title"] = "Nordic Wool Blanket"
+	if st, _, _ := post(nodes[0]+"/api/collect/product-view", "", "", page); st != 200 {
+		t.Fatalf("page view: %d", st)
+	}
+	for _, n := range nodes[1:] {
+		if !within(time.Second, func() bool {
+			_, m, _ := post(n+"/api/svc/search-enrich", "", "", map[string]any{"results": []any{map[string]any{"url": "https://www.shop.example/p/page/?utm_source=x"}}})
+			r, _ := m["results"].([]any)
+			return len(r) == 1 && r[0].(map[string]any)["matched"] == true
+		}) {
+			t.Fatalf("node %s did not match the page seen on node 0 within a second", n)
+		}
+	}
+
 	// Clients send to every node at once; each purchase goes to two nodes,
 	// and every tenth view is replayed on another node.
 	const workers = 6
