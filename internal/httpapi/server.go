@@ -62,7 +62,7 @@ func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	s.handler = securityHeaders(c.Handler(mux))
+	s.handler = accessLog(log, securityHeaders(c.Handler(mux)))
 	return s
 }
 
