@@ -191,4 +191,3 @@ func serveAdmin(addr string, m *metrics.Metrics, log *slog.Logger) (*http.Server
 	}()
 	return srv, nil
 }
-
