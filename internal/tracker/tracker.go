@@ -63,7 +63,8 @@ type Tracker struct {
 	cfg     Config
 	store   svc.Store
 	auth    authCache
-	engine  *window.Engine
+	engine  atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
+	erasure int64                         // the store's erasure version the counts reflect
 	batch   *batcher
 	catalog catalog
 	stats   atomic.Pointer[window.Stats] // of the latest sweep
@@ -75,27 +76,31 @@ type Tracker struct {
 // Open loads brands and keys, rebuilds the counts from the store's events,
 // and starts the background work: config polling, sweeps and retention.
 func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
-	if err := cfg.setDefaults(); err != nil {
+	err := cfg.setDefaults()
+	if err != nil {
 		return nil, err
 	}
 	t := &Tracker{
 		cfg:     cfg,
 		store:   store,
 		auth:    authCache{store: store},
-		engine:  window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow),
 		catalog: catalog{refs: make(map[productKey]svc.ProductRef)},
 	}
 	if err := t.auth.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
-	if err := t.rebuild(ctx); err != nil {
+	if t.erasure, err = store.ErasureVersion(ctx); err != nil {
+		return nil, fmt.Errorf("read erasure version: %w", err)
+	}
+	t.engine.Store(newEngine())
+	if err := t.rebuild(ctx, t.engine.Load()); err != nil {
 		return nil, fmt.Errorf("rebuild counts: %w", err)
 	}
 	t.stats.Store(new(window.Stats))
 	cfg.Metrics.Gauge("svc_window_products", "Products with events in the window engine.", func() float64 { return float64(t.stats.Load().Products) })
 	cfg.Metrics.Gauge("svc_window_buckets", "Per-second buckets held by the window engine.", func() float64 { return float64(t.stats.Load().Buckets) })
 	cfg.Metrics.Gauge("svc_window_bytes", "Memory of the window engine's timelines and sessions, roughly.", func() float64 { return float64(t.stats.Load().Bytes) })
-	st := t.engine.Sweep(cfg.Now())
+	st := t.engine.Load().Sweep(cfg.Now())
 	t.stats.Store(&st)
 	t.batch = newBatcher(store, cfg.MaxBatch, t.apply, cfg.Metrics)
 	bg, stop := context.WithCancel(context.Background())
@@ -105,6 +110,7 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 			cfg.Logger.Warn("reload brands and keys", "err", err)
 		}
 	})
+	t.every(bg, cfg.ConfigPoll, t.followErasures)
 	t.every(bg, cfg.SweepInterval, t.sweep)
 	return t, nil
 }
@@ -126,8 +132,9 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 	}()
 }
 
-// rebuild loads the catalog and replays the events inside the windows.
-func (t *Tracker) rebuild(ctx context.Context) error {
+// rebuild loads the catalog and replays the events inside the windows
+// into the engine e.
+func (t *Tracker) rebuild(ctx context.Context, e *window.Engine) error {
 	start, now := time.Now(), t.cfg.Now()
 	err := t.store.Products(ctx, func(p *svc.Product) error {
 		t.catalog.add(p.BrandID, p.ProductID, p.Ref)
@@ -138,7 +145,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 	}
 	var views, lines int
 	err = t.store.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
-		t.engine.AddView(r.Product, r.Time, t.engine.SessionHash(r.SessionID), now)
+		e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
 		views++
 		return nil
 	})
@@ -146,7 +153,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 		return err
 	}
 	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
-		t.engine.AddPurchase(r.Product, r.Time, r.Units, now)
+		e.AddPurchase(r.Product, r.Time, r.Units, now)
 		lines++
 		return nil
 	})
@@ -159,7 +166,7 @@ func (t *Tracker) rebuild(ctx context.Context) error {
 
 // apply feeds committed writes to the engine and the catalog.
 func (t *Tracker) apply(writes []*svc.Write) {
-	now := t.cfg.Now()
+	now, e := t.cfg.Now(), t.engine.Load()
 	for _, w := range writes {
 		r := &w.Result
 		if r.Err != nil || r.Replay || r.Status != svc.StatusAccepted {
@@ -171,12 +178,12 @@ func (t *Tracker) apply(writes []*svc.Write) {
 			if v.Context.SessionID != nil {
 				session = *v.Context.SessionID
 			}
-			t.engine.AddView(r.Lines[0].Product, v.Meta.Time, t.engine.SessionHash(session), now)
+			e.AddView(r.Lines[0].Product, v.Meta.Time, e.SessionHash(session), now)
 			continue
 		}
 		for _, l := range r.Lines {
 			t.catalog.add(w.Purchase.BrandID, l.ProductID, l.Product)
-			t.engine.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
+			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
 	}
 }
@@ -185,7 +192,7 @@ func (t *Tracker) apply(writes []*svc.Write) {
 // batches, so that writers never wait long behind it.
 func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
-	st := t.engine.Sweep(now)
+	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
 	const batch = 1000
 	for ctx.Err() == nil {
@@ -302,7 +309,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
 	}
 	now := t.cfg.Now()
-	c := t.engine.Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
+	c := t.engine.Load().Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
 	return &svc.Proof{
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
