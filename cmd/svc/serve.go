@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/apidoc"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
@@ -104,6 +105,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 		t.Close()
 		return err
 	}
+	openapi, err := apidoc.Handler()
+	if err != nil {
+		t.Close()
+		return err
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		t.Close()
@@ -113,7 +119,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m}
+	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m, OpenAPI: openapi}
 	var demoText string
 	if c.demo {
 		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {

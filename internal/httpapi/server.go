@@ -31,6 +31,7 @@ type Options struct {
 	Demo      http.Handler     // serves /demo; nil unless serve --demo
 	RateLimit RateLimit        // for anonymous API requests; zero: none
 	Metrics   *metrics.Metrics // served at /metrics; nil: none
+	OpenAPI   http.Handler     // serves /openapi.json; nil: none
 }
 
 // New returns the API server; Handler serves it.
@@ -98,6 +99,9 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Metrics != nil {
 		routes = append(routes, Route{"GET", "/metrics", s.opts.Metrics.Handler()})
+	}
+	if s.opts.OpenAPI != nil {
+		routes = append(routes, Route{"GET", "/openapi.json", s.opts.OpenAPI})
 	}
 	return routes
 }
