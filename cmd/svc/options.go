@@ -113,10 +113,6 @@ func printOptions(fs *flag.FlagSet, opts []option, w io.Writer) {
 
 // Parsers of option values. Each returns what it wants when the value is bad.
 
-func stringOpt(p *string) func(string) error {
-	return func(v string) error { *p = v; return nil }
-}
-
 func boolOpt(p *bool) func(string) error {
 	return func(v string) error {
 		b, err := strconv.ParseBool(v)
