@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -117,7 +118,7 @@ func boolOpt(p *bool) func(string) error {
 	return func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return fmt.Errorf("want true or false")
+			return errors.New("want true or false")
 		}
 		*p = b
 		return nil
@@ -128,7 +129,7 @@ func durationOpt(p *time.Duration, least time.Duration, what string) func(string
 	return func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return fmt.Errorf("want a duration such as 15s or 840h")
+			return errors.New("want a duration such as 15s or 840h")
 		}
 		if d < least {
 			return fmt.Errorf("must be at least %s%s", fmtDuration(least), what)
@@ -181,7 +182,7 @@ func addrOpt(p *string, optional bool) func(string) error {
 		}
 		_, port, err := net.SplitHostPort(v)
 		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
-			return fmt.Errorf("want HOST:PORT such as 127.0.0.1:8080 or 0.0.0.0:8080 (port 0 picks a free one)")
+			return errors.New("want HOST:PORT such as 127.0.0.1:8080 or 0.0.0.0:8080 (port 0 picks a free one)")
 		}
 		*p = v
 		return nil
@@ -196,7 +197,7 @@ func urlOpt(p *string) func(string) error {
 		}
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("want an absolute http or https URL such as https://proof.example.com")
+			return errors.New("want an absolute http or https URL such as https://proof.example.com")
 		}
 		*p = strings.TrimSuffix(v, "/")
 		return nil
@@ -212,7 +213,7 @@ func prefixOpt(p *[]netip.Prefix) func(string) error {
 		}
 		prefix, err := netip.ParsePrefix(v)
 		if err != nil {
-			return fmt.Errorf("want an IP address or a CIDR such as 10.0.0.0/8")
+			return errors.New("want an IP address or a CIDR such as 10.0.0.0/8")
 		}
 		*p = append(*p, prefix.Masked())
 		return nil
