@@ -107,6 +107,8 @@ func (fe *fieldErrors) id(field, v string, required bool) {
 		fe.add(field, "is required")
 	case n < 1 || n > MaxIDLen:
 		fe.add(field, "must be 1 to %d characters", MaxIDLen)
+	case !utf8.ValidString(v): // only from Go callers: JSON decoding replaces bad bytes
+		fe.add(field, "must be valid UTF-8")
 	case strings.IndexFunc(v, unicode.IsControl) >= 0:
 		fe.add(field, "must not contain control characters")
 	}
@@ -119,8 +121,12 @@ func (fe *fieldErrors) optID(field string, v *string) {
 }
 
 func (fe *fieldErrors) title(field string, v *string) {
-	if v != nil && utf8.RuneCountInString(*v) > MaxTitleLen {
+	switch {
+	case v == nil:
+	case utf8.RuneCountInString(*v) > MaxTitleLen:
 		fe.add(field, "must be at most %d characters", MaxTitleLen)
+	case !utf8.ValidString(*v):
+		fe.add(field, "must be valid UTF-8")
 	}
 }
 
@@ -133,7 +139,7 @@ func (fe *fieldErrors) url(field string, v *string) {
 		return
 	}
 	u, err := url.Parse(*v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !utf8.ValidString(*v) {
 		fe.add(field, "must be an absolute http or https URL")
 	}
 }

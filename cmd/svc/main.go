@@ -46,6 +46,9 @@ Usage:
                    [--min-viewers N] [--min-purchases N] [--json]
   svc keys create  --brand ID [--json]
   svc keys revoke  --brand ID --key KEY_OR_PREFIX
+  svc backup       --to FILE
+  svc export       --brand ID [--out FILE]
+  svc forget       --brand ID --session SESSION_ID
   svc version
 
 Every command takes --data and --store, or SVC_DATA and SVC_STORE.
@@ -83,6 +86,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return usageError{fmt.Sprintf("unknown command %q", sub)}
 		}
 		return fn(ctx, env, rest[1:])
+	case "backup":
+		return backup(ctx, env, rest)
+	case "export":
+		return export(ctx, env, rest)
+	case "forget":
+		return forget(ctx, env, rest)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version())
 		return nil

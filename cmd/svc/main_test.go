@@ -221,7 +221,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"keys", "create", "--data", dir, "--brand", "br_nope"}, "not found"},
 		{[]string{"keys", "revoke", "--data", dir, "--brand", "br_nope", "--key", "sk_x"}, "no active key"},
 		{[]string{"serve", "--data", dir, "--store", "mysql://localhost/svc"}, "unknown store"},
-		{[]string{"serve", "--data", dir, "--retention", "24h"}, "shorter than the largest window"},
+		{[]string{"serve", "--data", dir, "--retention", "24h"}, "the largest window"},
 		{[]string{"serve", "--data", dir, "--bogus"}, "not defined"},
 	}
 	for _, tt := range tests {

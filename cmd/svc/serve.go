@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/apidoc"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
@@ -20,48 +20,69 @@ import (
 	"github.com/svc-project/svc/internal/tracker"
 )
 
-func serve(ctx context.Context, env environment, args []string) error {
+// serveConfig is every option of svc serve.
+type serveConfig struct {
+	addr, publicURL, adminAddr string
+	demo                       bool
+	retention                  time.Duration
+	logFormat, logLevel        string
+	shutdownTimeout            time.Duration
+	rateLimit                  float64
+	rateBurst                  int
+	trustedProxies             []netip.Prefix
+}
+
+// options is the table of serve's options; README.md lists the same (a
+// test checks it).
+func (c *serveConfig) options() []option {
+	return []option{
+		{name: "addr", env: "SVC_ADDR", def: "127.0.0.1:8080", set: addrOpt(&c.addr, false),
+			usage: "address to listen on; port 0 picks a free one, 0.0.0.0:8080 listens on every interface"},
+		{name: "public-url", env: "SVC_PUBLIC_URL", set: urlOpt(&c.publicURL),
+			usage: "address shoppers and brands reach this service at (default http://ADDR)"},
+		{name: "demo", env: "SVC_DEMO", def: "false", boolean: true, set: boolOpt(&c.demo),
+			usage: "create a demo brand and product, serve /demo, and print how to try them"},
+		{name: "retention", env: "SVC_RETENTION", def: "840h", set: durationOpt(&c.retention, svc.MaxPurchaseWindow, retentionWhy),
+			usage: "how long raw events are kept (840h = 35 days); at least 720h"},
+		{name: "log-format", env: "SVC_LOG_FORMAT", def: "text", set: choiceOpt(&c.logFormat, "text", "json"),
+			usage: "log format: text or json"},
+		{name: "log-level", env: "SVC_LOG_LEVEL", def: "info", set: choiceOpt(&c.logLevel, "debug", "info", "warn", "error"),
+			usage: "least level logged: debug (adds one line per request), info, warn or error"},
+		{name: "shutdown-timeout", env: "SVC_SHUTDOWN_TIMEOUT", def: "15s", set: durationOpt(&c.shutdownTimeout, time.Second, ""),
+			usage: "how long in-flight requests may take to finish at shutdown"},
+		{name: "rate-limit", env: "SVC_RATE_LIMIT", def: "20", set: floatOpt(&c.rateLimit, 0),
+			usage: "anonymous API requests per second per client address; 0 for no limit"},
+		{name: "rate-burst", env: "SVC_RATE_BURST", def: "100", set: intOpt(&c.rateBurst, 1),
+			usage: "anonymous API requests a client address may send at once"},
+		{name: "trusted-proxy", env: "SVC_TRUSTED_PROXIES", list: true, set: prefixOpt(&c.trustedProxies),
+			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
+		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
+			usage: "opt-in listener for pprof and metrics, such as 127.0.0.1:9090; keep it private"},
+	}
+}
+
+// parseServe reads serve's flags and environment.
+func parseServe(env environment, args []string) (*serveConfig, *storeFlags, error) {
 	fs, sf := env.newFlags("serve")
-	addr := fs.String("addr", env.env("SVC_ADDR", "127.0.0.1:8080"), "address to listen on; port 0 picks a free one (env SVC_ADDR)")
-	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", ""), "address shoppers and brands reach this service at, default http://ADDR (env SVC_PUBLIC_URL)")
-	demo := fs.Bool("demo", false, "create a demo brand and product, and print how to try them")
-	defRetention, err := envDuration(env, "SVC_RETENTION")
+	c := &serveConfig{}
+	if err := parseOptions(fs, env, c.options(), args); err != nil {
+		return nil, nil, err
+	}
+	return c, sf, nil
+}
+
+func serve(ctx context.Context, env environment, args []string) error {
+	c, sf, err := parseServe(env, args)
 	if err != nil {
 		return err
 	}
-	retention := fs.Duration("retention", defRetention, "how long raw events are kept, at least 720h (env SVC_RETENTION; default 840h = 35 days)")
-	logFormat := fs.String("log-format", env.env("SVC_LOG_FORMAT", "text"), "log format: text or json (env SVC_LOG_FORMAT)")
-	shutdownTimeout := fs.Duration("shutdown-timeout", 15*time.Second, "how long in-flight requests may take to finish at shutdown")
-	rateLimit := fs.Float64("rate-limit", envFloat(env, "SVC_RATE_LIMIT", 20), "anonymous API requests per second per client address, 0 for no limit (env SVC_RATE_LIMIT)")
-	rateBurst := fs.Int("rate-burst", int(envFloat(env, "SVC_RATE_BURST", 100)), "anonymous API requests a client address may send at once (env SVC_RATE_BURST)")
-	adminAddr := fs.String("admin-addr", env.env("SVC_ADMIN_ADDR", ""), "opt-in listener for pprof and metrics, such as 127.0.0.1:9090; keep it private (env SVC_ADMIN_ADDR)")
-	var proxies listFlag
-	fs.Var(&proxies, "trusted-proxy", "a proxy (IP or CIDR) whose X-Forwarded-For is believed; repeat for more (env SVC_TRUSTED_PROXIES, comma-separated)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if len(proxies) == 0 && env.getenv("SVC_TRUSTED_PROXIES") != "" {
-		proxies = strings.Split(env.getenv("SVC_TRUSTED_PROXIES"), ",")
-	}
-	limit := httpapi.RateLimit{PerSecond: *rateLimit, Burst: *rateBurst}
-	for _, p := range proxies {
-		prefix, err := parsePrefix(strings.TrimSpace(p))
-		if err != nil {
-			return usageError{fmt.Sprintf("--trusted-proxy %q: want an IP address or a CIDR such as 10.0.0.0/8", p)}
-		}
-		limit.TrustedProxies = append(limit.TrustedProxies, prefix)
-	}
-	if *rateLimit < 0 || *rateBurst < 1 {
-		return usageError{"--rate-limit must be at least 0 and --rate-burst at least 1"}
-	}
-	var handler slog.Handler
-	switch *logFormat {
-	case "text":
-		handler = slog.NewTextHandler(env.stderr, nil)
-	case "json":
-		handler = slog.NewJSONHandler(env.stderr, nil)
-	default:
-		return usageError{fmt.Sprintf("--log-format %q: want text or json", *logFormat)}
+	limit := httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.logLevel)) // validated by its option
+	hopts := &slog.HandlerOptions{Level: level}
+	var handler slog.Handler = slog.NewTextHandler(env.stderr, hopts)
+	if c.logFormat == "json" {
+		handler = slog.NewJSONHandler(env.stderr, hopts)
 	}
 	log := slog.New(handler)
 
@@ -75,7 +96,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	m := metrics.New()
-	t, err := tracker.Open(ctx, store, tracker.Config{Retention: *retention, Logger: log, IsBot: detector.IsBot, Metrics: m})
+	t, err := tracker.Open(ctx, store, tracker.Config{Retention: c.retention, Logger: log, IsBot: detector.IsBot, Metrics: m})
 	if err != nil {
 		return err
 	}
@@ -84,18 +105,23 @@ func serve(ctx context.Context, env environment, args []string) error {
 		t.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	openapi, err := apidoc.Handler()
 	if err != nil {
 		t.Close()
 		return err
 	}
-	base := strings.TrimSuffix(*publicURL, "/")
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		t.Close()
+		return err
+	}
+	base := c.publicURL
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m}
+	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m, OpenAPI: openapi}
 	var demoText string
-	if *demo {
+	if c.demo {
 		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
 			ln.Close()
 			t.Close()
@@ -116,8 +142,8 @@ func serve(ctx context.Context, env environment, args []string) error {
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", js.GzSize)
 	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
-	if *adminAddr != "" {
-		admin, err := serveAdmin(*adminAddr, m, log)
+	if c.adminAddr != "" {
+		admin, err := serveAdmin(c.adminAddr, m, log)
 		if err != nil {
 			srv.Close()
 			t.Close()
@@ -136,11 +162,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 	case <-ctx.Done():
 		log.Info("shutting down: finishing requests and flushing pending events")
 		api.Drain()
-		sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
 		err = srv.Shutdown(sctx)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("shutdown: requests still running after %s", *shutdownTimeout)
+			err = fmt.Errorf("shutdown: requests still running after %s", c.shutdownTimeout)
 		}
 	}
 	// Requests are done: commit whatever they queued before the store closes.
@@ -170,34 +196,4 @@ func serveAdmin(addr string, m *metrics.Metrics, log *slog.Logger) (*http.Server
 		}
 	}()
 	return srv, nil
-}
-
-// envFloat reads a number from the environment, or def when unset or bad.
-func envFloat(env environment, name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(env.getenv(name), 64); err == nil {
-		return v
-	}
-	return def
-}
-
-// parsePrefix reads an IP address or a CIDR.
-func parsePrefix(s string) (netip.Prefix, error) {
-	if addr, err := netip.ParseAddr(s); err == nil {
-		return netip.PrefixFrom(addr, addr.BitLen()), nil
-	}
-	return netip.ParsePrefix(s)
-}
-
-// envDuration reads a duration from the environment: 0 when unset, a usage
-// error when it does not parse.
-func envDuration(env environment, name string) (time.Duration, error) {
-	v := env.getenv(name)
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, usageError{fmt.Sprintf("%s=%q: want a duration such as 840h", name, v)}
-	}
-	return d, nil
 }

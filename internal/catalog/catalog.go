@@ -257,6 +257,16 @@ func (c *Catalog) Prices(ref svc.ProductRef, since time.Time, currency string) P
 	return PriceStats{Purchases: n, Median: median, Min: ps[0], Max: ps[n-1]}
 }
 
+// ClearPrices forgets every price, before they are loaded again from the
+// store after an erasure.
+func (c *Catalog) ClearPrices() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.entries {
+		c.entries[i].prices, c.entries[i].lastPriceMilli = nil, 0
+	}
+}
+
 // Sweep forgets prices paid before the cutoff.
 func (c *Catalog) Sweep(before time.Time) {
 	cut := before.UnixMilli()

@@ -107,7 +107,7 @@ func (f *fixture) start() {
 		f.t.Fatal(err)
 	}
 	f.tracker = tr
-	f.srv = httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), f.opts).Handler())
+	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, slog.New(slog.DiscardHandler), f.opts).Handler()))
 }
 
 func (f *fixture) stop() {

@@ -48,7 +48,12 @@ func newLimiter(cfg RateLimit) *limiter {
 }
 
 // allow takes a token for ip, or says how long until one is there.
+// An IPv6 client is limited by its /64: one subscriber usually holds a whole
+// /64, and would otherwise get a fresh bucket per address.
 func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
+	if ip.Is6() {
+		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.swept) > time.Minute {

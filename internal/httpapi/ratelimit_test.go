@@ -51,3 +51,17 @@ func TestLimiterForgetsIdleAddresses(t *testing.T) {
 		t.Fatalf("%d addresses held after they went idle, want 1", n)
 	}
 }
+
+func TestLimiterKeysIPv6ByPrefix(t *testing.T) {
+	l := newLimiter(RateLimit{PerSecond: 1, Burst: 1})
+	now := time.Now()
+	if ok, _ := l.allow(netip.MustParseAddr("2001:db8:1:2::1"), now); !ok {
+		t.Fatal("first request refused")
+	}
+	if ok, _ := l.allow(netip.MustParseAddr("2001:db8:1:2:ffff::9"), now); ok {
+		t.Fatal("another address of the same /64 got a fresh bucket")
+	}
+	if ok, _ := l.allow(netip.MustParseAddr("2001:db8:1:3::1"), now); !ok {
+		t.Fatal("another /64 shares the bucket")
+	}
+}

@@ -33,6 +33,7 @@ type Options struct {
 	Demo      http.Handler     // serves /demo; nil unless serve --demo
 	RateLimit RateLimit        // for anonymous API requests; zero: none
 	Metrics   *metrics.Metrics // served at /metrics; nil: none
+	OpenAPI   http.Handler     // serves /openapi.json; nil: none
 }
 
 // New returns the API server; Handler serves it.
@@ -64,7 +65,7 @@ func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	s.handler = securityHeaders(c.Handler(mux))
+	s.handler = accessLog(log, securityHeaders(c.Handler(mux)))
 	return s
 }
 
@@ -102,6 +103,9 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Metrics != nil {
 		routes = append(routes, Route{"GET", "/metrics", s.opts.Metrics.Handler()})
+	}
+	if s.opts.OpenAPI != nil {
+		routes = append(routes, Route{"GET", "/openapi.json", s.opts.OpenAPI})
 	}
 	return routes
 }

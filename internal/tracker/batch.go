@@ -19,6 +19,9 @@ type batcher struct {
 	maxBatch int
 	metrics  *metrics.Metrics
 
+	// commit is held from a batch's append to its apply, so that a recount
+	// (erasure.go) sees every committed event exactly once.
+	commit sync.Mutex
 	mu     sync.RWMutex // guards closed against sends on a closed channel
 	closed bool
 	in     chan *job
@@ -76,6 +79,7 @@ func (b *batcher) run() {
 		}
 		// Not a request's context: a batch holds many requests, and one
 		// client hanging up must not undo the others.
+		b.commit.Lock()
 		start := time.Now()
 		err := b.store.Append(context.Background(), writes)
 		b.metrics.Batch(len(writes), time.Since(start).Seconds())
@@ -84,6 +88,7 @@ func (b *batcher) run() {
 		} else if svc.ErrorCode(err) != svc.EUNAVAILABLE { // an unreachable store says so
 			err = svc.Internal(err)
 		}
+		b.commit.Unlock()
 		for _, j := range batch {
 			j.err = err
 			close(j.done)

@@ -25,7 +25,7 @@ func (t *Tracker) Brand(id string) *svc.Brand { return t.auth.snap.Load().brands
 
 // Counts returns a product's counts in the windows ending now.
 func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts {
-	return t.engine.Counts(ref, now, views, purchases)
+	return t.engine.Load().Counts(ref, now, views, purchases)
 }
 
 // Now is the tracker's clock.

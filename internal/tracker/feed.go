@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/window"
 )
 
 // feedPoll is how often a node of a shared store looks for what the other
@@ -20,20 +21,27 @@ type feedState struct {
 	failing bool // the last poll failed: logged once, not every poll
 }
 
-// load rebuilds the counts from the store. From a shared store it reads one
-// snapshot, and the feed goes on from that snapshot: no event committed
-// meanwhile is missed or counted twice. A recount must come through here.
-func (t *Tracker) load(ctx context.Context) error {
+// load rebuilds the counts from the store into the engine e and makes it
+// the one counts are read from. From a shared store it reads one snapshot,
+// and the feed goes on from that snapshot, with e swapped in under the same
+// lock: no event committed meanwhile is missed or counted twice. A recount
+// must come through here.
+func (t *Tracker) load(ctx context.Context, e *window.Engine) error {
 	f, ok := t.store.(svc.ChangeFeed)
 	if !ok {
-		return t.rebuild(ctx, t.store)
+		if err := t.rebuild(ctx, t.store, e); err != nil {
+			return err
+		}
+		t.engine.Store(e)
+		return nil
 	}
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
-	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r) })
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r, e) })
 	if err != nil {
 		return err
 	}
+	t.engine.Store(e)
 	t.changes.feed, t.changes.cursor = f, cur
 	return nil
 }

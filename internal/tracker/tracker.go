@@ -64,7 +64,8 @@ type Tracker struct {
 	cfg      Config
 	store    svc.Store
 	auth     authCache
-	engine   *window.Engine
+	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
+	erasure  int64                         // the store's erasure version the counts reflect
 	batch    *batcher
 	catalog  productRefs
 	products *catalog.Catalog             // titles, pages and prices, for enrichment
@@ -78,28 +79,31 @@ type Tracker struct {
 // Open loads brands and keys, rebuilds the counts from the store's events,
 // and starts the background work: config polling, sweeps and retention.
 func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
-	if err := cfg.setDefaults(); err != nil {
+	err := cfg.setDefaults()
+	if err != nil {
 		return nil, err
 	}
 	t := &Tracker{
 		cfg:      cfg,
 		store:    store,
 		auth:     authCache{store: store},
-		engine:   window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow),
 		catalog:  productRefs{refs: make(map[productKey]svc.ProductRef)},
 		products: catalog.New(),
 	}
 	if err := t.auth.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
-	if err := t.load(ctx); err != nil {
+	if t.erasure, err = store.ErasureVersion(ctx); err != nil {
+		return nil, fmt.Errorf("read erasure version: %w", err)
+	}
+	if err := t.load(ctx, newEngine()); err != nil {
 		return nil, fmt.Errorf("rebuild counts: %w", err)
 	}
 	t.stats.Store(new(window.Stats))
 	cfg.Metrics.Gauge("svc_window_products", "Products with events in the window engine.", func() float64 { return float64(t.stats.Load().Products) })
 	cfg.Metrics.Gauge("svc_window_buckets", "Per-second buckets held by the window engine.", func() float64 { return float64(t.stats.Load().Buckets) })
 	cfg.Metrics.Gauge("svc_window_bytes", "Memory of the window engine's timelines and sessions, roughly.", func() float64 { return float64(t.stats.Load().Bytes) })
-	st := t.engine.Sweep(cfg.Now())
+	st := t.engine.Load().Sweep(cfg.Now())
 	t.stats.Store(&st)
 	t.batch = newBatcher(store, cfg.MaxBatch, t.apply, cfg.Metrics)
 	bg, stop := context.WithCancel(context.Background())
@@ -109,6 +113,7 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 			cfg.Logger.Warn("reload brands and keys", "err", err)
 		}
 	})
+	t.every(bg, cfg.ConfigPoll, t.followErasures)
 	t.every(bg, cfg.SweepInterval, t.sweep)
 	t.followChanges(bg)
 	return t, nil
@@ -131,8 +136,9 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 	}()
 }
 
-// rebuild loads the catalog and replays the events inside the windows.
-func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader) error {
+// rebuild loads the catalog and replays the events inside the windows
+// into the engine e.
+func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine) error {
 	start, now := time.Now(), t.cfg.Now()
 	err := src.Products(ctx, func(p *svc.Product) error {
 		t.learnProduct(p)
@@ -143,7 +149,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader) error {
 	}
 	var views, lines int
 	err = src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
-		t.engine.AddView(r.Product, r.Time, t.engine.SessionHash(r.SessionID), now)
+		e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
 		views++
 		return nil
 	})
@@ -151,7 +157,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader) error {
 		return err
 	}
 	err = src.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
-		t.engine.AddPurchase(r.Product, r.Time, r.Units, now)
+		e.AddPurchase(r.Product, r.Time, r.Units, now)
 		t.learnPurchaseLine(r)
 		lines++
 		return nil
@@ -165,7 +171,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader) error {
 
 // apply feeds committed writes to the engine and the catalog.
 func (t *Tracker) apply(writes []*svc.Write) {
-	now := t.cfg.Now()
+	now, e := t.cfg.Now(), t.engine.Load()
 	for _, w := range writes {
 		r := &w.Result
 		if r.Err != nil || r.Replay || r.Status != svc.StatusAccepted {
@@ -178,12 +184,12 @@ func (t *Tracker) apply(writes []*svc.Write) {
 			if v.Context.SessionID != nil {
 				session = *v.Context.SessionID
 			}
-			t.engine.AddView(r.Lines[0].Product, v.Meta.Time, t.engine.SessionHash(session), now)
+			e.AddView(r.Lines[0].Product, v.Meta.Time, e.SessionHash(session), now)
 			continue
 		}
 		for _, l := range r.Lines {
 			t.catalog.add(w.Purchase.BrandID, l.ProductID, l.Product)
-			t.engine.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
+			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
 	}
 }
@@ -192,7 +198,7 @@ func (t *Tracker) apply(writes []*svc.Write) {
 // batches, so that writers never wait long behind it.
 func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
-	st := t.engine.Sweep(now)
+	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
 	t.products.Sweep(now.Add(-PriceWindow))
 	const batch = 1000
@@ -310,7 +316,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
 	}
 	now := t.cfg.Now()
-	c := t.engine.Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
+	c := t.engine.Load().Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
 	return &svc.Proof{
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,

@@ -1,0 +1,212 @@
+package svc_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// opt turns a fuzzed string into an optional field: "\x00" stands for absent.
+func opt(s string) *string {
+	if s == "\x00" {
+		return nil
+	}
+	return &s
+}
+
+// checkFieldErrors fails unless every error names one of the fields, once,
+// with a message.
+func checkFieldErrors(t *testing.T, errs []svc.FieldError, fields ...string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if !slices.Contains(fields, e.Field) && !itemField(e.Field) {
+			t.Fatalf("error about %q, which is not a field: %+v", e.Field, e)
+		}
+		if e.Message == "" || seen[e.Field] {
+			t.Fatalf("empty or repeated error: %+v in %+v", e, errs)
+		}
+		seen[e.Field] = true
+	}
+}
+
+// itemField reports whether f is order.items[N] or one of its fields.
+func itemField(f string) bool {
+	rest, ok := strings.CutPrefix(f, "order.items[")
+	if !ok {
+		return false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || i >= len(rest) || rest[i] != ']' {
+		return false
+	}
+	switch rest[i+1:] {
+	case ".product_id", ".sku", ".title", ".quantity", ".unit_price":
+		return true
+	}
+	return false
+}
+
+// roundTrip marshals a valid event, reads it back and checks that it is
+// the same and still valid.
+func roundTrip[E any](t *testing.T, ev *E, validate func(*E) []svc.FieldError) {
+	t.Helper()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatalf("a valid event does not marshal: %v", err)
+	}
+	back := new(E)
+	if err := json.Unmarshal(b, back); err != nil {
+		t.Fatalf("%s does not unmarshal: %v", b, err)
+	}
+	if !reflect.DeepEqual(ev, back) {
+		t.Fatalf("round trip changed the event:\n%+v\n%+v\n%s", ev, back, b)
+	}
+	if errs := validate(back); len(errs) > 0 {
+		t.Fatalf("valid before the round trip, not after: %v", errs)
+	}
+}
+
+var fuzzNow = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
+func FuzzViewValidate(f *testing.F) {
+	f.Add("br_1", "sku-42", "\x00", "Trail Runner", "https://shop.example/p/1", "2026-11-21T10:00:00Z", "sess-1", "DE", "de-DE", true)
+	f.Add("", "", "", "", "shop.example/p", "2026-11-21T10:00:00", "", "de", "de_DE", false)
+	f.Add("br\x01", "p\u2028", "\x00", "\x00", "javascript:alert(1)", "2026-11-21T11:00:00+01:00", "\x00", "\x00", "\x00", false)
+	f.Add("br_1", "p1", "\x00", "\x00", "http://[::1]:80/x", "2026-11-21T09:54:59.999999999Z", "\x00", "\x00", "\x00", false)
+	f.Add("br_1", "p1", "\x00", "\x00", "\x00", "0001-01-01T00:00:00Z", "\x00", "\x00", "\x00", true)
+	f.Fuzz(func(t *testing.T, brand, product, sku, title, url, ts, session, country, locale string, keyed bool) {
+		ev := &svc.ViewEvent{BrandID: brand,
+			Product: svc.ViewProduct{ProductID: product, SKU: opt(sku), Title: opt(title), URL: opt(url)},
+			Context: svc.ViewContext{Timestamp: opt(ts), SessionID: opt(session), Country: opt(country), Locale: opt(locale)}}
+		errs := ev.Validate()
+		checkFieldErrors(t, errs, "brand_id", "product.product_id", "product.sku", "product.title", "product.url",
+			"context.timestamp", "context.session_id", "context.country", "context.locale")
+		if !reflect.DeepEqual(errs, ev.Validate()) {
+			t.Fatal("Validate is not deterministic")
+		}
+		if len(errs) > 0 {
+			return
+		}
+		roundTrip(t, ev, (*svc.ViewEvent).Validate)
+		checkStamp(t, &ev.Meta, ev.Context.Timestamp, keyed)
+	})
+}
+
+// checkStamp checks the time rules of DESIGN 3 on a valid timestamp.
+func checkStamp(t *testing.T, m *svc.EventMeta, ts *string, keyed bool) {
+	t.Helper()
+	errs := svc.Stamp(m, ts, keyed, fuzzNow, svc.DefaultRetention)
+	checkFieldErrors(t, errs, "context.timestamp")
+	if len(errs) > 0 {
+		if !keyed {
+			t.Fatalf("an anonymous event's timestamp is never refused: %v", errs)
+		}
+		return
+	}
+	if !m.ReceivedAt.Equal(fuzzNow) || m.Keyed != keyed {
+		t.Fatalf("meta %+v", m)
+	}
+	if m.Time.After(fuzzNow.Add(svc.ClockSkew)) || m.Time.Before(fuzzNow.Add(-svc.DefaultRetention)) {
+		t.Fatalf("counts at %s, outside [now-retention, now+skew]", m.Time)
+	}
+	if !keyed && m.Time.Sub(fuzzNow).Abs() > svc.ClockSkew {
+		t.Fatalf("an anonymous event counts at %s, more than the skew from now", m.Time)
+	}
+	if m.GivenTime != nil && (keyed || !m.Time.Equal(fuzzNow)) {
+		t.Fatalf("given time %s kept beside %s", m.GivenTime, m.Time)
+	}
+}
+
+func FuzzPurchaseValidate(f *testing.F) {
+	f.Add("br_1", "A-1001", "EUR", 179.8, "sku-42", "\x00", int64(2), 89.9, 2, "2026-11-21T10:00:00Z", "sess-1", true)
+	f.Add("", "", "eur", -1.0, "", "", int64(0), -0.5, 0, "yesterday", "", false)
+	f.Add("br_1", "o", "\x00", 1e13, "p", "t", int64(1_000_001), 1e12, 501, "\x00", "\x00", false)
+	f.Fuzz(func(t *testing.T, brand, order, currency string, total float64, product, title string, qty int64, price float64, lines int, ts, session string, keyed bool) {
+		lines = min(max(lines, 0), 502) // around the limit of 500
+		ev := &svc.PurchaseEvent{BrandID: brand,
+			Order:   svc.Order{OrderID: order, Currency: opt(currency), TotalValue: &total},
+			Context: svc.PurchaseContext{Timestamp: opt(ts), SessionID: opt(session)}}
+		for i := range lines {
+			q, p := qty+int64(i%3), price
+			ev.Order.Items = append(ev.Order.Items, svc.PurchaseItem{ProductID: product + strconv.Itoa(i), Title: opt(title), Quantity: &q, UnitPrice: &p})
+		}
+		errs := ev.Validate()
+		checkFieldErrors(t, errs, "brand_id", "order.order_id", "order.currency", "order.total_value", "order.items",
+			"context.timestamp", "context.session_id")
+		if len(errs) > 0 {
+			return
+		}
+		if n := len(ev.Order.Items); n < 1 || n > svc.MaxOrderItems {
+			t.Fatalf("%d lines accepted", n)
+		}
+		for _, it := range ev.Order.Items {
+			if *it.Quantity < 1 || *it.Quantity > svc.MaxQuantity || *it.UnitPrice < 0 || *it.UnitPrice > svc.MaxAmount {
+				t.Fatalf("line accepted: %+v", it)
+			}
+		}
+		roundTrip(t, ev, (*svc.PurchaseEvent).Validate)
+		checkStamp(t, &ev.Meta, ev.Context.Timestamp, keyed)
+	})
+}
+
+func FuzzParseProofQuery(f *testing.F) {
+	f.Add("br_1", "sku-42", "", "")
+	f.Add("br_1", "p", "15", "48")
+	f.Add("", "", "0", "721")
+	f.Add("b", "p", "+60", "024")
+	f.Add("b", "p", "10080", "1e2")
+	f.Add("b\x7f", "p", "-1", "9223372036854775808")
+	f.Fuzz(func(t *testing.T, brand, product, views, purchases string) {
+		params := map[string]string{"brand_id": brand, "product_id": product, "window_views": views, "window_purchases": purchases}
+		q, errs := svc.ParseProofQuery(func(k string) string { return params[k] })
+		checkFieldErrors(t, errs, "brand_id", "product_id", "window_views", "window_purchases")
+		if q.ViewWindow%time.Minute != 0 || q.ViewWindow < time.Minute || q.ViewWindow > svc.MaxViewWindow ||
+			q.PurchaseWindow%time.Hour != 0 || q.PurchaseWindow < time.Hour || q.PurchaseWindow > svc.MaxPurchaseWindow {
+			t.Fatalf("windows out of range: %+v", q)
+		}
+		for _, p := range []struct {
+			name, raw string
+			got, unit time.Duration
+		}{{"window_views", views, q.ViewWindow, time.Minute}, {"window_purchases", purchases, q.PurchaseWindow, time.Hour}} {
+			n, err := strconv.Atoi(p.raw)
+			bad := slices.Contains(fieldsOf(errs), p.name)
+			switch {
+			case p.raw == "" && bad:
+				t.Fatalf("%s is optional", p.name)
+			case p.raw != "" && !bad && (err != nil || time.Duration(n)*p.unit != p.got):
+				t.Fatalf("%s=%q accepted as %s", p.name, p.raw, p.got)
+			}
+		}
+		if len(errs) > 0 {
+			return
+		}
+		if q.BrandID != brand || q.ProductID != product {
+			t.Fatalf("query %+v", q)
+		}
+		// A valid query read again from its canonical form is the same.
+		again := map[string]string{"brand_id": q.BrandID, "product_id": q.ProductID,
+			"window_views": strconv.Itoa(int(q.ViewWindow / time.Minute)), "window_purchases": strconv.Itoa(int(q.PurchaseWindow / time.Hour))}
+		q2, errs2 := svc.ParseProofQuery(func(k string) string { return again[k] })
+		if len(errs2) > 0 || q2 != q {
+			t.Fatalf("%+v read back as %+v %v", q, q2, errs2)
+		}
+	})
+}
+
+func fieldsOf(errs []svc.FieldError) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Field)
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"testing"
+
+	"github.com/svc-project/svc"
+)
+
+// bodyField is what a field error may name in a collect body: a JSON path
+// of the event types.
+var bodyField = regexp.MustCompile(`^(brand_id|product(\.(product_id|sku|title|url))?|context(\.(timestamp|session_id|country|locale))?|order(\.(order_id|currency|total_value)|\.items(\[\d+\](\.(product_id|sku|title|quantity|unit_price))?)?)?)$`)
+
+// fuzzDecode checks the decoding and validation of one body as the collect
+// handler does them: no panic; an unreadable body is one EINVALID error with
+// a message; otherwise every error names a field of the body once, with a
+// message; and a body without errors round-trips: marshalled and decoded
+// again, it is the same event and still valid.
+func fuzzDecode[E any](t *testing.T, body []byte, validate func(*E) []svc.FieldError) {
+	ev := new(E)
+	typeErrs, err := unmarshal(body, ev)
+	if err != nil {
+		if code := svc.ErrorCode(err); code != svc.EINVALID || err.(*svc.Error).Message == "" || typeErrs != nil {
+			t.Fatalf("%q: error %v (%s) with fields %v", body, err, code, typeErrs)
+		}
+		return
+	}
+	errs := svc.MergeFieldErrors(typeErrs, validate(ev))
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if !bodyField.MatchString(e.Field) || e.Message == "" || seen[e.Field] {
+			t.Fatalf("%q: bad field error %+v among %v", body, e, errs)
+		}
+		seen[e.Field] = true
+	}
+	if len(errs) > 0 {
+		return
+	}
+	again, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatalf("%q: a valid event does not marshal: %v", body, err)
+	}
+	back := new(E)
+	if fields, err := unmarshal(again, back); err != nil || fields != nil {
+		t.Fatalf("%s: %v %v", again, err, fields)
+	}
+	if !reflect.DeepEqual(ev, back) {
+		t.Fatalf("%q: round trip changed the event to %s", body, again)
+	}
+	if errs := validate(back); len(errs) > 0 {
+		t.Fatalf("%s: no longer valid: %v", again, errs)
+	}
+}
+
+var viewSeeds = []string{
+	`{"brand_id":"br_1","product":{"product_id":"sku-42","title":"Trail Runner 2","url":"https://acme.example/p/2"},"context":{"session_id":"s","country":"DE","locale":"de-DE","timestamp":"2026-11-21T10:00:00Z"}}`,
+	`{"product":{"product_id":""},"context":{"country":"de"}}`,
+	`{"brand_id":1,"product":"p","context":[]}`,
+	`{"brand_id":null,"product":{"product_id":null,"sku":null}}`,
+	`{"BRAND_ID":"b","Product":{"Product_ID":"p"}}`,
+	`{"brand_id":1,"brand_id":"b","product":{"product_id":"p"}}`,
+	`{"brand_id":"b\u0000","product":{"product_id":"\ud800"}}`,
+	`[1,2]`, `"x"`, `null`, `{`, `{"brand_id":"b"} trailing`,
+}
+
+func FuzzDecodeView(f *testing.F) {
+	for _, s := range viewSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, (*svc.ViewEvent).Validate) })
+}
+
+var purchaseSeeds = []string{
+	`{"brand_id":"br_1","order":{"order_id":"A-1","currency":"EUR","total_value":179.8,"items":[{"product_id":"sku-42","quantity":2,"unit_price":89.9}]},"context":{"session_id":"s"}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[{"product_id":"p","quantity":1.5},{"product_id":"q","quantity":"2"},{"quantity":0}]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","total_value":1e400,"items":[{"product_id":"p","quantity":9223372036854775808}]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":{}}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[null,{"product_id":"p","quantity":1}]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[]}}`,
+}
+
+func FuzzDecodePurchase(f *testing.F) {
+	for _, s := range purchaseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, (*svc.PurchaseEvent).Validate) })
+}

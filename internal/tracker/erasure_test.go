@@ -1,0 +1,87 @@
+package tracker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlite"
+)
+
+// TestRecountDuringWritesLosesAndDoublesNothing recounts again and again
+// while writers send views and purchases: at the end the counts must equal
+// exactly what was acknowledged.
+func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	secret, key := svc.NewAPIKey("br_1", time.Now())
+	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Now()}, key); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(ctx, store, Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	cred := Credentials{Key: secret, HasKey: true}
+
+	var views, purchases atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				session := fmt.Sprintf("s%d-%d", w, i)
+				if i%3 == 2 {
+					q := int64(1)
+					ev := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprintf("o%d-%d", w, i),
+						Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &q}}}}
+					if _, err := tr.CollectPurchase(ctx, ev, Request{Credentials: cred}); err != nil {
+						t.Error(err)
+						return
+					}
+					purchases.Add(1)
+					continue
+				}
+				ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: &session}}
+				if _, err := tr.CollectView(ctx, ev, Request{Credentials: cred}); err != nil {
+					t.Error(err)
+					return
+				}
+				views.Add(1)
+			}
+		}()
+	}
+	for range 20 {
+		if err := tr.recount(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	p, err := tr.Proof(ctx, func(k string) string { return map[string]string{"brand_id": "br_1", "product_id": "p1"}[k] }, cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Views != views.Load() || p.Viewers != views.Load() || p.Purchases != purchases.Load() || views.Load() == 0 {
+		t.Fatalf("after recounts: %d views, %d viewers, %d purchases; acknowledged %d views, %d purchases",
+			p.Views, p.Viewers, p.Purchases, views.Load(), purchases.Load())
+	}
+}
