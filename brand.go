@@ -124,3 +124,32 @@ func randomBase62(n int) string {
 	}
 	return string(out)
 }
+
+// CheckRevocation refuses a revocation by a prefix shorter than
+// KeyPrefixLen, which could name keys the operator did not mean.
+func CheckRevocation(brandID, secretOrPrefix string) error {
+	if len(secretOrPrefix) < KeyPrefixLen {
+		return Errorf(ENOTFOUND, "no active key of brand %q matches %q: give the whole key or its %d-character prefix", brandID, secretOrPrefix, KeyPrefixLen)
+	}
+	return nil
+}
+
+// KeyToRevoke picks, among a brand's active keys whose hash or prefix
+// matched secretOrPrefix, the one to revoke: the key whose secret it is, or
+// the only one with the prefix. ENOTFOUND without a match, ECONFLICT when a
+// prefix names several keys.
+func KeyToRevoke(matches []*APIKey, brandID, secretOrPrefix string) (*APIKey, error) {
+	hash := HashAPIKey(secretOrPrefix)
+	for _, k := range matches {
+		if k.Hash == hash {
+			return k, nil
+		}
+	}
+	switch {
+	case len(matches) == 0:
+		return nil, Errorf(ENOTFOUND, "no active key of brand %q matches %q", brandID, secretOrPrefix)
+	case len(matches) > 1:
+		return nil, Errorf(ECONFLICT, "%d keys of brand %q start with %q: give more of the key", len(matches), brandID, secretOrPrefix)
+	}
+	return matches[0], nil
+}

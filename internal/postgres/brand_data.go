@@ -35,8 +35,7 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 			return err
 		}
 		// One row per order line; lines of an order are consecutive.
-		var cur *svc.PurchaseEvent
-		var curID int64
+		orders := svc.OrderLines{Emit: fn}
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
 			var id, ts, received int64
 			var given *int64
@@ -47,18 +46,9 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 				&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice); err != nil {
 				return err
 			}
-			if cur == nil || id != curID {
-				if cur != nil {
-					if err := fn(svc.ExportedEvent{Purchase: cur}); err != nil {
-						return err
-					}
-				}
-				e.BrandID = brandID
-				e.Context.Timestamp = stampMeta(&e.Meta, ts, given, received)
-				cur, curID = e, id
-			}
-			cur.Order.Items = append(cur.Order.Items, it)
-			return nil
+			e.BrandID = brandID
+			e.Context.Timestamp = stampMeta(&e.Meta, ts, given, received)
+			return orders.Add(id, e, it)
 		}, `SELECT e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 				e.currency, e.total_value, e.keyed,
 				p.product_id, i.sku, i.title, i.quantity, i.unit_price
@@ -66,10 +56,10 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 			JOIN purchase_items i ON i.purchase = e.id
 			JOIN products p ON p.id = i.product
 			WHERE e.brand_id = $1 ORDER BY e.ts, e.id, i.line`, brandID)
-		if err != nil || cur == nil {
+		if err != nil {
 			return err
 		}
-		return fn(svc.ExportedEvent{Purchase: cur})
+		return orders.Flush()
 	})
 }
 

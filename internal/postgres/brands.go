@@ -133,9 +133,8 @@ func scanKey(row pgx.Row) (*svc.APIKey, error) {
 // given. Returns ENOTFOUND if no active key of the brand matches, and
 // ECONFLICT if a prefix matches more than one.
 func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*svc.APIKey, error) {
-	if len(secretOrPrefix) < svc.KeyPrefixLen {
-		// A shorter prefix could name keys the operator did not mean.
-		return nil, svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q: give the whole key or its %d-character prefix", brandID, secretOrPrefix, svc.KeyPrefixLen)
+	if err := svc.CheckRevocation(brandID, secretOrPrefix); err != nil {
+		return nil, err
 	}
 	var revoked *svc.APIKey
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -151,24 +150,15 @@ func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string
 		if err != nil {
 			return err
 		}
-		// A full secret matches by hash; a prefix must name one key alone.
-		for _, k := range matches {
-			if k.Hash == hash {
-				matches = []*svc.APIKey{k}
-				break
-			}
+		k, err := svc.KeyToRevoke(matches, brandID, secretOrPrefix)
+		if err != nil {
+			return err
 		}
-		switch {
-		case len(matches) == 0:
-			return svc.Errorf(svc.ENOTFOUND, "no active key of brand %q matches %q", brandID, secretOrPrefix)
-		case len(matches) > 1:
-			return svc.Errorf(svc.ECONFLICT, "%d keys of brand %q start with %q: give more of the key", len(matches), brandID, secretOrPrefix)
-		}
-		if _, err := tx.Exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE hash = $2", millis(at), matches[0].Hash[:]); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE hash = $2", millis(at), k.Hash[:]); err != nil {
 			return err
 		}
 		t := at.UTC()
-		revoked = matches[0]
+		revoked = k
 		revoked.RevokedAt = &t
 		_, err = tx.Exec(ctx, bumpVersion)
 		return err
