@@ -16,12 +16,19 @@ import (
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
-// startChild runs svc serve as a separate process (this test binary, see
-// TestMain), so that it can be killed with SIGKILL.
+// startChild runs svc serve on the data folder as a separate process.
 func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
+	return startProcess(t, "--data", dir)
+}
+
+// startProcess runs svc serve with the store flags as a separate process
+// (this test binary, see TestMain), so that it can be killed with SIGKILL.
+func startProcess(t *testing.T, storeFlags ...string) (*exec.Cmd, string) {
+	t.Helper()
 	// No per-address limit: every client here is 127.0.0.1.
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", dir, "--rate-limit", "0")
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--rate-limit", "0"}, storeFlags...)
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "SVC_TEST_RUN_MAIN=1")
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -19,24 +16,10 @@ import (
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 )
 
-// startNode runs svc serve on the PostgreSQL store as a separate process
-// (this test binary, see TestMain), so that it can be killed with SIGKILL.
+// startNode runs svc serve on the PostgreSQL store as a separate process.
 func startNode(t *testing.T, store string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--store", store, "--rate-limit", "0")
-	cmd.Env = append(os.Environ(), "SVC_TEST_RUN_MAIN=1")
-	cmd.Stderr = io.Discard
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	url := readURL(t, bufio.NewReader(out))
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return cmd, url
+	return startProcess(t, "--store", store)
 }
 
 // counts reads a product's views and purchases from every node's proof:
