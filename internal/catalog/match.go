@@ -221,19 +221,25 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 		}
 		total += s.queryWeight(w)
 	}
-	var eDigit, eTelling, eLeft bool
+	var eDigit, eLeft bool
 	for j, id := range e.words {
 		if !used[j] {
 			eLeft = true
 			eDigit = eDigit || hasDigit(s.c.wordText(id))
-			eTelling = eTelling || (s.stat(id).telling && !s.impliedWord(id))
 			total += s.weight(id)
 		}
 	}
-	switch {
-	case total == 0, qDigit && eDigit:
+	if total == 0 || qDigit && eDigit {
 		return 0
-	case s.inBrand && (qTelling || eTelling):
+	}
+	score := 2 * shared / total
+	if score < MinConfidence-minMargin {
+		// Too low to match or to stand in a match's way: the vetoes
+		// below could only lower it.
+		return score
+	}
+	switch {
+	case s.inBrand && (qTelling || s.entryTelling(e, used)):
 		// One title has a word the brand tells its products apart by,
 		// and the other lacks it: another size, color or model.
 		return 0
@@ -241,7 +247,19 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 		// Each title has a product word the other lacks.
 		return 0
 	}
-	return 2 * shared / total
+	return score
+}
+
+// entryTelling reports whether the product has a word the title lacks that
+// its brand tells products apart by, and that the title's words do not
+// imply.
+func (s *scorer) entryTelling(e *entry, used []bool) bool {
+	for j, id := range e.words {
+		if !used[j] && s.stat(id).telling && !s.impliedWord(id) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Catalog) wordText(id uint32) string { return c.wordList[id] }
