@@ -174,17 +174,6 @@ func (c *Catalog) product(i uint32) Product {
 	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: e.productID, Title: e.title, URL: e.url, SKU: e.sku}
 }
 
-// Get returns a product by its reference.
-func (c *Catalog) Get(ref svc.ProductRef) (Product, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	i, ok := c.byRef.get(ref)
-	if !ok {
-		return Product{}, false
-	}
-	return c.product(i), true
-}
-
 // ByURL finds the product whose page has the canonical address.
 func (c *Catalog) ByURL(canonical string) (Product, bool) {
 	c.mu.RLock()

@@ -26,7 +26,11 @@ func NewDirectory(brands []*svc.Brand) *Directory {
 			if h == "" {
 				continue
 			}
-			d.byHost[h] = b
+			if other, claimed := d.byHost[h]; claimed && other != nil && other.ID != b.ID {
+				d.byHost[h] = nil // two brands claim the host: it is neither's
+			} else if !claimed {
+				d.byHost[h] = b
+			}
 			labels := strings.Split(h, ".")
 			for _, w := range Words(strings.Join(labels[:max(1, len(labels)-1)], " ")) {
 				words[w] = true
@@ -43,7 +47,7 @@ func (d *Directory) Brand(host string) *svc.Brand {
 	h := urlcanon.Host(host)
 	for h != "" {
 		if b, ok := d.byHost[h]; ok {
-			return b
+			return b // nil for a host two brands claim
 		}
 		_, rest, ok := strings.Cut(h, ".")
 		if !ok {

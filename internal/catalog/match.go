@@ -151,7 +151,7 @@ func (s *scorer) impliedWord(id uint32) bool {
 			continue
 		}
 		with, all := 0, 0
-		s.c.postings[a].all(sample, func(i uint32) {
+		s.c.postings[a].sample(sample, func(i uint32) {
 			all++
 			if _, ok := slices.BinarySearch(s.c.entries[i].words, id); ok {
 				with++

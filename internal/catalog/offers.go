@@ -18,51 +18,56 @@ type Offer struct {
 }
 
 // Offers finds the product at brands other than except: by SKU, or by a
-// title that fits as well as ByTitle demands and, when the maker is known,
-// names it. At most one offer per brand, the surest first, at most limit.
+// title that fits as ByTitle demands, judged inside each brand's own
+// catalog (so "WH-1000XM5" is not that shop's "Charger for WH-1000XM5"),
+// and, when the maker is known, names it. At most one offer per brand, the
+// surest first, at most limit.
 func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	byBrand := map[uint32]Offer{}
-	keep := func(i uint32, o Offer) {
-		e := &c.entries[i]
-		if c.brandIDs[e.brand] == except {
-			return
-		}
-		if cur, ok := byBrand[e.brand]; !ok || o.Confidence > cur.Confidence {
-			byBrand[e.brand] = o
-		}
-	}
 	if k := foldSKU(sku); k != "" {
 		for _, i := range c.bySKU[k] {
-			keep(i, Offer{Match: Match{Product: c.product(i), Confidence: 1}, Method: MethodSKU})
+			if e := &c.entries[i]; c.brandIDs[e.brand] != except {
+				byBrand[e.brand] = Offer{Match: Match{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
+			}
 		}
 	}
-	if q := c.queryWords(title, nil); len(q) > 0 {
-		var makerIDs []uint32
-		for _, w := range Words(maker) {
-			id, ok := c.vocab[w]
-			if !ok {
-				return c.sortOffers(byBrand, limit) // no product names this maker
-			}
-			makerIDs = append(makerIDs, id)
+	q := c.queryWords(title, nil)
+	if len(q) == 0 {
+		return c.sortOffers(byBrand, limit)
+	}
+	var makerIDs []uint32
+	for _, w := range Words(maker) {
+		id, ok := c.vocab[w]
+		if !ok {
+			return c.sortOffers(byBrand, limit) // no product names this maker
 		}
-		s := c.newScorer(0, false)
-		for _, id := range c.rarest(q, (*postingList).len) {
-			c.postings[id].all(maxCandidates, func(i uint32) {
-				e := &c.entries[i]
-				if _, done := byBrand[e.brand]; done && byBrand[e.brand].Method == MethodSKU {
+		makerIDs = append(makerIDs, id)
+	}
+	// Candidates by brand, each product once.
+	cands := map[uint32][]uint32{}
+	seen := map[uint32]bool{}
+	for _, id := range c.rarest(q, (*postingList).len) {
+		c.postings[id].sample(maxCandidates, func(i uint32) {
+			e := &c.entries[i]
+			if seen[i] || c.brandIDs[e.brand] == except || byBrand[e.brand].Method == MethodSKU {
+				return
+			}
+			seen[i] = true
+			for _, m := range makerIDs {
+				if _, ok := slices.BinarySearch(e.words, m); !ok {
 					return
 				}
-				for _, m := range makerIDs {
-					if _, ok := slices.BinarySearch(e.words, m); !ok {
-						return
-					}
-				}
-				if sc := s.score(q, e); sc >= MinConfidence {
-					keep(i, Offer{Match: Match{Product: c.product(i), Confidence: round3(sc)}, Method: MethodTitle})
-				}
-			})
+			}
+			cands[e.brand] = append(cands[e.brand], i)
+		})
+	}
+	for b, list := range cands {
+		s := c.newScorer(b, true)
+		s.anchorOn(q)
+		if m, ok := c.best(q, s, list); ok {
+			byBrand[b] = Offer{Match: m, Method: MethodTitle}
 		}
 	}
 	return c.sortOffers(byBrand, limit)

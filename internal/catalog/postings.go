@@ -71,15 +71,16 @@ func (l *postingList) brand(b uint32, fn func(entry uint32)) int {
 	return n
 }
 
-// all calls fn for every product with the word, at most limit of them.
-func (l *postingList) all(limit int, fn func(entry uint32)) {
-	for _, list := range [][]uint64{l.sorted, l.tail} {
-		for _, p := range list {
-			if limit <= 0 {
-				return
-			}
-			limit--
-			fn(postingEntry(p))
+// sample calls fn for about limit of the products with the word, spread
+// evenly over the list (which is in brand order), or for all of them.
+func (l *postingList) sample(limit int, fn func(entry uint32)) {
+	n := l.len()
+	step := max(1, (n+limit-1)/limit)
+	for k := 0; k < n; k += step {
+		if k < len(l.sorted) {
+			fn(postingEntry(l.sorted[k]))
+		} else {
+			fn(postingEntry(l.tail[k-len(l.sorted)]))
 		}
 	}
 }

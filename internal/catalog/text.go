@@ -23,17 +23,17 @@ var foldPool = sync.Pool{New: func() any {
 // Words splits a title into its normalized words: lower case, no accents,
 // letters and digits apart ("iPhone15" → "iphone", "15"), and a number
 // joined to the unit after it ("128 GB" and "128GB" → "128gb"). Function
-// words ("the", "für", "avec") are dropped: they name nothing.
+// words ("the", "für", "avec") are dropped: they name nothing; but letters
+// glued to a number are part of a model name ("8a", "A54", "DE-Layout"
+// is not), and are kept.
 func Words(title string) []string {
 	folded := fold(title)
-	var out []string
-	start, kind := -1, 0 // kind: 1 letters, 2 digits, 3 plus signs
-	flush := func(end int) {
-		if start >= 0 {
-			out = append(out, folded[start:end])
-		}
-		start, kind = -1, 0
+	type run struct {
+		start, end int
+		kind       int // 1 letters, 2 digits, 3 plus signs
 	}
+	var runs []run
+	cur := run{start: -1}
 	for i, r := range folded {
 		k := 0
 		switch {
@@ -44,27 +44,41 @@ func Words(title string) []string {
 		case r == '+':
 			k = 3 // "S24+" is not "S24"
 		}
-		if k != kind {
-			flush(i)
+		if k != cur.kind {
+			if cur.start >= 0 {
+				cur.end = i
+				runs = append(runs, cur)
+			}
+			cur = run{start: -1}
 			if k != 0 {
-				start, kind = i, k
+				cur = run{start: i, kind: k}
 			}
 		}
 	}
-	flush(len(folded))
-	words := out[:0]
-	for i := 0; i < len(out); i++ {
-		w := out[i]
-		if strings.Trim(w, "+") == "" {
+	if cur.start >= 0 {
+		cur.end = len(folded)
+		runs = append(runs, cur)
+	}
+	glued := func(i int) bool { // run i touches a digit run
+		return runs[i].kind == 1 && (i > 0 && runs[i-1].kind == 2 && runs[i-1].end == runs[i].start ||
+			i+1 < len(runs) && runs[i+1].kind == 2 && runs[i].end == runs[i+1].start)
+	}
+	var words []string
+	for i := 0; i < len(runs); i++ {
+		w := folded[runs[i].start:runs[i].end]
+		switch {
+		case runs[i].kind == 3:
 			w = "plus"
+		case runs[i].kind == 2 && i+1 < len(runs) && runs[i+1].kind == 1:
+			u := folded[runs[i+1].start:runs[i+1].end]
+			if units[u] && (runs[i].end == runs[i+1].start || spacedUnits[u]) {
+				w += u
+				i++
+			}
+		case stopWords[w] && !glued(i):
+			continue
 		}
-		if isDigits(w) && i+1 < len(out) && units[out[i+1]] {
-			w += out[i+1]
-			i++
-		}
-		if !stopWords[w] {
-			words = append(words, w)
-		}
+		words = append(words, w)
 	}
 	return words
 }
@@ -105,6 +119,12 @@ func hasDigit(s string) bool {
 var units = set("gb", "tb", "mb", "kb", "mp", "ghz", "mhz", "hz", "w", "kw", "v", "mah", "wh",
 	"mm", "cm", "m", "km", "in", "inch", "ft", "ml", "cl", "l", "g", "kg", "mg", "oz", "lb", "lbs",
 	"pcs", "pc", "pack", "pk", "x", "k", "p", "gen", "st", "nd", "rd", "th")
+
+// spacedUnits are the units also joined when a space stands between number
+// and unit: the others ("in", "x", "m", "st") are words as well, so
+// "iPhone 15 in Blue" keeps its "15".
+var spacedUnits = set("gb", "tb", "mb", "kb", "mp", "ghz", "mhz", "hz", "mah", "wh", "mm", "cm", "km",
+	"ml", "cl", "l", "g", "kg", "mg", "oz", "lb", "lbs", "w", "kw", "pcs", "pack", "inch")
 
 // stopWords are the function words of the languages the messages speak.
 var stopWords = set(

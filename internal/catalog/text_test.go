@@ -29,7 +29,7 @@ func TestWords(t *testing.T) {
 func TestNearMissesDoNotMatch(t *testing.T) {
 	c := New()
 	titles := []string{"Apple iPhone 15", "Apple iPhone 15 Pro 128GB Black", "Samsung Galaxy S24 128GB", "Sony WH-1000XM5 Headphones Black",
-		"Tee Black M", "Tee Black L", "Nike Air Max 90 EU 42 White", "Anker PowerCore 10000 Power Bank"}
+		"Tee Black M", "Tee Black L", "Nike Air Max 90 EU 42 White", "Anker PowerCore 10000 Power Bank", "Google Pixel 8 128GB"}
 	brand := "br_1"
 	for i, title := range titles {
 		c.Put(&svc.Product{Ref: svc.ProductRef(i + 1), BrandID: brand, ProductID: title, Title: &title})
@@ -37,7 +37,7 @@ func TestNearMissesDoNotMatch(t *testing.T) {
 	// Other shops sell accessories and other models, so "case", "charger",
 	// "ultra" and "+" are product words: the catalog's vocabulary is what
 	// tells a product word from a shop's slogan.
-	for i, title := range []string{"Silicone Case for iPhone 15", "USB-C Charger 20W", "Screen Protector Galaxy S24", "Galaxy S23 Ultra", "Galaxy S24+ 256GB"} {
+	for i, title := range []string{"Silicone Case for iPhone 15", "USB-C Charger 20W", "Screen Protector Galaxy S24", "Galaxy S23 Ultra", "Galaxy S24+ 256GB", "Google Pixel 8a 128GB"} {
 		c.Put(&svc.Product{Ref: svc.ProductRef(100 + i), BrandID: "br_2", ProductID: title, Title: &title})
 	}
 	for query, want := range map[string]string{
@@ -50,6 +50,7 @@ func TestNearMissesDoNotMatch(t *testing.T) {
 		"Tee Black":                             "", // M or L: no way to tell
 		"Nike Air Max 90 EU 43 White":           "",
 		"Anker PowerCore 20000 Power Bank":      "",
+		"Google Pixel 8a 128GB":                 "",
 		"APPLE IPHONE 15":                       "Apple iPhone 15",
 		"iPhone 15 128 GB Black Apple Pro":      "Apple iPhone 15 Pro 128GB Black",
 		"Sony WH-1000XM5 Headphnoes Black":      "Sony WH-1000XM5 Headphones Black", // a typo

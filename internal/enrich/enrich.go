@@ -154,8 +154,15 @@ func (s *Service) proof(p catalog.Product, now time.Time) proofOf {
 	return out
 }
 
-// messages are the sentences of a product's shown counts and badges.
-func (pr printer) messages(p *proofOf, badges []string) []Message {
+// pageBadgeKeys are the sentences of the badges on a product page.
+var pageBadgeKeys = map[string]string{
+	BadgeMostViewed: msgPageMostViewed, BadgeMostPurchased: msgPageMostPurchased,
+	BadgeLowestPrice: msgPageLowestPrice, BadgeTrending: msgTrending,
+}
+
+// messages are the sentences of a product's shown counts and badges; keys
+// maps a badge to its sentence where it is not the badge's own.
+func (pr printer) messages(p *proofOf, badges []string, keys map[string]string) []Message {
 	out := []Message{}
 	if p != nil && p.viewsShown {
 		out = append(out, pr.count(msgViews, *p.shown.Viewers))
@@ -164,7 +171,11 @@ func (pr printer) messages(p *proofOf, badges []string) []Message {
 		out = append(out, pr.count(msgPurchases, *p.shown.Purchases))
 	}
 	for _, b := range badges {
-		out = append(out, pr.text(b)) // badge names are message keys
+		key := b // badge names are message keys
+		if k, ok := keys[b]; ok {
+			key = k
+		}
+		out = append(out, Message{Kind: b, Text: pr.p.Sprintf(key)})
 	}
 	return out
 }

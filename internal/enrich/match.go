@@ -3,6 +3,8 @@ package enrich
 import (
 	"net/url"
 
+	"github.com/svc-project/svc"
+
 	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
@@ -27,23 +29,26 @@ type Matcher struct {
 	Dir     *catalog.Directory
 }
 
-// Match returns the product, or false when none is sure enough.
+// Match returns the product, or false when none is sure enough. A page
+// matched by its address must be on the product's own brand's site, or on
+// no brand's: an anonymous event cannot lend one shop's counts to another's
+// pages.
 func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
-	if c, ok := urlcanon.URL(rawURL); ok {
-		if p, ok := m.Catalog.ByURL(c); ok {
-			return Found{Match: catalog.Match{Product: p, Confidence: 1}, Method: MethodURL}, true
-		}
-	}
 	if domain == "" {
 		if u, err := url.Parse(rawURL); err == nil {
 			domain = u.Hostname()
 		}
 	}
-	if title == "" || domain == "" {
-		return Found{}, false
+	var b *svc.Brand
+	if domain != "" {
+		b = m.Dir.Brand(domain)
 	}
-	b := m.Dir.Brand(domain)
-	if b == nil {
+	if c, ok := urlcanon.URL(rawURL); ok {
+		if p, ok := m.Catalog.ByURL(c); ok && (b == nil || b.ID == p.BrandID) {
+			return Found{Match: catalog.Match{Product: p, Confidence: 1}, Method: MethodURL}, true
+		}
+	}
+	if title == "" || b == nil {
 		return Found{}, false
 	}
 	found, ok := m.Catalog.ByTitle(b.ID, title, m.Dir.OwnWords(b.ID))
@@ -51,4 +56,17 @@ func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
 		return Found{}, false
 	}
 	return Found{Match: found, Method: MethodTitle}, true
+}
+
+// BrandOf returns the brand whose site a page is on, or nil.
+func (m Matcher) BrandOf(rawURL, domain string) *svc.Brand {
+	if domain == "" {
+		if u, err := url.Parse(rawURL); err == nil {
+			domain = u.Hostname()
+		}
+	}
+	if domain == "" {
+		return nil
+	}
+	return m.Dir.Brand(domain)
 }

@@ -49,6 +49,12 @@ const (
 	msgPriceTypical  = "price_typical"
 	msgPriceAbove    = "price_above_typical"
 	msgOffers        = "offers"
+
+	// On a product page the badges compare with the other shops, not
+	// with search results.
+	msgPageMostViewed    = "page_most_viewed"
+	msgPageMostPurchased = "page_most_purchased"
+	msgPageLowestPrice   = "page_lowest_price"
 )
 
 // sentences are the message catalog: plural forms by CLDR rules through
@@ -110,6 +116,21 @@ var sentences = func() *catalog.Builder {
 	set(de, msgPriceAbove, catalog.String("Über dem üblichen Preis der letzten 30 Tage"))
 	set(fr, msgPriceAbove, catalog.String("Au-dessus du prix habituel des 30 derniers jours"))
 	set(es, msgPriceAbove, catalog.String("Por encima del precio habitual de los últimos 30 días"))
+
+	set(en, msgPageMostViewed, catalog.String("Viewed by more people here than at the other shops in the last hour"))
+	set(de, msgPageMostViewed, catalog.String("Hier in der letzten Stunde von mehr Personen angesehen als bei den anderen Shops"))
+	set(fr, msgPageMostViewed, catalog.String("Consulté ici par plus de personnes qu'ailleurs au cours de la dernière heure"))
+	set(es, msgPageMostViewed, catalog.String("Visto aquí por más personas que en las otras tiendas en la última hora"))
+
+	set(en, msgPageMostPurchased, catalog.String("Bought more often here than at the other shops in the last 24 hours"))
+	set(de, msgPageMostPurchased, catalog.String("Hier in den letzten 24 Stunden öfter gekauft als bei den anderen Shops"))
+	set(fr, msgPageMostPurchased, catalog.String("Acheté ici plus souvent qu'ailleurs au cours des dernières 24 heures"))
+	set(es, msgPageMostPurchased, catalog.String("Comprado aquí más a menudo que en las otras tiendas en las últimas 24 horas"))
+
+	set(en, msgPageLowestPrice, catalog.String("Lower than the prices paid at the other shops in the last 30 days"))
+	set(de, msgPageLowestPrice, catalog.String("Günstiger als die Preise, die bei den anderen Shops in den letzten 30 Tagen bezahlt wurden"))
+	set(fr, msgPageLowestPrice, catalog.String("Moins cher que les prix payés dans les autres boutiques au cours des 30 derniers jours"))
+	set(es, msgPageLowestPrice, catalog.String("Más barato que los precios pagados en las otras tiendas en los últimos 30 días"))
 
 	set(en, msgOffers, n("Also sold by %d other shop", "Also sold by %d other shops"))
 	set(de, msgOffers, n("Auch bei %d anderen Shop erhältlich", "Auch bei %d anderen Shops erhältlich"))

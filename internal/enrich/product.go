@@ -54,7 +54,8 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	c, p := req.Context, req.Product
 	lang := Language(deref(c.Locale), acceptLanguage)
 	out := &ProductResponse{Offers: []Offer{}, Badges: []string{}, Language: lang.String(), GeneratedAt: now.UTC()}
-	found, ok := s.matcher().Match(deref(p.Title), deref(c.URL), deref(c.Domain))
+	m := s.matcher()
+	found, ok := m.Match(deref(p.Title), deref(c.URL), deref(c.Domain))
 	var proof *proofOf
 	except, title, sku := "", deref(p.Title), deref(p.SKU)
 	if ok {
@@ -71,6 +72,9 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		}
 	} else {
 		out.Reason = ReasonNoMatch
+		if b := m.BrandOf(deref(c.URL), deref(c.Domain)); b != nil {
+			except = b.ID // the page's own shop is no other shop
+		}
 	}
 	offerProofs := []*proofOf{}
 	for _, o := range s.t.Catalog().Offers(except, title, deref(p.Brand), sku, maxOffers) {
@@ -81,7 +85,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	}
 	out.Badges = productBadges(proof, p, offerProofs, out.Offers)
 	pr := newPrinter(lang)
-	out.Messages = pr.messages(proof, out.Badges)
+	out.Messages = pr.messages(proof, out.Badges, pageBadgeKeys)
 	if out.Price != nil {
 		switch out.Price.Verdict {
 		case VerdictBelow:

@@ -54,7 +54,7 @@ func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *S
 	pr := newPrinter(lang)
 	for i := range out.Results {
 		out.Results[i].Badges = append(out.Results[i].Badges, badges[i]...)
-		out.Results[i].Messages = pr.messages(proofs[i], badges[i])
+		out.Results[i].Messages = pr.messages(proofs[i], badges[i], nil)
 	}
 	return out
 }

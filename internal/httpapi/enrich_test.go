@@ -290,7 +290,7 @@ func TestProductEnrich(t *testing.T) {
 		"messages": []any{
 			map[string]any{"kind": "views", "text": "4 people viewed this in the last hour"},
 			map[string]any{"kind": "purchases", "text": "3 purchases in the last 24 hours"},
-			map[string]any{"kind": "most_purchased", "text": "Most bought of these results in the last 24 hours"},
+			map[string]any{"kind": "most_purchased", "text": "Bought more often here than at the other shops in the last 24 hours"},
 			map[string]any{"kind": "price_below_typical", "text": "Below the typical price paid in the last 30 days"},
 			map[string]any{"kind": "offers", "text": "Also sold by 2 other shops"},
 		},
@@ -454,5 +454,30 @@ func TestSearchQueryIsNotStored(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A product's address only matches on its own shop's site, or on no
+// shop's; and a page's own shop is never offered as another shop.
+func TestEnrichKeepsShopsApart(t *testing.T) {
+	f := enrichFixture(t)
+	res := decode[map[string]any](t, f.do("POST", searchPath, map[string]any{"results": []any{
+		map[string]any{"url": "https://alpha.example/p/wh1000xm5-black", "domain": "beta.example"},
+		map[string]any{"url": "https://alpha.example/p/wh1000xm5-black", "domain": "unknown.example"},
+	}}))["results"].([]any)
+	if m := res[0].(map[string]any)["matched"]; m != false {
+		t.Errorf("alpha's page address matched on beta's site: %v", res[0])
+	}
+	if m := res[1].(map[string]any)["matched"]; m != true {
+		t.Errorf("alpha's page address on a site of no brand: %v", res[1])
+	}
+	got := decode[map[string]any](t, f.do("POST", productPath, map[string]any{
+		"context": map[string]any{"url": "https://alpha.example/p/unknown-page"},
+		"product": map[string]any{"title": "Sony WH-1000XM5 Wireless Headphones Black, new"},
+	}))
+	for _, o := range got["offers"].([]any) {
+		if o.(map[string]any)["brand_id"] == "br_alpha" {
+			t.Errorf("the page's own shop offered as another: %v", o)
+		}
 	}
 }

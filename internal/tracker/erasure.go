@@ -49,9 +49,8 @@ func (t *Tracker) recount(ctx context.Context) error {
 	t.batch.commit.Lock()
 	defer t.batch.commit.Unlock()
 	start := time.Now()
-	t.products.ClearPrices()
 	e := newEngine()
-	if err := t.load(ctx, e); err != nil {
+	if err := t.load(ctx, e, true); err != nil {
 		return err
 	}
 	st := e.Sweep(t.cfg.Now())

@@ -26,9 +26,15 @@ type feedState struct {
 // and the feed goes on from that snapshot, with e swapped in under the same
 // lock: no event committed meanwhile is missed or counted twice. A recount
 // must come through here.
-func (t *Tracker) load(ctx context.Context, e *window.Engine) error {
+//
+// A recount also reloads the prices paid, cleared under the same lock, so
+// that no order of the feed is counted in both.
+func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	f, ok := t.store.(svc.ChangeFeed)
 	if !ok {
+		if recount {
+			t.products.ClearPrices()
+		}
 		if err := t.rebuild(ctx, t.store, e); err != nil {
 			return err
 		}
@@ -37,6 +43,9 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine) error {
 	}
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
+	if recount {
+		t.products.ClearPrices()
+	}
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r, e) })
 	if err != nil {
 		return err

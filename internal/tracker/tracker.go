@@ -96,7 +96,7 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 	if t.erasure, err = store.ErasureVersion(ctx); err != nil {
 		return nil, fmt.Errorf("read erasure version: %w", err)
 	}
-	if err := t.load(ctx, newEngine()); err != nil {
+	if err := t.load(ctx, newEngine(), false); err != nil {
 		return nil, fmt.Errorf("rebuild counts: %w", err)
 	}
 	t.stats.Store(new(window.Stats))
