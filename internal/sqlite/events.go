@@ -14,19 +14,20 @@ import (
 // Each write runs under a savepoint: one that fails alone is rolled back and
 // reported in its Result, and the others of the batch stand.
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(sqlTx *sql.Tx) error {
+		tx := s.prepared(sqlTx)
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
-			if _, err := tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
+			if _, err := tx.ExecContext(ctx, qSavepoint); err != nil {
 				return err
 			}
 			if err := appendOne(ctx, tx, w); err != nil {
-				if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO write"); rerr != nil {
+				if _, rerr := tx.ExecContext(ctx, qRollbackTo); rerr != nil {
 					return errors.Join(err, rerr)
 				}
 				w.Result = svc.WriteResult{Err: svc.Internal(err)}
 			}
-			if _, err := tx.ExecContext(ctx, "RELEASE write"); err != nil {
+			if _, err := tx.ExecContext(ctx, qRelease); err != nil {
 				return err
 			}
 		}
@@ -47,7 +48,7 @@ func idempotencyScope(w *svc.Write, keyed bool) string {
 	return scope + ":anonymous"
 }
 
-func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendOne(ctx context.Context, tx querier, w *svc.Write) error {
 	var brandID string
 	var meta *svc.EventMeta
 	if w.View != nil {
@@ -59,8 +60,7 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	if w.IdempotencyKey != "" {
 		var status, eventID string
 		var hash []byte
-		err := tx.QueryRowContext(ctx, `SELECT status, event_id, body_hash FROM idempotency_keys
-			WHERE brand_id = ? AND scope = ? AND key = ? AND created_at > ?`,
+		err := tx.QueryRowContext(ctx, qIdempotencyGet,
 			brandID, scope, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID, &hash)
 		switch {
 		case err == nil && !bytes.Equal(hash, w.BodyHash[:]):
@@ -83,14 +83,12 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		return err
 	}
 	// An expired row of the same key may still be there until it is deleted.
-	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (brand_id, scope, key, body_hash, created_at, status, event_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
-		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`,
+	_, err = tx.ExecContext(ctx, qIdempotencyPut,
 		brandID, scope, w.IdempotencyKey, w.BodyHash[:], millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
 	return err
 }
 
-func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendView(ctx context.Context, tx querier, w *svc.Write) error {
 	v := w.View
 	p := &svc.Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
 	ok, err := resolveProduct(ctx, tx, p, w.MayRegister, v.Meta.ReceivedAt)
@@ -99,9 +97,7 @@ func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		return err
 	}
 	m := &v.Meta
-	_, err = tx.ExecContext(ctx, `INSERT INTO view_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, qViewInsert,
 		m.EventID, p.Ref, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		v.Context.SessionID, v.Context.Country, v.Context.Locale, m.Keyed)
 	if err != nil {
@@ -112,10 +108,10 @@ func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	return nil
 }
 
-func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendPurchase(ctx context.Context, tx querier, w *svc.Write) error {
 	e, m := w.Purchase, &w.Purchase.Meta
 	var first string
-	err := tx.QueryRowContext(ctx, "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?",
+	err := tx.QueryRowContext(ctx, qOrderGet,
 		e.BrandID, e.Order.OrderID).Scan(&first)
 	switch {
 	case err == nil:
@@ -138,17 +134,14 @@ func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		refs[i] = p.Ref
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	err = tx.QueryRowContext(ctx, qPurchaseInsert,
 		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
 	if err != nil {
 		return err
 	}
 	for i, it := range e.Order.Items {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO purchase_items
-			(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, qItemInsert,
 			id, i, refs[i], it.SKU, it.Title, *it.Quantity, it.UnitPrice); err != nil {
 			return err
 		}
@@ -181,15 +174,14 @@ func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
 // nothing is written, and a missing product is reported as false.
 func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
 	var sku, title, url sql.NullString
-	err := q.QueryRowContext(ctx, "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?",
+	err := q.QueryRowContext(ctx, qProductGet,
 		p.BrandID, p.ProductID).Scan(&p.Ref, &sku, &title, &url)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if !register {
 			return false, nil
 		}
-		err = q.QueryRowContext(ctx, `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		err = q.QueryRowContext(ctx, qProductInsert,
 			p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
 		return err == nil, err
 	case err != nil:
@@ -198,8 +190,7 @@ func resolveProduct(ctx context.Context, q querier, p *svc.Product, register boo
 		return true, nil
 	}
 	if changed(p.SKU, sku) || changed(p.Title, title) || changed(p.URL, url) {
-		_, err = q.ExecContext(ctx, `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
-			url = coalesce(?, url), updated_at = ? WHERE id = ?`, p.SKU, p.Title, p.URL, millis(now), p.Ref)
+		_, err = q.ExecContext(ctx, qProductUpdate, p.SKU, p.Title, p.URL, millis(now), p.Ref)
 	}
 	return err == nil, err
 }

@@ -32,6 +32,8 @@ type Store struct {
 	path string
 	w    *sql.DB // one connection: every write transaction
 	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
+
+	stmts stmtCache // of the write path, on w
 }
 
 var _ svc.Store = (*Store)(nil)
@@ -70,6 +72,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.stmts, err = prepareAll(ctx, w, writeQueries); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
 	return s, nil
 }
 
@@ -96,7 +102,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the database; the WAL is checkpointed by the last close.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
 }
 
 // inTx runs fn in a write transaction and commits it.
