@@ -124,15 +124,5 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // eachRow runs a query on the read pool and calls scan for every row.
 func (s *Store) eachRow(ctx context.Context, scan func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRowOf(ctx, s.r, scan, query, args...)
 }

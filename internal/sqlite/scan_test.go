@@ -1,0 +1,71 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// Views are read in many time ranges at once and must still come oldest
+// first, each exactly once, from since on; an error from fn stops the scan.
+func TestViewsInOrderAcrossRanges(t *testing.T) {
+	s := withBrand(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 3000
+	var batch []*svc.Write
+	for i := range n {
+		// Out of order in the table, spread over 10 hours with clumps.
+		at := t0.Add(-time.Duration(rng.IntN(36_000)) * time.Second)
+		if i%10 == 0 {
+			at = t0.Add(-5 * time.Hour)
+		}
+		ts, session := at.Format(time.RFC3339), fmt.Sprint("s", i)
+		ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", i%7)}, Context: svc.ViewContext{SessionID: &session}}
+		if errs := svc.Stamp(&ev.Meta, &ts, true, t0, svc.DefaultRetention); errs != nil {
+			t.Fatal(errs)
+		}
+		ev.Meta.EventID = fmt.Sprint("e", i)
+		batch = append(batch, &svc.Write{View: ev, MayRegister: true})
+	}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	since := t0.Add(-8 * time.Hour)
+	want := 0
+	for _, w := range batch {
+		if !w.View.Meta.Time.Before(since) {
+			want++
+		}
+	}
+	seen := map[string]bool{}
+	var last time.Time
+	err := s.Views(ctx, since, func(r svc.ViewRecord) error {
+		if r.Time.Before(last) || r.Time.Before(since) {
+			t.Fatalf("view at %s after one at %s (since %s)", r.Time, last, since)
+		}
+		if seen[r.SessionID] {
+			t.Fatalf("session %s twice", r.SessionID)
+		}
+		last, seen[r.SessionID] = r.Time, true
+		return nil
+	})
+	if err != nil || len(seen) != want {
+		t.Fatalf("%d views, want %d: %v", len(seen), want, err)
+	}
+
+	stop := errors.New("stop")
+	calls := 0
+	err = s.Views(ctx, since, func(svc.ViewRecord) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("after an error: %d calls, %v", calls, err)
+	}
+	if err := s.Views(ctx, t0.Add(time.Hour), func(svc.ViewRecord) error { return stop }); err != nil {
+		t.Fatalf("no views: %v", err)
+	}
+}
