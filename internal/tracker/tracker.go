@@ -126,37 +126,6 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 	}()
 }
 
-// rebuild loads the catalog and replays the events inside the windows.
-func (t *Tracker) rebuild(ctx context.Context) error {
-	start, now := time.Now(), t.cfg.Now()
-	err := t.store.Products(ctx, func(p *svc.Product) error {
-		t.catalog.add(p.BrandID, p.ProductID, p.Ref)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	var views, lines int
-	err = t.store.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
-		t.engine.AddView(r.Product, r.Time, t.engine.SessionHash(r.SessionID), now)
-		views++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
-		t.engine.AddPurchase(r.Product, r.Time, r.Units, now)
-		lines++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
 // apply feeds committed writes to the engine and the catalog.
 func (t *Tracker) apply(writes []*svc.Write) {
 	now := t.cfg.Now()
