@@ -20,6 +20,9 @@ import (
 // its events in time order.
 func (t *Tracker) rebuild(ctx context.Context) error {
 	start, now := time.Now(), t.cfg.Now()
+	// The heap only grows during the replay: collecting it as often as
+	// usual rescans what stays, again and again, for little garbage.
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	err := t.store.Products(ctx, func(p *svc.Product) error {
 		t.catalog.add(p.BrandID, p.ProductID, p.Ref)
 		return nil
