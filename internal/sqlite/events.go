@@ -20,16 +20,23 @@ import (
 // attempt is rolled back whole and the batch runs again with a savepoint
 // around each write.
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
+	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
+	defer s.productsMu.Unlock()
+	var fast *preparedTx
 	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
-		tx := s.prepared(sqlTx)
+		fast = s.prepared(sqlTx)
+		fast.memo(&s.products)
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
-			if err := appendOne(ctx, tx, w); err != nil {
+			if err := appendOne(ctx, fast, w); err != nil {
 				return errWithSavepoints
 			}
 		}
 		return nil
 	})
+	if err == nil {
+		s.products.merge(fast.staged)
+	}
 	if !errors.Is(err, errWithSavepoints) {
 		return err
 	}
@@ -194,26 +201,42 @@ func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
 // that are given and differ from the stored ones are updated; without it,
 // nothing is written, and a missing product is reported as false.
 func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
-	var sku, title, url sql.NullString
-	err := q.QueryRowContext(ctx, qProductGet,
-		p.BrandID, p.ProductID).Scan(&p.Ref, &sku, &title, &url)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if !register {
-			return false, nil
+	memo, _ := q.(productMemo)
+	key := productKey{p.BrandID, p.ProductID}
+	var row productRow
+	found := false
+	if memo != nil {
+		row, found = memo.lookup(key)
+	}
+	if !found {
+		err := q.QueryRowContext(ctx, qProductGet,
+			p.BrandID, p.ProductID).Scan(&row.ref, &row.sku, &row.title, &row.url)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if !register {
+				return false, nil
+			}
+			err = q.QueryRowContext(ctx, qProductInsert,
+				p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
+			if err == nil && memo != nil {
+				memo.remember(key, productRow{p.Ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)})
+			}
+			return err == nil, err
+		case err != nil:
+			return false, err
 		}
-		err = q.QueryRowContext(ctx, qProductInsert,
-			p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
-		return err == nil, err
-	case err != nil:
-		return false, err
-	case !register:
-		return true, nil
 	}
-	if changed(p.SKU, sku) || changed(p.Title, title) || changed(p.URL, url) {
-		_, err = q.ExecContext(ctx, qProductUpdate, p.SKU, p.Title, p.URL, millis(now), p.Ref)
+	p.Ref = row.ref
+	if register && (changed(p.SKU, row.sku) || changed(p.Title, row.title) || changed(p.URL, row.url)) {
+		if _, err := q.ExecContext(ctx, qProductUpdate, p.SKU, p.Title, p.URL, millis(now), p.Ref); err != nil {
+			return false, err
+		}
+		row = productRow{row.ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)}
 	}
-	return err == nil, err
+	if memo != nil {
+		memo.remember(key, row)
+	}
+	return true, nil
 }
 
 type querier interface {
@@ -240,6 +263,8 @@ func optMillis(t *time.Time) any {
 // Returns ENOTFOUND if the brand does not exist.
 func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out := *p
+	s.productsMu.Lock()
+	defer s.productsMu.Unlock()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM brands WHERE id = ?", p.BrandID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
@@ -250,6 +275,8 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 		_, err := resolveProduct(ctx, tx, &out, true, time.Now())
 		return err
 	})
+	// Written outside the writer's memo: what it remembers may be stale.
+	s.products.forget(productKey{p.BrandID, p.ProductID})
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,9 @@ type preparedTx struct {
 	tx    *sql.Tx
 	cache stmtCache
 	bound map[string]*sql.Stmt
+
+	products *productCache // see products.go; nil: no memo
+	staged   map[productKey]productRow
 }
 
 func (s *Store) prepared(tx *sql.Tx) *preparedTx {

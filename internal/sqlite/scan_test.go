@@ -97,3 +97,42 @@ func TestAppendKeepsTheOthersWhenOneWriteFails(t *testing.T) {
 		t.Fatalf("%d views stored, want 2: %v", n, err)
 	}
 }
+
+// The writer's memory of products follows every change: updates within a
+// batch, across batches, and a change made by EnsureProduct in between.
+func TestProductMemoFollowsEveryWrite(t *testing.T) {
+	s := withBrand(t)
+	ctx := context.Background()
+	withTitle := func(title string) *svc.Write {
+		ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1", Title: &title}}
+		svc.Stamp(&ev.Meta, nil, true, t0, svc.DefaultRetention)
+		ev.Meta.EventID = title
+		return &svc.Write{View: ev, MayRegister: true}
+	}
+	stored := func() string {
+		var title string
+		_ = s.Products(ctx, func(p *svc.Product) error { title = *p.Title; return nil })
+		return title
+	}
+	steps := []struct {
+		do   func() error
+		want string
+	}{
+		{func() error { return s.Append(ctx, []*svc.Write{withTitle("A"), withTitle("B")}) }, "B"},
+		{func() error { return s.Append(ctx, []*svc.Write{withTitle("A")}) }, "A"},
+		{func() error {
+			title := "C"
+			_, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1", Title: &title})
+			return err
+		}, "C"},
+		{func() error { return s.Append(ctx, []*svc.Write{withTitle("A")}) }, "A"},
+	}
+	for i, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored(); got != st.want {
+			t.Fatalf("step %d: title %q, want %q", i, got, st.want)
+		}
+	}
+}

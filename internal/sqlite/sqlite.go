@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -33,7 +34,11 @@ type Store struct {
 	w    *sql.DB // one connection: every write transaction
 	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
 
-	stmts stmtCache // of the write path, on w
+	stmts    stmtCache // of the write path, on w
+	products productCache
+	// productsMu orders the writes of products with the updates of the
+	// cache: a commit and the cache change it makes happen as one.
+	productsMu sync.Mutex
 }
 
 var _ svc.Store = (*Store)(nil)
