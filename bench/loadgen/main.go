@@ -51,6 +51,7 @@ type options struct {
 	halfOf     float64
 	noBaseline bool
 	prefill    bool
+	proofRate  float64
 }
 
 func parseOptions(args []string, errOut io.Writer) (*options, error) {
@@ -72,10 +73,11 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "recorded length of each phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
 	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
-	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest)")
+	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate)")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
 	fs.BoolVar(&o.prefill, "prefill", true, "send one view of every product first, so proof reads find them")
+	fs.Float64Var(&o.proofRate, "proof-rate", 1000, "proof reads per second of the proof-rate phase, which compares proof latency between stores")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		o.target, len(brands), thousands(float64(o.products)), o.zipfS, thousands(float64(o.sessions)), 100*o.keyed, o.conns, o.duration, o.warmup)
 
 	var collectShares, proofShares []float64
-	var collectP99, proofP99 []float64
+	var collectP99, proofP99, proofRateP99 []float64
 	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
 		conns := o.conns
 		if rate > 0 {
@@ -224,6 +226,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			checks = append(checks, LatencyCheck{Name: "proof at " + pct(o.halfOf) + " of its highest rate", Rate: rate, P99: t.Latency.ValueAtQuantile(99), Ceiling: 2 * time.Millisecond, Errors: t.Errors, Requests: t.Count})
 			proofP99 = append(proofP99, float64(t.Latency.ValueAtQuantile(99)))
 		}
+		if o.has("proof-rate") {
+			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+7)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+			proofRateP99 = append(proofRateP99, float64(r.Total().Latency.ValueAtQuantile(99)))
+		}
 		fmt.Fprintf(out, "run %d of %d\n", i+1, o.repeat)
 		if err := WriteTable(out, results...); err != nil {
 			return err
@@ -239,6 +249,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
 		fmt.Fprintf(out, "  collect / collect baseline: %s\n  proof / read baseline:      %s\n", Spread(collectShares, share), Spread(proofShares, share))
 		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
+		fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
 	}
 	return nil
 }
