@@ -249,7 +249,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
 		fmt.Fprintf(out, "  collect / collect baseline: %s\n  proof / read baseline:      %s\n", Spread(collectShares, share), Spread(proofShares, share))
 		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
-		fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
+		if len(proofRateP99) > 0 {
+			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
+		}
 	}
 	return nil
 }
