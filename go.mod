@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/adrg/strutil v0.3.1
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/chromedp/cdproto v0.159.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cloudflare/ahocorasick v0.0.0-20240916140611-054963ec9396

@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.tracker.Proof(r.Context(), r.URL.Query().Get, credentials(r))
+	p, err := s.tracker.Proof(r.Context(), queryGetter(r.URL.RawQuery), credentials(r))
 	if err != nil {
 		return err
 	}

@@ -11,28 +11,57 @@ import (
 )
 
 // Append writes a batch of events in one transaction, durable on return.
-// Each write runs under a savepoint: one that fails alone is rolled back and
-// reported in its Result, and the others of the batch stand.
+// A write that fails alone is rolled back and reported in its Result, and
+// the others of the batch stand.
+//
+// Batches almost never hold such a write, so a batch first runs without
+// savepoints, which cost two statements a write in the group commit, the
+// one part of collecting that cannot use both cores. If a write fails, that
+// attempt is rolled back whole and the batch runs again with a savepoint
+// around each write.
 func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
+	defer s.productsMu.Unlock()
+	var fast *preparedTx
+	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
+		fast = s.prepared(sqlTx)
+		fast.memo(&s.products)
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
-			if _, err := tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
+			if err := appendOne(ctx, fast, w); err != nil {
+				return errWithSavepoints
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		s.products.merge(fast.staged)
+	}
+	if !errors.Is(err, errWithSavepoints) {
+		return err
+	}
+	return s.inTx(ctx, func(sqlTx *sql.Tx) error {
+		tx := s.prepared(sqlTx)
+		for _, w := range batch {
+			w.Result = svc.WriteResult{}
+			if _, err := tx.ExecContext(ctx, qSavepoint); err != nil {
 				return err
 			}
 			if err := appendOne(ctx, tx, w); err != nil {
-				if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO write"); rerr != nil {
+				if _, rerr := tx.ExecContext(ctx, qRollbackTo); rerr != nil {
 					return errors.Join(err, rerr)
 				}
 				w.Result = svc.WriteResult{Err: svc.Internal(err)}
 			}
-			if _, err := tx.ExecContext(ctx, "RELEASE write"); err != nil {
+			if _, err := tx.ExecContext(ctx, qRelease); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 }
+
+var errWithSavepoints = errors.New("sqlite: a write failed: run the batch with savepoints")
 
 // idempotencyScope keeps one endpoint's or one kind of sender's keys from
 // answering for another: an anonymous view cannot claim a keyed purchase's key.
@@ -47,7 +76,7 @@ func idempotencyScope(w *svc.Write, keyed bool) string {
 	return scope + ":anonymous"
 }
 
-func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendOne(ctx context.Context, tx querier, w *svc.Write) error {
 	var brandID string
 	var meta *svc.EventMeta
 	if w.View != nil {
@@ -59,8 +88,7 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	if w.IdempotencyKey != "" {
 		var status, eventID string
 		var hash []byte
-		err := tx.QueryRowContext(ctx, `SELECT status, event_id, body_hash FROM idempotency_keys
-			WHERE brand_id = ? AND scope = ? AND key = ? AND created_at > ?`,
+		err := tx.QueryRowContext(ctx, qIdempotencyGet,
 			brandID, scope, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID, &hash)
 		switch {
 		case err == nil && !bytes.Equal(hash, w.BodyHash[:]):
@@ -83,14 +111,12 @@ func appendOne(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		return err
 	}
 	// An expired row of the same key may still be there until it is deleted.
-	_, err = tx.ExecContext(ctx, `INSERT INTO idempotency_keys (brand_id, scope, key, body_hash, created_at, status, event_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
-		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`,
+	_, err = tx.ExecContext(ctx, qIdempotencyPut,
 		brandID, scope, w.IdempotencyKey, w.BodyHash[:], millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
 	return err
 }
 
-func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendView(ctx context.Context, tx querier, w *svc.Write) error {
 	v := w.View
 	p := &svc.Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
 	ok, err := resolveProduct(ctx, tx, p, w.MayRegister, v.Meta.ReceivedAt)
@@ -99,9 +125,7 @@ func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		return err
 	}
 	m := &v.Meta
-	_, err = tx.ExecContext(ctx, `INSERT INTO view_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, qViewInsert,
 		m.EventID, p.Ref, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		v.Context.SessionID, v.Context.Country, v.Context.Locale, m.Keyed)
 	if err != nil {
@@ -112,10 +136,10 @@ func appendView(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 	return nil
 }
 
-func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
+func appendPurchase(ctx context.Context, tx querier, w *svc.Write) error {
 	e, m := w.Purchase, &w.Purchase.Meta
 	var first string
-	err := tx.QueryRowContext(ctx, "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?",
+	err := tx.QueryRowContext(ctx, qOrderGet,
 		e.BrandID, e.Order.OrderID).Scan(&first)
 	switch {
 	case err == nil:
@@ -138,17 +162,14 @@ func appendPurchase(ctx context.Context, tx *sql.Tx, w *svc.Write) error {
 		refs[i] = p.Ref
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	err = tx.QueryRowContext(ctx, qPurchaseInsert,
 		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
 	if err != nil {
 		return err
 	}
 	for i, it := range e.Order.Items {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO purchase_items
-			(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(ctx, qItemInsert,
 			id, i, refs[i], it.SKU, it.Title, *it.Quantity, it.UnitPrice); err != nil {
 			return err
 		}
@@ -180,28 +201,42 @@ func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
 // that are given and differ from the stored ones are updated; without it,
 // nothing is written, and a missing product is reported as false.
 func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
-	var sku, title, url sql.NullString
-	err := q.QueryRowContext(ctx, "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?",
-		p.BrandID, p.ProductID).Scan(&p.Ref, &sku, &title, &url)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if !register {
-			return false, nil
+	memo, _ := q.(productMemo)
+	key := productKey{p.BrandID, p.ProductID}
+	var row productRow
+	found := false
+	if memo != nil {
+		row, found = memo.lookup(key)
+	}
+	if !found {
+		err := q.QueryRowContext(ctx, qProductGet,
+			p.BrandID, p.ProductID).Scan(&row.ref, &row.sku, &row.title, &row.url)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if !register {
+				return false, nil
+			}
+			err = q.QueryRowContext(ctx, qProductInsert,
+				p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
+			if err == nil && memo != nil {
+				memo.remember(key, productRow{p.Ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)})
+			}
+			return err == nil, err
+		case err != nil:
+			return false, err
 		}
-		err = q.QueryRowContext(ctx, `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
-		return err == nil, err
-	case err != nil:
-		return false, err
-	case !register:
-		return true, nil
 	}
-	if changed(p.SKU, sku) || changed(p.Title, title) || changed(p.URL, url) {
-		_, err = q.ExecContext(ctx, `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
-			url = coalesce(?, url), updated_at = ? WHERE id = ?`, p.SKU, p.Title, p.URL, millis(now), p.Ref)
+	p.Ref = row.ref
+	if register && (changed(p.SKU, row.sku) || changed(p.Title, row.title) || changed(p.URL, row.url)) {
+		if _, err := q.ExecContext(ctx, qProductUpdate, p.SKU, p.Title, p.URL, millis(now), p.Ref); err != nil {
+			return false, err
+		}
+		row = productRow{row.ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)}
 	}
-	return err == nil, err
+	if memo != nil {
+		memo.remember(key, row)
+	}
+	return true, nil
 }
 
 type querier interface {
@@ -228,6 +263,8 @@ func optMillis(t *time.Time) any {
 // Returns ENOTFOUND if the brand does not exist.
 func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out := *p
+	s.productsMu.Lock()
+	defer s.productsMu.Unlock()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, "SELECT 1 FROM brands WHERE id = ?", p.BrandID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
@@ -238,6 +275,8 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 		_, err := resolveProduct(ctx, tx, &out, true, time.Now())
 		return err
 	})
+	// Written outside the writer's memo: what it remembers may be stale.
+	s.products.forget(productKey{p.BrandID, p.ProductID})
 	if err != nil {
 		return nil, err
 	}
@@ -257,32 +296,32 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 
 // Views calls fn for every view at or after since, oldest first.
 func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
-		var r svc.ViewRecord
-		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
-			return err
-		}
-		r.Time = fromMillis(ts)
-		return fn(r)
-	}, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? ORDER BY ts", millis(since))
+	return scanByTime(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
+		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
+		millis(since), func(rows *sql.Rows) (svc.ViewRecord, error) {
+			var r svc.ViewRecord
+			var ts int64
+			err := rows.Scan(&r.Product, &ts, &r.SessionID)
+			r.Time = fromMillis(ts)
+			return r, err
+		}, fn)
 }
 
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
-		var r svc.PurchaseRecord
-		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice); err != nil {
-			return err
-		}
-		r.Time = fromMillis(ts)
-		return fn(r)
-	}, `SELECT i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
+	return scanByTime(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
+		`SELECT i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
 			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
-		WHERE e.ts >= ? GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
+		WHERE e.ts >= ? AND e.ts < ? GROUP BY e.id, i.product ORDER BY e.ts`,
+		millis(since), func(rows *sql.Rows) (svc.PurchaseRecord, error) {
+			var r svc.PurchaseRecord
+			var ts int64
+			err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice)
+			r.Time = fromMillis(ts)
+			return r, err
+		}, fn)
 }
 
 // DeleteExpired deletes at most limit events older than before, and

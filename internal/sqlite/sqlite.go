@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -32,6 +33,12 @@ type Store struct {
 	path string
 	w    *sql.DB // one connection: every write transaction
 	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
+
+	stmts    stmtCache // of the write path, on w
+	products productCache
+	// productsMu orders the writes of products with the updates of the
+	// cache: a commit and the cache change it makes happen as one.
+	productsMu sync.Mutex
 }
 
 var _ svc.Store = (*Store)(nil)
@@ -70,6 +77,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.stmts, err = prepareAll(ctx, w, writeQueries); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
 	return s, nil
 }
 
@@ -96,7 +107,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the database; the WAL is checkpointed by the last close.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
 }
 
 // inTx runs fn in a write transaction and commits it.
@@ -118,15 +129,5 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // eachRow runs a query on the read pool and calls scan for every row.
 func (s *Store) eachRow(ctx context.Context, scan func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := s.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachRowOf(ctx, s.r, scan, query, args...)
 }

@@ -136,39 +136,6 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 	}()
 }
 
-// rebuild loads the catalog and replays the events inside the windows
-// into the engine e.
-func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine) error {
-	start, now := time.Now(), t.cfg.Now()
-	err := src.Products(ctx, func(p *svc.Product) error {
-		t.learnProduct(p)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	var views, lines int
-	err = src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
-		e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
-		views++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = src.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
-		e.AddPurchase(r.Product, r.Time, r.Units, now)
-		t.learnPurchaseLine(r)
-		lines++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
 // apply feeds committed writes to the engine and the catalog.
 func (t *Tracker) apply(writes []*svc.Write) {
 	now, e := t.cfg.Now(), t.engine.Load()

@@ -60,3 +60,13 @@ func BenchmarkLateView(b *testing.B) {
 		e.AddView(1, now.Add(-time.Minute+time.Second), 0, now) // an odd second: new
 	}
 }
+
+// BenchmarkAddPurchase appends orders of 1 to 3 units to 1,000 products.
+func BenchmarkAddPurchase(b *testing.B) {
+	e := newEngine()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now := t0.Add(time.Duration(i/1000) * time.Second)
+		e.AddPurchase(svc.ProductRef(i%1000), now, int64(1+i%3), now)
+	}
+}

@@ -34,7 +34,7 @@ type shard struct {
 type product struct {
 	views   timeline[uint32]
 	viewers timeline[uint32]  // one count per session, at the session's latest view
-	latest  map[uint64]uint32 // session hash -> second of its latest view
+	latest  sessions          // session hash -> second of its latest view
 	orders  *timeline[uint32] // allocated on the first purchase: most products have none
 	units   *timeline[uint64]
 	pending []pending // events dated after now when they came
@@ -142,10 +142,7 @@ func (p *product) apply(ev pending) {
 	if ev.session == 0 {
 		return
 	}
-	if p.latest == nil {
-		p.latest = make(map[uint64]uint32)
-	}
-	last, seen := p.latest[ev.session]
+	last, seen := p.latest.get(ev.session)
 	switch {
 	case !seen:
 		p.viewers.add(ev.sec, 1)
@@ -155,7 +152,7 @@ func (p *product) apply(ev pending) {
 	default:
 		return // an older view of a session already counted later
 	}
-	p.latest[ev.session] = ev.sec
+	p.latest.set(ev.session, ev.sec)
 }
 
 // flush applies the pending events whose second has come.
@@ -241,7 +238,7 @@ func (e *Engine) Sweep(now time.Time) Stats {
 			}
 			st.Products++
 			st.Buckets += len(p.views.secs) + len(p.viewers.secs)
-			st.Bytes += p.views.bytes() + p.viewers.bytes() + 16*len(p.latest) + 12*cap(p.pending)
+			st.Bytes += p.views.bytes() + p.viewers.bytes() + p.latest.bytes() + 12*cap(p.pending)
 			if p.orders != nil {
 				st.Buckets += len(p.orders.secs) + len(p.units.secs)
 				st.Bytes += p.orders.bytes() + p.units.bytes()
@@ -253,16 +250,13 @@ func (e *Engine) Sweep(now time.Time) Stats {
 }
 
 // pruneSessions forgets the sessions whose latest view is at or before cut,
-// into a new map: Go maps do not shrink when entries are deleted.
+// into a new table sized for what is kept.
 func (p *product) pruneSessions(cut uint32) {
-	kept := make(map[uint64]uint32)
-	for h, last := range p.latest {
+	var kept sessions
+	p.latest.each(func(h uint64, last uint32) {
 		if last > cut {
-			kept[h] = last
+			kept.set(h, last)
 		}
-	}
-	if len(kept) == 0 {
-		kept = nil
-	}
+	})
 	p.latest = kept
 }

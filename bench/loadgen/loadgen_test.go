@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/bots"
+	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+func testCatalog(products int) *Catalog {
+	brands := make([]Brand, 10)
+	for i := range brands {
+		brands[i] = Brand{ID: fmt.Sprintf("br_test%07d", i), APIKey: fmt.Sprintf("sk_test%d", i), Domain: fmt.Sprintf("b%d.bench.test", i)}
+	}
+	return &Catalog{Brands: brands, Products: products, ZipfS: 1.1, Sessions: 1000, Keyed: 0.2}
+}
+
+func TestMixProportions(t *testing.T) {
+	g := NewGenerator(testCatalog(100_000), FullMix, 1, "t")
+	const n = 200_000
+	var got [numEndpoints]int
+	keyed := 0
+	for range n {
+		r := g.Next()
+		got[r.Endpoint]++
+		if r.Key != "" {
+			keyed++
+		}
+	}
+	for e, want := range FullMix {
+		share := 100 * float64(got[e]) / n
+		if math.Abs(share-want) > 0.5 {
+			t.Errorf("%s: %.2f%% of requests, want %.0f%%", Endpoint(e), share, want)
+		}
+	}
+	if share := float64(keyed) / n; math.Abs(share-0.2) > 0.01 {
+		t.Errorf("keyed share %.3f, want 0.2", share)
+	}
+	if g := NewGenerator(testCatalog(10), CollectMix, 1, "t"); func() bool {
+		for range 10_000 {
+			if g.Next().Endpoint == Proof {
+				return true
+			}
+		}
+		return false
+	}() {
+		t.Error("the collect mix sent a proof read")
+	}
+}
+
+// Popularity must follow Zipf: a few products get most of the traffic,
+// and every rank is a product that exists.
+func TestZipfPopularity(t *testing.T) {
+	const products = 100_000
+	g := NewGenerator(testCatalog(products), ProofMix, 2, "t")
+	counts := make([]int, products)
+	const n = 500_000
+	for range n {
+		r := g.product()
+		if r < 0 || r >= products {
+			t.Fatalf("rank %d outside the catalog", r)
+		}
+		counts[r]++
+	}
+	if !(counts[0] > counts[1] && counts[1] > counts[10] && counts[10] > counts[1000]) {
+		t.Errorf("popularity does not fall with rank: %d, %d, %d, %d", counts[0], counts[1], counts[10], counts[1000])
+	}
+	// Go's Zipf draws rank k with weight (1+k)^-s.
+	var all, head float64
+	for k := range products {
+		w := math.Pow(float64(1+k), -1.1)
+		all += w
+		if k < products/100 {
+			head += w
+		}
+	}
+	top := 0
+	for _, c := range counts[:products/100] {
+		top += c
+	}
+	if got, want := float64(top)/n, head/all; math.Abs(got-want) > 0.01 {
+		t.Errorf("the top 1%% of products got %.1f%% of requests, want %.1f%%", 100*got, 100*want)
+	}
+	if got, want := float64(counts[0])/n, 1/all; math.Abs(got-want) > 0.005 {
+		t.Errorf("rank 0 got %.1f%% of requests, want %.1f%%", 100*got, 100*want)
+	}
+}
+
+// Every generated body is an event svc accepts: it decodes into svc's own
+// types and passes their validation; orders are unique and of one brand.
+func TestBodiesAreValidEvents(t *testing.T) {
+	cat := testCatalog(1000)
+	g := NewGenerator(cat, FullMix, 3, "t")
+	orders := map[string]bool{}
+	lines := map[int]int{}
+	for range 5000 {
+		r := g.Next()
+		brand := &cat.Brands[0]
+		switch r.Endpoint {
+		case View:
+			var ev svc.ViewEvent
+			decodeStrict(t, r.Body, &ev)
+			if fe := ev.Validate(); fe != nil {
+				t.Fatalf("%s: %v", r.Body, fe)
+			}
+			brand = brandByID(cat, ev.BrandID)
+			if !strings.HasPrefix(*ev.Product.URL, "https://"+brand.Domain+"/") {
+				t.Errorf("url %s is not on the brand's domain %s", *ev.Product.URL, brand.Domain)
+			}
+		case Purchase:
+			var ev svc.PurchaseEvent
+			decodeStrict(t, r.Body, &ev)
+			if fe := ev.Validate(); fe != nil {
+				t.Fatalf("%s: %v", r.Body, fe)
+			}
+			if orders[ev.Order.OrderID] {
+				t.Fatalf("order id %s sent twice", ev.Order.OrderID)
+			}
+			orders[ev.Order.OrderID] = true
+			lines[len(ev.Order.Items)]++
+			brand = brandByID(cat, ev.BrandID)
+			for _, it := range ev.Order.Items {
+				var rank int
+				fmt.Sscanf(it.ProductID, "p%d", &rank)
+				if cat.Brands[rank%len(cat.Brands)].ID != ev.BrandID {
+					t.Errorf("order of brand %s has product %s of another brand", ev.BrandID, it.ProductID)
+				}
+			}
+		case Proof:
+			if r.Method != "GET" || r.Body != nil || !strings.Contains(r.Target, "product_id=p") {
+				t.Fatalf("proof request %+v", r)
+			}
+			brand = brandByID(cat, strings.TrimPrefix(strings.Split(strings.Split(r.Target, "?")[1], "&")[0], "brand_id="))
+		}
+		switch {
+		case r.Key != "" && (r.Key != brand.APIKey || r.Origin != ""):
+			t.Errorf("keyed request %+v: want the brand's key and no Origin", r)
+		case r.Key == "" && r.Origin != "https://"+brand.Domain:
+			t.Errorf("anonymous request with Origin %q, want the brand's domain %s", r.Origin, brand.Domain)
+		}
+	}
+	for n := 1; n <= 3; n++ {
+		if lines[n] == 0 {
+			t.Errorf("no order of %d lines in %v", n, lines)
+		}
+	}
+	if len(lines) != 3 {
+		t.Errorf("orders by lines: %v, want 1 to 3 only", lines)
+	}
+}
+
+func decodeStrict(t *testing.T, body []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+}
+
+func brandByID(cat *Catalog, id string) *Brand {
+	for i := range cat.Brands {
+		if cat.Brands[i].ID == id {
+			return &cat.Brands[i]
+		}
+	}
+	panic("unknown brand " + id)
+}
+
+func TestFormatting(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 999.4: "999", 1000: "1,000", 12345.6: "12,346", 1234567: "1,234,567"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[int64]string{850: "0.85 ms", 12_340: "12.3 ms", 250_000: "250 ms"} {
+		if got := ms(in); got != want {
+			t.Errorf("ms(%d) = %q, want %q", in, got, want)
+		}
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+	if got := Spread([]float64{0.7, 0.5, 0.9}, pct); got != "70% (50% to 90%)" {
+		t.Errorf("Spread = %q", got)
+	}
+	if got := Spread([]float64{0.5, 0.7}, pct); got != "60% (50% to 70%)" {
+		t.Errorf("Spread of two = %q", got)
+	}
+
+	r := &Result{Phase: Phase{Name: "svc mix"}, Elapsed: 2 * time.Second}
+	for e := range r.Endpoints {
+		r.Endpoints[e] = newStats()
+	}
+	for i := range 1000 {
+		r.Endpoints[View].Count++
+		_ = r.Endpoints[View].Latency.RecordValue(int64(1000 + i)) // 1 to 2 ms
+	}
+	r.Endpoints[Proof].Count, r.Endpoints[Proof].Errors = 3, 3
+	r.Endpoints[Proof].Status[404], r.Endpoints[Proof].Status[0] = 2, 1
+	var b strings.Builder
+	if err := WriteTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"req/s", "p99.9", "product-view", "1,000", "500", "1.50 ms", "1.99 ms", "3 (transport×1, 404×2)", "all", "1,003"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "product-purchase") {
+		t.Errorf("table lists an endpoint without traffic:\n%s", out)
+	}
+
+	b.Reset()
+	WriteRatios(&b, []Ratio{{Name: "collect", Svc: 7000, Base: 10000, Target: 0.7}, {Name: "proof", Svc: 7000, Base: 10000, Target: 0.8}})
+	if got := b.String(); !strings.Contains(got, "70.0% of baseline") || !strings.Contains(got, "target ≥ 70%: met") || !strings.Contains(got, "target ≥ 80%: NOT met") {
+		t.Errorf("ratios:\n%s", got)
+	}
+	b.Reset()
+	WriteLatencyChecks(&b, []LatencyCheck{{Name: "proof", Rate: 5000, P99: 1500, Ceiling: 2 * time.Millisecond}, {Name: "collect", Rate: 100, P99: 900, Ceiling: time.Millisecond, Errors: 1}})
+	if got := b.String(); !strings.Contains(got, "p99 1.50 ms  (target < 2ms, 0 errors: met)") || !strings.Contains(got, "1 errors: NOT met") {
+		t.Errorf("latency checks:\n%s", got)
+	}
+}
+
+// The closed loop and the fixed-rate loop against the baseline server.
+func TestRunAgainstBaseline(t *testing.T) {
+	srv := httptest.NewServer(baselineHandler())
+	defer srv.Close()
+	cat := testCatalog(1000)
+	client := NewClient(8)
+	ctx := context.Background()
+
+	r, err := Run(ctx, client, cat, Phase{Name: "closed", BaseURL: srv.URL, Mix: FullMix, Conns: 8, Warmup: 50 * time.Millisecond, Duration: 300 * time.Millisecond, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := r.Total()
+	if tot.Count < 100 || tot.Errors != 0 {
+		t.Fatalf("closed loop: %d answers, %d errors (%v)", tot.Count, tot.Errors, r.Endpoints)
+	}
+	if r.Endpoints[View].Count == 0 || r.Endpoints[Proof].Count == 0 {
+		t.Errorf("closed loop: views %d, proofs %d", r.Endpoints[View].Count, r.Endpoints[Proof].Count)
+	}
+
+	const rate = 400
+	r, err = Run(ctx, client, cat, Phase{Name: "open", BaseURL: srv.URL, Mix: ProofMix, Conns: 8, Duration: 500 * time.Millisecond, Rate: rate, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 400/s for 0.5 s: 200 requests, whatever the server could have done.
+	if n := r.Total().Count; n < 170 || n > 210 {
+		t.Errorf("open loop at %d/s for 0.5 s sent %d requests, want about 200", rate, n)
+	}
+
+	// The collect baseline really decodes: a body that is not JSON is a 400.
+	status, err := do(ctx, client, srv.URL, Request{Method: "POST", Target: View.Path(), Body: []byte("{")})
+	if err != nil || status != 400 {
+		t.Errorf("baseline answered %d, %v to a broken body; want 400", status, err)
+	}
+}
+
+// The generated traffic is accepted by the real service: no 400, 401 or
+// 404 once every product has had its first view.
+func TestRunAgainstSvc(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	cat := testCatalog(500)
+	for i := range cat.Brands {
+		b := &cat.Brands[i]
+		b.ID = svc.NewBrandID()
+		secret, key := svc.NewAPIKey(b.ID, time.Now())
+		b.APIKey = secret
+		if err := store.CreateBrand(ctx, &svc.Brand{ID: b.ID, Name: b.ID, Domains: []string{b.Domain}, CreatedAt: time.Now()}, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	detector, err := bots.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	srv := httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{}).Handler())
+	defer srv.Close()
+	client := NewClient(8)
+
+	if failed, err := prefill(ctx, client, srv.URL, cat, 8); failed > 0 {
+		t.Fatalf("prefill: %d failed: %v", failed, err)
+	}
+	r, err := Run(ctx, client, cat, Phase{Name: "svc", BaseURL: srv.URL, Mix: FullMix, Conns: 8, Duration: 500 * time.Millisecond, Seed: 5, Tag: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e, s := range r.Endpoints {
+		if s.Errors != 0 {
+			t.Errorf("%s: %s", Endpoint(e), errorText(s))
+		}
+	}
+	if r.Endpoints[View].Count == 0 || r.Endpoints[Proof].Count == 0 {
+		t.Errorf("views %d, proofs %d", r.Endpoints[View].Count, r.Endpoints[Proof].Count)
+	}
+	// Anonymous browser requests were counted, not taken for bots: the most
+	// popular product has far more views than the prefill's one.
+	resp, err := client.Get(srv.URL + Proof.Path() + "?brand_id=" + cat.Brands[0].ID + "&product_id=p0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var proof struct{ Views int64 }
+	if err := json.NewDecoder(resp.Body).Decode(&proof); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("proof of p0: %d, %v", resp.StatusCode, err)
+	}
+	if proof.Views < 10 {
+		t.Errorf("p0 has %d views after %d requests", proof.Views, r.Total().Count)
+	}
+}

@@ -1,0 +1,259 @@
+// Command loadgen drives a running svc with realistic traffic and measures
+// it against two baselines of the same machine in the same run. See
+// bench/RESULTS.md for how to run it and what it found.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-serve-baseline" {
+		if err := serveBaseline(); err != nil {
+			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	target     string
+	brandsFile string
+	svcBin     string
+	data       string
+	store      string
+	brands     int
+	products   int
+	zipfS      float64
+	sessions   int
+	keyed      float64
+	conns      int
+	openConns  int
+	duration   time.Duration
+	warmup     time.Duration
+	repeat     int
+	phases     string
+	halfOf     float64
+	noBaseline bool
+	prefill    bool
+	proofRate  float64
+}
+
+func parseOptions(args []string, errOut io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.StringVar(&o.target, "target", "http://127.0.0.1:18090", "the running svc")
+	fs.StringVar(&o.brandsFile, "brands-file", "bench-brands.json", "brands with keys and domains; created with the svc binary when missing")
+	fs.StringVar(&o.svcBin, "svc", "svc", "the svc binary, to create brands when the brands file is missing")
+	fs.StringVar(&o.data, "data", "", "the --data folder of the running svc, to create brands")
+	fs.StringVar(&o.store, "store", "", "the --store URL of the running svc, to create brands")
+	fs.IntVar(&o.brands, "brands", 100, "brands to create")
+	fs.IntVar(&o.products, "products", 100_000, "products over all brands")
+	fs.Float64Var(&o.zipfS, "zipf", 1.1, "Zipf exponent of product popularity (> 1)")
+	fs.IntVar(&o.sessions, "sessions", 1_000_000, "distinct shopper sessions")
+	fs.Float64Var(&o.keyed, "keyed", 0.2, "share of requests sent with the brand's API key; the rest are anonymous browser requests")
+	fs.IntVar(&o.conns, "conns", 64, "connections of the closed-loop phases")
+	fs.IntVar(&o.openConns, "open-conns", 256, "most requests in flight in the fixed-rate phases")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "recorded length of each phase")
+	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
+	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
+	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate)")
+	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
+	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
+	fs.BoolVar(&o.prefill, "prefill", true, "send one view of every product first, so proof reads find them")
+	fs.Float64Var(&o.proofRate, "proof-rate", 1000, "proof reads per second of the proof-rate phase, which compares proof latency between stores")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 {
+		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat")
+	}
+	return o, nil
+}
+
+func (o *options) has(phase string) bool {
+	for p := range strings.SplitSeq(o.phases, ",") {
+		if strings.TrimSpace(p) == phase {
+			return true
+		}
+	}
+	return false
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	o, err := parseOptions(args, os.Stderr)
+	if err != nil {
+		return err
+	}
+	var storeArgs []string
+	switch {
+	case o.data != "":
+		storeArgs = []string{"--data", o.data}
+	case o.store != "":
+		storeArgs = []string{"--store", o.store}
+	}
+	brands, err := loadBrands(ctx, o.brandsFile, o.brands, o.svcBin, storeArgs)
+	if err != nil {
+		return err
+	}
+	cat := &Catalog{Brands: brands, Products: o.products, ZipfS: o.zipfS, Sessions: o.sessions, Keyed: o.keyed}
+	client := NewClient(max(o.conns, o.openConns))
+	runTag := fmt.Sprintf("%x", time.Now().UnixNano())
+	if o.prefill {
+		t := time.Now()
+		failed, err := prefill(ctx, client, o.target, cat, o.conns)
+		if failed > 0 {
+			return fmt.Errorf("%d of %d prefill views failed: %w", failed, o.products, err)
+		}
+		fmt.Fprintf(out, "prefill: one view of each of %s products in %s\n", thousands(float64(o.products)), time.Since(t).Round(time.Millisecond))
+	}
+	var base string
+	if !o.noBaseline {
+		var stopBase func()
+		base, stopBase, err = startBaseline(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopBase()
+	}
+	fmt.Fprintf(out, "target %s; %d brands, %s products, Zipf s=%.2f, %s sessions, %.0f%% keyed; %d connections, %s per phase after %s warm-up\n\n",
+		o.target, len(brands), thousands(float64(o.products)), o.zipfS, thousands(float64(o.sessions)), 100*o.keyed, o.conns, o.duration, o.warmup)
+
+	var collectShares, proofShares []float64
+	var collectP99, proofP99, proofRateP99 []float64
+	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
+		conns := o.conns
+		if rate > 0 {
+			conns = o.openConns
+		}
+		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
+		r, err := Run(ctx, client, cat, ph)
+		if err == nil {
+			err = ctx.Err()
+		}
+		return r, err
+	}
+	for i := range o.repeat {
+		seed := uint64(i) * 1_000_003
+		var results []*Result
+		var ratios []Ratio
+		var checks []LatencyCheck
+		var svcCollect, svcProof *Result
+		if o.has("collect") || o.has("half") {
+			if !o.noBaseline && o.has("collect") {
+				b, err := phase("baseline collect", base, CollectMix, 0, seed)
+				if err != nil {
+					return err
+				}
+				results = append(results, b)
+				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
+				if err != nil {
+					return err
+				}
+				results = append(results, svcCollect)
+				ratios = append(ratios, Ratio{Name: "collect (views + purchases)", Svc: svcCollect.RPS(-1), Base: b.RPS(-1), Target: 0.70})
+				collectShares = append(collectShares, ratios[len(ratios)-1].Share())
+			} else {
+				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
+				if err != nil {
+					return err
+				}
+				results = append(results, svcCollect)
+			}
+		}
+		if o.has("proof") || o.has("half") {
+			if !o.noBaseline && o.has("proof") {
+				b, err := phase("baseline read", base, ProofMix, 0, seed+2)
+				if err != nil {
+					return err
+				}
+				results = append(results, b)
+				svcProof, err = phase("svc proof", o.target, ProofMix, 0, seed+3)
+				if err != nil {
+					return err
+				}
+				results = append(results, svcProof)
+				ratios = append(ratios, Ratio{Name: "proof", Svc: svcProof.RPS(-1), Base: b.RPS(-1), Target: 0.80})
+				proofShares = append(proofShares, ratios[len(ratios)-1].Share())
+			} else {
+				svcProof, err = phase("svc proof", o.target, ProofMix, 0, seed+3)
+				if err != nil {
+					return err
+				}
+				results = append(results, svcProof)
+			}
+		}
+		if o.has("mix") {
+			r, err := phase("svc mix", o.target, FullMix, 0, seed+4)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+		}
+		if o.has("half") {
+			rate := o.halfOf * svcCollect.RPS(-1)
+			r, err := phase(fmt.Sprintf("svc collect @%.0f%%", 100*o.halfOf), o.target, CollectMix, rate, seed+5)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+			t := r.Total()
+			checks = append(checks, LatencyCheck{Name: "collect at " + pct(o.halfOf) + " of its highest rate", Rate: rate, P99: t.Latency.ValueAtQuantile(99), Ceiling: 10 * time.Millisecond, Errors: t.Errors, Requests: t.Count})
+			collectP99 = append(collectP99, float64(t.Latency.ValueAtQuantile(99)))
+			rate = o.halfOf * svcProof.RPS(-1)
+			r, err = phase(fmt.Sprintf("svc proof @%.0f%%", 100*o.halfOf), o.target, ProofMix, rate, seed+6)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+			t = r.Total()
+			checks = append(checks, LatencyCheck{Name: "proof at " + pct(o.halfOf) + " of its highest rate", Rate: rate, P99: t.Latency.ValueAtQuantile(99), Ceiling: 2 * time.Millisecond, Errors: t.Errors, Requests: t.Count})
+			proofP99 = append(proofP99, float64(t.Latency.ValueAtQuantile(99)))
+		}
+		if o.has("proof-rate") {
+			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+7)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+			proofRateP99 = append(proofRateP99, float64(r.Total().Latency.ValueAtQuantile(99)))
+		}
+		fmt.Fprintf(out, "run %d of %d\n", i+1, o.repeat)
+		if err := WriteTable(out, results...); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		WriteRatios(out, ratios)
+		WriteLatencyChecks(out, checks)
+		fmt.Fprintln(out)
+	}
+	if o.repeat > 1 {
+		share := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+		lat := func(x float64) string { return ms(int64(x)) }
+		fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
+		fmt.Fprintf(out, "  collect / collect baseline: %s\n  proof / read baseline:      %s\n", Spread(collectShares, share), Spread(proofShares, share))
+		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
+		if len(proofRateP99) > 0 {
+			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
+		}
+	}
+	return nil
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }

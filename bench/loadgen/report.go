@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable prints one row per endpoint that had traffic, and a total row
+// when there were several.
+func WriteTable(w io.Writer, results ...*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tendpoint\trequests\treq/s\tp50\tp99\tp99.9\tmax\terrors\t")
+	for _, r := range results {
+		used := 0
+		for e := range numEndpoints {
+			if r.Endpoints[e].Count > 0 {
+				used++
+				row(tw, r.Phase.Name, e.String(), r.Endpoints[e], r.RPS(e))
+			}
+		}
+		if used > 1 {
+			row(tw, r.Phase.Name, "all", r.Total(), r.RPS(-1))
+		}
+		if r.Phase.Rate > 0 && r.Late > 0 {
+			fmt.Fprintf(tw, "%s\t(open loop: %s requests waited for a free worker)\t\t\t\t\t\t\t\t\n", r.Phase.Name, thousands(float64(r.Late)))
+		}
+	}
+	return tw.Flush()
+}
+
+func row(w io.Writer, phase, endpoint string, s *Stats, rps float64) {
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", phase, endpoint, thousands(float64(s.Count)), thousands(rps),
+		ms(s.Latency.ValueAtQuantile(50)), ms(s.Latency.ValueAtQuantile(99)), ms(s.Latency.ValueAtQuantile(99.9)), ms(s.Latency.Max()),
+		errorText(s))
+}
+
+// errorText is the error count with its statuses, such as "3 (404×2, 500×1)".
+func errorText(s *Stats) string {
+	if s.Errors == 0 {
+		return "0"
+	}
+	codes := make([]int, 0, len(s.Status))
+	for c := range s.Status {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		name := strconv.Itoa(c)
+		if c == 0 {
+			name = "transport"
+		}
+		parts[i] = fmt.Sprintf("%s×%d", name, s.Status[c])
+	}
+	return fmt.Sprintf("%d (%s)", s.Errors, strings.Join(parts, ", "))
+}
+
+// ms formats microseconds as milliseconds.
+func ms(us int64) string {
+	d := time.Duration(us) * time.Microsecond
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	case d < 100*time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+// thousands rounds x and groups its digits by three: 12345.6 is "12,346".
+func thousands(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Ratio is one of svc's figures as a share of a baseline's.
+type Ratio struct {
+	Name      string
+	Svc, Base float64 // requests per second
+	Target    float64 // the least share the issue asks for
+}
+
+// Share is Svc / Base.
+func (r Ratio) Share() float64 {
+	if r.Base == 0 {
+		return 0
+	}
+	return r.Svc / r.Base
+}
+
+// Met reports whether the share reaches the target.
+func (r Ratio) Met() bool { return r.Share() >= r.Target }
+
+// WriteRatios prints each ratio with its target, one line each.
+func WriteRatios(w io.Writer, ratios []Ratio) {
+	for _, r := range ratios {
+		fmt.Fprintf(w, "%-34s svc %9s req/s = %5.1f%% of baseline %9s req/s  (target ≥ %.0f%%: %s)\n",
+			r.Name, thousands(r.Svc), 100*r.Share(), thousands(r.Base), 100*r.Target, verdict(r.Met()))
+	}
+}
+
+// LatencyCheck is a latency percentile against its ceiling.
+type LatencyCheck struct {
+	Name     string
+	Rate     float64 // requests per second sent
+	P99      int64   // microseconds
+	Ceiling  time.Duration
+	Errors   int64
+	Requests int64
+}
+
+// Met reports whether p99 is under the ceiling and nothing failed.
+func (c LatencyCheck) Met() bool {
+	return time.Duration(c.P99)*time.Microsecond < c.Ceiling && c.Errors == 0
+}
+
+// WriteLatencyChecks prints each check on one line.
+func WriteLatencyChecks(w io.Writer, checks []LatencyCheck) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "%-34s at %9s req/s: p99 %s  (target < %s, %d errors: %s)\n",
+			c.Name, thousands(c.Rate), ms(c.P99), c.Ceiling, c.Errors, verdict(c.Met()))
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// Spread summarises repeated measurements as "median (min to max)".
+func Spread(xs []float64, format func(float64) string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	if len(s) == 1 {
+		return format(med)
+	}
+	return fmt.Sprintf("%s (%s to %s)", format(med), format(s[0]), format(s[len(s)-1]))
+}

@@ -1,0 +1,30 @@
+package sqlite
+
+// The SQL of the write path, prepared once when the store opens (see
+// prepared.go).
+const (
+	qSavepoint      = "SAVEPOINT write"
+	qRollbackTo     = "ROLLBACK TO write"
+	qRelease        = "RELEASE write"
+	qIdempotencyGet = `SELECT status, event_id, body_hash FROM idempotency_keys
+		WHERE brand_id = ? AND scope = ? AND key = ? AND created_at > ?`
+	qIdempotencyPut = `INSERT INTO idempotency_keys (brand_id, scope, key, body_hash, created_at, status, event_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
+		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`
+	qViewInsert = `INSERT INTO view_events
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?"
+	qPurchaseInsert = `INSERT INTO purchase_events
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qItemInsert = `INSERT INTO purchase_items
+		(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qProductGet    = "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
+		url = coalesce(?, url), updated_at = ? WHERE id = ?`
+)
+
+var writeQueries = []string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qViewInsert, qOrderGet, qPurchaseInsert, qItemInsert, qProductGet, qProductInsert, qProductUpdate}

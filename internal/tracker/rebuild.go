@@ -1,0 +1,123 @@
+package tracker
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/window"
+)
+
+// rebuild loads the catalog and replays the events inside the windows.
+//
+// A restart must be quick with tens of millions of events, so the work is
+// spread over the cores: the store decodes views on several connections,
+// purchases are read meanwhile, and views are counted by a few goroutines
+// that each own a share of the products, so that every product still meets
+// its events in time order.
+//
+// It reads from src (the store, or one snapshot of a shared store) into the
+// engine e.
+func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine) error {
+	start, now := time.Now(), t.cfg.Now()
+	// The heap only grows during the replay: collecting it as often as
+	// usual rescans what stays, again and again, for little garbage.
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	err := src.Products(ctx, func(p *svc.Product) error {
+		t.learnProduct(p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var lines int
+	var purchaseErr error
+	var wg sync.WaitGroup
+	readPurchases := func() {
+		purchaseErr = src.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
+			e.AddPurchase(r.Product, r.Time, r.Units, now)
+			t.learnPurchaseLine(r)
+			lines++
+			return nil
+		})
+	}
+	// The store reads on a pool of connections; a snapshot of a shared
+	// store is one transaction, which answers one query at a time.
+	parallel := src == svc.EventReader(t.store)
+	if parallel {
+		wg.Go(readPurchases)
+	}
+	views, viewErr := replayViews(ctx, src, e, now)
+	wg.Wait()
+	if !parallel && viewErr == nil {
+		readPurchases()
+	}
+	if err := errors.Join(viewErr, purchaseErr); err != nil {
+		return err
+	}
+	// The replay's garbage (decoded rows, outgrown tables) is several
+	// times what stays: after a large one, hand it back to the system now
+	// rather than keep it resident until the heap grows into it.
+	if views+lines > 1_000_000 {
+		debug.FreeOSMemory()
+	}
+	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// replayViews feeds the stored views to the engine from several goroutines,
+// each owning the products whose ref falls to it.
+func replayViews(ctx context.Context, src svc.EventReader, e *window.Engine, now time.Time) (int, error) {
+	const batch = 4096
+	workers := max(runtime.GOMAXPROCS(0), 2)
+	queues := make([]chan []svc.ViewRecord, workers)
+	pending := make([][]svc.ViewRecord, workers)
+	free := make(chan []svc.ViewRecord, 4*workers) // batches come back for reuse
+	var wg sync.WaitGroup
+	for i := range queues {
+		queues[i] = make(chan []svc.ViewRecord, 4)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range queues[i] {
+				for _, r := range b {
+					e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
+				}
+				select {
+				case free <- b[:0]:
+				default:
+				}
+			}
+		}()
+	}
+	views := 0
+	err := src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
+		w := int(uint64(r.Product) % uint64(workers))
+		if pending[w] == nil {
+			select {
+			case pending[w] = <-free:
+			default:
+				pending[w] = make([]svc.ViewRecord, 0, batch)
+			}
+		}
+		pending[w] = append(pending[w], r)
+		if len(pending[w]) == batch {
+			queues[w] <- pending[w]
+			pending[w] = nil
+		}
+		views++
+		return nil
+	})
+	for w, q := range queues {
+		if len(pending[w]) > 0 {
+			q <- pending[w]
+		}
+		close(q)
+	}
+	wg.Wait()
+	return views, err
+}

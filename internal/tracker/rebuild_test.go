@@ -1,0 +1,73 @@
+package tracker_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/tracker"
+)
+
+// A restart rebuilds exactly the counts the events make, with views spread
+// over many goroutines and read in many time ranges.
+func TestRebuildCountsEveryView(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	now := time.Now().UTC().Truncate(time.Second)
+	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const products, views = 37, 30_000
+	type want struct {
+		views    int64
+		sessions map[string]bool
+	}
+	wants := make([]want, products)
+	rng := rand.New(rand.NewPCG(3, 3))
+	var batch []*svc.Write
+	for i := range views {
+		p := rng.IntN(products)
+		at := now.Add(-time.Duration(rng.IntN(2*3600)) * time.Second) // the last two hours
+		ts, session := at.Format(time.RFC3339), fmt.Sprint("s", rng.IntN(5000))
+		ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", p)}, Context: svc.ViewContext{SessionID: &session}}
+		if errs := svc.Stamp(&ev.Meta, &ts, true, now, svc.DefaultRetention); errs != nil {
+			t.Fatal(errs)
+		}
+		ev.Meta.EventID = fmt.Sprint("e", i)
+		batch = append(batch, &svc.Write{View: ev, MayRegister: true})
+		if at.After(now.Add(-time.Hour)) {
+			if wants[p].sessions == nil {
+				wants[p].sessions = map[string]bool{}
+			}
+			wants[p].views++
+			wants[p].sessions[session] = true
+		}
+	}
+	if err := store.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := tracker.Open(ctx, store, tracker.Config{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for p, w := range wants {
+		q := map[string]string{"brand_id": "br_1", "product_id": fmt.Sprint("p", p)}
+		proof, err := tr.Proof(ctx, func(k string) string { return q[k] }, tracker.Credentials{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if proof.Views != w.views || proof.Viewers != int64(len(w.sessions)) {
+			t.Errorf("p%d: %d views by %d viewers, want %d by %d", p, proof.Views, proof.Viewers, w.views, len(w.sessions))
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package window
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The table must agree with a Go map through growth and updates.
+func TestSessionsAgreeWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var s sessions
+	want := map[uint64]uint32{}
+	for i := range 50_000 {
+		h := rng.Uint64()>>rng.IntN(60) | 1 // small and large hashes, never 0
+		if i%3 == 0 && len(want) > 0 {
+			for k := range want { // an update of a held key
+				h = k
+				break
+			}
+		}
+		sec := uint32(i)
+		s.set(h, sec)
+		want[h] = sec
+		if probe := rng.Uint64() | 1; rng.IntN(4) == 0 {
+			got, ok := s.get(probe)
+			w, wok := want[probe]
+			if got != w || ok != wok {
+				t.Fatalf("get(%x) = %d, %v; want %d, %v", probe, got, ok, w, wok)
+			}
+		}
+	}
+	if s.len() != len(want) {
+		t.Fatalf("len %d, want %d", s.len(), len(want))
+	}
+	n := 0
+	s.each(func(h uint64, sec uint32) {
+		n++
+		if want[h] != sec {
+			t.Fatalf("%x: %d, want %d", h, sec, want[h])
+		}
+	})
+	if n != len(want) || 4*s.len() > 3*len(s.keys) {
+		t.Fatalf("each saw %d of %d; %d slots", n, len(want), len(s.keys))
+	}
+	var empty sessions
+	if _, ok := empty.get(42); ok || empty.bytes() != 0 {
+		t.Fatal("the empty table holds something")
+	}
+}
