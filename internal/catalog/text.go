@@ -100,15 +100,6 @@ func fold(s string) string {
 	return strings.ToLower(s)
 }
 
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // hasDigit reports whether a word carries a number: a model, a size or a
 // capacity, which tells products apart more than any other word.
 func hasDigit(s string) bool {
