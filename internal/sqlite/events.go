@@ -40,6 +40,10 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	if !errors.Is(err, errWithSavepoints) {
 		return err
 	}
+	// The slow path resolves products without the cache and may change
+	// them: the cache forgets them all rather than go stale (the path is
+	// rare).
+	defer s.products.clear()
 	return s.inTx(ctx, func(sqlTx *sql.Tx) error {
 		tx := s.prepared(sqlTx)
 		for _, w := range batch {

@@ -11,7 +11,8 @@ import (
 // stored, so that a view of a known product whose attributes did not
 // change costs no query: that lookup was 40% of the group commit's time in
 // profiles under load. Only committed state enters the cache, and this
-// process is the only one that writes products (admin commands do not).
+// process is the only one that writes products (admin commands do not,
+// and serve refuses a data folder another server holds).
 
 // maxCachedProducts bounds the cache; under Zipf traffic the popular
 // products, which most events are about, stay in it.
@@ -52,6 +53,12 @@ func (c *productCache) merge(rows map[productKey]productRow) {
 		}
 		c.m[k] = r
 	}
+}
+
+func (c *productCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
 }
 
 func (c *productCache) forget(k productKey) {

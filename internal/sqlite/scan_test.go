@@ -126,6 +126,12 @@ func TestProductMemoFollowsEveryWrite(t *testing.T) {
 			return err
 		}, "C"},
 		{func() error { return s.Append(ctx, []*svc.Write{withTitle("A")}) }, "A"},
+		{func() error { // a batch that takes the slow path, with savepoints
+			gone := withTitle("x")
+			gone.View.BrandID = "br_gone" // its product breaks a foreign key
+			return s.Append(ctx, []*svc.Write{withTitle("B"), gone})
+		}, "B"},
+		{func() error { return s.Append(ctx, []*svc.Write{withTitle("A")}) }, "A"},
 	}
 	for i, st := range steps {
 		if err := st.do(); err != nil {
