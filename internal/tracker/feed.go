@@ -35,7 +35,8 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 		if recount {
 			t.products.ClearPrices()
 		}
-		if err := t.rebuild(ctx, t.store, e); err != nil {
+		if err := t.rebuild(ctx, t.store, e, rebuildOptions{parallel: true, startup: !recount}); err != nil {
+			t.failedRecount(recount)
 			return err
 		}
 		t.engine.Store(e)
@@ -46,13 +47,25 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 	if recount {
 		t.products.ClearPrices()
 	}
-	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r, e) })
+	// A snapshot is one transaction: it answers one query at a time.
+	opts := rebuildOptions{parallel: false, startup: !recount}
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r, e, opts) })
 	if err != nil {
+		t.failedRecount(recount)
 		return err
 	}
 	t.engine.Store(e)
 	t.changes.feed, t.changes.cursor = f, cur
 	return nil
+}
+
+// failedRecount leaves no prices rather than some twice: a recount that
+// failed may have loaded part of them, and the feed would add them again.
+// The next recount, at the next poll, loads them all.
+func (t *Tracker) failedRecount(recount bool) {
+	if recount {
+		t.products.ClearPrices()
+	}
 }
 
 // followChanges starts polling the feed, if the store has one.

@@ -22,11 +22,14 @@ import (
 //
 // It reads from src (the store, or one snapshot of a shared store) into the
 // engine e.
-func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine) error {
+func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine, opts rebuildOptions) error {
 	start, now := time.Now(), t.cfg.Now()
-	// The heap only grows during the replay: collecting it as often as
-	// usual rescans what stays, again and again, for little garbage.
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	if opts.startup {
+		// The heap only grows during the replay: collecting it as often as
+		// usual rescans what stays, again and again, for little garbage.
+		// Not in a recount, where the old engine is still live beside it.
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
 	err := src.Products(ctx, func(p *svc.Product) error {
 		t.learnProduct(p)
 		return nil
@@ -45,9 +48,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 			return nil
 		})
 	}
-	// The store reads on a pool of connections; a snapshot of a shared
-	// store is one transaction, which answers one query at a time.
-	parallel := src == svc.EventReader(t.store)
+	parallel := opts.parallel
 	if parallel {
 		wg.Go(readPurchases)
 	}
@@ -62,11 +63,22 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	// The replay's garbage (decoded rows, outgrown tables) is several
 	// times what stays: after a large one, hand it back to the system now
 	// rather than keep it resident until the heap grows into it.
-	if views+lines > 1_000_000 {
+	if opts.startup && views+lines > 1_000_000 {
 		debug.FreeOSMemory()
 	}
 	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// rebuildOptions say how a rebuild may run.
+type rebuildOptions struct {
+	// parallel: src answers several queries at once (the store reads on
+	// a pool of connections; a snapshot of a shared store is one
+	// transaction, which does not).
+	parallel bool
+	// startup: nothing else runs yet, so the process's GC may be tuned
+	// for the replay and its garbage returned at the end.
+	startup bool
 }
 
 // replayViews feeds the stored views to the engine from several goroutines,

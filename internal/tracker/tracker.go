@@ -113,9 +113,9 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 			cfg.Logger.Warn("reload brands and keys", "err", err)
 		}
 	})
+	t.followChanges(bg) // before a recount may touch the feed's state
 	t.every(bg, cfg.ConfigPoll, t.followErasures)
 	t.every(bg, cfg.SweepInterval, t.sweep)
-	t.followChanges(bg)
 	return t, nil
 }
 
@@ -314,11 +314,13 @@ func (t *Tracker) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Close commits every queued write and stops the background work. Call it
-// after the HTTP server has finished its requests.
+// Close stops the background work, then commits every queued write. Call
+// it after the HTTP server has finished its requests. The background work
+// stops first: a recount in progress holds the commit path, and gives it
+// up when cancelled.
 func (t *Tracker) Close() error {
-	t.batch.close()
 	t.stop()
 	t.wg.Wait()
+	t.batch.close()
 	return nil
 }
