@@ -255,7 +255,11 @@ func TestEnvironmentVariables(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	dir := t.TempDir()
-	first := demoKey(t, startServer(t, "--data", dir, "--demo"))
+	s1 := startServer(t, "--data", dir, "--demo")
+	first := demoKey(t, s1)
+	s1.stop()
+	err := <-s1.done
+	s1.done <- err                               // for the cleanup
 	s := startServer(t, "--data", dir, "--demo") // a second run on the same folder
 	key := demoKey(t, s)
 	if st, _, _ := post(s.url+"/api/collect/product-view", first, "", viewBody(demoBrandID, demoProductID)); st != 401 {
@@ -337,4 +341,20 @@ func TestVersion(t *testing.T) {
 	if !strings.HasPrefix(out, "svc ") || !strings.Contains(out, "go1.") {
 		t.Fatalf("version: %q", out)
 	}
+}
+
+// One data folder serves one server: a second is refused at once, and the
+// folder is free again when the first stops.
+func TestOneServerPerDataFolder(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	err := run(context.Background(), []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "another svc serve uses the data folder") {
+		t.Fatalf("second server: %v", err)
+	}
+	addBrand(t, dir) // admin commands still share the folder
+	s.stop()
+	err = <-s.done
+	s.done <- err // for the cleanup
+	startServer(t, "--data", dir)
 }

@@ -91,6 +91,13 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if l, ok := store.(interface{ LockServer() (func(), error) }); ok {
+		release, err := l.LockServer()
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	detector, err := bots.New()
 	if err != nil {
 		return err
