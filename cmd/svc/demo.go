@@ -76,6 +76,8 @@ Try the API:
   curl -s -X POST %[1]s/api/collect/product-purchase -H 'Content-Type: application/json' -H 'X-svc-Api-Key: %[4]s' \
     -d '{"brand_id":"%[2]s","order":{"order_id":"o-1","currency":"EUR","total_value":89.9,"items":[{"product_id":"%[3]s","quantity":1,"unit_price":89.9}]}}'
   curl -s '%[1]s/api/svc/product-proof?brand_id=%[2]s&product_id=%[3]s'
+  curl -s -X POST %[1]s/api/svc/search-enrich -H 'Content-Type: application/json' \
+    -d '{"query":"trail runner","results":[{"url":"%[1]s/demo?utm_source=search","price":89.9,"currency":"EUR"}],"user_context":{"locale":"en-GB"}}'
 `, base, demoBrandID, demoProductID, secret)
 	return page, text, nil
 }
