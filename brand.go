@@ -153,3 +153,36 @@ func KeyToRevoke(matches []*APIKey, brandID, secretOrPrefix string) (*APIKey, er
 	}
 	return matches[0], nil
 }
+
+// Stored returns the brand as a store keeps it: domains an empty list
+// rather than none, and unset thresholds at their defaults.
+func (b *Brand) Stored() Brand {
+	out := *b
+	if out.Domains == nil {
+		out.Domains = []string{}
+	}
+	if out.MinViewers <= 0 {
+		out.MinViewers = DefaultMinViewers
+	}
+	if out.MinPurchases <= 0 {
+		out.MinPurchases = DefaultMinPurchases
+	}
+	return out
+}
+
+// LinesOf sums an order's units per product, given each line's product
+// reference: an order counts once for every product it contains.
+func LinesOf(e *PurchaseEvent, refs []ProductRef) []Line {
+	var lines []Line
+	at := make(map[ProductRef]int, len(refs))
+	for i, it := range e.Order.Items {
+		j, ok := at[refs[i]]
+		if !ok {
+			j = len(lines)
+			at[refs[i]] = j
+			lines = append(lines, Line{Product: refs[i], ProductID: it.ProductID})
+		}
+		lines[j].Units += *it.Quantity
+	}
+	return lines
+}

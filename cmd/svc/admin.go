@@ -199,12 +199,6 @@ type brandInfo struct {
 }
 
 func infoOf(b *svc.Brand) brandInfo {
-	return brandInfo{b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.CreatedAt}
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	n := b.Stored()
+	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt}
 }

@@ -558,26 +558,9 @@ func (b *batch) finish() {
 			for j, p := range in.products {
 				refs[j] = p.ref
 			}
-			w.Result.Lines = purchaseLines(w.Purchase, refs)
+			w.Result.Lines = svc.LinesOf(w.Purchase, refs)
 		}
 	}
-}
-
-// purchaseLines sums the order's units per product: an order counts once
-// for every product it contains.
-func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
-	var lines []svc.Line
-	at := make(map[svc.ProductRef]int, len(refs))
-	for i, it := range e.Order.Items {
-		j, ok := at[refs[i]]
-		if !ok {
-			j = len(lines)
-			at[refs[i]] = j
-			lines = append(lines, svc.Line{Product: refs[i], ProductID: it.ProductID})
-		}
-		lines[j].Units += *it.Quantity
-	}
-	return lines
 }
 
 // insertRest inserts the views and the order lines, and settles the claimed

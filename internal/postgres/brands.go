@@ -15,11 +15,12 @@ const bumpVersion = "UPDATE config_version SET version = version + 1"
 // CreateBrand stores a new brand and, if key is not nil, its first key, in
 // one transaction. Returns ECONFLICT if the brand's id is taken.
 func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
+	n := b.Stored()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
-			orDefault(b.MinPurchases, svc.DefaultMinPurchases), millis(b.CreatedAt))
+			b.ID, b.Name, n.Domains, b.RequireKey, b.ClosedCatalog, n.MinViewers,
+			n.MinPurchases, millis(b.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -71,11 +72,12 @@ func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
 // UpdateBrand replaces the name, domains, flags and thresholds of the brand
 // with b.ID. Returns ENOTFOUND if there is none.
 func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
+	n := b.Stored()
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE brands SET name = $1, domains = $2, require_key = $3, closed_catalog = $4,
 			min_viewers = $5, min_purchases = $6 WHERE id = $7`,
-			b.Name, orEmpty(b.Domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
-			orDefault(b.MinPurchases, svc.DefaultMinPurchases), b.ID)
+			b.Name, n.Domains, b.RequireKey, b.ClosedCatalog, n.MinViewers,
+			n.MinPurchases, b.ID)
 		if err != nil {
 			return err
 		}
@@ -182,19 +184,4 @@ func (s *Store) ConfigVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.pool.QueryRow(ctx, "SELECT version FROM config_version").Scan(&v)
 	return v, err
-}
-
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// orDefault is v, or def when v is not set.
-func orDefault(v, def int) int {
-	if v <= 0 {
-		return def
-	}
-	return v
 }

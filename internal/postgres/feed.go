@@ -106,7 +106,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		flush := func() {
 			if cur != nil {
 				out.Writes = append(out.Writes, &svc.Write{Purchase: cur, Result: svc.WriteResult{Status: svc.StatusAccepted,
-					EventID: cur.Meta.EventID, Lines: purchaseLines(cur, refs)}})
+					EventID: cur.Meta.EventID, Lines: svc.LinesOf(cur, refs)}})
 			}
 		}
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {

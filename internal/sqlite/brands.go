@@ -15,15 +15,16 @@ const bumpVersion = "UPDATE config_version SET version = version + 1"
 // CreateBrand stores a new brand and, if key is not nil, its first key, in
 // one transaction. Returns ECONFLICT if the brand's id is taken.
 func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
-	domains, err := json.Marshal(orEmpty(b.Domains))
+	n := b.Stored()
+	domains, err := json.Marshal(n.Domains)
 	if err != nil {
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Name, string(domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
-			orDefault(b.MinPurchases, svc.DefaultMinPurchases), millis(b.CreatedAt))
+			b.ID, b.Name, string(domains), b.RequireKey, b.ClosedCatalog, n.MinViewers,
+			n.MinPurchases, millis(b.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -181,33 +182,19 @@ func (s *Store) ConfigVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// orDefault is v, or def when v is not set.
-func orDefault(v, def int) int {
-	if v <= 0 {
-		return def
-	}
-	return v
-}
-
 // UpdateBrand replaces the name, domains, flags and thresholds of the brand
 // with b.ID. Returns ENOTFOUND if there is none.
 func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
-	domains, err := json.Marshal(orEmpty(b.Domains))
+	n := b.Stored()
+	domains, err := json.Marshal(n.Domains)
 	if err != nil {
 		return err
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
 			min_viewers = ?, min_purchases = ? WHERE id = ?`,
-			b.Name, string(domains), b.RequireKey, b.ClosedCatalog, orDefault(b.MinViewers, svc.DefaultMinViewers),
-			orDefault(b.MinPurchases, svc.DefaultMinPurchases), b.ID)
+			b.Name, string(domains), b.RequireKey, b.ClosedCatalog, n.MinViewers,
+			n.MinPurchases, b.ID)
 		if err != nil {
 			return err
 		}

@@ -179,25 +179,8 @@ func appendPurchase(ctx context.Context, tx querier, w *svc.Write) error {
 		}
 	}
 	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
-	w.Result.Lines = purchaseLines(e, refs)
+	w.Result.Lines = svc.LinesOf(e, refs)
 	return nil
-}
-
-// purchaseLines sums the order's units per product: an order counts once
-// for every product it contains.
-func purchaseLines(e *svc.PurchaseEvent, refs []svc.ProductRef) []svc.Line {
-	var lines []svc.Line
-	at := make(map[svc.ProductRef]int, len(refs))
-	for i, it := range e.Order.Items {
-		j, ok := at[refs[i]]
-		if !ok {
-			j = len(lines)
-			at[refs[i]] = j
-			lines = append(lines, svc.Line{Product: refs[i], ProductID: it.ProductID})
-		}
-		lines[j].Units += *it.Quantity
-	}
-	return lines
 }
 
 // resolveProduct finds p by brand and product id and sets p.Ref. With
