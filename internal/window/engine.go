@@ -4,10 +4,14 @@
 package window
 
 import (
-	"hash/maphash"
+	"crypto/rand"
+	"encoding/binary"
 	"math"
 	"sync"
 	"time"
+	"unsafe"
+
+	"github.com/dchest/siphash"
 
 	"github.com/svc-project/svc"
 )
@@ -21,7 +25,7 @@ const numShards = 256 // a power of two; enough that readers rarely meet
 type Engine struct {
 	viewHorizon     uint32 // seconds of view history kept: the largest view window
 	purchaseHorizon uint32
-	seed            maphash.Seed
+	key             [2]uint64 // of SessionHash: secret, and kept in snapshots
 	shards          [numShards]shard
 }
 
@@ -53,11 +57,14 @@ type pending struct {
 // New returns an engine that can answer windows up to viewHorizon and
 // purchaseHorizon.
 func New(viewHorizon, purchaseHorizon time.Duration) *Engine {
-	e := &Engine{
-		viewHorizon:     uint32(viewHorizon / time.Second),
-		purchaseHorizon: uint32(purchaseHorizon / time.Second),
-		seed:            maphash.MakeSeed(),
-	}
+	var key [16]byte
+	rand.Read(key[:]) // never fails (crypto/rand)
+	return newKeyed(uint32(viewHorizon/time.Second), uint32(purchaseHorizon/time.Second),
+		[2]uint64{binary.LittleEndian.Uint64(key[:8]), binary.LittleEndian.Uint64(key[8:])})
+}
+
+func newKeyed(viewHorizon, purchaseHorizon uint32, key [2]uint64) *Engine {
+	e := &Engine{viewHorizon: viewHorizon, purchaseHorizon: purchaseHorizon, key: key}
 	for i := range e.shards {
 		e.shards[i].products = make(map[svc.ProductRef]*product)
 	}
@@ -91,11 +98,17 @@ func (e *Engine) shard(ref svc.ProductRef) *shard {
 // SessionHash maps a session id to the 64-bit key the engine keeps; the
 // empty id (no session) maps to 0, which no viewer count includes. Two
 // sessions of one product collide with odds of about n²/2⁶⁵.
+//
+// It is SipHash-2-4 under the engine's random key: a keyed hash made
+// against hash flooding, so clients cannot pick ids that pile up in one
+// product's session table, and one whose key a snapshot can carry over a
+// restart (maphash's seed cannot be saved).
 func (e *Engine) SessionHash(sessionID string) uint64 {
 	if sessionID == "" {
 		return 0
 	}
-	if h := maphash.String(e.seed, sessionID); h != 0 {
+	// Hash only reads its input: the string's bytes need no copy.
+	if h := siphash.Hash(e.key[0], e.key[1], unsafe.Slice(unsafe.StringData(sessionID), len(sessionID))); h != 0 {
 		return h
 	}
 	return 1

@@ -7,8 +7,9 @@ package window
 // and some 190 bytes for a map of one; profiles of a store with 20 million
 // views showed 55% of the heap in those maps.
 //
-// The hashes are maphash values with a seed drawn at start, so their low
-// bits index the table directly and cannot be chosen by a client.
+// The hashes are keyed SipHash values (Engine.SessionHash) under a secret
+// key, so their low bits index the table directly and cannot be chosen by
+// a client.
 type sessions struct {
 	keys []uint64 // 0 marks a free slot
 	secs []uint32
@@ -48,6 +49,18 @@ func (s *sessions) set(h uint64, sec uint32) {
 			return
 		}
 	}
+}
+
+// sizedSessions returns an empty table that holds n sessions without growing.
+func sizedSessions(n int) sessions {
+	if n == 0 {
+		return sessions{}
+	}
+	size := 4
+	for 4*n > 3*size {
+		size *= 2
+	}
+	return sessions{keys: make([]uint64, size), secs: make([]uint32, size)}
 }
 
 func (s *sessions) grow() {

@@ -128,6 +128,23 @@ func (t *timeline[T]) prune(cutoff uint32) bool {
 	return true
 }
 
+// each calls fn with every second held and its count, oldest first.
+func (t *timeline[T]) each(fn func(sec uint32, n T)) {
+	var before T
+	for i, s := range t.secs {
+		p := t.prefix(i)
+		fn(s, p-before)
+		before = p
+	}
+}
+
+// set makes t hold counts[i] at secs[i], secs ascending and distinct; it
+// takes both slices.
+func (t *timeline[T]) set(secs []uint32, counts []T) {
+	t.secs, t.tree = secs, counts
+	t.build()
+}
+
 func (t *timeline[T]) empty() bool { return len(t.secs) == 0 }
 
 // bytes is the memory held by the timeline's arrays.

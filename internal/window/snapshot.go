@@ -1,0 +1,570 @@
+package window
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// A snapshot is the engine's logical state in a compact binary form, so
+// that a restart loads it instead of replaying every stored event:
+//
+//	file    = magic section{1 + Shards}
+//	section = length:u32le payload crc32c(payload):u32le
+//	header  = version horizons(2) key(16 bytes) shards base meta
+//	shard   = mark products ref{products} product{...}
+//	product = views sessions orders units pending
+//
+// Integers are uvarints; seconds are zigzag offsets from base (when the
+// snapshot was written) for the first of a list, then gaps minus one, so
+// they are strictly ascending by construction. The viewers timeline is not
+// written: it is the count of sessions at each session's latest second,
+// and is rebuilt from the sessions, grouped by second. Each section has its
+// own checksum, so that shards decode on several cores as they are read,
+// and a torn or damaged file is refused.
+//
+// The mark and meta are the caller's: the engine keeps them opaque. Mark
+// says where the shard's state stands in the caller's event log.
+
+// Shards is the number of shards a snapshot writes, one at a time.
+const Shards = numShards
+
+const (
+	snapshotMagic   = "svcsnap\n"
+	snapshotVersion = 1
+	maxSection      = 1 << 31 // no shard of any real engine comes near
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt is returned by LoadSnapshot for a file that is torn, damaged,
+// or not a snapshot.
+var ErrCorrupt = errors.New("window: snapshot is corrupt")
+
+// ErrMismatch is returned by LoadSnapshot for a valid snapshot of another
+// version or other horizons than the caller's engine.
+var ErrMismatch = errors.New("window: snapshot does not match this engine")
+
+// Encoder writes an engine's snapshot, one shard at a time.
+type Encoder struct {
+	e    *Engine
+	w    io.Writer
+	base uint32
+	next int
+	buf  []byte
+	refs []svc.ProductRef
+	sess []sessionAt
+}
+
+type sessionAt struct {
+	sec uint32
+	h   uint64
+}
+
+// NewEncoder writes the snapshot's header to w, with the caller's meta;
+// EncodeShard then writes each shard in turn.
+func (e *Engine) NewEncoder(w io.Writer, now time.Time, meta []byte) (*Encoder, error) {
+	enc := &Encoder{e: e, w: w, base: sec(now)}
+	b := binary.AppendUvarint(nil, snapshotVersion)
+	b = binary.AppendUvarint(b, uint64(e.viewHorizon))
+	b = binary.AppendUvarint(b, uint64(e.purchaseHorizon))
+	b = binary.LittleEndian.AppendUint64(b, e.key[0])
+	b = binary.LittleEndian.AppendUint64(b, e.key[1])
+	b = binary.AppendUvarint(b, numShards)
+	b = binary.AppendUvarint(b, uint64(enc.base))
+	b = appendBytes(b, meta)
+	if _, err := io.WriteString(w, snapshotMagic); err != nil {
+		return nil, err
+	}
+	return enc, enc.writeSection(b)
+}
+
+// EncodeShard writes the next shard with the caller's mark. It locks the
+// shard, then calls locked, then encodes the shard and unlocks it: the
+// caller holds whatever keeps the shard still while it takes the mark
+// (for the tracker, the commit path), and lets it go in locked, so that
+// only this shard waits while it is encoded.
+func (enc *Encoder) EncodeShard(mark []byte, locked func()) error {
+	if enc.next == numShards {
+		locked()
+		return errors.New("window: every shard is written")
+	}
+	s := &enc.e.shards[enc.next]
+	enc.next++
+	s.mu.Lock()
+	locked()
+	b, err := enc.appendShard(appendBytes(enc.buf[:0], mark), s)
+	s.mu.Unlock()
+	enc.buf = b
+	if err != nil {
+		return err
+	}
+	return enc.writeSection(b)
+}
+
+func (enc *Encoder) appendShard(b []byte, s *shard) ([]byte, error) {
+	enc.refs = enc.refs[:0]
+	for ref := range s.products {
+		enc.refs = append(enc.refs, ref)
+	}
+	slices.Sort(enc.refs) // deltas stay small, and the file is the same for the same state
+	b = binary.AppendUvarint(b, uint64(len(enc.refs)))
+	var prev svc.ProductRef
+	for _, ref := range enc.refs {
+		b = binary.AppendUvarint(b, uint64(ref-prev))
+		prev = ref
+		var err error
+		if b, err = enc.appendProduct(b, s.products[ref]); err != nil {
+			return b, fmt.Errorf("window: product %d: %w", ref, err)
+		}
+	}
+	return b, nil
+}
+
+func (enc *Encoder) appendProduct(b []byte, p *product) ([]byte, error) {
+	b = appendTimeline(b, &p.views, enc.base)
+
+	// Sessions grouped by their latest second: the groups' sizes are the
+	// viewers timeline, which must say the same.
+	enc.sess = enc.sess[:0]
+	p.latest.each(func(h uint64, s uint32) { enc.sess = append(enc.sess, sessionAt{s, h}) })
+	slices.SortFunc(enc.sess, func(a, b sessionAt) int { return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.h, b.h)) })
+	groups := 0
+	for i := range enc.sess {
+		if i == 0 || enc.sess[i].sec != enc.sess[i-1].sec {
+			groups++
+		}
+	}
+	if err := checkViewers(&p.viewers, enc.sess); err != nil {
+		return b, err
+	}
+	b = binary.AppendUvarint(b, uint64(len(enc.sess)))
+	b = binary.AppendUvarint(b, uint64(groups))
+	st := secWriter{base: enc.base}
+	for i := 0; i < len(enc.sess); {
+		j := i + 1
+		for j < len(enc.sess) && enc.sess[j].sec == enc.sess[i].sec {
+			j++
+		}
+		b = st.append(b, enc.sess[i].sec)
+		b = binary.AppendUvarint(b, uint64(j-i))
+		for _, x := range enc.sess[i:j] {
+			b = binary.LittleEndian.AppendUint64(b, x.h)
+		}
+		i = j
+	}
+
+	if p.orders != nil {
+		b = appendTimeline(b, p.orders, enc.base)
+		b = appendTimeline(b, p.units, enc.base)
+	} else {
+		b = append(b, 0, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.pending)))
+	for _, ev := range p.pending {
+		b = binary.AppendVarint(b, int64(ev.sec)-int64(enc.base))
+		b = binary.LittleEndian.AppendUint64(b, ev.session)
+		b = binary.AppendUvarint(b, uint64(ev.units))
+	}
+	return b, nil
+}
+
+// checkViewers reports whether the viewers timeline counts each session
+// once, at its latest second (sess is sorted by second): what the snapshot
+// relies on to leave the timeline out.
+func checkViewers(viewers *timeline[uint32], sess []sessionAt) error {
+	i := 0
+	var err error
+	viewers.each(func(s uint32, n uint32) {
+		if n == 0 || err != nil {
+			return // a session that moved on leaves a zero behind
+		}
+		j := i
+		for j < len(sess) && sess[j].sec == s {
+			j++
+		}
+		if j == i || uint32(j-i) != n {
+			err = fmt.Errorf("viewers at %d: %d, but %d sessions", s, n, j-i)
+		}
+		i = j
+	})
+	if err == nil && i != len(sess) {
+		err = fmt.Errorf("%d sessions have no viewer", len(sess)-i)
+	}
+	return err
+}
+
+func appendTimeline[T uint32 | uint64](b []byte, t *timeline[T], base uint32) []byte {
+	b = binary.AppendUvarint(b, uint64(len(t.secs)))
+	st := secWriter{base: base}
+	t.each(func(s uint32, n T) {
+		b = st.append(b, s)
+		b = binary.AppendUvarint(b, uint64(n))
+	})
+	return b
+}
+
+// secWriter writes an ascending list of seconds: the first as an offset
+// from base, then each as the gap after the one before, less one.
+type secWriter struct {
+	base, prev uint32
+	started    bool
+}
+
+func (w *secWriter) append(b []byte, s uint32) []byte {
+	if !w.started {
+		w.started = true
+		b = binary.AppendVarint(b, int64(s)-int64(w.base))
+	} else {
+		b = binary.AppendUvarint(b, uint64(s-w.prev-1))
+	}
+	w.prev = s
+	return b
+}
+
+func (enc *Encoder) writeSection(payload []byte) error {
+	var head [4]byte
+	binary.LittleEndian.PutUint32(head[:], uint32(len(payload)))
+	var tail [4]byte
+	binary.LittleEndian.PutUint32(tail[:], crc32.Checksum(payload, castagnoli))
+	for _, p := range [][]byte{head[:], payload, tail[:]} {
+		if _, err := enc.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendBytes(b, v []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
+}
+
+// Snapshot is a decoded snapshot.
+type Snapshot struct {
+	Engine  *Engine
+	Written time.Time // the clock of the writer when it began
+	Meta    []byte
+	Marks   [Shards][]byte // each shard's mark
+}
+
+// ShardOf returns the shard that holds a product's counts, to index
+// Snapshot.Marks.
+func ShardOf(ref svc.ProductRef) int { return int(uint64(ref) & (numShards - 1)) }
+
+// LoadSnapshot decodes a snapshot into a new engine with the horizons
+// given, on every core. Returns ErrCorrupt for a torn or damaged file and
+// ErrMismatch for one of another format version or other horizons.
+func LoadSnapshot(r io.Reader, viewHorizon, purchaseHorizon time.Duration) (*Snapshot, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return nil, fmt.Errorf("%w: no snapshot header", ErrCorrupt)
+	}
+	head, err := readSection(br, nil)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{b: head}
+	version := d.uvarint()
+	if d.err == nil && version != snapshotVersion {
+		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, version, snapshotVersion)
+	}
+	vh, ph := d.uvarint(), d.uvarint()
+	k0, k1 := d.uint64(), d.uint64()
+	shards, base := d.uvarint(), d.uvarint()
+	meta := d.bytes()
+	if d.err != nil || len(d.b) > 0 || base > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: header", ErrCorrupt)
+	}
+	if shards != numShards || vh != uint64(viewHorizon/time.Second) || ph != uint64(purchaseHorizon/time.Second) {
+		return nil, fmt.Errorf("%w: %d shards, horizons %ds and %ds", ErrMismatch, shards, vh, ph)
+	}
+	snap := &Snapshot{
+		Engine:  newKeyed(uint32(vh), uint32(ph), [2]uint64{k0, k1}),
+		Written: time.Unix(int64(base), 0).UTC(),
+		Meta:    slices.Clone(meta),
+	}
+
+	// Sections are read here and decoded by workers, each shard by one;
+	// buffers go round, so memory stays a few shards however large the file.
+	type job struct {
+		i int
+		b []byte
+	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	jobs := make(chan job)
+	free := make(chan []byte, workers+1)
+	errs := make([]error, numShards)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				errs[j.i] = snap.decodeShard(j.i, j.b, uint32(base))
+				select {
+				case free <- j.b:
+				default:
+				}
+			}
+		})
+	}
+	for i := range numShards {
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+		}
+		if buf, err = readSection(br, buf); err != nil {
+			break
+		}
+		jobs <- job{i, buf}
+	}
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the last shard", ErrCorrupt)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// readSection reads one section into buf and checks it.
+func readSection(r io.Reader, buf []byte) ([]byte, error) {
+	var head [4]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return nil, fmt.Errorf("%w: truncated", ErrCorrupt)
+	}
+	n := int(binary.LittleEndian.Uint32(head[:]))
+	if n > maxSection {
+		return nil, fmt.Errorf("%w: a section of %d bytes", ErrCorrupt, n)
+	}
+	// Grown as it is read, so that a damaged length in a short file
+	// allocates no more than the file holds.
+	buf = buf[:0]
+	for len(buf) < n {
+		chunk := min(n-len(buf), 1<<20)
+		buf = slices.Grow(buf, chunk)
+		k, err := io.ReadFull(r, buf[len(buf):len(buf)+chunk])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			return nil, fmt.Errorf("%w: truncated", ErrCorrupt)
+		}
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil {
+		return nil, fmt.Errorf("%w: truncated", ErrCorrupt)
+	}
+	if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(tail[:]) {
+		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
+	}
+	return buf, nil
+}
+
+func (snap *Snapshot) decodeShard(i int, b []byte, base uint32) error {
+	d := decoder{b: b, base: base}
+	snap.Marks[i] = slices.Clone(d.bytes())
+	n := d.count(2) // a product takes at least a ref and five counts
+	s := &snap.Engine.shards[i]
+	s.products = make(map[svc.ProductRef]*product, n)
+	var ref svc.ProductRef
+	for k := 0; k < n && d.err == nil; k++ {
+		delta := d.uvarint()
+		if (k > 0 && delta == 0) || delta > math.MaxInt64-uint64(ref) {
+			d.fail("product refs out of order")
+			break
+		}
+		ref += svc.ProductRef(delta)
+		if ShardOf(ref) != i {
+			d.fail("a product in the wrong shard")
+			break
+		}
+		s.products[ref] = d.product()
+	}
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("data after the last product")
+	}
+	if d.err != nil {
+		return fmt.Errorf("%w: shard %d: %v", ErrCorrupt, i, d.err)
+	}
+	return nil
+}
+
+// decoder reads a section; the first error sticks, and every read after
+// it returns zero.
+type decoder struct {
+	b    []byte
+	base uint32
+	err  error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = errors.New(what)
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("bad number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) uint64() uint64 {
+	if len(d.b) < 8 {
+		d.fail("short")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.count(1)
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a number of items that take at least size bytes each, so
+// that a damaged count cannot make a large allocation.
+func (d *decoder) count(size int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)/size) {
+		d.fail("count beyond the data")
+		return 0
+	}
+	return int(n)
+}
+
+// secs reads an ascending list of seconds (see secWriter).
+type secReader struct {
+	d       *decoder
+	prev    uint32
+	started bool
+}
+
+func (r *secReader) next() uint32 {
+	var v int64
+	if !r.started {
+		r.started = true
+		v = int64(r.d.base) + r.d.varint()
+	} else {
+		v = int64(r.prev) + 1 + int64(min(r.d.uvarint(), math.MaxUint32))
+	}
+	if v < 0 || v > math.MaxUint32 {
+		r.d.fail("a second out of range")
+		return 0
+	}
+	r.prev = uint32(v)
+	return r.prev
+}
+
+func decodeTimeline[T uint32 | uint64](d *decoder, t *timeline[T]) {
+	n := d.count(2)
+	if n == 0 {
+		return
+	}
+	secs, counts := make([]uint32, n), make([]T, n)
+	r := secReader{d: d}
+	for i := range n {
+		secs[i] = r.next()
+		c := d.uvarint()
+		if uint64(T(c)) != c {
+			d.fail("a count out of range")
+		}
+		counts[i] = T(c)
+	}
+	if d.err == nil {
+		t.set(secs, counts)
+	}
+}
+
+func (d *decoder) product() *product {
+	p := &product{}
+	decodeTimeline(d, &p.views)
+
+	sessions := d.count(8)
+	groups := d.count(2)
+	if sessions > 0 {
+		p.latest = sizedSessions(sessions)
+		secs, counts := make([]uint32, groups), make([]uint32, groups)
+		r := secReader{d: d}
+		total := 0
+		for g := 0; g < groups && d.err == nil; g++ {
+			s := r.next()
+			k := d.count(8)
+			if k == 0 {
+				d.fail("an empty group of sessions")
+			}
+			secs[g], counts[g] = s, uint32(k)
+			for range k {
+				h := d.uint64()
+				if h == 0 {
+					d.fail("session hash 0")
+					break
+				}
+				p.latest.set(h, s)
+			}
+			total += k
+		}
+		if d.err == nil && (total != sessions || p.latest.len() != sessions) {
+			d.fail("sessions counted twice or missing")
+		}
+		if d.err == nil {
+			p.viewers.set(secs, counts)
+		}
+	}
+
+	var orders timeline[uint32]
+	var units timeline[uint64]
+	decodeTimeline(d, &orders)
+	decodeTimeline(d, &units)
+	if !orders.empty() || !units.empty() {
+		p.orders, p.units = &orders, &units
+	}
+	if n := d.count(10); n > 0 {
+		p.pending = make([]pending, n)
+		for i := range p.pending {
+			s := int64(d.base) + d.varint()
+			session := d.uint64()
+			units := d.uvarint()
+			if s < 0 || s > math.MaxUint32 || units > math.MaxUint32 {
+				d.fail("a pending event out of range")
+				break
+			}
+			p.pending[i] = pending{sec: uint32(s), session: session, units: uint32(units)}
+		}
+	}
+	return p
+}
