@@ -168,6 +168,37 @@ type EventReader interface {
 	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
 }
 
+// EventLog is implemented by a store whose events are numbered in the order
+// they commit, so that a server can save its counts with the position they
+// reflect and, at start, read only what committed after it. The embedded
+// store has one. A shared store need not: its nodes rebuild from the store
+// (see ChangeFeed).
+type EventLog interface {
+	// LogPosition returns the position of the newest committed view and
+	// order. Read while no append commits, it is exactly what has committed.
+	LogPosition(ctx context.Context) (LogPosition, error)
+	// Continues reports whether every event committed since p was read has
+	// a larger position than p. It is false when the newest rows p names
+	// are gone (expired or erased), after which a store may reuse their
+	// positions; the caller then reads everything again.
+	Continues(ctx context.Context, p LogPosition) (bool, error)
+	// ViewsAfter calls fn for every view with a position after the given
+	// one and a time at or after since, in position order.
+	ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r ViewRecord) error) error
+	// PurchaseLinesAfter calls fn for each product of every order with a
+	// position after the given one and a time at or after since, in
+	// position order.
+	PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r PurchaseRecord) error) error
+}
+
+// LogPosition is a point of an EventLog: the positions of the newest view
+// and order, 0 when there is none, and their event ids, which tell the rows
+// apart from any that might later take the same positions.
+type LogPosition struct {
+	Views, Orders         int64
+	ViewEvent, OrderEvent string
+}
+
 // ChangeFeed is implemented by a store that several servers share. Each
 // server counts the events it commits itself; the feed hands it what the
 // others committed, so that every server's counts follow the store.

@@ -17,7 +17,7 @@ import (
 
 func TestServeOptions(t *testing.T) {
 	defaults := serveConfig{addr: "127.0.0.1:8080", retention: svc.DefaultRetention, logFormat: "text", logLevel: "info",
-		shutdownTimeout: 15 * time.Second, rateLimit: 20, rateBurst: 100}
+		shutdownTimeout: 15 * time.Second, snapshotInterval: 5 * time.Minute, rateLimit: 20, rateBurst: 100}
 	with := func(change func(*serveConfig)) serveConfig { c := defaults; change(&c); return c }
 	tests := []struct {
 		name    string
@@ -28,14 +28,14 @@ func TestServeOptions(t *testing.T) {
 	}{
 		{name: "defaults", want: defaults},
 		{name: "flags", args: []string{"--addr", "0.0.0.0:9000", "--public-url", "https://proof.example/", "--demo",
-			"--retention", "1000h", "--log-format", "json", "--log-level", "debug", "--shutdown-timeout", "3s",
+			"--retention", "1000h", "--log-format", "json", "--log-level", "debug", "--shutdown-timeout", "3s", "--snapshot-interval", "90s",
 			"--rate-limit", "2.5", "--rate-burst", "7", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1",
 			"--admin-addr", "127.0.0.1:0"},
 			want: serveConfig{addr: "0.0.0.0:9000", publicURL: "https://proof.example", demo: true, retention: 1000 * time.Hour,
-				logFormat: "json", logLevel: "debug", shutdownTimeout: 3 * time.Second, rateLimit: 2.5, rateBurst: 7,
+				logFormat: "json", logLevel: "debug", shutdownTimeout: 3 * time.Second, snapshotInterval: 90 * time.Second, rateLimit: 2.5, rateBurst: 7,
 				trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}, adminAddr: "127.0.0.1:0"}},
 		{name: "environment", env: map[string]string{"SVC_ADDR": "0.0.0.0:8080", "SVC_PUBLIC_URL": "http://x.example", "SVC_DEMO": "true",
-			"SVC_RETENTION": "721h", "SVC_LOG_FORMAT": "json", "SVC_LOG_LEVEL": "warn", "SVC_SHUTDOWN_TIMEOUT": "1m",
+			"SVC_RETENTION": "721h", "SVC_LOG_FORMAT": "json", "SVC_LOG_LEVEL": "warn", "SVC_SHUTDOWN_TIMEOUT": "1m", "SVC_SNAPSHOT_INTERVAL": "0",
 			"SVC_RATE_LIMIT": "0", "SVC_RATE_BURST": "1", "SVC_TRUSTED_PROXIES": "10.1.2.3, 192.168.0.0/16,", "SVC_ADMIN_ADDR": ":9090"},
 			want: serveConfig{addr: "0.0.0.0:8080", publicURL: "http://x.example", demo: true, retention: 721 * time.Hour,
 				logFormat: "json", logLevel: "warn", shutdownTimeout: time.Minute, rateLimit: 0, rateBurst: 1,
@@ -57,6 +57,7 @@ func TestServeOptions(t *testing.T) {
 		{name: "bad retention env", env: map[string]string{"SVC_RETENTION": "35d"}, wantErr: `SVC_RETENTION="35d" (--retention): want a duration`},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format "xml": want text or json`},
 		{name: "bad log level env", env: map[string]string{"SVC_LOG_LEVEL": "trace"}, wantErr: `SVC_LOG_LEVEL="trace" (--log-level): want debug or info or warn or error`},
+		{name: "negative snapshot interval", args: []string{"--snapshot-interval", "-1m"}, wantErr: `--snapshot-interval "-1m": must be at least 0`},
 		{name: "short shutdown timeout", args: []string{"--shutdown-timeout", "10ms"}, wantErr: `--shutdown-timeout "10ms": must be at least 1s`},
 		{name: "negative rate limit", args: []string{"--rate-limit", "-1"}, wantErr: `--rate-limit "-1": want a number from 0`},
 		{name: "infinite rate limit env", env: map[string]string{"SVC_RATE_LIMIT": "Inf"}, wantErr: `SVC_RATE_LIMIT="Inf" (--rate-limit): want a number from 0`},

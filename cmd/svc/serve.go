@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"path/filepath"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -20,6 +21,10 @@ import (
 	"github.com/svc-project/svc/internal/tracker"
 )
 
+// snapshotFile is where, in the data folder, the counts are saved so that
+// a restart need not replay every event (internal/tracker/snapshot.go).
+const snapshotFile = "counts.snapshot"
+
 // serveConfig is every option of svc serve.
 type serveConfig struct {
 	addr, publicURL, adminAddr string
@@ -27,6 +32,7 @@ type serveConfig struct {
 	retention                  time.Duration
 	logFormat, logLevel        string
 	shutdownTimeout            time.Duration
+	snapshotInterval           time.Duration
 	rateLimit                  float64
 	rateBurst                  int
 	trustedProxies             []netip.Prefix
@@ -50,6 +56,8 @@ func (c *serveConfig) options() []option {
 			usage: "least level logged: debug (adds one line per request), info, warn or error"},
 		{name: "shutdown-timeout", env: "SVC_SHUTDOWN_TIMEOUT", def: "15s", set: durationOpt(&c.shutdownTimeout, time.Second, ""),
 			usage: "how long in-flight requests may take to finish at shutdown"},
+		{name: "snapshot-interval", env: "SVC_SNAPSHOT_INTERVAL", def: "5m", set: durationOpt(&c.snapshotInterval, 0, ""),
+			usage: "how often the counts are saved to " + snapshotFile + " in the data folder, for a quick restart; 0 saves them only at shutdown"},
 		{name: "rate-limit", env: "SVC_RATE_LIMIT", def: "20", set: floatOpt(&c.rateLimit, 0),
 			usage: "anonymous API requests per second per client address; 0 for no limit"},
 		{name: "rate-burst", env: "SVC_RATE_BURST", def: "100", set: intOpt(&c.rateBurst, 1),
@@ -103,7 +111,14 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	m := metrics.New()
-	t, err := tracker.Open(ctx, store, tracker.Config{Retention: c.retention, Logger: log, IsBot: detector.IsBot, Metrics: m})
+	tc := tracker.Config{Retention: c.retention, Logger: log, IsBot: detector.IsBot, Metrics: m, SnapshotInterval: c.snapshotInterval}
+	if c.snapshotInterval == 0 {
+		tc.SnapshotInterval = -1 // at shutdown only
+	}
+	if sf.store == "" { // the embedded store; nodes of a shared one rebuild from it
+		tc.SnapshotPath = filepath.Join(sf.data, snapshotFile)
+	}
+	t, err := tracker.Open(ctx, store, tc)
 	if err != nil {
 		return err
 	}

@@ -283,9 +283,9 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 
 // Views calls fn for every view at or after since, oldest first.
 func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return scanByTime(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
+	return scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
 		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
-		millis(since), func(rows *sql.Rows) (svc.ViewRecord, error) {
+		millis(since), nil, func(rows *sql.Rows) (svc.ViewRecord, error) {
 			var r svc.ViewRecord
 			var ts int64
 			err := rows.Scan(&r.Product, &ts, &r.SessionID)
@@ -297,12 +297,12 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	return scanByTime(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
+	return scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
 		`SELECT i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
 			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
 		WHERE e.ts >= ? AND e.ts < ? GROUP BY e.id, i.product ORDER BY e.ts`,
-		millis(since), func(rows *sql.Rows) (svc.PurchaseRecord, error) {
+		millis(since), nil, func(rows *sql.Rows) (svc.PurchaseRecord, error) {
 			var r svc.PurchaseRecord
 			var ts int64
 			err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice)

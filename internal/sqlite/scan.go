@@ -7,16 +7,17 @@ import (
 	"sync"
 )
 
-// scanByTime runs query, which takes a range of ts as its two arguments
-// [lo, hi) and orders its rows by ts, over consecutive ranges from since to
-// the newest row, on several read connections at once, and calls fn for
-// every row in ts order from one goroutine. Decoding rows is most of what a
-// rebuild at start costs, and with the work split the cores share it. The
-// ranges are read in separate transactions: it serves the rebuild at start,
-// before this process writes anything.
-func scanByTime[T any](ctx context.Context, db *sql.DB, bounds, query string, since int64, scan func(*sql.Rows) (T, error), fn func(T) error) error {
+// scanRanges runs query, which takes a range [lo, hi) of the column its
+// rows are ordered by as its first two arguments (then args), over
+// consecutive ranges from the bounds query's min to its max, on several read
+// connections at once, and calls fn for every row in order from one
+// goroutine. Decoding rows is most of what a rebuild at start costs, and
+// with the work split the cores share it. The ranges are read in separate
+// transactions: it serves the rebuild at start, before this process writes
+// anything.
+func scanRanges[T any](ctx context.Context, db *sql.DB, bounds, query string, from int64, args []any, scan func(*sql.Rows) (T, error), fn func(T) error) error {
 	var lo, hi sql.NullInt64
-	if err := db.QueryRowContext(ctx, bounds, since).Scan(&lo, &hi); err != nil || !lo.Valid {
+	if err := db.QueryRowContext(ctx, bounds, from).Scan(&lo, &hi); err != nil || !lo.Valid {
 		return err
 	}
 	const chunks = 64
@@ -63,7 +64,7 @@ func scanByTime[T any](ctx context.Context, db *sql.DB, bounds, query string, si
 					r, err := scan(rows)
 					c.rows = append(c.rows, r)
 					return err
-				}, query, from, from+step)
+				}, query, append([]any{from, from + step}, args...)...)
 				ranges[i] <- c
 			}
 		}()

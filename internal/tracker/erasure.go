@@ -23,7 +23,7 @@ func (t *Tracker) followErasures(ctx context.Context) {
 		}
 		return
 	}
-	if v == t.erasure {
+	if v == t.erasure.Load() {
 		return
 	}
 	if err := t.recount(ctx); err != nil {
@@ -34,7 +34,10 @@ func (t *Tracker) followErasures(ctx context.Context) {
 	}
 	// An erasure after v was read may already be in the recount; then the
 	// next poll recounts once more, which costs time but never a count.
-	t.erasure = v
+	t.erasure.Store(v)
+	if t.snaps != nil {
+		t.dropSnapshot()
+	}
 }
 
 // recount rebuilds the counts from the store into a fresh engine and swaps

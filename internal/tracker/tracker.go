@@ -31,6 +31,13 @@ type Config struct {
 	// answered but not counted. Nil counts everything.
 	IsBot   func(userAgent string) bool
 	Metrics *metrics.Metrics // nil records nothing
+	// SnapshotPath is the file the counts are saved to at Close and every
+	// SnapshotInterval, and loaded from at Open (snapshot.go); "" saves
+	// none. Only a store that is an svc.EventLog and not shared has them.
+	SnapshotPath string
+	// SnapshotInterval is how often the counts are saved while running;
+	// negative saves them only at Close.
+	SnapshotInterval time.Duration
 }
 
 func (c *Config) setDefaults() error {
@@ -49,6 +56,9 @@ func (c *Config) setDefaults() error {
 	if c.SweepInterval == 0 {
 		c.SweepInterval = time.Minute
 	}
+	if c.SnapshotInterval == 0 {
+		c.SnapshotInterval = 5 * time.Minute
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -65,12 +75,13 @@ type Tracker struct {
 	store    svc.Store
 	auth     authCache
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
-	erasure  int64                         // the store's erasure version the counts reflect
+	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
 	catalog  productRefs
 	products *catalog.Catalog             // titles, pages and prices, for enrichment
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
+	snaps    *snapshots                   // nil when the counts are not saved
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -89,15 +100,24 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 		auth:     authCache{store: store},
 		catalog:  productRefs{refs: make(map[productKey]svc.ProductRef)},
 		products: catalog.New(),
+		snaps:    newSnapshots(&cfg, store),
 	}
 	if err := t.auth.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
-	if t.erasure, err = store.ErasureVersion(ctx); err != nil {
+	v, err := store.ErasureVersion(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("read erasure version: %w", err)
 	}
-	if err := t.load(ctx, newEngine(), false); err != nil {
-		return nil, fmt.Errorf("rebuild counts: %w", err)
+	t.erasure.Store(v)
+	restored, err := t.restore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("restore counts: %w", err)
+	}
+	if !restored {
+		if err := t.load(ctx, newEngine(), false); err != nil {
+			return nil, fmt.Errorf("rebuild counts: %w", err)
+		}
 	}
 	t.stats.Store(new(window.Stats))
 	cfg.Metrics.Gauge("svc_window_products", "Products with events in the window engine.", func() float64 { return float64(t.stats.Load().Products) })
@@ -116,6 +136,13 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 	t.followChanges(bg) // before a recount may touch the feed's state
 	t.every(bg, cfg.ConfigPoll, t.followErasures)
 	t.every(bg, cfg.SweepInterval, t.sweep)
+	if t.snaps != nil && cfg.SnapshotInterval > 0 {
+		t.every(bg, cfg.SnapshotInterval, func(ctx context.Context) {
+			if err := t.saveSnapshot(ctx); err != nil && ctx.Err() == nil {
+				cfg.Logger.Warn("save the counts", "err", err)
+			}
+		})
+	}
 	return t, nil
 }
 
@@ -314,13 +341,21 @@ func (t *Tracker) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the background work, then commits every queued write. Call
-// it after the HTTP server has finished its requests. The background work
-// stops first: a recount in progress holds the commit path, and gives it
-// up when cancelled.
+// Close stops the background work, then commits every queued write, then
+// saves the counts if it has a snapshot file. Call it after the HTTP
+// server has finished its requests. The background work stops first: a
+// recount in progress holds the commit path, and gives it up when
+// cancelled.
 func (t *Tracker) Close() error {
 	t.stop()
 	t.wg.Wait()
 	t.batch.close()
+	if t.snaps == nil {
+		return nil
+	}
+	if err := t.saveSnapshot(context.Background()); err != nil {
+		t.cfg.Logger.Warn("save the counts: the next start replays every event", "err", err)
+		return fmt.Errorf("save the counts: %w", err)
+	}
 	return nil
 }

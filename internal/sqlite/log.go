@@ -1,0 +1,102 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// The event log is the row ids of view_events and purchase_events. One
+// connection writes, and SQLite gives a new row the largest id in its table
+// plus one, inside the write transaction: ids grow in commit order. They
+// are reused only after the newest row of a table is deleted (an erasure,
+// or an event backdated to the edge of the retention expiring), which
+// Continues detects by the event id.
+
+var _ svc.EventLog = (*Store)(nil)
+
+// LogPosition returns the ids and event ids of the newest view and order.
+func (s *Store) LogPosition(ctx context.Context) (svc.LogPosition, error) {
+	var p svc.LogPosition
+	err := newest(ctx, s.r, "SELECT id, event_id FROM view_events ORDER BY id DESC LIMIT 1", &p.Views, &p.ViewEvent)
+	if err == nil {
+		err = newest(ctx, s.r, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
+	}
+	return p, err
+}
+
+func newest(ctx context.Context, db *sql.DB, query string, id *int64, eventID *string) error {
+	err := db.QueryRowContext(ctx, query).Scan(id, eventID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
+// Continues reports whether the rows p names are still stored as they were:
+// then the largest id never fell below p's since, and every row added since
+// has a larger id.
+func (s *Store) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
+	for _, row := range []struct {
+		query   string
+		id      int64
+		eventID string
+	}{
+		{"SELECT event_id FROM view_events WHERE id = ?", p.Views, p.ViewEvent},
+		{"SELECT event_id FROM purchase_events WHERE id = ?", p.Orders, p.OrderEvent},
+	} {
+		if row.id == 0 {
+			continue // the table was empty: every row has a larger id
+		}
+		var eventID string
+		err := s.r.QueryRowContext(ctx, row.query, row.id).Scan(&eventID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return false, nil
+		case err != nil:
+			return false, err
+		case eventID != row.eventID:
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+type positioned[T any] struct {
+	pos int64
+	r   T
+}
+
+// ViewsAfter calls fn for every view with an id after after and a time at
+// or after since, in id order.
+func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
+	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
+		"SELECT id, product, ts, coalesce(session_id, '') FROM view_events WHERE id >= ? AND id < ? AND ts >= ? ORDER BY id",
+		after, []any{millis(since)}, func(rows *sql.Rows) (positioned[svc.ViewRecord], error) {
+			var p positioned[svc.ViewRecord]
+			var ts int64
+			err := rows.Scan(&p.pos, &p.r.Product, &ts, &p.r.SessionID)
+			p.r.Time = fromMillis(ts)
+			return p, err
+		}, func(p positioned[svc.ViewRecord]) error { return fn(p.pos, p.r) })
+}
+
+// PurchaseLinesAfter calls fn for each product of every order with an id
+// after after and a time at or after since, in id order.
+func (s *Store) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
+	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
+		`SELECT e.id, i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
+			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
+		WHERE e.id >= ? AND e.id < ? AND e.ts >= ? GROUP BY e.id, i.product ORDER BY e.id`,
+		after, []any{millis(since)}, func(rows *sql.Rows) (positioned[svc.PurchaseRecord], error) {
+			var p positioned[svc.PurchaseRecord]
+			var ts int64
+			err := rows.Scan(&p.pos, &p.r.Product, &ts, &p.r.Units, &p.r.Currency, &p.r.UnitPrice)
+			p.r.Time = fromMillis(ts)
+			return p, err
+		}, func(p positioned[svc.PurchaseRecord]) error { return fn(p.pos, p.r) })
+}
