@@ -1,7 +1,9 @@
 // Command rebuildprof opens a data folder as svc serve does, rebuilding the
 // counts from the stored events, and writes a CPU profile of that rebuild
 // and a heap profile of what it holds afterwards: how bench/RESULTS.md found
-// where a restart's time and memory go.
+// where a restart's time and memory go. As svc serve, it loads the counts
+// snapshot of the folder when there is one (delete it to profile the full
+// replay), and saves one when done.
 //
 // Usage: go run ./bench/rebuildprof DATA_FOLDER PROFILE_PREFIX
 // writes PROFILE_PREFIX.cpu and PROFILE_PREFIX.heap.
@@ -12,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"time"
@@ -47,7 +50,8 @@ func run(data, prefix string) error {
 		return err
 	}
 	start := time.Now()
-	t, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	t, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		SnapshotPath: filepath.Join(data, "counts.snapshot"), SnapshotInterval: -1})
 	pprof.StopCPUProfile()
 	if err != nil {
 		return err

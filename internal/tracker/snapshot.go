@@ -243,6 +243,7 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 	}); err != nil {
 		return false, err
 	}
+	products := time.Since(start) - decoded
 	e := snap.Engine
 	// Prices are read as in a full replay; counts only after the marks.
 	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
@@ -252,6 +253,7 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	prices := time.Since(start) - decoded - products
 	first := marks[0]
 	for _, m := range marks {
 		first.Views, first.Orders = min(first.Views, m.Views), min(first.Orders, m.Orders)
@@ -280,7 +282,8 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 	t.engine.Store(e)
 	debug.FreeOSMemory() // the decoding's garbage
 	log.Info("counts restored from the snapshot", "path", sn.path, "written", snap.Written,
-		"decoded_in", decoded.Round(time.Millisecond), "views_after", views, "purchase_lines_after", lines,
+		"decoded_in", decoded.Round(time.Millisecond), "products_in", products.Round(time.Millisecond),
+		"prices_in", prices.Round(time.Millisecond), "views_after", views, "purchase_lines_after", lines,
 		"took", time.Since(start).Round(time.Millisecond))
 	return true, nil
 }
