@@ -270,15 +270,17 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 	return &out, nil
 }
 
-// Products calls fn for every product.
+// Products calls fn for every product, in id order. The rows are decoded
+// on several connections while fn runs: at start, fn (the catalog) and the
+// decoding are the two halves of loading a million products.
 func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
-		var p svc.Product
-		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL); err != nil {
-			return err
-		}
-		return fn(&p)
-	}, "SELECT id, brand_id, product_id, sku, title, url FROM products ORDER BY id")
+	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM products WHERE id >= ?",
+		"SELECT id, brand_id, product_id, sku, title, url FROM products WHERE id >= ? AND id < ? ORDER BY id",
+		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
+			var p svc.Product
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL)
+			return &p, err
+		}, fn)
 }
 
 // Views calls fn for every view at or after since, oldest first.

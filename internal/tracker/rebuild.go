@@ -30,12 +30,14 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 		// Not in a recount, where the old engine is still live beside it.
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	err := src.Products(ctx, func(p *svc.Product) error {
-		t.learnProduct(p)
-		return nil
-	})
-	if err != nil {
-		return err
+	if !opts.startup || !t.haveProducts {
+		err := src.Products(ctx, func(p *svc.Product) error {
+			t.learnProduct(p)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	var lines int
 	var purchaseErr error

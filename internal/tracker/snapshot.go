@@ -221,43 +221,58 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as in rebuild: the heap only grows
+
+	// The products and their catalog, most of a start, load meanwhile; a
+	// full replay after a refused snapshot does not load them again.
+	var productsErr error
+	var productsTook time.Duration
+	productsDone := make(chan struct{})
+	go func() {
+		defer close(productsDone)
+		productsErr = t.store.Products(ctx, func(p *svc.Product) error {
+			t.learnProduct(p)
+			return nil
+		})
+		productsTook = time.Since(start)
+	}()
+	waitProducts := func() error {
+		<-productsDone
+		t.haveProducts = productsErr == nil
+		return productsErr
+	}
+
 	snap, err := window.LoadSnapshot(f, svc.MaxViewWindow, svc.MaxPurchaseWindow)
 	f.Close()
 	if err != nil {
 		log.Warn("snapshot ignored: replaying every event", "path", sn.path, "err", err)
-		return false, nil
+		return false, waitProducts()
 	}
 	marks, why, err := t.snapshotMarks(ctx, snap)
-	if err != nil {
-		return false, err
-	}
-	if why != "" {
+	if err == nil && why != "" {
 		log.Warn("snapshot ignored: replaying every event", "path", sn.path, "why", why)
-		return false, nil
+	}
+	if err != nil || why != "" {
+		return false, errors.Join(err, waitProducts())
 	}
 	decoded := time.Since(start)
 
-	if err := t.store.Products(ctx, func(p *svc.Product) error {
-		t.learnProduct(p)
-		return nil
-	}); err != nil {
-		return false, err
-	}
-	products := time.Since(start) - decoded
-	e := snap.Engine
-	// Prices are read as in a full replay; counts only after the marks.
+	// Prices are read as in a full replay, and kept until the catalog has
+	// the products they are of; counts only after the marks.
+	var prices []svc.PurchaseRecord
 	err = t.store.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
-		t.learnPurchaseLine(r)
+		if r.UnitPrice != nil && r.Currency != "" {
+			prices = append(prices, r)
+		}
 		return nil
 	})
 	if err != nil {
-		return false, err
+		return false, errors.Join(err, waitProducts())
 	}
-	prices := time.Since(start) - decoded - products
 	first := marks[0]
 	for _, m := range marks {
 		first.Views, first.Orders = min(first.Views, m.Views), min(first.Orders, m.Orders)
 	}
+	e := snap.Engine
 	var views, lines int
 	err = sn.log.PurchaseLinesAfter(ctx, first.Orders, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
 		if pos > marks[window.ShardOf(r.Product)].Orders {
@@ -266,24 +281,25 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 		}
 		return nil
 	})
-	if err != nil {
+	if err == nil {
+		err = sn.log.ViewsAfter(ctx, first.Views, now.Add(-svc.MaxViewWindow), func(pos int64, r svc.ViewRecord) error {
+			if pos > marks[window.ShardOf(r.Product)].Views {
+				e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
+				views++
+			}
+			return nil
+		})
+	}
+	if err := errors.Join(err, waitProducts()); err != nil {
 		return false, err
 	}
-	err = sn.log.ViewsAfter(ctx, first.Views, now.Add(-svc.MaxViewWindow), func(pos int64, r svc.ViewRecord) error {
-		if pos > marks[window.ShardOf(r.Product)].Views {
-			e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
-			views++
-		}
-		return nil
-	})
-	if err != nil {
-		return false, err
+	for _, r := range prices {
+		t.learnPurchaseLine(r)
 	}
 	t.engine.Store(e)
 	debug.FreeOSMemory() // the decoding's garbage
 	log.Info("counts restored from the snapshot", "path", sn.path, "written", snap.Written,
-		"decoded_in", decoded.Round(time.Millisecond), "products_in", products.Round(time.Millisecond),
-		"prices_in", prices.Round(time.Millisecond), "views_after", views, "purchase_lines_after", lines,
+		"decoded_in", decoded.Round(time.Millisecond), "products_in", productsTook.Round(time.Millisecond), "views_after", views, "purchase_lines_after", lines,
 		"took", time.Since(start).Round(time.Millisecond))
 	return true, nil
 }

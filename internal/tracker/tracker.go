@@ -82,6 +82,9 @@ type Tracker struct {
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
 	snaps    *snapshots                   // nil when the counts are not saved
+	// haveProducts: restore loaded the products before it refused the
+	// snapshot, and the rebuild at start need not load them again.
+	haveProducts bool
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
