@@ -85,13 +85,13 @@ func (t *Tracker) saveSnapshot(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	var held, most time.Duration // the commit lock, while taking each cut
+	var held, most time.Duration // the commit lock, from taking it to letting it go at each cut
 	for i := range window.Shards {
 		if sn.beforeCut != nil {
 			sn.beforeCut(i)
 		}
-		lock := time.Now()
 		t.batch.commit.Lock()
+		lock := time.Now()
 		if t.engine.Load() != e {
 			t.batch.commit.Unlock()
 			return errors.New("a recount replaced the counts meanwhile")
