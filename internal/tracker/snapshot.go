@@ -24,10 +24,10 @@ import (
 //
 // The store must be an svc.EventLog, whose positions grow in commit order.
 // Each shard of the engine is saved with the log position it reflects,
-// taken under the commit lock (batch.go): the lock is held only to read the
-// position and lock the shard, so collecting waits a fraction of a
-// millisecond per shard, and a batch waits for an encode only when it
-// touches the one shard being written. At start, the snapshot is used if
+// taken while the commit path is held with every committed batch applied
+// (lockCommitted, batch.go): it is held only to read the position and lock
+// and copy the shard, so collecting waits about a millisecond per shard,
+// and never for an encode or the disk. At start, the snapshot is used if
 // its checksums hold, it was written at the store's current erasure
 // version, and the rows its positions name are still stored (else positions
 // may have been reused); each product then gets the events committed after
@@ -90,19 +90,19 @@ func (t *Tracker) saveSnapshot(ctx context.Context) (err error) {
 		if sn.beforeCut != nil {
 			sn.beforeCut(i)
 		}
-		t.batch.commit.Lock()
+		t.batch.lockCommitted()
 		lock := time.Now()
 		if t.engine.Load() != e {
-			t.batch.commit.Unlock()
+			t.batch.unlockCommitted()
 			return errors.New("a recount replaced the counts meanwhile")
 		}
 		pos, err := sn.log.LogPosition(ctx)
 		if err != nil {
-			t.batch.commit.Unlock()
+			t.batch.unlockCommitted()
 			return err
 		}
 		err = enc.EncodeShard(appendPosition(nil, pos), func() {
-			t.batch.commit.Unlock()
+			t.batch.unlockCommitted()
 			d := time.Since(lock)
 			held += d
 			most = max(most, d)
