@@ -39,8 +39,8 @@ func TestSessionsAgreeWithAMap(t *testing.T) {
 			t.Fatalf("%x: %d, want %d", h, sec, want[h])
 		}
 	})
-	if n != len(want) || 4*s.len() > 3*len(s.keys) {
-		t.Fatalf("each saw %d of %d; %d slots", n, len(want), len(s.keys))
+	if n != len(want) || sessionsLoadDen*s.len() > sessionsLoadNum*int(s.size) {
+		t.Fatalf("each saw %d of %d; %d slots", n, len(want), s.size)
 	}
 	var empty sessions
 	if _, ok := empty.get(42); ok || empty.bytes() != 0 {

@@ -128,6 +128,16 @@ func (t *timeline[T]) prune(cutoff uint32) bool {
 	return true
 }
 
+// clip gives back the room appends left at the end of the arrays.
+func (t *timeline[T]) clip() {
+	if cap(t.secs) > len(t.secs) {
+		t.secs = append([]uint32(nil), t.secs...)
+	}
+	if cap(t.tree) > len(t.tree) {
+		t.tree = append([]T(nil), t.tree...)
+	}
+}
+
 func (t *timeline[T]) empty() bool { return len(t.secs) == 0 }
 
 // bytes is the memory held by the timeline's arrays.
