@@ -1,9 +1,13 @@
 package catalog
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/urlcanon"
 )
 
 func TestRefIndex(t *testing.T) {
@@ -24,5 +28,156 @@ func TestRefIndex(t *testing.T) {
 	}
 	if _, ok := x.get(6001); ok {
 		t.Error("an unset reference was found")
+	}
+}
+
+// The index must agree with a Go map of keys to sets of values through
+// adds, replacements and removals that shift probe chains. As in the
+// catalog, a value is held under one key at most.
+func TestIndexAgreesWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x index
+	want := map[uint64]map[uint32]bool{}
+	owner := map[uint32]uint64{}
+	// Few distinct hashes with shared tags, so chains are long and collide.
+	hashes := make([]uint64, 300)
+	for i := range hashes {
+		hashes[i] = uint64(rng.IntN(64))<<32 | uint64(i)
+	}
+	for step := range 20_000 {
+		h := hashes[rng.IntN(len(hashes))]
+		v := uint32(rng.IntN(1000))
+		if o, held := owner[v]; held {
+			h = o
+		}
+		switch rng.IntN(3) {
+		case 0:
+			if !want[h][v] {
+				owner[v] = h
+				x.add(h, v)
+				if want[h] == nil {
+					want[h] = map[uint32]bool{}
+				}
+				want[h][v] = true
+			}
+		case 1:
+			if got := x.remove(h, v); got != want[h][v] {
+				t.Fatalf("step %d: remove(%x, %d) = %v", step, h, v, got)
+			}
+			delete(want[h], v)
+			delete(owner, v)
+		case 2:
+			w := uint32(1000 + step)
+			if got := x.replace(h, v, w); got != want[h][v] {
+				t.Fatalf("step %d: replace(%x, %d) = %v", step, h, v, got)
+			}
+			if want[h][v] {
+				delete(want[h], v)
+				delete(owner, v)
+				want[h][w] = true
+				owner[w] = h
+			}
+		}
+		if step%97 == 0 {
+			n := 0
+			for h, vs := range want {
+				n += len(vs)
+				got := map[uint32]bool{}
+				x.each(h, func(v uint32) bool {
+					got[v] = true
+					return true
+				})
+				for v := range vs {
+					if !got[v] {
+						t.Fatalf("step %d: %x lost %d", step, h, v)
+					}
+				}
+				if _, ok := x.find(h, func(v uint32) bool { return vs[v] }); ok != (len(vs) > 0) {
+					t.Fatalf("step %d: find(%x) = %v", step, h, ok)
+				}
+			}
+			if n != x.n {
+				t.Fatalf("step %d: %d values, want %d", step, x.n, n)
+			}
+		}
+	}
+}
+
+// A catalog filled by Load answers as one filled by Put, and keeps doing
+// so through changed titles, addresses and SKUs (which compact the arena).
+func TestLoadAndCompactAgreeWithPut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	words := []string{"iphone", "galaxy", "case", "black", "white", "pro", "max", "15", "128gb", "charger"}
+	title := func() string {
+		s := ""
+		for range 2 + rng.IntN(4) {
+			s += words[rng.IntN(len(words))] + " "
+		}
+		return s
+	}
+	ps := make([]svc.Product, 1200)
+	for i := range ps {
+		tl, u, sku := title(), fmt.Sprintf("https://shop%d.example/p/%d?utm_source=x", i%7, i), fmt.Sprintf("SKU-%d", i%500)
+		ps[i] = svc.Product{Ref: svc.ProductRef(i + 1), BrandID: fmt.Sprintf("b%d", i%7), ProductID: fmt.Sprint("p", i), Title: &tl, URL: &u, SKU: &sku}
+	}
+	put, load := New(), New()
+	for i := range ps {
+		put.Put(&ps[i])
+	}
+	if err := load.Load(func(add func(*svc.Product)) error {
+		for i := range ps {
+			add(&ps[i])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for i := range ps {
+			p := &ps[i]
+			for _, c := range []*Catalog{put, load} {
+				if ref, ok := c.Ref(p.BrandID, p.ProductID); !ok || ref != p.Ref {
+					t.Fatalf("%s: Ref(%s, %s) = %d, %v", when, p.BrandID, p.ProductID, ref, ok)
+				}
+				canon, _ := urlcanon.URL(*p.URL)
+				if got, ok := c.ByURL(canon); !ok || got.Ref != p.Ref || got.Title != *p.Title {
+					t.Fatalf("%s: ByURL(%s) = %+v, %v", when, canon, got, ok)
+				}
+			}
+			m1, ok1 := put.ByTitle(p.BrandID, *p.Title, nil)
+			m2, ok2 := load.ByTitle(p.BrandID, *p.Title, nil)
+			if m1 != m2 || ok1 != ok2 {
+				t.Fatalf("%s: ByTitle(%q): Put %+v %v, Load %+v %v", when, *p.Title, m1, ok1, m2, ok2)
+			}
+			if i%50 == 0 {
+				o1, o2 := put.Offers("", *p.Title, "", *p.SKU, 10), load.Offers("", *p.Title, "", *p.SKU, 10)
+				if !slices.Equal(o1, o2) {
+					t.Fatalf("%s: Offers differ: %+v, %+v", when, o1, o2)
+				}
+			}
+		}
+	}
+	check("loaded")
+	for round := range 5 { // enough changes to compact
+		for i := range ps {
+			tl, u, sku := title(), fmt.Sprintf("https://shop%d.example/q/%d/%d", i%7, round, i), fmt.Sprintf("SKU-%d-%d", round, i%300)
+			ps[i].Title, ps[i].URL, ps[i].SKU = &tl, &u, &sku
+			put.Put(&ps[i])
+			load.Put(&ps[i])
+		}
+	}
+	check("changed")
+	for _, c := range []*Catalog{put, load} {
+		c.mu.Lock()
+		c.compact() // whether or not the changes made enough waste to
+		c.mu.Unlock()
+	}
+	check("compacted")
+	if _, ok := put.ByURL("shop1.example/p/1"); ok {
+		t.Error("an old address still finds its product")
+	}
+	if put.Len() != len(ps) || load.Len() != len(ps) {
+		t.Errorf("%d and %d products, want %d", put.Len(), load.Len(), len(ps))
 	}
 }

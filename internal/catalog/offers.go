@@ -27,7 +27,15 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	defer c.mu.RUnlock()
 	byBrand := map[uint32]Offer{}
 	if k := foldSKU(sku); k != "" {
-		for _, i := range c.bySKU[k] {
+		var same []uint32
+		c.bySKU.each(c.hash(k), func(i uint32) bool {
+			if c.str(c.entries[i].sku) == k {
+				same = append(same, i)
+			}
+			return true
+		})
+		slices.Sort(same) // a brand's latest product with the SKU wins
+		for _, i := range same {
 			if e := &c.entries[i]; c.brandIDs[e.brand] != except {
 				byBrand[e.brand] = Offer{Match: Match{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
 			}
@@ -39,7 +47,7 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	}
 	var makerIDs []uint32
 	for _, w := range Words(maker) {
-		id, ok := c.vocab[w]
+		id, ok := c.wordID(w)
 		if !ok {
 			return c.sortOffers(byBrand, limit) // no product names this maker
 		}
@@ -56,7 +64,7 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 			}
 			seen[i] = true
 			for _, m := range makerIDs {
-				if _, ok := slices.BinarySearch(e.words, m); !ok {
+				if _, ok := slices.BinarySearch(c.wordsOf(e), m); !ok {
 					return
 				}
 			}

@@ -30,9 +30,11 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 		// Not in a recount, where the old engine is still live beside it.
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	err := src.Products(ctx, func(p *svc.Product) error {
-		t.learnProduct(p)
-		return nil
+	err := t.products.Load(func(put func(*svc.Product)) error {
+		return src.Products(ctx, func(p *svc.Product) error {
+			put(p)
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -60,6 +62,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	if err := errors.Join(viewErr, purchaseErr); err != nil {
 		return err
 	}
+	e.Trim()
 	// The replay's garbage (decoded rows, outgrown tables) is several
 	// times what stays: after a large one, hand it back to the system now
 	// rather than keep it resident until the heap grows into it.
