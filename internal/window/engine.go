@@ -250,10 +250,10 @@ func (e *Engine) Sweep(now time.Time) Stats {
 				continue
 			}
 			st.Products++
-			st.Buckets += len(p.views.secs) + len(p.viewers.secs)
+			st.Buckets += p.views.len() + p.viewers.len()
 			st.Bytes += p.views.bytes() + p.viewers.bytes() + p.latest.bytes()
 			if m := p.more; m != nil {
-				st.Buckets += len(m.orders.secs) + len(m.units.secs)
+				st.Buckets += m.orders.len() + m.units.len()
 				st.Bytes += m.orders.bytes() + m.units.bytes() + 12*cap(m.pending)
 			}
 		}

@@ -32,7 +32,7 @@ func sizedSessions(n int) sessions {
 	if n == 0 {
 		return sessions{}
 	}
-	size := max(4, (sessionsLoadDen*n+sessionsLoadNum-1)/sessionsLoadNum)
+	size := max(2, (sessionsLoadDen*n+sessionsLoadNum-1)/sessionsLoadNum)
 	return sessions{slots: make([]uint64, size+(size+1)/2), size: uint32(size)}
 }
 
