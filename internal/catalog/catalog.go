@@ -186,7 +186,26 @@ func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
 		c.deferred = false
 		c.indexAll()
 	}
+	c.trim()
 	return err
+}
+
+// trim gives back the room that appends and doubling tables left, once a
+// load is done.
+func (c *Catalog) trim() {
+	c.text.b = clipped(c.text.b)
+	c.entries, c.wordIDs, c.wordList = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList)
+	c.df, c.postings = clipped(c.df), clipped(c.postings)
+	for _, x := range []*index{&c.vocab, &c.byID, &c.byURL, &c.bySKU} {
+		x.fit()
+	}
+}
+
+func clipped[S ~[]E, E any](s S) S {
+	if cap(s)-len(s) > len(s)/16 {
+		return append(S(nil), s...)
+	}
+	return s
 }
 
 func (c *Catalog) put(p *svc.Product, pr *prepared) {

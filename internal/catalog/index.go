@@ -133,9 +133,14 @@ func (x *index) slot(h uint64, v uint32) (int, bool) {
 	}
 }
 
-func (x *index) grow() {
+func (x *index) grow() { x.resize(max(8, 2*len(x.slots))) }
+
+// fit makes the table just large enough for what it holds.
+func (x *index) fit() { x.resize(max(8, (4*x.n+2)/3)) }
+
+func (x *index) resize(size int) {
 	old := x.slots
-	x.slots = make([]uint64, max(8, 2*len(old)))
+	x.slots = make([]uint64, size)
 	for _, s := range old {
 		if s != 0 {
 			x.put(s)
