@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-
-	"github.com/cloudflare/ahocorasick"
 )
 
 //go:embed crawler-user-agents.json
@@ -28,7 +26,7 @@ func Version() string { return strings.TrimSpace(listVersion) }
 // One regexp of all patterns would cost milliseconds per agent in Go's
 // linear-time engine; this costs about a microsecond. Safe for concurrent use.
 type Detector struct {
-	literals *ahocorasick.Matcher
+	literals *literals
 	patterns []gatedPattern
 }
 
@@ -62,14 +60,14 @@ func New() (*Detector, error) {
 		}
 		d.patterns = append(d.patterns, gatedPattern{needs: requiredLiteral(tree), re: re})
 	}
-	d.literals = ahocorasick.NewStringMatcher(literals)
+	d.literals = newLiterals(literals)
 	return d, nil
 }
 
 // IsBot reports whether the User-Agent is a known bot. An empty one counts
 // as a bot: every browser sends one.
 func (d *Detector) IsBot(userAgent string) bool {
-	if userAgent == "" || d.literals.Contains([]byte(userAgent)) {
+	if userAgent == "" || d.literals.in(userAgent) {
 		return true
 	}
 	for _, p := range d.patterns {
