@@ -98,6 +98,14 @@ func (s *sessions) grow() {
 	old.each(s.set)
 }
 
+// fit makes the table as small as its load allows.
+func (s *sessions) fit() {
+	if fitted := sizedSessions(int(s.n)); fitted.size < s.size {
+		s.each(fitted.set)
+		*s = fitted
+	}
+}
+
 // each calls fn for every entry.
 func (s *sessions) each(fn func(h uint64, sec uint32)) {
 	for i, k := range s.slots[:s.size] {

@@ -42,6 +42,16 @@ func TestSessionsAgreeWithAMap(t *testing.T) {
 	if n != len(want) || sessionsLoadDen*s.len() > sessionsLoadNum*int(s.size) {
 		t.Fatalf("each saw %d of %d; %d slots", n, len(want), s.size)
 	}
+	size := s.size
+	s.fit()
+	if s.size >= size || s.len() != len(want) {
+		t.Fatalf("fit: %d slots for %d sessions, %d before", s.size, s.len(), size)
+	}
+	s.each(func(h uint64, sec uint32) {
+		if want[h] != sec {
+			t.Fatalf("after fit, %x: %d, want %d", h, sec, want[h])
+		}
+	})
 	var empty sessions
 	if _, ok := empty.get(42); ok || empty.bytes() != 0 {
 		t.Fatal("the empty table holds something")
