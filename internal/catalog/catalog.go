@@ -41,9 +41,9 @@ type Catalog struct {
 	bySKU    index             // folded SKU → entries of any brand
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
-	size     []int32       // brand index → products
-	postings []postingList // word id → products with it
-	deferred bool          // Load is filling: postings are made at its end
+	size     []int32  // brand index → products
+	postings postings // word id → products with it
+	deferred bool     // Load is filling: postings are made at its end
 	prices   map[uint32]*prices
 }
 
@@ -195,7 +195,7 @@ func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
 func (c *Catalog) trim() {
 	c.text.b = clipped(c.text.b)
 	c.entries, c.wordIDs, c.wordList = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList)
-	c.df, c.postings = clipped(c.df), clipped(c.postings)
+	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
 	for _, x := range []*index{&c.vocab, &c.byID, &c.byURL, &c.bySKU} {
 		x.fit()
 	}
@@ -291,7 +291,7 @@ func (c *Catalog) indexWords(i uint32, words []string) {
 			c.vocab.add(c.hash(w), id)
 			c.wordList = append(c.wordList, c.text.add(w))
 			c.df = append(c.df, 0)
-			c.postings = append(c.postings, postingList{})
+			c.postings.word(id)
 		}
 		ids = append(ids, id)
 	}
@@ -303,7 +303,7 @@ func (c *Catalog) indexWords(i uint32, words []string) {
 	for _, id := range ids {
 		c.df[id]++
 		if !c.deferred {
-			c.postings[id].add(posting(e.brand, i))
+			c.postings.add(id, posting(e.brand, i))
 		}
 	}
 }
@@ -313,7 +313,7 @@ func (c *Catalog) unindexWords(i uint32) {
 	for _, id := range c.wordsOf(e) {
 		c.df[id]--
 		if !c.deferred {
-			c.postings[id].remove(posting(e.brand, i))
+			c.postings.remove(id, posting(e.brand, i))
 		}
 	}
 	c.idWaste += int(e.nwords)
@@ -336,23 +336,24 @@ func (c *Catalog) indexAll() {
 		byBrand[start[b]] = uint32(i)
 		start[b]++
 	}
-	// One array holds every list, each sized to its word's products;
-	// a list that grows later moves out of it.
+	// One array holds every list, each sized to its word's products.
 	total := 0
 	for _, n := range c.df {
 		total += int(n)
 	}
-	all := make([]uint64, total)
-	off := 0
+	c.postings = postings{pool: make([]uint64, total), lists: make([]span, len(c.df))}
+	off := uint32(0)
 	for id, n := range c.df {
-		c.postings[id] = postingList{sorted: all[off : off : int(off)+int(n)]}
-		off += int(n)
+		c.postings.lists[id] = span{off: off, cap: uint32(n)}
+		off += uint32(n)
 	}
 	for _, i := range byBrand {
 		e := &c.entries[i]
 		for _, id := range c.wordsOf(e) {
-			l := &c.postings[id]
-			l.sorted = append(l.sorted, posting(e.brand, i))
+			s := &c.postings.lists[id]
+			c.postings.pool[s.off+s.n] = posting(e.brand, i)
+			s.n++
+			s.sorted++
 		}
 	}
 }

@@ -181,3 +181,58 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 		t.Errorf("%d and %d products, want %d", put.Len(), load.Len(), len(ps))
 	}
 }
+
+// Posting lists must agree with a plain map of word to products through
+// adds (which move, merge and compact lists) and removals.
+func TestPostingsAgreeWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 4))
+	var ps postings
+	want := map[uint32]map[uint64]bool{}
+	for step := range 200_000 {
+		id := uint32(rng.IntN(40))
+		if rng.IntN(8) == 0 {
+			id = uint32(rng.IntN(4000)) // many short lists
+		}
+		ps.word(id)
+		if want[id] == nil {
+			want[id] = map[uint64]bool{}
+		}
+		p := posting(uint32(rng.IntN(20)), uint32(rng.IntN(5000)))
+		if want[id][p] || rng.IntN(5) == 0 {
+			ps.remove(id, p)
+			delete(want[id], p)
+		} else {
+			ps.add(id, p)
+			want[id][p] = true
+		}
+		if step%20_000 == 0 || step == 199_999 {
+			for id, set := range want {
+				l := ps.list(id)
+				if l.len() != len(set) || !slices.IsSorted(l.sorted) {
+					t.Fatalf("step %d: word %d has %d postings, want %d (sorted run %v)", step, id, l.len(), len(set), slices.IsSorted(l.sorted))
+				}
+				for b := range uint32(20) {
+					n := 0
+					l.brand(b, func(e uint32) {
+						n++
+						if !set[posting(b, e)] {
+							t.Fatalf("step %d: word %d lists %d of brand %d", step, id, e, b)
+						}
+					})
+					in := 0
+					for p := range set {
+						if uint32(p>>32) == b {
+							in++
+						}
+					}
+					if n != in {
+						t.Fatalf("step %d: word %d has %d postings of brand %d, want %d", step, id, n, b, in)
+					}
+				}
+			}
+		}
+	}
+	if ps.waste > len(ps.pool)/2+1<<16 {
+		t.Errorf("waste %d of %d", ps.waste, len(ps.pool))
+	}
+}

@@ -133,7 +133,7 @@ func (c *Catalog) newScorer(brand uint32, inBrand bool) *scorer {
 
 // anchorOn takes the title's rarest catalog words as anchors.
 func (s *scorer) anchorOn(q []queryWord) {
-	s.anchors = s.c.rarest(q, (*postingList).len)
+	s.anchors = s.c.rarest(q, postingList.len)
 }
 
 // impliedWord reports whether nearly every product with one of the anchors
@@ -151,7 +151,7 @@ func (s *scorer) impliedWord(id uint32) bool {
 			continue
 		}
 		with, all := 0, 0
-		s.c.postings[a].sample(sample, func(i uint32) {
+		s.c.postings.list(a).sample(sample, func(i uint32) {
 			all++
 			if _, ok := slices.BinarySearch(s.c.wordsOf(&s.c.entries[i]), id); ok {
 				with++
@@ -174,7 +174,7 @@ func (s *scorer) stat(id uint32) wordStat {
 	df := float64(max(c.df[id], 1))
 	st := wordStat{weight: math.Log1p(float64(len(c.entries)) / df)}
 	if s.inBrand {
-		n := c.postings[id].brand(s.brand, nil)
+		n := c.postings.list(id).brand(s.brand, nil)
 		share := float64(n) / float64(max(c.size[s.brand], 1))
 		st.weight *= 1 - 0.95*min(share, 1)
 		st.telling = share <= 0.5
@@ -294,10 +294,10 @@ func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, b
 	q := c.queryWords(title, drop)
 	s := c.newScorer(b, true)
 	s.anchorOn(q)
-	seeds := c.rarest(q, func(pl *postingList) int { return pl.brand(b, nil) })
+	seeds := c.rarest(q, func(pl postingList) int { return pl.brand(b, nil) })
 	hits := make(map[uint32]int, 64)
 	for _, id := range seeds {
-		c.postings[id].brand(b, func(i uint32) {
+		c.postings.list(id).brand(b, func(i uint32) {
 			if len(hits) < maxCandidates || hits[i] > 0 {
 				hits[i]++
 			}
@@ -327,7 +327,7 @@ func strongest(hits map[uint32]int) []uint32 {
 
 // rarest returns the ids of up to seedWords of the title's known words with
 // the fewest products, counted by n.
-func (c *Catalog) rarest(q []queryWord, n func(*postingList) int) []uint32 {
+func (c *Catalog) rarest(q []queryWord, n func(postingList) int) []uint32 {
 	type seed struct {
 		id uint32
 		n  int
@@ -337,7 +337,7 @@ func (c *Catalog) rarest(q []queryWord, n func(*postingList) int) []uint32 {
 		if !w.known {
 			continue
 		}
-		if k := n(&c.postings[w.id]); k > 0 {
+		if k := n(c.postings.list(w.id)); k > 0 {
 			seeds = append(seeds, seed{w.id, k})
 		}
 	}

@@ -56,8 +56,8 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	// Candidates by brand, each product once.
 	cands := map[uint32][]uint32{}
 	seen := map[uint32]bool{}
-	for _, id := range c.rarest(q, (*postingList).len) {
-		c.postings[id].sample(maxCandidates, func(i uint32) {
+	for _, id := range c.rarest(q, postingList.len) {
+		c.postings.list(id).sample(maxCandidates, func(i uint32) {
 			e := &c.entries[i]
 			if seen[i] || c.brandIDs[e.brand] == except || byBrand[e.brand].Method == MethodSKU {
 				return
