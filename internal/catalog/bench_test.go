@@ -39,7 +39,29 @@ func BenchmarkBuild(b *testing.B) {
 
 var built *catalog.Catalog // kept for -memprofile
 
+// benchmarkBuild fills a catalog with Load, as a start does, or with one
+// Put a product.
 func benchmarkBuild(b *testing.B, ps []svc.Product) {
+	b.Run("load", func(b *testing.B) {
+		fill(b, func(c *catalog.Catalog) {
+			c.Load(func(put func(*svc.Product)) error {
+				for i := range ps {
+					put(&ps[i])
+				}
+				return nil
+			})
+		})
+	})
+	b.Run("put", func(b *testing.B) {
+		fill(b, func(c *catalog.Catalog) {
+			for i := range ps {
+				c.Put(&ps[i])
+			}
+		})
+	})
+}
+
+func fill(b *testing.B, fn func(*catalog.Catalog)) {
 	var before, after runtime.MemStats
 	var c *catalog.Catalog
 	for b.Loop() {
@@ -49,9 +71,7 @@ func benchmarkBuild(b *testing.B, ps []svc.Product) {
 		runtime.ReadMemStats(&before)
 		b.StartTimer()
 		c = catalog.New()
-		for i := range ps {
-			c.Put(&ps[i])
-		}
+		fn(c)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -38,7 +38,8 @@ type Catalog struct {
 	byRef    refIndex
 	byID     index             // (brand, product id) → entry
 	byURL    index             // canonical URL → entry
-	bySKU    index             // folded SKU → entries of any brand
+	bySKU    index             // folded SKU → the latest entry with it
+	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
 	size     []int32  // brand index → products
@@ -194,7 +195,7 @@ func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
 // load is done.
 func (c *Catalog) trim() {
 	c.text.b = clipped(c.text.b)
-	c.entries, c.wordIDs, c.wordList = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList)
+	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
 	for _, x := range []*index{&c.vocab, &c.byID, &c.byURL, &c.bySKU} {
 		x.fit()
@@ -220,6 +221,7 @@ func (c *Catalog) put(p *svc.Product, pr *prepared) {
 		}
 		i = uint32(len(c.entries))
 		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: c.text.add(p.ProductID)})
+		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
 		c.byID.add(c.idHash(b, p.ProductID), i)
 		c.size[b]++
@@ -248,17 +250,63 @@ func (c *Catalog) put(p *svc.Product, pr *prepared) {
 	}
 	if p.SKU != nil && pr.sku != c.str(e.sku) {
 		if e.sku != 0 {
-			c.bySKU.remove(c.hash(c.str(e.sku)), i)
+			c.unlinkSKU(i)
 			c.text.drop(e.sku)
 		}
 		e.sku = c.text.add(pr.sku)
 		if e.sku != 0 {
-			c.bySKU.add(c.hash(pr.sku), i)
+			c.linkSKU(i)
 		}
 	}
 	if c.text.waste > max(1<<20, len(c.text.b)/2) || c.idWaste > max(1<<18, len(c.wordIDs)/2) {
 		c.compact()
 	}
+}
+
+// The entries with one SKU (one product at many brands, or a brand's
+// repeats) are a list through skuNext, its head in bySKU: a key held many
+// times over in an open-addressing table makes one long probe run.
+
+// skuHead returns the latest entry with a folded SKU.
+func (c *Catalog) skuHead(sku string) (uint32, bool) {
+	return c.bySKU.find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
+}
+
+// linkSKU puts entry i, whose SKU is set, at the head of its SKU's list.
+func (c *Catalog) linkSKU(i uint32) {
+	sku := c.str(c.entries[i].sku)
+	h := c.hash(sku)
+	if j, ok := c.skuHead(sku); ok {
+		c.bySKU.replace(h, j, i)
+		c.skuNext[i] = j + 1
+		return
+	}
+	c.bySKU.add(h, i)
+	c.skuNext[i] = 0
+}
+
+// unlinkSKU takes entry i out of its SKU's list.
+func (c *Catalog) unlinkSKU(i uint32) {
+	sku := c.str(c.entries[i].sku)
+	j, ok := c.skuHead(sku)
+	if !ok {
+		return
+	}
+	if j == i {
+		if next := c.skuNext[i]; next != 0 {
+			c.bySKU.replace(c.hash(sku), i, next-1)
+		} else {
+			c.bySKU.remove(c.hash(sku), i)
+		}
+	} else {
+		for c.skuNext[j] != 0 && c.skuNext[j] != i+1 {
+			j = c.skuNext[j] - 1
+		}
+		if c.skuNext[j] == i+1 {
+			c.skuNext[j] = c.skuNext[i]
+		}
+	}
+	c.skuNext[i] = 0
 }
 
 // canonOf is the canonical address of an entry's page. It is worked out

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -134,6 +135,25 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
+		brandsBySKU := map[string]map[string]bool{} // what Offers by SKU must name
+		for _, p := range ps {
+			k := foldSKU(*p.SKU)
+			if brandsBySKU[k] == nil {
+				brandsBySKU[k] = map[string]bool{}
+			}
+			brandsBySKU[k][p.BrandID] = true
+		}
+		for k, want := range brandsBySKU {
+			for _, c := range []*Catalog{put, load} {
+				got := map[string]bool{}
+				for _, o := range c.Offers("", "", "", k, 100) {
+					got[o.BrandID] = true
+				}
+				if !maps.Equal(got, want) {
+					t.Fatalf("%s: Offers by SKU %q name %v, want %v", when, k, got, want)
+				}
+			}
+		}
 		for i := range ps {
 			p := &ps[i]
 			for _, c := range []*Catalog{put, load} {

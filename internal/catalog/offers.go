@@ -28,12 +28,11 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	byBrand := map[uint32]Offer{}
 	if k := foldSKU(sku); k != "" {
 		var same []uint32
-		c.bySKU.each(c.hash(k), func(i uint32) bool {
-			if c.str(c.entries[i].sku) == k {
-				same = append(same, i)
+		if i, ok := c.skuHead(k); ok {
+			for same = append(same, i); c.skuNext[i] != 0; same = append(same, i) {
+				i = c.skuNext[i] - 1
 			}
-			return true
-		})
+		}
 		slices.Sort(same) // a brand's latest product with the SKU wins
 		for _, i := range same {
 			if e := &c.entries[i]; c.brandIDs[e.brand] != except {

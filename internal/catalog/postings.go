@@ -17,8 +17,10 @@ func postingEntry(p uint64) uint32 { return uint32(p) }
 // since; the tail is sorted and merged in when it grows past 16 postings
 // and a 64th of the run, so adding stays cheap (amortized 64 moves) and
 // reading stays a binary search plus a short scan. A full list moves to
-// the end of the array with twice the room; when the room left behind is
-// half of the array, the array is made again.
+// the end of the array with half as much room again; when the room left
+// behind is half of the array, the array is made again, with a quarter of
+// each list's length to spare, so that the lists do not all move at once.
+// Load makes the lists at their exact length.
 type postings struct {
 	pool  []uint64
 	lists []span // word id → its list in pool
@@ -45,7 +47,7 @@ func (ps *postings) add(id uint32, p uint64) {
 	s := &ps.lists[id]
 	if s.n == s.cap {
 		off := uint32(len(ps.pool))
-		c := max(2, 2*s.cap)
+		c := max(2, s.n+s.n/2)
 		ps.pool = append(ps.pool, ps.pool[s.off:s.off+s.n]...)
 		ps.pool = append(ps.pool, make([]uint64, c-s.n)...)
 		ps.waste += int(s.cap)
@@ -95,18 +97,19 @@ func (ps *postings) remove(id uint32, p uint64) {
 	s.n--
 }
 
-// compact makes the array again with each list just as long as it is.
+// compact makes the array again, with room for a quarter more in each list.
 func (ps *postings) compact() {
 	total := 0
 	for _, s := range ps.lists {
-		total += int(s.n)
+		total += int(s.n + s.n/4)
 	}
 	pool := make([]uint64, 0, total)
 	for id := range ps.lists {
 		s := &ps.lists[id]
 		off := uint32(len(pool))
 		pool = append(pool, ps.pool[s.off:s.off+s.n]...)
-		s.off, s.cap = off, s.n
+		pool = pool[:len(pool)+int(s.n/4)]
+		s.off, s.cap = off, s.n+s.n/4
 	}
 	ps.pool, ps.waste = pool, 0
 }
