@@ -71,13 +71,16 @@ func serveBaseline() error {
 
 // startBaseline runs the baseline server as a child process, as svc runs
 // in a process of its own beside the load generator, and returns its URL
-// and a function that stops it.
-func startBaseline(ctx context.Context) (string, func(), error) {
+// and a function that stops it. With cpus, it runs under taskset on them.
+func startBaseline(ctx context.Context, cpus string) (string, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", nil, err
 	}
 	cmd := exec.CommandContext(ctx, self, "-serve-baseline")
+	if cpus != "" {
+		cmd = exec.CommandContext(ctx, "taskset", "-c", cpus, self, "-serve-baseline")
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return "", nil, err

@@ -50,8 +50,11 @@ type options struct {
 	phases     string
 	halfOf     float64
 	noBaseline bool
-	prefill    bool
-	proofRate  float64
+	// baselineCPUs pins the baseline server with taskset, as svc is pinned
+	// when the generator has cores of its own (bench/RESULTS.md).
+	baselineCPUs string
+	prefill      bool
+	proofRate    float64
 }
 
 func parseOptions(args []string, errOut io.Writer) (*options, error) {
@@ -76,6 +79,7 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate)")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
+	fs.StringVar(&o.baselineCPUs, "baseline-cpus", "", "run the baseline server under `taskset -c LIST`, on the cores svc was given (empty: the generator's)")
 	fs.BoolVar(&o.prefill, "prefill", true, "send one view of every product first, so proof reads find them")
 	fs.Float64Var(&o.proofRate, "proof-rate", 1000, "proof reads per second of the proof-rate phase, which compares proof latency between stores")
 	if err := fs.Parse(args); err != nil {
@@ -126,7 +130,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var base string
 	if !o.noBaseline {
 		var stopBase func()
-		base, stopBase, err = startBaseline(ctx)
+		base, stopBase, err = startBaseline(ctx, o.baselineCPUs)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"runtime"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -85,6 +86,15 @@ func serve(ctx context.Context, env environment, args []string) error {
 		handler = slog.NewJSONHandler(env.stderr, hopts)
 	}
 	log := slog.New(handler)
+	if env.getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < 2 {
+		// The group commit's fsync holds its P until the runtime's monitor
+		// takes it back, which can take milliseconds: with one P no other
+		// request runs meanwhile, none joins the next batch, and batches
+		// shrink to one event (a third of the collect rate on one core,
+		// bench/RESULTS.md). With two the kernel shares the core.
+		runtime.GOMAXPROCS(2)
+		log.Info("GOMAXPROCS raised to 2 on one CPU, so that requests run during the group commit's fsync")
+	}
 
 	store, err := sf.open(ctx)
 	if err != nil {

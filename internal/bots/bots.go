@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 //go:embed crawler-user-agents.json
@@ -28,7 +29,18 @@ func Version() string { return strings.TrimSpace(listVersion) }
 type Detector struct {
 	literals *literals
 	patterns []gatedPattern
+
+	// The verdicts on agents seen lately: browsers send a few agents over
+	// and over, and a lookup costs a twentieth of a match. Bounded: a
+	// sender of ever new agents only empties it.
+	mu   sync.RWMutex
+	seen map[string]bool
 }
+
+const (
+	maxSeen      = 4096
+	maxSeenAgent = 512 // longer agents are matched every time
+)
 
 type gatedPattern struct {
 	needs string // a literal the agent must contain for the pattern to match; may be empty
@@ -43,7 +55,7 @@ func New() (*Detector, error) {
 	if err := json.Unmarshal(listJSON, &list); err != nil {
 		return nil, fmt.Errorf("bots: %w", err)
 	}
-	d := &Detector{}
+	d := &Detector{seen: make(map[string]bool)}
 	var literals []string
 	for _, e := range list {
 		tree, err := syntax.Parse(e.Pattern, syntax.Perl)
@@ -67,6 +79,25 @@ func New() (*Detector, error) {
 // IsBot reports whether the User-Agent is a known bot. An empty one counts
 // as a bot: every browser sends one.
 func (d *Detector) IsBot(userAgent string) bool {
+	d.mu.RLock()
+	bot, ok := d.seen[userAgent]
+	d.mu.RUnlock()
+	if ok {
+		return bot
+	}
+	bot = d.match(userAgent)
+	if len(userAgent) <= maxSeenAgent {
+		d.mu.Lock()
+		if len(d.seen) >= maxSeen {
+			clear(d.seen)
+		}
+		d.seen[userAgent] = bot
+		d.mu.Unlock()
+	}
+	return bot
+}
+
+func (d *Detector) match(userAgent string) bool {
 	if userAgent == "" || d.literals.in(userAgent) {
 		return true
 	}

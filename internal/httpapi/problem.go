@@ -69,7 +69,7 @@ func writeProblem(w http.ResponseWriter, p Problem) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = hJSON
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

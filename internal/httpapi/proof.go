@@ -14,7 +14,7 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header()["Cache-Control"] = hNoStore
 	writeJSON(w, http.StatusOK, appendProof(make([]byte, 0, 384), p))
 	return nil
 }
@@ -56,7 +56,15 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	return b
 }
 
+// appendString appends s as a JSON string, as encoding/json writes it.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

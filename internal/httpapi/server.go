@@ -132,12 +132,24 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
-		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "no-referrer")
-		hd.Set("X-Frame-Options", "DENY")
+		// Shared values rather than Set's new slice for each: the headers
+		// were a fifth of the bytes allocated per request. Nothing appends
+		// to them in place (their capacity is their length).
+		hd["X-Content-Type-Options"] = hNosniff
+		hd["Referrer-Policy"] = hNoReferrer
+		hd["X-Frame-Options"] = hDeny
 		if r.URL.Path != "/demo" {
-			hd.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+			hd["Content-Security-Policy"] = hCSP
 		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+var (
+	hNosniff    = []string{"nosniff"}
+	hNoReferrer = []string{"no-referrer"}
+	hDeny       = []string{"DENY"}
+	hCSP        = []string{"default-src 'none'; frame-ancestors 'none'"}
+	hJSON       = []string{"application/json"}
+	hNoStore    = []string{"no-store"}
+)

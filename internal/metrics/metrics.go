@@ -4,6 +4,9 @@ package metrics
 
 import (
 	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -72,15 +75,58 @@ func (m *Metrics) Batch(events int, seconds float64) {
 	}
 }
 
-// Instrument counts and times the requests of one route.
+// Instrument counts and times the requests of one route. It does what
+// promhttp's InstrumentHandlerCounter and InstrumentHandlerDuration do
+// together, without their label map per request and second wrapper: on
+// the collect and proof paths they were a tenth of the allocations.
 func (m *Metrics) Instrument(route string, h http.Handler) http.Handler {
 	if m == nil {
 		return h
 	}
-	l := prometheus.Labels{"route": route}
-	return promhttp.InstrumentHandlerCounter(m.Requests.MustCurryWith(l),
-		promhttp.InstrumentHandlerDuration(m.Latency.MustCurryWith(l), h))
+	latency := m.Latency.WithLabelValues(route)
+	requests := m.Requests.MustCurryWith(prometheus.Labels{"route": route})
+	var byCode [600]atomic.Pointer[prometheus.Counter] // filled as codes are seen
+	counter := func(code int) prometheus.Counter {
+		if code < 0 || code >= len(byCode) {
+			return requests.WithLabelValues(strconv.Itoa(code))
+		}
+		if c := byCode[code].Load(); c != nil {
+			return *c
+		}
+		c := requests.WithLabelValues(strconv.Itoa(code))
+		byCode[code].Store(&c)
+		return c
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(&sw, r)
+		latency.Observe(time.Since(start).Seconds())
+		counter(sw.status).Inc()
+	})
 }
+
+// statusWriter remembers the status of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wroteHeader = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {

@@ -26,11 +26,15 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
+		fast.deferViews(len(batch))
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
 			if err := appendOne(ctx, fast, w); err != nil {
 				return errWithSavepoints
 			}
+		}
+		if err := fast.flushViews(ctx); err != nil {
+			return errWithSavepoints
 		}
 		return nil
 	})
@@ -129,11 +133,14 @@ func appendView(ctx context.Context, tx querier, w *svc.Write) error {
 		return err
 	}
 	m := &v.Meta
-	_, err = tx.ExecContext(ctx, qViewInsert,
-		m.EventID, p.Ref, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		v.Context.SessionID, v.Context.Country, v.Context.Locale, m.Keyed)
-	if err != nil {
-		return err
+	// Plain values: database/sql converts named types and pointers by
+	// reflection.
+	args := [viewColumns]any{m.EventID, int64(p.Ref), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed}
+	if q, ok := tx.(viewQueue); !ok || !q.queueView(args[:]) {
+		if _, err := tx.ExecContext(ctx, qViewInsert, args[:]...); err != nil {
+			return err
+		}
 	}
 	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
 	w.Result.Lines = []svc.Line{{Product: p.Ref, ProductID: p.ProductID, Units: 1}}
@@ -215,10 +222,12 @@ func resolveProduct(ctx context.Context, q querier, p *svc.Product, register boo
 	}
 	p.Ref = row.ref
 	if register && (changed(p.SKU, row.sku) || changed(p.Title, row.title) || changed(p.URL, row.url)) {
-		if _, err := q.ExecContext(ctx, qProductUpdate, p.SKU, p.Title, p.URL, millis(now), p.Ref); err != nil {
+		if _, err := q.ExecContext(ctx, qProductUpdate, optString(p.SKU), optString(p.Title), optString(p.URL), millis(now), int64(p.Ref)); err != nil {
 			return false, err
 		}
 		row = productRow{row.ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)}
+	} else if found {
+		return true, nil // remembered as it is
 	}
 	if memo != nil {
 		memo.remember(key, row)
@@ -237,6 +246,13 @@ func changed(given *string, stored sql.NullString) bool {
 
 func notFound(p *svc.Product) error {
 	return svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found, and the brand's catalog is closed to anonymous events", p.ProductID, p.BrandID)
+}
+
+func optString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
 }
 
 func optMillis(t *time.Time) any {

@@ -42,6 +42,45 @@ type preparedTx struct {
 
 	products *productCache // see products.go; nil: no memo
 	staged   map[productKey]productRow
+
+	// views holds the arguments of the views to insert at flushViews, when
+	// the transaction defers them (see viewQueue); nil: inserted one by one.
+	views []any
+}
+
+// viewQueue is a querier that may insert views later, all at once:
+// queueView reports whether it took the view.
+type viewQueue interface {
+	queueView(args []any) bool
+}
+
+func (p *preparedTx) queueView(args []any) bool {
+	if p.views == nil {
+		return false
+	}
+	p.views = append(p.views, args...)
+	return true
+}
+
+// deferViews makes the transaction queue its views for flushViews.
+func (p *preparedTx) deferViews(n int) { p.views = make([]any, 0, n*viewColumns) }
+
+// flushViews inserts the queued views with as few statements as the sizes
+// of viewInserts allow.
+func (p *preparedTx) flushViews(ctx context.Context) error {
+	for rest := p.views; len(rest) > 0; {
+		i := len(viewInserts) - 1
+		for len(rest) < viewColumns<<i {
+			i--
+		}
+		n := viewColumns << i
+		if _, err := p.ExecContext(ctx, viewInserts[i], rest[:n]...); err != nil {
+			return err
+		}
+		rest = rest[n:]
+	}
+	p.views = p.views[:0]
+	return nil
 }
 
 func (s *Store) prepared(tx *sql.Tx) *preparedTx {

@@ -1,5 +1,7 @@
 package sqlite
 
+import "strings"
+
 // The SQL of the write path, prepared once when the store opens (see
 // prepared.go).
 const (
@@ -14,6 +16,7 @@ const (
 	qViewInsert = `INSERT INTO view_events
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	viewColumns     = 9
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
@@ -27,4 +30,16 @@ const (
 		url = coalesce(?, url), updated_at = ? WHERE id = ?`
 )
 
-var writeQueries = []string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qViewInsert, qOrderGet, qPurchaseInsert, qItemInsert, qProductGet, qProductInsert, qProductUpdate}
+// viewInserts[i] inserts 1<<i views in one statement: a batch's views go
+// in a few such statements rather than one each, as each statement costs
+// more in database/sql and the driver than its row costs in SQLite.
+var viewInserts = func() []string {
+	row := "(?" + strings.Repeat(", ?", viewColumns-1) + ")"
+	qs := make([]string, 8) // up to 128 rows, 1,152 variables
+	for i := range qs {
+		qs[i] = qViewInsert + strings.Repeat(", "+row, 1<<i-1)
+	}
+	return qs
+}()
+
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qProductGet, qProductInsert, qProductUpdate}, viewInserts...)

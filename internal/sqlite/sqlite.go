@@ -34,6 +34,10 @@ type Store struct {
 	w    *sql.DB // one connection: every write transaction
 	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
 
+	stopCheckpoints chan struct{}
+	stopOnce        sync.Once
+	checkpoints     chan struct{} // closed when the checkpointer has stopped
+
 	stmts    stmtCache // of the write path, on w
 	products productCache
 	// productsMu orders the writes of products with the updates of the
@@ -52,9 +56,13 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	path := filepath.Join(dir, FileName)
 	// synchronous(FULL): in WAL mode only FULL fsyncs the log at each
 	// commit, which is what makes an acknowledged event survive a power cut.
+	// wal_autocheckpoint: the log is copied into the database by
+	// checkpointLoop, beside the writer; the writer does it only if that
+	// falls far behind.
 	dsn := func(txlock string) string {
 		q := url.Values{}
-		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+			fmt.Sprintf("wal_autocheckpoint(%d)", backstopCheckpointPages)} {
 			q.Add("_pragma", p)
 		}
 		q.Set("_txlock", txlock)
@@ -81,7 +89,46 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
 	}
+	s.stopCheckpoints, s.checkpoints = make(chan struct{}), make(chan struct{})
+	go s.checkpointLoop()
 	return s, nil
+}
+
+const (
+	// checkpointEvery is how often checkpointLoop copies the log into the
+	// database: about a thousand frames at the highest collect rates.
+	checkpointEvery = 500 * time.Millisecond
+	// backstopCheckpointPages (16 MiB of log) is where the writer
+	// checkpoints at commit itself, as SQLite does by default at 1,000.
+	backstopCheckpointPages = 4000
+)
+
+// checkpointLoop checkpoints the log from a reader connection, so that
+// copying pages into the database and its fsync do not hold up a commit:
+// at SQLite's default the commit that crossed 1,000 pages of log did it,
+// and every writer waited for that one.
+func (s *Store) checkpointLoop() {
+	defer close(s.checkpoints)
+	tick := time.NewTicker(checkpointEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stopCheckpoints:
+			return
+		case <-tick.C:
+			_, _, _ = s.checkpoint(context.Background()) // the next tick tries again
+		}
+	}
+}
+
+// checkpoint copies what it can of the log into the database, waiting for
+// no reader or writer (PASSIVE). Once all of the log is copied, the next
+// write transaction starts the log over. It returns the frames in the log
+// and the frames copied.
+func (s *Store) checkpoint(ctx context.Context) (frames, copied int, err error) {
+	var busy int
+	err = s.r.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+	return frames, copied, err
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -107,6 +154,10 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the database; the WAL is checkpointed by the last close.
 func (s *Store) Close() error {
+	if s.stopCheckpoints != nil {
+		s.stopOnce.Do(func() { close(s.stopCheckpoints) })
+		<-s.checkpoints
+	}
 	return errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
 }
 

@@ -10,22 +10,34 @@ import (
 )
 
 // batcher is the group commit: handlers hand it writes and wait; one
-// goroutine takes whatever has queued up, appends it in one transaction
-// (one fsync), applies it to the counts and wakes the handlers. Under load
-// batches grow by themselves; alone, a write waits for nobody.
+// goroutine takes whatever has queued up and appends it in one transaction
+// (one fsync); a second applies committed batches to the counts and wakes
+// their handlers, in commit order, while the first already writes the
+// next batch. Under load batches grow by themselves; alone, a write waits
+// for nobody.
 type batcher struct {
 	store    svc.EventStore
 	apply    func([]*svc.Write) // called after a successful commit, before anyone is woken
 	maxBatch int
 	metrics  *metrics.Metrics
 
-	// commit is held from a batch's append to its apply, so that a recount
-	// (erasure.go) sees every committed event exactly once.
-	commit sync.Mutex
-	mu     sync.RWMutex // guards closed against sends on a closed channel
-	closed bool
-	in     chan *job
-	done   chan struct{}
+	// commit is held while a batch is appended and handed to the applier;
+	// with lockCommitted (erasure.go), a recount sees every committed event
+	// exactly once: in the store, and applied to the engine it replaces.
+	commit    sync.Mutex
+	unapplied sync.WaitGroup // batches handed to the applier and not yet applied
+	mu        sync.RWMutex   // guards closed against sends on a closed channel
+	closed    bool
+	in        chan *job
+	committed chan committed
+	done      chan struct{}
+}
+
+// committed is a batch whose transaction has ended, with its outcome.
+type committed struct {
+	jobs   []*job
+	writes []*svc.Write
+	err    error
 }
 
 type job struct {
@@ -35,8 +47,10 @@ type job struct {
 }
 
 func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m *metrics.Metrics) *batcher {
-	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, metrics: m, in: make(chan *job, maxBatch), done: make(chan struct{})}
+	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, metrics: m,
+		in: make(chan *job, maxBatch), committed: make(chan committed, 1), done: make(chan struct{})}
 	go b.run()
+	go b.applyCommitted()
 	return b
 }
 
@@ -56,11 +70,9 @@ func (b *batcher) submit(w *svc.Write) error {
 }
 
 func (b *batcher) run() {
-	defer close(b.done)
-	batch := make([]*job, 0, b.maxBatch)
-	writes := make([]*svc.Write, 0, b.maxBatch)
+	defer close(b.committed)
 	for j := range b.in {
-		batch = append(batch[:0], j)
+		batch := append(make([]*job, 0, 1+len(b.in)), j)
 	drain:
 		for len(batch) < b.maxBatch {
 			select {
@@ -73,9 +85,9 @@ func (b *batcher) run() {
 				break drain
 			}
 		}
-		writes = writes[:0]
-		for _, j := range batch {
-			writes = append(writes, j.w)
+		writes := make([]*svc.Write, len(batch))
+		for i, j := range batch {
+			writes[i] = j.w
 		}
 		// Not a request's context: a batch holds many requests, and one
 		// client hanging up must not undo the others.
@@ -83,18 +95,39 @@ func (b *batcher) run() {
 		start := time.Now()
 		err := b.store.Append(context.Background(), writes)
 		b.metrics.Batch(len(writes), time.Since(start).Seconds())
+		b.unapplied.Add(1)
+		b.committed <- committed{batch, writes, err}
+		b.commit.Unlock()
+	}
+}
+
+// applyCommitted applies each committed batch and wakes its handlers.
+func (b *batcher) applyCommitted() {
+	defer close(b.done)
+	for c := range b.committed {
+		err := c.err
 		if err == nil {
-			b.apply(writes)
+			b.apply(c.writes)
 		} else if svc.ErrorCode(err) != svc.EUNAVAILABLE { // an unreachable store says so
 			err = svc.Internal(err)
 		}
-		b.commit.Unlock()
-		for _, j := range batch {
+		b.unapplied.Done()
+		for _, j := range c.jobs {
 			j.err = err
 			close(j.done)
 		}
 	}
 }
+
+// lockCommitted holds the commit path and returns once every batch
+// committed before is applied: the store and the counts agree until
+// unlockCommitted.
+func (b *batcher) lockCommitted() {
+	b.commit.Lock()
+	b.unapplied.Wait()
+}
+
+func (b *batcher) unlockCommitted() { b.commit.Unlock() }
 
 // close stops taking writes, commits every queued one and returns when done.
 func (b *batcher) close() {

@@ -46,8 +46,8 @@ func (t *Tracker) followErasures(ctx context.Context) {
 // The prices paid are reloaded too, so that an erased order's price is
 // forgotten with it.
 func (t *Tracker) recount(ctx context.Context) error {
-	t.batch.commit.Lock()
-	defer t.batch.commit.Unlock()
+	t.batch.lockCommitted()
+	defer t.batch.unlockCommitted()
 	start := time.Now()
 	e := newEngine()
 	if err := t.load(ctx, e, true); err != nil {

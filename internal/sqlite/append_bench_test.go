@@ -1,0 +1,68 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlite"
+)
+
+// BenchmarkAppendViews appends batches of 32 views of known products, as
+// the group commit does under load, and reports the CPU time of the whole
+// process per view (user and system: SQLite, database/sql and the fsync's
+// kernel work), which the wall time per batch, mostly the fsync's wait,
+// hides.
+func BenchmarkAppendViews(b *testing.B) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
+		b.Fatal(err)
+	}
+	const batchSize, products = 32, 1000
+	session, country, locale := "s1", "DE", "de-DE"
+	n := 0
+	batch := func() []*svc.Write {
+		ws := make([]*svc.Write, batchSize)
+		for i := range ws {
+			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n%products)},
+				Context: svc.ViewContext{SessionID: &session, Country: &country, Locale: &locale}}
+			ev.Meta = svc.EventMeta{EventID: fmt.Sprint("e", n), Time: now, ReceivedAt: now}
+			ws[i] = &svc.Write{View: ev, MayRegister: true}
+			n++
+		}
+		return ws
+	}
+	for range products / batchSize { // every product known to the writer
+		if err := s.Append(ctx, batch()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	batches := make([][]*svc.Write, b.N)
+	for i := range batches {
+		batches[i] = batch()
+	}
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := s.Append(ctx, batches[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*batchSize)/1e3, "cpu-µs/view")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
