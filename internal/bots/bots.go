@@ -10,8 +10,6 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
-
-	"github.com/cloudflare/ahocorasick"
 )
 
 //go:embed crawler-user-agents.json
@@ -29,7 +27,7 @@ func Version() string { return strings.TrimSpace(listVersion) }
 // One regexp of all patterns would cost milliseconds per agent in Go's
 // linear-time engine; this costs about a microsecond. Safe for concurrent use.
 type Detector struct {
-	literals *ahocorasick.Matcher
+	literals *literals
 	patterns []gatedPattern
 
 	// The verdicts on agents seen lately: browsers send a few agents over
@@ -74,7 +72,7 @@ func New() (*Detector, error) {
 		}
 		d.patterns = append(d.patterns, gatedPattern{needs: requiredLiteral(tree), re: re})
 	}
-	d.literals = ahocorasick.NewStringMatcher(literals)
+	d.literals = newLiterals(literals)
 	return d, nil
 }
 
@@ -100,7 +98,7 @@ func (d *Detector) IsBot(userAgent string) bool {
 }
 
 func (d *Detector) match(userAgent string) bool {
-	if userAgent == "" || d.literals.Contains([]byte(userAgent)) {
+	if userAgent == "" || d.literals.in(userAgent) {
 		return true
 	}
 	for _, p := range d.patterns {

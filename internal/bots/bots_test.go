@@ -2,6 +2,9 @@ package bots
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +67,24 @@ func BenchmarkIsBot(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d.IsBot(ua)
+	}
+}
+
+// The automaton must agree with strings.Contains over every literal.
+func TestLiteralsAgreeWithContains(t *testing.T) {
+	words := []string{"bot", "Googlebot", "crawl", "abcd", "bcx", "cd", "spider", "a+b", "ßot"}
+	l := newLiterals(words)
+	rng := rand.New(rand.NewPCG(1, 1))
+	alphabet := "abcdxotGglecrwbspi+ß-"
+	for range 20000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		s := string(b)
+		want := slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
+		if got := l.in(s); got != want {
+			t.Fatalf("in(%q) = %v, want %v", s, got, want)
+		}
 	}
 }

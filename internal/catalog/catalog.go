@@ -5,7 +5,10 @@
 package catalog
 
 import (
+	"cmp"
+	"hash/maphash"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,44 +19,92 @@ import (
 )
 
 // Catalog is safe for concurrent use.
+//
+// A million products are held at once, so nothing per product is a heap
+// object of its own: entries are a pointer-free array whose strings live
+// in one arena (arena.go), and the indexes by address, SKU, product id and
+// word are open-addressing tables of values (index.go), not maps of
+// strings. The collector has almost nothing to scan.
 type Catalog struct {
 	mu       sync.RWMutex
-	vocab    map[string]uint32 // word → id
-	wordList []string          // id → word
-	df       []int32           // id → products whose title has the word
+	seed     maphash.Seed
+	text     arena   // every string: ids, titles, addresses, SKUs, words
+	vocab    index   // word → id
+	wordList []str   // id → word
+	df       []int32 // id → products whose title has the word
 	entries  []entry
+	wordIDs  []uint32 // each entry's title words, at entry.words
+	idWaste  int      // wordIDs no entry uses any more
 	byRef    refIndex
-	byURL    map[string]uint32   // canonical URL → entry
-	bySKU    map[string][]uint32 // folded SKU → entries of any brand
-	brands   map[string]uint32   // brand id → index
+	byID     index             // (brand, product id) → entry
+	byURL    index             // canonical URL → entry
+	bySKU    index             // folded SKU → the latest entry with it
+	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	brands   map[string]uint32 // brand id → index
 	brandIDs []string
-	size     []int32                 // brand index → products
-	postings map[uint32]*postingList // word id → products with it
+	size     []int32  // brand index → products
+	postings postings // word id → products with it
+	deferred bool     // Load is filling: postings are made at its end
+	prices   map[uint32]*prices
 }
 
 type entry struct {
-	ref            svc.ProductRef
-	brand          uint32
-	productID      string
-	title, url     string
-	sku            string
-	canonURL       string
-	words          []uint32 // of the title, sorted, unique
-	prices         []pricePoint
-	pricesSorted   bool
-	lastPriceMilli int64
+	ref                        svc.ProductRef
+	brand                      uint32
+	nwords                     uint32
+	words                      uint32 // offset in wordIDs of the title's words, sorted, unique
+	productID, title, url, sku str
+}
+
+// prices are a product's recent unit prices: few products have any.
+type prices struct {
+	points    []pricePoint
+	sorted    bool
+	lastMilli int64
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
 	return &Catalog{
-		vocab:    make(map[string]uint32),
-		byRef:    refIndex{sparse: make(map[svc.ProductRef]uint32)},
-		byURL:    make(map[string]uint32),
-		bySKU:    make(map[string][]uint32),
-		brands:   make(map[string]uint32),
-		postings: make(map[uint32]*postingList),
+		seed:   maphash.MakeSeed(),
+		byRef:  refIndex{sparse: make(map[svc.ProductRef]uint32)},
+		brands: make(map[string]uint32),
+		prices: make(map[uint32]*prices),
 	}
+}
+
+func (c *Catalog) hash(s string) uint64 { return maphash.String(c.seed, s) }
+
+func (c *Catalog) idHash(brand uint32, productID string) uint64 {
+	return c.hash(productID) ^ uint64(brand)*0x9e3779b97f4a7c15
+}
+
+func (c *Catalog) str(s str) string { return c.text.get(s) }
+
+// wordsOf returns the ids of an entry's title words, sorted.
+func (c *Catalog) wordsOf(e *entry) []uint32 {
+	return c.wordIDs[e.words : e.words+e.nwords : e.words+e.nwords]
+}
+
+// prepared is what Put works out of a product before it takes the lock.
+type prepared struct {
+	words []string // of the title
+	canon string   // of the URL, "" if none
+	sku   string   // folded
+}
+
+func prepare(p *svc.Product) prepared {
+	var pr prepared
+	if p.Title != nil {
+		pr.words = Words(*p.Title)
+	}
+	if p.URL != nil {
+		pr.canon, _ = urlcanon.URL(*p.URL)
+	}
+	if p.SKU != nil {
+		pr.sku = foldSKU(*p.SKU)
+	}
+	return pr
 }
 
 // Put adds a product or updates the attributes it gives (nil ones are kept),
@@ -61,14 +112,105 @@ func New() *Catalog {
 func (c *Catalog) Put(p *svc.Product) {
 	c.mu.RLock()
 	i, ok := c.byRef.get(p.Ref)
-	same := ok && c.entries[i].same(p)
+	same := ok && c.same(&c.entries[i], p)
 	c.mu.RUnlock()
 	if same {
 		return
 	}
+	pr := prepare(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i, ok = c.byRef.get(p.Ref)
+	c.put(p, &pr)
+}
+
+// Load puts every product that fill hands to put, as a start does: the
+// titles and addresses are parsed on every core, the products are taken
+// in the order given, and the word index is made once at the end. Reads
+// meanwhile may miss the products being loaded.
+func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
+	const size = 2048
+	type batch struct {
+		ps   []svc.Product
+		prep []prepared
+		done chan struct{}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *batch, workers)
+	order := make(chan *batch, 2*workers) // batches in fill's order
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range work {
+				b.prep = make([]prepared, len(b.ps))
+				for i := range b.ps {
+					b.prep[i] = prepare(&b.ps[i])
+				}
+				close(b.done)
+			}
+		})
+	}
+	inserted := make(chan struct{})
+	go func() {
+		defer close(inserted)
+		for b := range order {
+			<-b.done
+			c.mu.Lock()
+			c.deferred = true
+			for i := range b.ps {
+				c.put(&b.ps[i], &b.prep[i])
+			}
+			c.mu.Unlock()
+		}
+	}()
+	cur := &batch{done: make(chan struct{})}
+	send := func() {
+		order <- cur
+		work <- cur
+		cur = &batch{done: make(chan struct{})}
+	}
+	err := fill(func(p *svc.Product) {
+		cur.ps = append(cur.ps, *p)
+		if len(cur.ps) == size {
+			send()
+		}
+	})
+	if len(cur.ps) > 0 {
+		send()
+	}
+	close(work)
+	close(order)
+	<-inserted
+	wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.deferred {
+		c.deferred = false
+		c.indexAll()
+	}
+	c.trim()
+	return err
+}
+
+// trim gives back the room that appends and doubling tables left, once a
+// load is done.
+func (c *Catalog) trim() {
+	c.text.b = clipped(c.text.b)
+	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
+	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
+	for _, x := range []*index{&c.vocab, &c.byID, &c.byURL, &c.bySKU} {
+		x.fit()
+	}
+}
+
+func clipped[S ~[]E, E any](s S) S {
+	if cap(s)-len(s) > len(s)/16 {
+		return append(S(nil), s...)
+	}
+	return s
+}
+
+func (c *Catalog) put(p *svc.Product, pr *prepared) {
+	i, ok := c.byRef.get(p.Ref)
 	if !ok {
 		b, known := c.brands[p.BrandID]
 		if !known {
@@ -78,78 +220,212 @@ func (c *Catalog) Put(p *svc.Product) {
 			c.size = append(c.size, 0)
 		}
 		i = uint32(len(c.entries))
-		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: p.ProductID})
+		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: c.text.add(p.ProductID)})
+		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
+		c.byID.add(c.idHash(b, p.ProductID), i)
 		c.size[b]++
 	}
 	e := &c.entries[i]
-	if p.Title != nil && *p.Title != e.title {
+	if p.Title != nil && *p.Title != c.str(e.title) {
 		c.unindexWords(i)
-		e.title = *p.Title
-		c.indexWords(i)
+		c.text.drop(e.title)
+		e.title = c.text.add(*p.Title)
+		c.indexWords(i, pr.words)
 	}
-	if p.URL != nil && *p.URL != e.url {
-		if e.canonURL != "" && c.byURL[e.canonURL] == i {
-			delete(c.byURL, e.canonURL)
+	if p.URL != nil && *p.URL != c.str(e.url) {
+		if old, ok := urlcanon.URL(c.str(e.url)); ok && e.url != 0 {
+			c.byURL.remove(c.hash(old), i)
 		}
-		e.url = *p.URL
-		e.canonURL, _ = urlcanon.URL(e.url)
-		if e.canonURL != "" {
-			c.byURL[e.canonURL] = i
+		c.text.drop(e.url)
+		e.url = c.text.add(*p.URL)
+		if pr.canon != "" {
+			h := c.hash(pr.canon)
+			if j, ok := c.byURL.find(h, func(j uint32) bool { return c.canonOf(j) == pr.canon }); ok {
+				c.byURL.replace(h, j, i) // the page is this product's now
+			} else {
+				c.byURL.add(h, i)
+			}
 		}
 	}
-	if p.SKU != nil && foldSKU(*p.SKU) != e.sku {
-		if e.sku != "" {
-			c.bySKU[e.sku] = slices.DeleteFunc(c.bySKU[e.sku], func(j uint32) bool { return j == i })
+	if p.SKU != nil && pr.sku != c.str(e.sku) {
+		if e.sku != 0 {
+			c.unlinkSKU(i)
+			c.text.drop(e.sku)
 		}
-		e.sku = foldSKU(*p.SKU)
-		if e.sku != "" {
-			c.bySKU[e.sku] = append(c.bySKU[e.sku], i)
+		e.sku = c.text.add(pr.sku)
+		if e.sku != 0 {
+			c.linkSKU(i)
 		}
+	}
+	if c.text.waste > max(1<<20, len(c.text.b)/2) || c.idWaste > max(1<<18, len(c.wordIDs)/2) {
+		c.compact()
 	}
 }
 
-func (e *entry) same(p *svc.Product) bool {
-	return (p.Title == nil || *p.Title == e.title) && (p.URL == nil || *p.URL == e.url) &&
-		(p.SKU == nil || foldSKU(*p.SKU) == e.sku)
+// The entries with one SKU (one product at many brands, or a brand's
+// repeats) are a list through skuNext, its head in bySKU: a key held many
+// times over in an open-addressing table makes one long probe run.
+
+// skuHead returns the latest entry with a folded SKU.
+func (c *Catalog) skuHead(sku string) (uint32, bool) {
+	return c.bySKU.find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
+}
+
+// linkSKU puts entry i, whose SKU is set, at the head of its SKU's list.
+func (c *Catalog) linkSKU(i uint32) {
+	sku := c.str(c.entries[i].sku)
+	h := c.hash(sku)
+	if j, ok := c.skuHead(sku); ok {
+		c.bySKU.replace(h, j, i)
+		c.skuNext[i] = j + 1
+		return
+	}
+	c.bySKU.add(h, i)
+	c.skuNext[i] = 0
+}
+
+// unlinkSKU takes entry i out of its SKU's list.
+func (c *Catalog) unlinkSKU(i uint32) {
+	sku := c.str(c.entries[i].sku)
+	j, ok := c.skuHead(sku)
+	if !ok {
+		return
+	}
+	if j == i {
+		if next := c.skuNext[i]; next != 0 {
+			c.bySKU.replace(c.hash(sku), i, next-1)
+		} else {
+			c.bySKU.remove(c.hash(sku), i)
+		}
+	} else {
+		for c.skuNext[j] != 0 && c.skuNext[j] != i+1 {
+			j = c.skuNext[j] - 1
+		}
+		if c.skuNext[j] == i+1 {
+			c.skuNext[j] = c.skuNext[i]
+		}
+	}
+	c.skuNext[i] = 0
+}
+
+// canonOf is the canonical address of an entry's page. It is worked out
+// again rather than kept: it is needed only to tell apart two addresses
+// whose hashes share a tag, and to check a match.
+func (c *Catalog) canonOf(i uint32) string {
+	canon, _ := urlcanon.URL(c.str(c.entries[i].url))
+	return canon
+}
+
+func (c *Catalog) same(e *entry, p *svc.Product) bool {
+	return (p.Title == nil || *p.Title == c.str(e.title)) && (p.URL == nil || *p.URL == c.str(e.url)) &&
+		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku))
 }
 
 // foldSKU makes "ABC-123 " and "abc-123" one SKU.
 func foldSKU(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-func (c *Catalog) indexWords(i uint32) {
-	e := &c.entries[i]
-	e.words = e.words[:0]
-	for _, w := range Words(e.title) {
-		id, ok := c.vocab[w]
+// wordID returns the id of a word any title has had.
+func (c *Catalog) wordID(w string) (uint32, bool) {
+	return c.vocab.find(c.hash(w), func(id uint32) bool { return c.str(c.wordList[id]) == w })
+}
+
+func (c *Catalog) indexWords(i uint32, words []string) {
+	ids := make([]uint32, 0, len(words))
+	for _, w := range words {
+		id, ok := c.wordID(w)
 		if !ok {
 			id = uint32(len(c.df))
-			c.vocab[w] = id
-			c.wordList = append(c.wordList, w)
+			c.vocab.add(c.hash(w), id)
+			c.wordList = append(c.wordList, c.text.add(w))
 			c.df = append(c.df, 0)
+			c.postings.word(id)
 		}
-		e.words = append(e.words, id)
+		ids = append(ids, id)
 	}
-	slices.Sort(e.words)
-	e.words = slices.Compact(e.words)
-	for _, id := range e.words {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	e := &c.entries[i]
+	e.words, e.nwords = uint32(len(c.wordIDs)), uint32(len(ids))
+	c.wordIDs = append(c.wordIDs, ids...)
+	for _, id := range ids {
 		c.df[id]++
-		pl := c.postings[id]
-		if pl == nil {
-			pl = new(postingList)
-			c.postings[id] = pl
+		if !c.deferred {
+			c.postings.add(id, posting(e.brand, i))
 		}
-		pl.add(posting(e.brand, i))
 	}
 }
 
 func (c *Catalog) unindexWords(i uint32) {
 	e := &c.entries[i]
-	for _, id := range e.words {
+	for _, id := range c.wordsOf(e) {
 		c.df[id]--
-		c.postings[id].remove(posting(e.brand, i))
+		if !c.deferred {
+			c.postings.remove(id, posting(e.brand, i))
+		}
 	}
-	e.words = e.words[:0]
+	c.idWaste += int(e.nwords)
+	e.words, e.nwords = 0, 0
+}
+
+// indexAll makes every word's postings from the entries: the entries are
+// taken brand by brand, so that each list comes out sorted.
+func (c *Catalog) indexAll() {
+	byBrand := make([]uint32, len(c.entries)) // entries in brand order
+	start := make([]int, len(c.brandIDs)+1)
+	for i := range c.entries {
+		start[c.entries[i].brand+1]++
+	}
+	for b := range c.brandIDs {
+		start[b+1] += start[b]
+	}
+	for i := range c.entries {
+		b := c.entries[i].brand
+		byBrand[start[b]] = uint32(i)
+		start[b]++
+	}
+	// One array holds every list, each sized to its word's products.
+	total := 0
+	for _, n := range c.df {
+		total += int(n)
+	}
+	c.postings = postings{pool: make([]uint64, total), lists: make([]span, len(c.df))}
+	off := uint32(0)
+	for id, n := range c.df {
+		c.postings.lists[id] = span{off: off, cap: uint32(n)}
+		off += uint32(n)
+	}
+	for _, i := range byBrand {
+		e := &c.entries[i]
+		for _, id := range c.wordsOf(e) {
+			s := &c.postings.lists[id]
+			c.postings.pool[s.off+s.n] = posting(e.brand, i)
+			s.n++
+			s.sorted++
+		}
+	}
+}
+
+// compact copies the strings and word lists still in use into new arrays,
+// when replaced titles and addresses have left as much waste as they hold.
+func (c *Catalog) compact() {
+	var text arena
+	text.b = make([]byte, 0, len(c.text.b)-c.text.waste)
+	ids := make([]uint32, 0, len(c.wordIDs)-c.idWaste)
+	for i := range c.entries {
+		e := &c.entries[i]
+		e.productID = text.add(c.str(e.productID))
+		e.title = text.add(c.str(e.title))
+		e.url = text.add(c.str(e.url))
+		e.sku = text.add(c.str(e.sku))
+		w := c.wordsOf(e)
+		e.words = uint32(len(ids))
+		ids = append(ids, w...)
+	}
+	for id, w := range c.wordList {
+		c.wordList[id] = text.add(c.str(w))
+	}
+	c.text, c.wordIDs, c.idWaste = text, ids, 0
 }
 
 // Len returns how many products the catalog holds.
@@ -157,6 +433,24 @@ func (c *Catalog) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.entries)
+}
+
+// Ref returns the store's reference of a brand's product.
+func (c *Catalog) Ref(brandID, productID string) (svc.ProductRef, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	b, ok := c.brands[brandID]
+	if !ok {
+		return 0, false
+	}
+	i, ok := c.byID.find(c.idHash(b, productID), func(i uint32) bool {
+		e := &c.entries[i]
+		return e.brand == b && c.str(e.productID) == productID
+	})
+	if !ok {
+		return 0, false
+	}
+	return c.entries[i].ref, true
 }
 
 // Product is a product as a match reports it.
@@ -171,14 +465,15 @@ type Product struct {
 
 func (c *Catalog) product(i uint32) Product {
 	e := &c.entries[i]
-	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: e.productID, Title: e.title, URL: e.url, SKU: e.sku}
+	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: c.str(e.productID),
+		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku)}
 }
 
 // ByURL finds the product whose page has the canonical address.
 func (c *Catalog) ByURL(canonical string) (Product, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byURL[canonical]
+	i, ok := c.byURL.find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
 	if !ok {
 		return Product{}, false
 	}
@@ -203,13 +498,17 @@ func (c *Catalog) AddPrice(ref svc.ProductRef, at time.Time, currency string, un
 	if !ok {
 		return
 	}
-	e := &c.entries[i]
-	ms := at.UnixMilli()
-	if ms < e.lastPriceMilli {
-		e.pricesSorted = false
+	ps := c.prices[i]
+	if ps == nil {
+		ps = &prices{sorted: true}
+		c.prices[i] = ps
 	}
-	e.lastPriceMilli = max(e.lastPriceMilli, ms)
-	e.prices = append(e.prices, pricePoint{at: ms, price: unitPrice, currency: [3]byte([]byte(currency))})
+	ms := at.UnixMilli()
+	if ms < ps.lastMilli {
+		ps.sorted = false
+	}
+	ps.lastMilli = max(ps.lastMilli, ms)
+	ps.points = append(ps.points, pricePoint{at: ms, price: unitPrice, currency: [3]byte([]byte(currency))})
 }
 
 // PriceStats summarises the unit prices paid for a product.
@@ -229,7 +528,11 @@ func (c *Catalog) Prices(ref svc.ProductRef, since time.Time, currency string) P
 	}
 	cur, from := [3]byte([]byte(currency)), since.UnixMilli()
 	var ps []float64
-	for _, p := range c.entries[i].prices {
+	var points []pricePoint
+	if pl := c.prices[i]; pl != nil {
+		points = pl.points
+	}
+	for _, p := range points {
 		if p.at >= from && p.currency == cur {
 			ps = append(ps, p.price)
 		}
@@ -251,9 +554,7 @@ func (c *Catalog) Prices(ref svc.ProductRef, since time.Time, currency string) P
 func (c *Catalog) ClearPrices() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := range c.entries {
-		c.entries[i].prices, c.entries[i].lastPriceMilli = nil, 0
-	}
+	clear(c.prices)
 }
 
 // Sweep forgets prices paid before the cutoff.
@@ -261,26 +562,17 @@ func (c *Catalog) Sweep(before time.Time) {
 	cut := before.UnixMilli()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i := range c.entries {
-		e := &c.entries[i]
-		if len(e.prices) == 0 {
-			continue
+	for i, ps := range c.prices {
+		if !ps.sorted {
+			slices.SortFunc(ps.points, func(a, b pricePoint) int { return cmp.Compare(a.at, b.at) })
+			ps.sorted = true
 		}
-		if !e.pricesSorted {
-			slices.SortFunc(e.prices, func(a, b pricePoint) int { return int(a.at - b.at) })
-			e.pricesSorted = true
-		}
-		j, _ := slices.BinarySearchFunc(e.prices, cut, func(p pricePoint, t int64) int {
-			switch {
-			case p.at < t:
-				return -1
-			case p.at > t:
-				return 1
-			}
-			return 0
-		})
-		if j > 0 {
-			e.prices = slices.Clip(append(e.prices[:0], e.prices[j:]...))
+		j, _ := slices.BinarySearchFunc(ps.points, cut, func(p pricePoint, t int64) int { return cmp.Compare(p.at, t) })
+		switch {
+		case j == len(ps.points):
+			delete(c.prices, i)
+		case j > 0:
+			ps.points = slices.Clip(append(ps.points[:0], ps.points[j:]...))
 		}
 	}
 }

@@ -1,9 +1,14 @@
 package catalog
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/urlcanon"
 )
 
 func TestRefIndex(t *testing.T) {
@@ -24,5 +29,230 @@ func TestRefIndex(t *testing.T) {
 	}
 	if _, ok := x.get(6001); ok {
 		t.Error("an unset reference was found")
+	}
+}
+
+// The index must agree with a Go map of keys to sets of values through
+// adds, replacements and removals that shift probe chains. As in the
+// catalog, a value is held under one key at most.
+func TestIndexAgreesWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x index
+	want := map[uint64]map[uint32]bool{}
+	owner := map[uint32]uint64{}
+	// Few distinct hashes with shared tags, so chains are long and collide.
+	hashes := make([]uint64, 300)
+	for i := range hashes {
+		hashes[i] = uint64(rng.IntN(64))<<32 | uint64(i)
+	}
+	for step := range 20_000 {
+		h := hashes[rng.IntN(len(hashes))]
+		v := uint32(rng.IntN(1000))
+		if o, held := owner[v]; held {
+			h = o
+		}
+		switch rng.IntN(3) {
+		case 0:
+			if !want[h][v] {
+				owner[v] = h
+				x.add(h, v)
+				if want[h] == nil {
+					want[h] = map[uint32]bool{}
+				}
+				want[h][v] = true
+			}
+		case 1:
+			if got := x.remove(h, v); got != want[h][v] {
+				t.Fatalf("step %d: remove(%x, %d) = %v", step, h, v, got)
+			}
+			delete(want[h], v)
+			delete(owner, v)
+		case 2:
+			w := uint32(1000 + step)
+			if got := x.replace(h, v, w); got != want[h][v] {
+				t.Fatalf("step %d: replace(%x, %d) = %v", step, h, v, got)
+			}
+			if want[h][v] {
+				delete(want[h], v)
+				delete(owner, v)
+				want[h][w] = true
+				owner[w] = h
+			}
+		}
+		if step%97 == 0 {
+			n := 0
+			for h, vs := range want {
+				n += len(vs)
+				got := map[uint32]bool{}
+				x.each(h, func(v uint32) bool {
+					got[v] = true
+					return true
+				})
+				for v := range vs {
+					if !got[v] {
+						t.Fatalf("step %d: %x lost %d", step, h, v)
+					}
+				}
+				if _, ok := x.find(h, func(v uint32) bool { return vs[v] }); ok != (len(vs) > 0) {
+					t.Fatalf("step %d: find(%x) = %v", step, h, ok)
+				}
+			}
+			if n != x.n {
+				t.Fatalf("step %d: %d values, want %d", step, x.n, n)
+			}
+		}
+	}
+}
+
+// A catalog filled by Load answers as one filled by Put, and keeps doing
+// so through changed titles, addresses and SKUs (which compact the arena).
+func TestLoadAndCompactAgreeWithPut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	words := []string{"iphone", "galaxy", "case", "black", "white", "pro", "max", "15", "128gb", "charger"}
+	title := func() string {
+		s := ""
+		for range 2 + rng.IntN(4) {
+			s += words[rng.IntN(len(words))] + " "
+		}
+		return s
+	}
+	ps := make([]svc.Product, 1200)
+	for i := range ps {
+		tl, u, sku := title(), fmt.Sprintf("https://shop%d.example/p/%d?utm_source=x", i%7, i), fmt.Sprintf("SKU-%d", i%500)
+		ps[i] = svc.Product{Ref: svc.ProductRef(i + 1), BrandID: fmt.Sprintf("b%d", i%7), ProductID: fmt.Sprint("p", i), Title: &tl, URL: &u, SKU: &sku}
+	}
+	put, load := New(), New()
+	for i := range ps {
+		put.Put(&ps[i])
+	}
+	if err := load.Load(func(add func(*svc.Product)) error {
+		for i := range ps {
+			add(&ps[i])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		brandsBySKU := map[string]map[string]bool{} // what Offers by SKU must name
+		for _, p := range ps {
+			k := foldSKU(*p.SKU)
+			if brandsBySKU[k] == nil {
+				brandsBySKU[k] = map[string]bool{}
+			}
+			brandsBySKU[k][p.BrandID] = true
+		}
+		for k, want := range brandsBySKU {
+			for _, c := range []*Catalog{put, load} {
+				got := map[string]bool{}
+				for _, o := range c.Offers("", "", "", k, 100) {
+					got[o.BrandID] = true
+				}
+				if !maps.Equal(got, want) {
+					t.Fatalf("%s: Offers by SKU %q name %v, want %v", when, k, got, want)
+				}
+			}
+		}
+		for i := range ps {
+			p := &ps[i]
+			for _, c := range []*Catalog{put, load} {
+				if ref, ok := c.Ref(p.BrandID, p.ProductID); !ok || ref != p.Ref {
+					t.Fatalf("%s: Ref(%s, %s) = %d, %v", when, p.BrandID, p.ProductID, ref, ok)
+				}
+				canon, _ := urlcanon.URL(*p.URL)
+				if got, ok := c.ByURL(canon); !ok || got.Ref != p.Ref || got.Title != *p.Title {
+					t.Fatalf("%s: ByURL(%s) = %+v, %v", when, canon, got, ok)
+				}
+			}
+			m1, ok1 := put.ByTitle(p.BrandID, *p.Title, nil)
+			m2, ok2 := load.ByTitle(p.BrandID, *p.Title, nil)
+			if m1 != m2 || ok1 != ok2 {
+				t.Fatalf("%s: ByTitle(%q): Put %+v %v, Load %+v %v", when, *p.Title, m1, ok1, m2, ok2)
+			}
+			if i%50 == 0 {
+				o1, o2 := put.Offers("", *p.Title, "", *p.SKU, 10), load.Offers("", *p.Title, "", *p.SKU, 10)
+				if !slices.Equal(o1, o2) {
+					t.Fatalf("%s: Offers differ: %+v, %+v", when, o1, o2)
+				}
+			}
+		}
+	}
+	check("loaded")
+	for round := range 5 { // enough changes to compact
+		for i := range ps {
+			tl, u, sku := title(), fmt.Sprintf("https://shop%d.example/q/%d/%d", i%7, round, i), fmt.Sprintf("SKU-%d-%d", round, i%300)
+			ps[i].Title, ps[i].URL, ps[i].SKU = &tl, &u, &sku
+			put.Put(&ps[i])
+			load.Put(&ps[i])
+		}
+	}
+	check("changed")
+	for _, c := range []*Catalog{put, load} {
+		c.mu.Lock()
+		c.compact() // whether or not the changes made enough waste to
+		c.mu.Unlock()
+	}
+	check("compacted")
+	if _, ok := put.ByURL("shop1.example/p/1"); ok {
+		t.Error("an old address still finds its product")
+	}
+	if put.Len() != len(ps) || load.Len() != len(ps) {
+		t.Errorf("%d and %d products, want %d", put.Len(), load.Len(), len(ps))
+	}
+}
+
+// Posting lists must agree with a plain map of word to products through
+// adds (which move, merge and compact lists) and removals.
+func TestPostingsAgreeWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 4))
+	var ps postings
+	want := map[uint32]map[uint64]bool{}
+	for step := range 200_000 {
+		id := uint32(rng.IntN(40))
+		if rng.IntN(8) == 0 {
+			id = uint32(rng.IntN(4000)) // many short lists
+		}
+		ps.word(id)
+		if want[id] == nil {
+			want[id] = map[uint64]bool{}
+		}
+		p := posting(uint32(rng.IntN(20)), uint32(rng.IntN(5000)))
+		if want[id][p] || rng.IntN(5) == 0 {
+			ps.remove(id, p)
+			delete(want[id], p)
+		} else {
+			ps.add(id, p)
+			want[id][p] = true
+		}
+		if step%20_000 == 0 || step == 199_999 {
+			for id, set := range want {
+				l := ps.list(id)
+				if l.len() != len(set) || !slices.IsSorted(l.sorted) {
+					t.Fatalf("step %d: word %d has %d postings, want %d (sorted run %v)", step, id, l.len(), len(set), slices.IsSorted(l.sorted))
+				}
+				for b := range uint32(20) {
+					n := 0
+					l.brand(b, func(e uint32) {
+						n++
+						if !set[posting(b, e)] {
+							t.Fatalf("step %d: word %d lists %d of brand %d", step, id, e, b)
+						}
+					})
+					in := 0
+					for p := range set {
+						if uint32(p>>32) == b {
+							in++
+						}
+					}
+					if n != in {
+						t.Fatalf("step %d: word %d has %d postings of brand %d, want %d", step, id, n, b, in)
+					}
+				}
+			}
+		}
+	}
+	if ps.waste > len(ps.pool)/2+1<<16 {
+		t.Errorf("waste %d of %d", ps.waste, len(ps.pool))
 	}
 }

@@ -68,7 +68,7 @@ func (c *Catalog) queryWords(title string, own map[string]bool) []queryWord {
 		if slices.ContainsFunc(q, func(x queryWord) bool { return x.text == w }) {
 			continue
 		}
-		id, ok := c.vocab[w]
+		id, ok := c.wordID(w)
 		q = append(q, queryWord{text: w, id: id, known: ok && c.df[id] > 0, digit: hasDigit(w), own: own[w]})
 	}
 	return q
@@ -85,7 +85,7 @@ func (s *scorer) correct(q []queryWord, cands []uint32) {
 		}
 		best, bestID := 0.0, uint32(0)
 		for _, i := range cands {
-			for _, id := range s.c.entries[i].words {
+			for _, id := range s.c.wordsOf(&s.c.entries[i]) {
 				if sim := s.similarity(w.text, id); sim >= fuzzyMin && sim > best {
 					best, bestID = sim, id
 				}
@@ -133,7 +133,7 @@ func (c *Catalog) newScorer(brand uint32, inBrand bool) *scorer {
 
 // anchorOn takes the title's rarest catalog words as anchors.
 func (s *scorer) anchorOn(q []queryWord) {
-	s.anchors = s.c.rarest(q, (*postingList).len)
+	s.anchors = s.c.rarest(q, postingList.len)
 }
 
 // impliedWord reports whether nearly every product with one of the anchors
@@ -151,9 +151,9 @@ func (s *scorer) impliedWord(id uint32) bool {
 			continue
 		}
 		with, all := 0, 0
-		s.c.postings[a].sample(sample, func(i uint32) {
+		s.c.postings.list(a).sample(sample, func(i uint32) {
 			all++
-			if _, ok := slices.BinarySearch(s.c.entries[i].words, id); ok {
+			if _, ok := slices.BinarySearch(s.c.wordsOf(&s.c.entries[i]), id); ok {
 				with++
 			}
 		})
@@ -174,7 +174,7 @@ func (s *scorer) stat(id uint32) wordStat {
 	df := float64(max(c.df[id], 1))
 	st := wordStat{weight: math.Log1p(float64(len(c.entries)) / df)}
 	if s.inBrand {
-		n := c.postings[id].brand(s.brand, nil)
+		n := c.postings.list(id).brand(s.brand, nil)
 		share := float64(n) / float64(max(c.size[s.brand], 1))
 		st.weight *= 1 - 0.95*min(share, 1)
 		st.telling = share <= 0.5
@@ -200,10 +200,11 @@ func (s *scorer) queryWeight(q queryWord) float64 {
 func (s *scorer) score(q []queryWord, e *entry) float64 {
 	var shared, total float64
 	var qDigit, qTelling, qKnown bool
-	used := make([]bool, len(e.words))
+	words := s.c.wordsOf(e)
+	used := make([]bool, len(words))
 	for _, w := range q {
 		if w.known {
-			if j, ok := slices.BinarySearch(e.words, w.id); ok {
+			if j, ok := slices.BinarySearch(words, w.id); ok {
 				used[j] = true
 				wt := s.weight(w.id)
 				shared += wt * cmp.Or(w.sim, 1)
@@ -222,7 +223,7 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 		total += s.queryWeight(w)
 	}
 	var eDigit, eLeft bool
-	for j, id := range e.words {
+	for j, id := range words {
 		if !used[j] {
 			eLeft = true
 			eDigit = eDigit || hasDigit(s.c.wordText(id))
@@ -254,7 +255,7 @@ func (s *scorer) score(q []queryWord, e *entry) float64 {
 // its brand tells products apart by, and that the title's words do not
 // imply.
 func (s *scorer) entryTelling(e *entry, used []bool) bool {
-	for j, id := range e.words {
+	for j, id := range s.c.wordsOf(e) {
 		if !used[j] && s.stat(id).telling && !s.impliedWord(id) {
 			return true
 		}
@@ -262,7 +263,7 @@ func (s *scorer) entryTelling(e *entry, used []bool) bool {
 	return false
 }
 
-func (c *Catalog) wordText(id uint32) string { return c.wordList[id] }
+func (c *Catalog) wordText(id uint32) string { return c.str(c.wordList[id]) }
 
 // similarity is the Jaro–Winkler similarity of a title's word and a catalog
 // word, 0 for words too unlike in length or with digits; remembered, as one
@@ -293,10 +294,10 @@ func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, b
 	q := c.queryWords(title, drop)
 	s := c.newScorer(b, true)
 	s.anchorOn(q)
-	seeds := c.rarest(q, func(pl *postingList) int { return pl.brand(b, nil) })
+	seeds := c.rarest(q, func(pl postingList) int { return pl.brand(b, nil) })
 	hits := make(map[uint32]int, 64)
 	for _, id := range seeds {
-		c.postings[id].brand(b, func(i uint32) {
+		c.postings.list(id).brand(b, func(i uint32) {
 			if len(hits) < maxCandidates || hits[i] > 0 {
 				hits[i]++
 			}
@@ -326,7 +327,7 @@ func strongest(hits map[uint32]int) []uint32 {
 
 // rarest returns the ids of up to seedWords of the title's known words with
 // the fewest products, counted by n.
-func (c *Catalog) rarest(q []queryWord, n func(*postingList) int) []uint32 {
+func (c *Catalog) rarest(q []queryWord, n func(postingList) int) []uint32 {
 	type seed struct {
 		id uint32
 		n  int
@@ -336,7 +337,7 @@ func (c *Catalog) rarest(q []queryWord, n func(*postingList) int) []uint32 {
 		if !w.known {
 			continue
 		}
-		if k := n(c.postings[w.id]); k > 0 {
+		if k := n(c.postings.list(w.id)); k > 0 {
 			seeds = append(seeds, seed{w.id, k})
 		}
 	}

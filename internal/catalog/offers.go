@@ -27,7 +27,14 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	defer c.mu.RUnlock()
 	byBrand := map[uint32]Offer{}
 	if k := foldSKU(sku); k != "" {
-		for _, i := range c.bySKU[k] {
+		var same []uint32
+		if i, ok := c.skuHead(k); ok {
+			for same = append(same, i); c.skuNext[i] != 0; same = append(same, i) {
+				i = c.skuNext[i] - 1
+			}
+		}
+		slices.Sort(same) // a brand's latest product with the SKU wins
+		for _, i := range same {
 			if e := &c.entries[i]; c.brandIDs[e.brand] != except {
 				byBrand[e.brand] = Offer{Match: Match{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
 			}
@@ -39,7 +46,7 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	}
 	var makerIDs []uint32
 	for _, w := range Words(maker) {
-		id, ok := c.vocab[w]
+		id, ok := c.wordID(w)
 		if !ok {
 			return c.sortOffers(byBrand, limit) // no product names this maker
 		}
@@ -48,15 +55,15 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 	// Candidates by brand, each product once.
 	cands := map[uint32][]uint32{}
 	seen := map[uint32]bool{}
-	for _, id := range c.rarest(q, (*postingList).len) {
-		c.postings[id].sample(maxCandidates, func(i uint32) {
+	for _, id := range c.rarest(q, postingList.len) {
+		c.postings.list(id).sample(maxCandidates, func(i uint32) {
 			e := &c.entries[i]
 			if seen[i] || c.brandIDs[e.brand] == except || byBrand[e.brand].Method == MethodSKU {
 				return
 			}
 			seen[i] = true
 			for _, m := range makerIDs {
-				if _, ok := slices.BinarySearch(e.words, m); !ok {
+				if _, ok := slices.BinarySearch(c.wordsOf(e), m); !ok {
 					return
 				}
 			}

@@ -49,11 +49,16 @@ var largeOnce = sync.OnceValue(func() *large {
 		src.brands[b.ID] = sb
 	}
 	src.dir = catalog.NewDirectory(bs)
+	src.cat.Load(func(put func(*svc.Product)) error { // as a start does
+		for i := range products {
+			p := &products[i]
+			put(&svc.Product{Ref: svc.ProductRef(i + 1), BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
+		}
+		return nil
+	})
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range products {
-		p := &products[i]
 		ref := svc.ProductRef(i + 1)
-		src.cat.Put(&svc.Product{Ref: ref, BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
 		// One product in ten was viewed in the last day, a few bought.
 		if r.IntN(10) == 0 {
 			for v := range 1 + r.IntN(20) {

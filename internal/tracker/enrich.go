@@ -39,10 +39,7 @@ func (t *Tracker) Authenticate(cred Credentials) error {
 }
 
 // learnProduct puts a stored product into the catalog.
-func (t *Tracker) learnProduct(p *svc.Product) {
-	t.catalog.add(p.BrandID, p.ProductID, p.Ref)
-	t.products.Put(p)
-}
+func (t *Tracker) learnProduct(p *svc.Product) { t.products.Put(p) }
 
 // learnPurchaseLine records the price one order paid for a product.
 func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {

@@ -31,11 +31,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	if !opts.startup || !t.haveProducts {
-		err := src.Products(ctx, func(p *svc.Product) error {
-			t.learnProduct(p)
-			return nil
-		})
-		if err != nil {
+		if err := t.loadProducts(ctx, src); err != nil {
 			return err
 		}
 	}
@@ -62,6 +58,7 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	if err := errors.Join(viewErr, purchaseErr); err != nil {
 		return err
 	}
+	e.Trim()
 	// The replay's garbage (decoded rows, outgrown tables) is several
 	// times what stays: after a large one, hand it back to the system now
 	// rather than keep it resident until the heap grows into it.
@@ -70,6 +67,17 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	}
 	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// loadProducts puts every stored product into the catalog, parsed on
+// every core.
+func (t *Tracker) loadProducts(ctx context.Context, src svc.EventReader) error {
+	return t.products.Load(func(put func(*svc.Product)) error {
+		return src.Products(ctx, func(p *svc.Product) error {
+			put(p)
+			return nil
+		})
+	})
 }
 
 // rebuildOptions say how a rebuild may run.

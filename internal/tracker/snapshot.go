@@ -229,10 +229,7 @@ func (t *Tracker) restore(ctx context.Context) (bool, error) {
 	productsDone := make(chan struct{})
 	go func() {
 		defer close(productsDone)
-		productsErr = t.store.Products(ctx, func(p *svc.Product) error {
-			t.learnProduct(p)
-			return nil
-		})
+		productsErr = t.loadProducts(ctx, t.store)
 		productsTook = time.Since(start)
 	}()
 	waitProducts := func() error {

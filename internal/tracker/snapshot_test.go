@@ -149,8 +149,8 @@ func (f *snapshotFixture) sendOne(tr *Tracker, rng *rand.Rand) error {
 func sameCounts(t *testing.T, want, got *Tracker, now time.Time, later ...time.Duration) {
 	t.Helper()
 	for p := range snapProducts {
-		ref, ok := want.catalog.ref("br_1", fmt.Sprint("p", p))
-		if gotRef, gotOK := got.catalog.ref("br_1", fmt.Sprint("p", p)); ok != gotOK || ref != gotRef {
+		ref, ok := want.products.Ref("br_1", fmt.Sprint("p", p))
+		if gotRef, gotOK := got.products.Ref("br_1", fmt.Sprint("p", p)); ok != gotOK || ref != gotRef {
 			t.Fatalf("p%d: ref %d %v, want %d %v", p, gotRef, gotOK, ref, ok)
 		}
 		if !ok {
@@ -281,7 +281,7 @@ func TestSnapshotsDuringWritesLoseAndDoubleNothing(t *testing.T) {
 	wantLog(t, logs, "counts restored from the snapshot")
 	var got [4]int64
 	for p := range snapProducts {
-		ref, _ := restored.catalog.ref("br_1", fmt.Sprint("p", p))
+		ref, _ := restored.products.Ref("br_1", fmt.Sprint("p", p))
 		c := restored.Counts(ref, f.now, time.Hour, time.Hour)
 		got[0] += c.Views
 		got[1] += c.Viewers
@@ -303,7 +303,7 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	byShard := map[int]bool{}
 	for p := range snapProducts {
-		ref, _ := tr.catalog.ref("br_1", fmt.Sprint("p", p))
+		ref, _ := tr.products.Ref("br_1", fmt.Sprint("p", p))
 		byShard[window.ShardOf(ref)] = true
 	}
 	// Before each shard of a product is cut, events land in it and in the
@@ -318,7 +318,7 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 			}
 		}
 		for p := range snapProducts {
-			if ref, _ := tr.catalog.ref("br_1", fmt.Sprint("p", p)); window.ShardOf(ref) == shard {
+			if ref, _ := tr.products.Ref("br_1", fmt.Sprint("p", p)); window.ShardOf(ref) == shard {
 				q := int64(1)
 				order := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprint("cut", shard),
 					Items: []svc.PurchaseItem{{ProductID: fmt.Sprint("p", p), Quantity: &q}}}}

@@ -77,8 +77,7 @@ type Tracker struct {
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
-	catalog  productRefs
-	products *catalog.Catalog             // titles, pages and prices, for enrichment
+	products *catalog.Catalog             // titles, pages and prices, for enrichment; refs by product id
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
 	snaps    *snapshots                   // nil when the counts are not saved
@@ -101,7 +100,6 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 		cfg:      cfg,
 		store:    store,
 		auth:     authCache{store: store},
-		catalog:  productRefs{refs: make(map[productKey]svc.ProductRef)},
 		products: catalog.New(),
 		snaps:    newSnapshots(&cfg, store),
 	}
@@ -176,7 +174,6 @@ func (t *Tracker) apply(writes []*svc.Write) {
 		}
 		t.learnWrite(w)
 		if v := w.View; v != nil {
-			t.catalog.add(v.BrandID, r.Lines[0].ProductID, r.Lines[0].Product)
 			session := ""
 			if v.Context.SessionID != nil {
 				session = *v.Context.SessionID
@@ -185,7 +182,6 @@ func (t *Tracker) apply(writes []*svc.Write) {
 			continue
 		}
 		for _, l := range r.Lines {
-			t.catalog.add(w.Purchase.BrandID, l.ProductID, l.Product)
 			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
 	}
@@ -308,7 +304,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 	if err != nil {
 		return nil, err
 	}
-	ref, ok := t.catalog.ref(q.BrandID, q.ProductID)
+	ref, ok := t.products.Ref(q.BrandID, q.ProductID)
 	if !ok {
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
 	}

@@ -34,14 +34,27 @@ type shard struct {
 	products map[svc.ProductRef]*product
 }
 
-// product is the counts of one product.
+// product is the counts of one product. A million of them are held at
+// once, so what most products lack is behind one pointer.
 type product struct {
 	views   timeline[uint32]
-	viewers timeline[uint32]  // one count per session, at the session's latest view
-	latest  sessions          // session hash -> second of its latest view
-	orders  *timeline[uint32] // allocated on the first purchase: most products have none
-	units   *timeline[uint64]
+	viewers timeline[uint32] // one count per session, at the session's latest view
+	latest  sessions         // session hash -> second of its latest view
+	more    *more            // allocated on the first purchase or future event
+}
+
+// more is what few products have: purchases and events not yet due.
+type more struct {
+	orders  timeline[uint32] // empty when no purchase is in the window
+	units   timeline[uint64]
 	pending []pending // events dated after now when they came
+}
+
+func (p *product) extra() *more {
+	if p.more == nil {
+		p.more = new(more)
+	}
+	return p.more
 }
 
 // pending is an event with a future timestamp (a keyed event may be up to
@@ -136,7 +149,8 @@ func (e *Engine) add(ref svc.ProductRef, ev pending, now uint32) {
 		s.products[ref] = p
 	}
 	if ev.sec > now {
-		p.pending = append(p.pending, ev)
+		m := p.extra()
+		m.pending = append(m.pending, ev)
 		return
 	}
 	p.apply(ev)
@@ -144,11 +158,9 @@ func (e *Engine) add(ref svc.ProductRef, ev pending, now uint32) {
 
 func (p *product) apply(ev pending) {
 	if ev.units > 0 {
-		if p.orders == nil {
-			p.orders, p.units = &timeline[uint32]{}, &timeline[uint64]{}
-		}
-		p.orders.add(ev.sec, 1)
-		p.units.add(ev.sec, uint64(ev.units))
+		m := p.extra()
+		m.orders.add(ev.sec, 1)
+		m.units.add(ev.sec, uint64(ev.units))
 		return
 	}
 	p.views.add(ev.sec, 1)
@@ -170,21 +182,22 @@ func (p *product) apply(ev pending) {
 
 // flush applies the pending events whose second has come.
 func (p *product) flush(now uint32) {
-	if len(p.pending) == 0 {
+	m := p.more
+	if m == nil || len(m.pending) == 0 {
 		return
 	}
-	kept := p.pending[:0]
-	for _, ev := range p.pending {
+	kept := m.pending[:0]
+	for _, ev := range m.pending {
 		if ev.sec <= now {
 			p.apply(ev)
 		} else {
 			kept = append(kept, ev)
 		}
 	}
-	clear(p.pending[len(kept):])
-	p.pending = kept
+	clear(m.pending[len(kept):])
+	m.pending = kept
 	if len(kept) == 0 {
-		p.pending = nil
+		m.pending = nil
 	}
 }
 
@@ -207,9 +220,9 @@ func (e *Engine) Counts(ref svc.ProductRef, now time.Time, viewWindow, purchaseW
 		Views:   int64(p.views.sumAfter(n-min(vw, n), n)),
 		Viewers: int64(p.viewers.sumAfter(n-min(vw, n), n)),
 	}
-	if p.orders != nil {
-		c.Purchases = int64(p.orders.sumAfter(n-min(pw, n), n))
-		c.Units = int64(p.units.sumAfter(n-min(pw, n), n))
+	if m := p.more; m != nil {
+		c.Purchases = int64(m.orders.sumAfter(n-min(pw, n), n))
+		c.Units = int64(m.units.sumAfter(n-min(pw, n), n))
 	}
 	return c
 }
@@ -238,23 +251,23 @@ func (e *Engine) Sweep(now time.Time) Stats {
 			if p.viewers.prune(viewCut) {
 				p.pruneSessions(viewCut)
 			}
-			if p.orders != nil {
-				p.orders.prune(purchaseCut)
-				p.units.prune(purchaseCut)
-				if p.orders.empty() {
-					p.orders, p.units = nil, nil
+			if m := p.more; m != nil {
+				m.orders.prune(purchaseCut)
+				m.units.prune(purchaseCut)
+				if m.orders.empty() && len(m.pending) == 0 {
+					p.more = nil
 				}
 			}
-			if p.views.empty() && p.viewers.empty() && p.orders == nil && len(p.pending) == 0 {
+			if p.views.empty() && p.viewers.empty() && p.more == nil {
 				delete(s.products, ref)
 				continue
 			}
 			st.Products++
-			st.Buckets += len(p.views.secs) + len(p.viewers.secs)
-			st.Bytes += p.views.bytes() + p.viewers.bytes() + p.latest.bytes() + 12*cap(p.pending)
-			if p.orders != nil {
-				st.Buckets += len(p.orders.secs) + len(p.units.secs)
-				st.Bytes += p.orders.bytes() + p.units.bytes()
+			st.Buckets += p.views.len() + p.viewers.len()
+			st.Bytes += p.views.bytes() + p.viewers.bytes() + p.latest.bytes()
+			if m := p.more; m != nil {
+				st.Buckets += m.orders.len() + m.units.len()
+				st.Bytes += m.orders.bytes() + m.units.bytes() + 12*cap(m.pending)
 			}
 		}
 		s.mu.Unlock()
@@ -262,10 +275,37 @@ func (e *Engine) Sweep(now time.Time) Stats {
 	return st
 }
 
+// Trim gives back the room that growth left in the timelines and session
+// tables, after a replay: the tables come out at most 4/5 full rather than
+// 16/25 to 4/5, and the new arrays fill the holes that the replay's
+// outgrown ones left in the heap. Later events make some room again.
+func (e *Engine) Trim() {
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		for _, p := range s.products {
+			p.latest.fit()
+			p.views.clip()
+			p.viewers.clip()
+			if m := p.more; m != nil {
+				m.orders.clip()
+				m.units.clip()
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
 // pruneSessions forgets the sessions whose latest view is at or before cut,
 // into a new table sized for what is kept.
 func (p *product) pruneSessions(cut uint32) {
-	var kept sessions
+	n := 0
+	p.latest.each(func(_ uint64, last uint32) {
+		if last > cut {
+			n++
+		}
+	})
+	kept := sizedSessions(n)
 	p.latest.each(func(h uint64, last uint32) {
 		if last > cut {
 			kept.set(h, last)

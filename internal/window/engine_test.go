@@ -199,3 +199,34 @@ func TestUnitsDoNotWrap(t *testing.T) {
 		t.Fatalf("units %d, want 4500000000", got)
 	}
 }
+
+// Trim changes no count.
+func TestTrimKeepsCounts(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	e := New(time.Hour, time.Hour)
+	for i := range 1000 {
+		at := now.Add(-time.Duration(i%3000) * time.Second)
+		e.AddView(svc.ProductRef(i%7), at, uint64(i%13), now)
+		if i%10 == 0 {
+			e.AddPurchase(svc.ProductRef(i%7), at, int64(i%4), now)
+		}
+	}
+	e.AddView(1, now.Add(time.Minute), 5, now) // pending
+	var before [7]Counts
+	for r := range before {
+		before[r] = e.Counts(svc.ProductRef(r), now, time.Hour, time.Hour)
+	}
+	e.Trim()
+	for r := range before {
+		if got := e.Counts(svc.ProductRef(r), now, time.Hour, time.Hour); got != before[r] {
+			t.Errorf("product %d: %+v after Trim, %+v before", r, got, before[r])
+		}
+	}
+	e.AddView(2, now, 99, now)
+	if got := e.Counts(2, now, time.Hour, time.Hour); got.Views != before[2].Views+1 || got.Viewers != before[2].Viewers+1 {
+		t.Errorf("a view after Trim: %+v, before %+v", got, before[2])
+	}
+	if got := e.Counts(1, now.Add(time.Minute), time.Hour, time.Hour); got.Views != before[1].Views+1 {
+		t.Errorf("the pending view after Trim: %d views, want %d", got.Views, before[1].Views+1)
+	}
+}

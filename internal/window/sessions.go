@@ -1,19 +1,54 @@
 package window
 
+import "math/bits"
+
 // sessions maps a session hash (never 0) to the second of the session's
-// latest view: an open-addressing table with linear probing over two flat
-// arrays, 12 bytes a slot, at most three quarters full. Sessions are most
-// of the engine's memory, and a Go map costs about 32 bytes an entry here
-// and some 190 bytes for a map of one; profiles of a store with 20 million
-// views showed 55% of the heap in those maps.
+// latest view: an open-addressing table with linear probing, 12 bytes a
+// slot in one allocation, at most 4/5 full. Sessions are most of the
+// engine's memory (profiles of a store with 20 million views: 55% of the
+// heap in Go maps of 32 bytes an entry and some 190 bytes for a map of one;
+// 40% with a power-of-two table of two arrays, whose slots were on average
+// just over half full). So the table grows by a quarter, not twice, and
+// keeps its keys and seconds in one slice.
 //
 // The hashes are keyed SipHash values (Engine.SessionHash) under a secret
-// key, so their low bits index the table directly and cannot be chosen by
-// a client.
+// key, so a client cannot choose them; a slot is picked from a hash by Fibonacci hashing and a multiply
+// (Lemire's fast range), which spreads any hash over any table size.
 type sessions struct {
-	keys []uint64 // 0 marks a free slot
-	secs []uint32
-	n    int
+	// slots holds size keys (0 marks a free slot), then the seconds two
+	// to a word: slot i's second is the low or high half of word size+i/2.
+	slots []uint64
+	size  uint32
+	n     uint32
+}
+
+const (
+	sessionsLoadNum, sessionsLoadDen = 4, 5 // the largest share of slots in use
+	fibonacci                        = 0x9e3779b97f4a7c15
+)
+
+// sizedSessions returns an empty table that holds n sessions without growing.
+func sizedSessions(n int) sessions {
+	if n == 0 {
+		return sessions{}
+	}
+	size := max(2, (sessionsLoadDen*n+sessionsLoadNum-1)/sessionsLoadNum)
+	return sessions{slots: make([]uint64, size+(size+1)/2), size: uint32(size)}
+}
+
+func (s *sessions) home(h uint64) uint32 {
+	hi, _ := bits.Mul64(h*fibonacci, uint64(s.size))
+	return uint32(hi)
+}
+
+func (s *sessions) sec(i uint32) uint32 {
+	return uint32(s.slots[s.size+i/2] >> (32 * (i & 1)))
+}
+
+func (s *sessions) setSec(i, sec uint32) {
+	w := &s.slots[s.size+i/2]
+	shift := 32 * (i & 1)
+	*w = *w&^(0xffffffff<<shift) | uint64(sec)<<shift
 }
 
 // get returns the second stored for hash h.
@@ -21,65 +56,66 @@ func (s *sessions) get(h uint64) (uint32, bool) {
 	if s.n == 0 {
 		return 0, false
 	}
-	mask := uint64(len(s.keys) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.keys[i] {
+	for i := s.home(h); ; {
+		switch s.slots[i] {
 		case h:
-			return s.secs[i], true
+			return s.sec(i), true
 		case 0:
 			return 0, false
+		}
+		if i++; i == s.size {
+			i = 0
 		}
 	}
 }
 
 // set stores sec for hash h, which must not be 0.
 func (s *sessions) set(h uint64, sec uint32) {
-	if 4*(s.n+1) > 3*len(s.keys) {
+	if sessionsLoadDen*(s.n+1) > sessionsLoadNum*s.size {
 		s.grow()
 	}
-	mask := uint64(len(s.keys) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.keys[i] {
+	for i := s.home(h); ; {
+		switch s.slots[i] {
 		case h:
-			s.secs[i] = sec
+			s.setSec(i, sec)
 			return
 		case 0:
-			s.keys[i], s.secs[i] = h, sec
+			s.slots[i] = h
+			s.setSec(i, sec)
 			s.n++
 			return
+		}
+		if i++; i == s.size {
+			i = 0
 		}
 	}
 }
 
-// sizedSessions returns an empty table that holds n sessions without growing.
-func sizedSessions(n int) sessions {
-	if n == 0 {
-		return sessions{}
-	}
-	size := 4
-	for 4*n > 3*size {
-		size *= 2
-	}
-	return sessions{keys: make([]uint64, size), secs: make([]uint32, size)}
-}
-
+// grow makes room for a quarter more sessions than the table holds.
 func (s *sessions) grow() {
 	old := *s
-	size := max(4, 2*len(old.keys))
-	*s = sessions{keys: make([]uint64, size), secs: make([]uint32, size)}
+	*s = sizedSessions(int(old.n) + max(int(old.n)/4, 1))
 	old.each(s.set)
+}
+
+// fit makes the table as small as its load allows.
+func (s *sessions) fit() {
+	if fitted := sizedSessions(int(s.n)); fitted.size < s.size {
+		s.each(fitted.set)
+		*s = fitted
+	}
 }
 
 // each calls fn for every entry.
 func (s *sessions) each(fn func(h uint64, sec uint32)) {
-	for i, k := range s.keys {
+	for i, k := range s.slots[:s.size] {
 		if k != 0 {
-			fn(k, s.secs[i])
+			fn(k, s.sec(uint32(i)))
 		}
 	}
 }
 
-func (s *sessions) len() int { return s.n }
+func (s *sessions) len() int { return int(s.n) }
 
-// bytes is the memory of the table's arrays.
-func (s *sessions) bytes() int { return 12 * len(s.keys) }
+// bytes is the memory of the table.
+func (s *sessions) bytes() int { return 8 * len(s.slots) }

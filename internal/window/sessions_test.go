@@ -39,9 +39,19 @@ func TestSessionsAgreeWithAMap(t *testing.T) {
 			t.Fatalf("%x: %d, want %d", h, sec, want[h])
 		}
 	})
-	if n != len(want) || 4*s.len() > 3*len(s.keys) {
-		t.Fatalf("each saw %d of %d; %d slots", n, len(want), len(s.keys))
+	if n != len(want) || sessionsLoadDen*s.len() > sessionsLoadNum*int(s.size) {
+		t.Fatalf("each saw %d of %d; %d slots", n, len(want), s.size)
 	}
+	size := s.size
+	s.fit()
+	if s.size >= size || s.len() != len(want) {
+		t.Fatalf("fit: %d slots for %d sessions, %d before", s.size, s.len(), size)
+	}
+	s.each(func(h uint64, sec uint32) {
+		if want[h] != sec {
+			t.Fatalf("after fit, %x: %d, want %d", h, sec, want[h])
+		}
+	})
 	var empty sessions
 	if _, ok := empty.get(42); ok || empty.bytes() != 0 {
 		t.Fatal("the empty table holds something")

@@ -118,9 +118,10 @@ func (enc *Encoder) EncodeShard(mark []byte, locked func()) error {
 // shard: products hold slices of them, and sess ranges of sessions.
 type shardCopy struct {
 	products []copied
-	u32      []uint32
-	u64      []uint64
+	pts32    []point[uint32]
+	pts64    []point[uint64]
 	sess     []sessionAt
+	more     []more
 	pending  []pending
 }
 
@@ -128,35 +129,36 @@ type copied struct {
 	ref        svc.ProductRef
 	p          product // its slices point into the arenas
 	sess, sEnd int     // its sessions: sess[sess:sEnd]
+	moreAt     int     // 1 + its index in more, or 0
 }
 
 func (enc *Encoder) copyShard(s *shard) {
 	c := &enc.copy
-	c.products, c.u32, c.u64, c.sess, c.pending = c.products[:0], c.u32[:0], c.u64[:0], c.sess[:0], c.pending[:0]
+	c.products, c.pts32, c.pts64, c.sess, c.pending = c.products[:0], c.pts32[:0], c.pts64[:0], c.sess[:0], c.pending[:0]
+	c.more = c.more[:0]
 	for ref, p := range s.products {
 		cp := copied{ref: ref, sess: len(c.sess)}
-		cp.p.views = copyTimeline(&p.views, &c.u32, &c.u32)
-		cp.p.viewers = copyTimeline(&p.viewers, &c.u32, &c.u32)
+		cp.p.views.pts, c.pts32 = appendCopy(c.pts32, p.views.pts)
+		cp.p.viewers.pts, c.pts32 = appendCopy(c.pts32, p.viewers.pts)
 		p.latest.each(func(h uint64, s uint32) { c.sess = append(c.sess, sessionAt{s, h}) })
 		cp.sEnd = len(c.sess)
-		if p.orders != nil {
-			orders := copyTimeline(p.orders, &c.u32, &c.u32)
-			units := copyTimeline(p.units, &c.u32, &c.u64)
-			cp.p.orders, cp.p.units = &orders, &units
-		}
-		if len(p.pending) > 0 {
-			cp.p.pending, c.pending = appendCopy(c.pending, p.pending)
+		if p.more != nil {
+			var m more
+			m.orders.pts, c.pts32 = appendCopy(c.pts32, p.more.orders.pts)
+			m.units.pts, c.pts64 = appendCopy(c.pts64, p.more.units.pts)
+			m.pending, c.pending = appendCopy(c.pending, p.more.pending)
+			c.more = append(c.more, m)
+			cp.moreAt = len(c.more)
 		}
 		c.products = append(c.products, cp)
 	}
-}
-
-// copyTimeline copies t's arrays to the ends of two arenas.
-func copyTimeline[T uint32 | uint64](t *timeline[T], secs *[]uint32, tree *[]T) timeline[T] {
-	var c timeline[T]
-	c.secs, *secs = appendCopy(*secs, t.secs)
-	c.tree, *tree = appendCopy(*tree, t.tree)
-	return c
+	// The arenas may have moved as they grew: point each copy at its
+	// final extra part only now.
+	for i := range c.products {
+		if k := c.products[i].moreAt; k > 0 {
+			c.products[i].p.more = &c.more[k-1]
+		}
+	}
 }
 
 // appendCopy appends v to arena and returns the copy and the arena.
@@ -216,14 +218,14 @@ func (enc *Encoder) appendProduct(b []byte, p *product, sess []sessionAt) ([]byt
 		i = j
 	}
 
-	if p.orders != nil {
-		b = appendTimeline(b, p.orders, enc.base)
-		b = appendTimeline(b, p.units, enc.base)
-	} else {
-		b = append(b, 0, 0)
+	var m more
+	if p.more != nil {
+		m = *p.more
 	}
-	b = binary.AppendUvarint(b, uint64(len(p.pending)))
-	for _, ev := range p.pending {
+	b = appendTimeline(b, &m.orders, enc.base)
+	b = appendTimeline(b, &m.units, enc.base)
+	b = binary.AppendUvarint(b, uint64(len(m.pending)))
+	for _, ev := range m.pending {
 		b = binary.AppendVarint(b, int64(ev.sec)-int64(enc.base))
 		b = binary.LittleEndian.AppendUint64(b, ev.session)
 		b = binary.AppendUvarint(b, uint64(ev.units))
@@ -257,7 +259,7 @@ func checkViewers(viewers *timeline[uint32], sess []sessionAt) error {
 }
 
 func appendTimeline[T uint32 | uint64](b []byte, t *timeline[T], base uint32) []byte {
-	b = binary.AppendUvarint(b, uint64(len(t.secs)))
+	b = binary.AppendUvarint(b, uint64(t.len()))
 	st := secWriter{base: base}
 	t.each(func(s uint32, n T) {
 		b = st.append(b, s)
@@ -546,18 +548,19 @@ func decodeTimeline[T uint32 | uint64](d *decoder, t *timeline[T]) {
 	if n == 0 {
 		return
 	}
-	secs, counts := make([]uint32, n), make([]T, n)
+	pts := make([]point[T], n)
 	r := secReader{d: d}
-	for i := range n {
-		secs[i] = r.next()
+	for i := range pts {
+		pts[i].sec = r.next()
 		c := d.uvarint()
 		if uint64(T(c)) != c {
 			d.fail("a count out of range")
 		}
-		counts[i] = T(c)
+		pts[i].tree = T(c)
 	}
 	if d.err == nil {
-		t.set(secs, counts)
+		t.pts = pts
+		t.build()
 	}
 }
 
@@ -569,7 +572,7 @@ func (d *decoder) product() *product {
 	groups := d.count(2)
 	if sessions > 0 {
 		p.latest = sizedSessions(sessions)
-		secs, counts := make([]uint32, groups), make([]uint32, groups)
+		pts := make([]point[uint32], groups)
 		r := secReader{d: d}
 		total := 0
 		for g := 0; g < groups && d.err == nil; g++ {
@@ -578,7 +581,7 @@ func (d *decoder) product() *product {
 			if k == 0 {
 				d.fail("an empty group of sessions")
 			}
-			secs[g], counts[g] = s, uint32(k)
+			pts[g] = point[uint32]{s, uint32(k)}
 			for range k {
 				h := d.uint64()
 				if h == 0 {
@@ -593,7 +596,8 @@ func (d *decoder) product() *product {
 			d.fail("sessions counted twice or missing")
 		}
 		if d.err == nil {
-			p.viewers.set(secs, counts)
+			p.viewers.pts = pts
+			p.viewers.build()
 		}
 	}
 
@@ -602,11 +606,12 @@ func (d *decoder) product() *product {
 	decodeTimeline(d, &orders)
 	decodeTimeline(d, &units)
 	if !orders.empty() || !units.empty() {
-		p.orders, p.units = &orders, &units
+		p.extra().orders, p.extra().units = orders, units
 	}
 	if n := d.count(10); n > 0 {
-		p.pending = make([]pending, n)
-		for i := range p.pending {
+		m := p.extra()
+		m.pending = make([]pending, n)
+		for i := range m.pending {
 			s := int64(d.base) + d.varint()
 			session := d.uint64()
 			units := d.uvarint()
@@ -614,7 +619,7 @@ func (d *decoder) product() *product {
 				d.fail("a pending event out of range")
 				break
 			}
-			p.pending[i] = pending{sec: uint32(s), session: session, units: uint32(units)}
+			m.pending[i] = pending{sec: uint32(s), session: session, units: uint32(units)}
 		}
 	}
 	return p

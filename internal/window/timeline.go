@@ -12,9 +12,17 @@ import (
 // Counts are unsigned and wrap: a sum over a range stays right as long as
 // the true sum fits. uint32 holds any window's events of one product;
 // units, up to 5·10⁸ an order, need uint64.
+//
+// Each second sits beside its tree node in one array (8 bytes a point for
+// uint32 counts): a million products hold two timelines each, and one
+// array is one slice header and one allocation less than two.
 type timeline[T uint32 | uint64] struct {
-	secs []uint32 // distinct seconds, ascending
-	tree []T      // Fenwick tree: tree[i] sums counts (i&(i+1))..i
+	pts []point[T]
+}
+
+type point[T uint32 | uint64] struct {
+	sec  uint32 // distinct seconds, ascending
+	tree T      // Fenwick tree: tree of i sums counts (i&(i+1))..i
 }
 
 // add adds d (which may be negative, as a wrapped unsigned) at second s.
@@ -23,49 +31,57 @@ type timeline[T uint32 | uint64] struct {
 // re-appends those k entries, O(k log n): an event a little late is cheap,
 // a backfill far behind costs what it moves.
 func (t *timeline[T]) add(s uint32, d T) {
-	n := len(t.secs)
+	n := len(t.pts)
 	switch {
-	case n > 0 && t.secs[n-1] == s:
+	case n > 0 && t.pts[n-1].sec == s:
 		t.update(n-1, d)
-	case n == 0 || t.secs[n-1] < s:
+	case n == 0 || t.pts[n-1].sec < s:
 		t.push(s, d)
 	default:
-		i := sort.Search(n, func(i int) bool { return t.secs[i] >= s })
-		if t.secs[i] == s {
+		i := t.search(s)
+		if t.pts[i].sec == s {
 			t.update(i, d)
 			return
 		}
 		// Nodes before i cover only entries before i and stay as they are;
 		// the entries from i on are taken out and appended again after s.
-		tailSecs := append([]uint32(nil), t.secs[i:]...)
-		tailVals := make([]T, n-i)
+		tail := make([]point[T], n-i)
 		for k := i; k < n; k++ {
-			tailVals[k-i] = t.prefix(k) - t.prefix(k-1)
+			tail[k-i] = point[T]{t.pts[k].sec, t.prefix(k) - t.prefix(k-1)}
 		}
-		t.secs, t.tree = t.secs[:i], t.tree[:i]
+		t.pts = t.pts[:i]
 		t.push(s, d)
-		for k, sec := range tailSecs {
-			t.push(sec, tailVals[k])
+		for _, p := range tail {
+			t.push(p.sec, p.tree)
 		}
 	}
 }
 
+// search returns the index of the first second at or after s.
+func (t *timeline[T]) search(s uint32) int {
+	return sort.Search(len(t.pts), func(i int) bool { return t.pts[i].sec >= s })
+}
+
+// after returns the index of the first second after s.
+func (t *timeline[T]) after(s uint32) int {
+	return sort.Search(len(t.pts), func(i int) bool { return t.pts[i].sec > s })
+}
+
 // push appends a count at a second after every held one.
 func (t *timeline[T]) push(s uint32, d T) {
-	n := len(t.secs)
-	t.secs = append(t.secs, s)
+	n := len(t.pts)
 	// The new node covers indexes (n&(n+1))..n: its own count plus the sum
 	// of the older ones in that range, read from the tree itself.
 	v := d + t.prefix(n-1)
 	if lo := n & (n + 1); lo > 0 {
 		v -= t.prefix(lo - 1)
 	}
-	t.tree = append(t.tree, v)
+	t.pts = append(t.pts, point[T]{s, v})
 }
 
 func (t *timeline[T]) update(i int, d T) {
-	for ; i < len(t.tree); i |= i + 1 {
-		t.tree[i] += d
+	for ; i < len(t.pts); i |= i + 1 {
+		t.pts[i].tree += d
 	}
 }
 
@@ -73,26 +89,26 @@ func (t *timeline[T]) update(i int, d T) {
 func (t *timeline[T]) prefix(i int) T {
 	var s T
 	for ; i >= 0; i = i&(i+1) - 1 {
-		s += t.tree[i]
+		s += t.pts[i].tree
 	}
 	return s
 }
 
 // sumAfter returns the sum of counts at seconds in (from, to].
 func (t *timeline[T]) sumAfter(from, to uint32) T {
-	hi := sort.Search(len(t.secs), func(i int) bool { return t.secs[i] > to }) - 1
-	lo := sort.Search(len(t.secs), func(i int) bool { return t.secs[i] > from }) - 1
+	hi := t.after(to) - 1
+	lo := t.after(from) - 1
 	if hi <= lo {
 		return 0
 	}
 	return t.prefix(hi) - t.prefix(lo)
 }
 
-// build turns raw counts in tree into a Fenwick tree in O(n).
+// build turns raw counts in the tree into a Fenwick tree in O(n).
 func (t *timeline[T]) build() {
-	for i := range t.tree {
-		if j := i | (i + 1); j < len(t.tree) {
-			t.tree[j] += t.tree[i]
+	for i := range t.pts {
+		if j := i | (i + 1); j < len(t.pts) {
+			t.pts[j].tree += t.pts[i].tree
 		}
 	}
 }
@@ -101,9 +117,9 @@ func (t *timeline[T]) build() {
 // inverse of build, walking down so each node still holds its built sum
 // when it is subtracted from its parent.
 func (t *timeline[T]) unbuild() {
-	for i := len(t.tree) - 1; i >= 0; i-- {
-		if j := i | (i + 1); j < len(t.tree) {
-			t.tree[j] -= t.tree[i]
+	for i := len(t.pts) - 1; i >= 0; i-- {
+		if j := i | (i + 1); j < len(t.pts) {
+			t.pts[j].tree -= t.pts[i].tree
 		}
 	}
 }
@@ -112,18 +128,17 @@ func (t *timeline[T]) unbuild() {
 // It rebuilds only when that frees at least half of the entries, so its cost
 // is amortised over the appends that made them.
 func (t *timeline[T]) prune(cutoff uint32) bool {
-	k := sort.Search(len(t.secs), func(i int) bool { return t.secs[i] > cutoff })
-	if k == 0 || k < len(t.secs)/2 {
+	k := t.after(cutoff)
+	if k == 0 || k < len(t.pts)/2 {
 		return false
 	}
-	if k == len(t.secs) {
-		t.secs, t.tree = nil, nil
+	if k == len(t.pts) {
+		t.pts = nil
 		return true
 	}
 	t.unbuild()
-	// Copy into fresh slices so that the memory of the dropped head is freed.
-	t.secs = append(make([]uint32, 0, len(t.secs)-k), t.secs[k:]...)
-	t.tree = append(make([]T, 0, len(t.tree)-k), t.tree[k:]...)
+	// Copy into a fresh slice so that the memory of the dropped head is freed.
+	t.pts = append(make([]point[T], 0, len(t.pts)-k), t.pts[k:]...)
 	t.build()
 	return true
 }
@@ -131,24 +146,35 @@ func (t *timeline[T]) prune(cutoff uint32) bool {
 // each calls fn with every second held and its count, oldest first.
 func (t *timeline[T]) each(fn func(sec uint32, n T)) {
 	var before T
-	for i, s := range t.secs {
-		p := t.prefix(i)
-		fn(s, p-before)
-		before = p
+	for i, p := range t.pts {
+		sum := t.prefix(i)
+		fn(p.sec, sum-before)
+		before = sum
 	}
 }
 
-// set makes t hold counts[i] at secs[i], secs ascending and distinct; it
-// takes both slices.
+// set makes t hold counts[i] at secs[i], secs ascending and distinct.
 func (t *timeline[T]) set(secs []uint32, counts []T) {
-	t.secs, t.tree = secs, counts
+	t.pts = make([]point[T], len(secs))
+	for i, s := range secs {
+		t.pts[i] = point[T]{s, counts[i]}
+	}
 	t.build()
 }
 
-func (t *timeline[T]) empty() bool { return len(t.secs) == 0 }
+// clip gives back the room appends left at the end of the array.
+func (t *timeline[T]) clip() {
+	if cap(t.pts) > len(t.pts) {
+		t.pts = append([]point[T](nil), t.pts...)
+	}
+}
 
-// bytes is the memory held by the timeline's arrays.
+func (t *timeline[T]) len() int { return len(t.pts) }
+
+func (t *timeline[T]) empty() bool { return len(t.pts) == 0 }
+
+// bytes is the memory held by the timeline's array.
 func (t *timeline[T]) bytes() int {
-	var zero T
-	return 4*cap(t.secs) + int(unsafe.Sizeof(zero))*cap(t.tree)
+	var zero point[T]
+	return int(unsafe.Sizeof(zero)) * cap(t.pts)
 }
