@@ -315,18 +315,14 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	return scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
-		`SELECT i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
-			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
-		WHERE e.ts >= ? AND e.ts < ? GROUP BY e.id, i.product ORDER BY e.ts`,
-		millis(since), nil, func(rows *sql.Rows) (svc.PurchaseRecord, error) {
-			var r svc.PurchaseRecord
-			var ts int64
-			err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice)
-			r.Time = fromMillis(ts)
-			return r, err
-		}, fn)
+	sums := lineSums{fn: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
+	err := scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
+		"SELECT "+lineColumns+" WHERE e.ts >= ? AND e.ts < ? ORDER BY e.ts, e.id, i.line",
+		millis(since), nil, scanLine, sums.add)
+	if err != nil {
+		return err
+	}
+	return sums.flush()
 }
 
 // DeleteExpired deletes at most limit events older than before, and

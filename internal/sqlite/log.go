@@ -87,16 +87,12 @@ func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn
 // PurchaseLinesAfter calls fn for each product of every order with an id
 // after after and a time at or after since, in id order.
 func (s *Store) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
-	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
-		`SELECT e.id, i.product, e.ts, sum(i.quantity), coalesce(e.currency, ''),
-			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
-		WHERE e.id >= ? AND e.id < ? AND e.ts >= ? GROUP BY e.id, i.product ORDER BY e.id`,
-		after, []any{millis(since)}, func(rows *sql.Rows) (positioned[svc.PurchaseRecord], error) {
-			var p positioned[svc.PurchaseRecord]
-			var ts int64
-			err := rows.Scan(&p.pos, &p.r.Product, &ts, &p.r.Units, &p.r.Currency, &p.r.UnitPrice)
-			p.r.Time = fromMillis(ts)
-			return p, err
-		}, func(p positioned[svc.PurchaseRecord]) error { return fn(p.pos, p.r) })
+	sums := lineSums{fn: fn}
+	err := scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
+		"SELECT "+lineColumns+" WHERE e.id >= ? AND e.id < ? AND e.ts >= ? ORDER BY e.id, i.line",
+		after, []any{millis(since)}, scanLine, sums.add)
+	if err != nil {
+		return err
+	}
+	return sums.flush()
 }
