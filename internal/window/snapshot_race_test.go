@@ -9,6 +9,9 @@ import (
 	"github.com/svc-project/svc"
 )
 
+// A snapshot copies each shard under its lock and encodes it after, into
+// arenas reused from shard to shard: encodes beside writes, sweeps and trims
+// must neither race (-race) nor write a snapshot that does not load.
 func TestEncodeBesideWrites(t *testing.T) {
 	e, now := busyEngine(t, 2)
 	stop := make(chan struct{})
