@@ -34,9 +34,9 @@ func TestServesOpenAPIDocument(t *testing.T) {
 // On one CPU, serve runs with two Ps: with one, the group commit's fsync
 // stops every request and batches shrink to one event.
 func TestServeOnOneCPURaisesGOMAXPROCS(t *testing.T) {
-	taskset, err := exec.LookPath("taskset")
+	taskset, err := exec.LookPath("taskset") // util-linux: on every Debian
 	if err != nil {
-		t.Skip("no taskset")
+		t.Fatal("taskset is needed: apt-get install util-linux")
 	}
 	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir())
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "GOMAXPROCS=") }), "SVC_TEST_RUN_MAIN=1")

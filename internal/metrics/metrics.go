@@ -99,34 +99,43 @@ func (m *Metrics) Instrument(route string, h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := NewStatusWriter(w)
 		h.ServeHTTP(&sw, r)
 		latency.Observe(time.Since(start).Seconds())
-		counter(sw.status).Inc()
+		counter(sw.Status).Inc()
 	})
 }
 
-// statusWriter remembers the status of an answer.
-type statusWriter struct {
+// StatusWriter remembers the status and size of an answer, for the
+// metrics here and the access log.
+type StatusWriter struct {
 	http.ResponseWriter
-	status      int
+	Status      int
+	Bytes       int64
 	wroteHeader bool
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+// NewStatusWriter wraps w; the status is 200 until one is written.
+func NewStatusWriter(w http.ResponseWriter) StatusWriter {
+	return StatusWriter{ResponseWriter: w, Status: http.StatusOK}
+}
+
+func (w *StatusWriter) WriteHeader(code int) {
 	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
+		w.Status, w.wroteHeader = code, true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *StatusWriter) Write(b []byte) (int, error) {
 	w.wroteHeader = true
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.Bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
