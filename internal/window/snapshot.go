@@ -559,8 +559,7 @@ func decodeTimeline[T uint32 | uint64](d *decoder, t *timeline[T]) {
 		pts[i].tree = T(c)
 	}
 	if d.err == nil {
-		t.pts = pts
-		t.build()
+		t.load(pts)
 	}
 }
 
@@ -596,8 +595,7 @@ func (d *decoder) product() *product {
 			d.fail("sessions counted twice or missing")
 		}
 		if d.err == nil {
-			p.viewers.pts = pts
-			p.viewers.build()
+			p.viewers.load(pts)
 		}
 	}
 

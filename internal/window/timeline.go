@@ -153,12 +153,10 @@ func (t *timeline[T]) each(fn func(sec uint32, n T)) {
 	}
 }
 
-// set makes t hold counts[i] at secs[i], secs ascending and distinct.
-func (t *timeline[T]) set(secs []uint32, counts []T) {
-	t.pts = make([]point[T], len(secs))
-	for i, s := range secs {
-		t.pts[i] = point[T]{s, counts[i]}
-	}
+// load makes t hold pts, whose tree fields are each second's own count
+// (not yet tree sums), seconds ascending and distinct; it takes the slice.
+func (t *timeline[T]) load(pts []point[T]) {
+	t.pts = pts
 	t.build()
 }
 

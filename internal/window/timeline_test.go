@@ -61,10 +61,10 @@ func TestTimelineAgreesWithAMap(t *testing.T) {
 		case 200:
 			tl.clip()
 		case 300:
-			var secs, counts []uint32
-			tl.each(func(s uint32, n uint32) { secs, counts = append(secs, s), append(counts, n) })
+			var pts []point[uint32]
+			tl.each(func(s uint32, n uint32) { pts = append(pts, point[uint32]{s, n}) })
 			var copied timeline[uint32]
-			copied.set(secs, counts)
+			copied.load(pts)
 			tl = copied
 		}
 		if step%50 == 0 {
