@@ -20,7 +20,8 @@ import (
 // The counts are saved to a snapshot file at Close and every
 // SnapshotInterval, so that a restart loads them and reads from the store
 // only the events committed after them, instead of replaying every event
-// in the windows (46 s for 20 million; bench/RESULTS.md).
+// in the windows (56 s for 20 million against 9 from the snapshot;
+// bench/RESULTS.md).
 //
 // The store must be an svc.EventLog, whose positions grow in commit order.
 // Each shard of the engine is saved with the log position it reflects,
@@ -34,8 +35,9 @@ import (
 // its shard's position. Anything else is a full replay, with the reason
 // logged.
 //
-// The prices paid, for enrichment, and the products are read from the
-// store as in a full replay: the snapshot holds only the engine.
+// The snapshot holds only the engine: the products are loaded from the
+// store meanwhile, and the prices paid, for enrichment, come from the same
+// one pass over the window's orders that counts those after the marks.
 
 // snapshots writes and reads the snapshot file of a tracker.
 type snapshots struct {

@@ -146,6 +146,15 @@ func (f *snapshotFixture) sendOne(tr *Tracker, rng *rand.Rand) error {
 // events ahead of the clock come due). A tracker read at a later time must
 // not be fed events of an earlier clock afterwards: its future events have
 // joined the timelines.
+// sameAsReplay checks that got counts what a tracker that replays every
+// event of the fixture's store counts, now and later.
+func (f *snapshotFixture) sameAsReplay(t *testing.T, got *Tracker, later ...time.Duration) {
+	t.Helper()
+	replayed, _ := f.open(t, false)
+	defer replayed.Close()
+	sameCounts(t, replayed, got, f.now, later...)
+}
+
 func sameCounts(t *testing.T, want, got *Tracker, now time.Time, later ...time.Duration) {
 	t.Helper()
 	for p := range snapProducts {
@@ -190,9 +199,7 @@ func TestRestartFromSnapshotCountsAsReplay(t *testing.T) {
 	defer restored.Close()
 	wantLog(t, logs, "counts restored from the snapshot")
 	wantLog(t, logs, "views_after=0 purchase_lines_after=0")
-	replayed, _ := f.open(t, false)
-	defer replayed.Close()
-	sameCounts(t, replayed, restored, f.now, 5*time.Minute)
+	f.sameAsReplay(t, restored, 5*time.Minute)
 }
 
 // A crash after a periodic snapshot loses nothing: the events committed
@@ -211,9 +218,7 @@ func TestCrashAfterSnapshotReplaysTheRestOnce(t *testing.T) {
 	if strings.Contains(logs.String(), "views_after=0 ") {
 		t.Fatalf("no views read after the snapshot:\n%s", logs)
 	}
-	replayed, _ := f.open(t, false)
-	defer replayed.Close()
-	sameCounts(t, replayed, restored, f.now)
+	f.sameAsReplay(t, restored)
 
 	// And again from the snapshot the restored tracker saves at Close.
 	f.send(t, restored, 500)
@@ -223,9 +228,7 @@ func TestCrashAfterSnapshotReplaysTheRestOnce(t *testing.T) {
 	again, logs := f.open(t, true)
 	defer again.Close()
 	wantLog(t, logs, "counts restored from the snapshot")
-	replayed2, _ := f.open(t, false)
-	defer replayed2.Close()
-	sameCounts(t, replayed2, again, f.now, 5*time.Minute)
+	f.sameAsReplay(t, again, 5*time.Minute)
 }
 
 // Snapshots taken while writers send are each a consistent cut: after a
@@ -342,9 +345,7 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 	restored, logs := f.open(t, true)
 	defer restored.Close()
 	wantLog(t, logs, "counts restored from the snapshot")
-	replayed, _ := f.open(t, false)
-	defer replayed.Close()
-	sameCounts(t, replayed, restored, f.now, 5*time.Minute)
+	f.sameAsReplay(t, restored, 5*time.Minute)
 }
 
 // A damaged or truncated snapshot is ignored: the counts are replayed.
@@ -375,9 +376,7 @@ func TestDamagedSnapshotIsIgnored(t *testing.T) {
 			defer restored.Close()
 			wantLog(t, logs, "snapshot ignored: replaying every event")
 			wantLog(t, logs, "corrupt")
-			replayed, _ := f.open(t, false)
-			defer replayed.Close()
-			sameCounts(t, replayed, restored, f.now)
+			f.sameAsReplay(t, restored)
 		})
 	}
 }
@@ -397,9 +396,7 @@ func TestErasureInvalidatesSnapshot(t *testing.T) {
 	}
 	restored, logs := f.open(t, true)
 	wantLog(t, logs, "events were erased since it was written")
-	replayed, _ := f.open(t, false)
-	defer replayed.Close()
-	sameCounts(t, replayed, restored, f.now)
+	f.sameAsReplay(t, restored)
 
 	// Running: a save, an erasure, the recount; the snapshot is gone.
 	if err := restored.saveSnapshot(ctx); err != nil {
@@ -418,9 +415,7 @@ func TestErasureInvalidatesSnapshot(t *testing.T) {
 	again, logs := f.open(t, true)
 	defer again.Close()
 	wantLog(t, logs, "counts restored from the snapshot")
-	replayed2, _ := f.open(t, false)
-	defer replayed2.Close()
-	sameCounts(t, replayed2, again, f.now)
+	f.sameAsReplay(t, again)
 }
 
 // When the newest row a snapshot names expires, the store may give its id
@@ -448,7 +443,5 @@ func TestSnapshotRefusedWhenItsNewestEventExpired(t *testing.T) {
 	restored, logs := f.open(t, true)
 	defer restored.Close()
 	wantLog(t, logs, "the newest events it reflects are no longer stored")
-	replayed, _ := f.open(t, false)
-	defer replayed.Close()
-	sameCounts(t, replayed, restored, f.now)
+	f.sameAsReplay(t, restored)
 }
