@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -229,8 +232,17 @@ func TestFormatting(t *testing.T) {
 	}
 	b.Reset()
 	WriteLatencyChecks(&b, []LatencyCheck{{Name: "proof", Rate: 5000, P99: 1500, Ceiling: 2 * time.Millisecond}, {Name: "collect", Rate: 100, P99: 900, Ceiling: time.Millisecond, Errors: 1}})
-	if got := b.String(); !strings.Contains(got, "p99 1.50 ms  (target < 2ms, 0 errors: met)") || !strings.Contains(got, "1 errors: NOT met") {
+	if got := b.String(); !strings.Contains(got, "p99 1.50 ms  (target < 2ms, 0 errors: met)") || !strings.Contains(got, "1 errors: NOT met)") {
 		t.Errorf("latency checks:\n%s", got)
+	}
+	b.Reset()
+	WriteLatencyChecks(&b, []LatencyCheck{
+		{Name: "proof", Rate: 5000, P99: 3000, BaseP99: 2500, Ceiling: 2 * time.Millisecond},
+		{Name: "collect", Rate: 100, P99: 3000, BaseP99: 1500, Ceiling: 2 * time.Millisecond},
+	})
+	if got := b.String(); !strings.Contains(got, "p99 3.00 ms, baseline 2.50 ms  (target < 2ms, 0 errors: NOT met, and the baseline is over it too)") ||
+		!strings.Contains(got, "p99 3.00 ms, baseline 1.50 ms  (target < 2ms, 0 errors: NOT met)") {
+		t.Errorf("latency checks with baselines:\n%s", got)
 	}
 }
 
@@ -331,5 +343,56 @@ func TestRunAgainstSvc(t *testing.T) {
 	}
 	if proof.Views < 10 {
 		t.Errorf("p0 has %d views after %d requests", proof.Views, r.Total().Count)
+	}
+}
+
+// svc's own histogram, read from a real metrics handler before and after
+// some requests: the p99 bound is the bucket the slowest percent fell in.
+func TestServerP99FromSvcMetrics(t *testing.T) {
+	m := metrics.New()
+	var n atomic.Int64
+	slow := m.Instrument(View.Path(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%50 == 0 { // 2% take 3 ms: the p99 is in the 5 ms bucket
+			time.Sleep(3 * time.Millisecond)
+		}
+	}))
+	api := httptest.NewServer(slow)
+	defer api.Close()
+	admin := httptest.NewServer(m.Handler())
+	defer admin.Close()
+	ctx := context.Background()
+	client := &http.Client{}
+
+	get := func() map[string]histogram {
+		h, err := scrapeDurations(ctx, client, admin.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	send := func(k int) {
+		for range k {
+			resp, err := client.Get(api.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+	}
+	send(30) // before the first scrape: not counted
+	before := get()
+	send(500)
+	got := serverP99(before, get(), CollectMix.Endpoints())
+	if got.Requests != 500 || got.P99 != 5*time.Millisecond {
+		t.Errorf("got %d requests, p99 %v; want 500 and the 5 ms bucket", got.Requests, got.P99)
+	}
+	if s := got.String(); s != "≤ 5.00 ms" {
+		t.Errorf("String() = %q", s)
+	}
+	if got := serverP99(before, get(), ProofMix.Endpoints()); got.Requests != 0 || got.String() != "-" {
+		t.Errorf("a route without requests: %+v", got)
+	}
+	if _, err := scrapeDurations(ctx, client, api.URL); err == nil {
+		t.Error("a page without the histogram was read without an error")
 	}
 }

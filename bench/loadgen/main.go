@@ -5,9 +5,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -49,6 +51,7 @@ type options struct {
 	repeat     int
 	phases     string
 	halfOf     float64
+	metrics    string
 	noBaseline bool
 	// baselineCPUs pins the baseline server with taskset, as svc is pinned
 	// when the generator has cores of its own (bench/RESULTS.md).
@@ -77,6 +80,7 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
 	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
 	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate)")
+	fs.StringVar(&o.metrics, "metrics", "", "svc's /metrics URL (on its --admin-addr): reports beside each fixed-rate svc phase the p99 of svc's own handlers, from its histogram")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
 	fs.StringVar(&o.baselineCPUs, "baseline-cpus", "", "run the baseline server under `taskset -c LIST`, on the cores svc was given (empty: the generator's)")
@@ -141,17 +145,40 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	var collectShares, proofShares []float64
 	var collectP99, proofP99, proofRateP99 []float64
+	var collectBaseP99, proofBaseP99 []float64     // the baseline at the same fixed rates
+	var collectServerP99, proofServerP99 []float64 // svc's handlers, from its histogram (bucket bounds)
+	metricsClient := &http.Client{Timeout: 10 * time.Second}
 	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
 		conns := o.conns
 		if rate > 0 {
 			conns = o.openConns
 		}
 		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
+		var before map[string]histogram
+		var scrapeErr error
+		recording := make(chan struct{})
+		if o.metrics != "" && url == o.target {
+			ph.OnRecord = func() {
+				defer close(recording)
+				before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics)
+			}
+		} else {
+			close(recording)
+		}
 		r, err := Run(ctx, client, cat, ph)
 		if err == nil {
 			err = ctx.Err()
 		}
-		return r, err
+		if err != nil || ph.OnRecord == nil {
+			return r, err
+		}
+		<-recording
+		after, err := scrapeDurations(ctx, metricsClient, o.metrics)
+		if err = errors.Join(scrapeErr, err); err != nil {
+			return r, fmt.Errorf("svc's metrics: %w", err)
+		}
+		r.Server = serverP99(before, after, mix.Endpoints())
+		return r, nil
 	}
 	for i := range o.repeat {
 		seed := uint64(i) * 1_000_003
@@ -211,27 +238,45 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			results = append(results, r)
 		}
 		if o.has("half") {
-			rate := o.halfOf * svcCollect.RPS(-1)
-			r, err := phase(fmt.Sprintf("svc collect @%.0f%%", 100*o.halfOf), o.target, CollectMix, rate, seed+5)
+			// Each fixed rate is sent to the baseline too, so that the
+			// report tells the machine's share of the latency from svc's.
+			fixed := func(name string, mix Mix, highest *Result, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
+				rate := o.halfOf * highest.RPS(-1)
+				at := fmt.Sprintf(" @%.0f%%", 100*o.halfOf)
+				c := LatencyCheck{Name: name + " at " + pct(o.halfOf) + " of its highest rate", Rate: rate, Ceiling: ceiling}
+				if !o.noBaseline {
+					b, err := phase("baseline "+name+at, base, mix, rate, seed)
+					if err != nil {
+						return c, err
+					}
+					results = append(results, b)
+					c.BaseP99 = b.Total().Latency.ValueAtQuantile(99)
+				}
+				r, err := phase("svc "+name+at, o.target, mix, rate, seed+1)
+				if err != nil {
+					return c, err
+				}
+				results = append(results, r)
+				t := r.Total()
+				c.P99, c.Errors, c.Requests, c.Server = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server
+				return c, nil
+			}
+			c, err := fixed("collect", CollectMix, svcCollect, 10*time.Millisecond, seed+5)
 			if err != nil {
 				return err
 			}
-			results = append(results, r)
-			t := r.Total()
-			checks = append(checks, LatencyCheck{Name: "collect at " + pct(o.halfOf) + " of its highest rate", Rate: rate, P99: t.Latency.ValueAtQuantile(99), Ceiling: 10 * time.Millisecond, Errors: t.Errors, Requests: t.Count})
-			collectP99 = append(collectP99, float64(t.Latency.ValueAtQuantile(99)))
-			rate = o.halfOf * svcProof.RPS(-1)
-			r, err = phase(fmt.Sprintf("svc proof @%.0f%%", 100*o.halfOf), o.target, ProofMix, rate, seed+6)
-			if err != nil {
+			checks = append(checks, c)
+			collectP99, collectBaseP99 = append(collectP99, float64(c.P99)), append(collectBaseP99, float64(c.BaseP99))
+			collectServerP99 = append(collectServerP99, float64(c.Server.P99.Microseconds()))
+			if c, err = fixed("proof", ProofMix, svcProof, 2*time.Millisecond, seed+7); err != nil {
 				return err
 			}
-			results = append(results, r)
-			t = r.Total()
-			checks = append(checks, LatencyCheck{Name: "proof at " + pct(o.halfOf) + " of its highest rate", Rate: rate, P99: t.Latency.ValueAtQuantile(99), Ceiling: 2 * time.Millisecond, Errors: t.Errors, Requests: t.Count})
-			proofP99 = append(proofP99, float64(t.Latency.ValueAtQuantile(99)))
+			checks = append(checks, c)
+			proofP99, proofBaseP99 = append(proofP99, float64(c.P99)), append(proofBaseP99, float64(c.BaseP99))
+			proofServerP99 = append(proofServerP99, float64(c.Server.P99.Microseconds()))
 		}
 		if o.has("proof-rate") {
-			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+7)
+			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+9)
 			if err != nil {
 				return err
 			}
@@ -253,6 +298,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
 		fmt.Fprintf(out, "  collect / collect baseline: %s\n  proof / read baseline:      %s\n", Spread(collectShares, share), Spread(proofShares, share))
 		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
+		if !o.noBaseline && len(collectBaseP99) > 0 {
+			fmt.Fprintf(out, "  the baseline at the same rates: collect p99 %s, read p99 %s\n", Spread(collectBaseP99, lat), Spread(proofBaseP99, lat))
+		}
+		if o.metrics != "" && len(collectServerP99) > 0 {
+			fmt.Fprintf(out, "  svc's handlers at the same rates (bucket bounds): collect p99 %s, proof p99 %s\n", Spread(collectServerP99, lat), Spread(proofServerP99, lat))
+		}
 		if len(proofRateP99) > 0 {
 			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
 		}

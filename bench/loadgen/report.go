@@ -120,18 +120,41 @@ type LatencyCheck struct {
 	Ceiling  time.Duration
 	Errors   int64
 	Requests int64
+	// BaseP99 is the baseline's p99 at the same rate, in microseconds; 0:
+	// not measured. The baseline stores nothing, so what it takes is the
+	// machine's and the load generator's share of every latency.
+	BaseP99 int64
+	// Server is what svc's own handlers took, from its metrics; zero: not read.
+	Server ServerLatency
 }
 
 // Met reports whether p99 is under the ceiling and nothing failed.
 func (c LatencyCheck) Met() bool {
-	return time.Duration(c.P99)*time.Microsecond < c.Ceiling && c.Errors == 0
+	return under(c.P99, c.Ceiling) && c.Errors == 0
 }
+
+// Showable reports whether this machine can show the target at all: false
+// when the baseline, which stores nothing, is over the ceiling itself.
+func (c LatencyCheck) Showable() bool { return c.BaseP99 == 0 || under(c.BaseP99, c.Ceiling) }
+
+func under(micros int64, d time.Duration) bool { return time.Duration(micros)*time.Microsecond < d }
 
 // WriteLatencyChecks prints each check on one line.
 func WriteLatencyChecks(w io.Writer, checks []LatencyCheck) {
 	for _, c := range checks {
-		fmt.Fprintf(w, "%-34s at %9s req/s: p99 %s  (target < %s, %d errors: %s)\n",
-			c.Name, thousands(c.Rate), ms(c.P99), c.Ceiling, c.Errors, verdict(c.Met()))
+		base := ""
+		if c.BaseP99 > 0 {
+			base = fmt.Sprintf(", baseline %s", ms(c.BaseP99))
+		}
+		if c.Server.Requests > 0 {
+			base += fmt.Sprintf(", svc's handlers %s", c.Server)
+		}
+		v := verdict(c.Met())
+		if !c.Met() && !c.Showable() {
+			v += ", and the baseline is over it too"
+		}
+		fmt.Fprintf(w, "%-34s at %9s req/s: p99 %s%s  (target < %s, %d errors: %s)\n",
+			c.Name, thousands(c.Rate), ms(c.P99), base, c.Ceiling, c.Errors, v)
 	}
 }
 

@@ -29,6 +29,9 @@ type Phase struct {
 	Rate float64
 	Seed uint64
 	Tag  string // makes order ids unique to the phase
+	// OnRecord, if set, is called when the recorded stretch begins (after
+	// the warm-up), on a goroutine of its own.
+	OnRecord func()
 }
 
 // Stats are the outcomes of one endpoint.
@@ -57,7 +60,8 @@ type Result struct {
 	Phase     Phase
 	Elapsed   time.Duration // of the recorded stretch
 	Endpoints [numEndpoints]*Stats
-	Late      int64 // open loop: requests that could not even be started on time for want of a free worker
+	Late      int64         // open loop: requests that could not even be started on time for want of a free worker
+	Server    ServerLatency // from svc's own metrics, when the generator reads them
 }
 
 // Total sums the endpoints.
@@ -113,6 +117,10 @@ func Run(ctx context.Context, client *http.Client, cat *Catalog, ph Phase) (*Res
 	}
 	ctx, cancel := context.WithDeadline(ctx, recUntil)
 	defer cancel()
+	if ph.OnRecord != nil {
+		t := time.AfterFunc(ph.Warmup, ph.OnRecord)
+		defer t.Stop()
+	}
 
 	var due chan time.Time // open loop: when each request is due
 	if ph.Rate > 0 {

@@ -36,6 +36,17 @@ var (
 )
 
 // pick draws an endpoint with the mix's weights from u, uniform in [0,1).
+// Endpoints lists the endpoints the mix sends to.
+func (m Mix) Endpoints() []Endpoint {
+	var es []Endpoint
+	for e := Endpoint(0); e < numEndpoints; e++ {
+		if m[e] > 0 {
+			es = append(es, e)
+		}
+	}
+	return es
+}
+
 func (m Mix) pick(u float64) Endpoint {
 	total := m[View] + m[Purchase] + m[Proof]
 	x := u * total
