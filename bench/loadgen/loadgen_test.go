@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -394,5 +395,33 @@ func TestServerP99FromSvcMetrics(t *testing.T) {
 	}
 	if _, err := scrapeDurations(ctx, client, api.URL); err == nil {
 		t.Error("a page without the histogram was read without an error")
+	}
+	// svc restarted between the scrapes: its counts began again, and the
+	// second scrape is taken whole rather than wrapped around.
+	restarted := get()
+	for k, h := range restarted {
+		h.counts = slices.Clone(h.counts)
+		for i := range h.counts {
+			h.counts[i] += 1000
+		}
+		restarted[k] = h
+	}
+	if got := serverP99(restarted, get(), CollectMix.Endpoints()); got.Requests != 531 { // 30, 500, and the page read above
+		t.Errorf("after a restart: %d requests, want the 531 of the second scrape", got.Requests)
+	}
+}
+
+// Run calls OnRecord once the warm-up is over, and returns after it.
+func TestRunCallsOnRecord(t *testing.T) {
+	srv := httptest.NewServer(baselineHandler())
+	defer srv.Close()
+	var called atomic.Int64
+	ph := Phase{Name: "p", BaseURL: srv.URL, Mix: ProofMix, Conns: 2, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond,
+		OnRecord: func() { time.Sleep(200 * time.Millisecond); called.Add(1) }}
+	if _, err := Run(context.Background(), NewClient(2), testCatalog(10), ph); err != nil {
+		t.Fatal(err)
+	}
+	if called.Load() != 1 {
+		t.Errorf("OnRecord called %d times before Run returned, want 1", called.Load())
 	}
 }

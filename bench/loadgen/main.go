@@ -89,8 +89,8 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 {
-		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat")
+	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 || o.duration <= 0 || o.warmup < 0 {
+		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat, -duration, and -warmup ≥ 0")
 	}
 	return o, nil
 }
@@ -156,14 +156,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
 		var before map[string]histogram
 		var scrapeErr error
-		recording := make(chan struct{})
 		if o.metrics != "" && url == o.target {
-			ph.OnRecord = func() {
-				defer close(recording)
-				before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics)
-			}
-		} else {
-			close(recording)
+			ph.OnRecord = func() { before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics) }
 		}
 		r, err := Run(ctx, client, cat, ph)
 		if err == nil {
@@ -172,7 +166,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil || ph.OnRecord == nil {
 			return r, err
 		}
-		<-recording
 		after, err := scrapeDurations(ctx, metricsClient, o.metrics)
 		if err = errors.Join(scrapeErr, err); err != nil {
 			return r, fmt.Errorf("svc's metrics: %w", err)
@@ -267,13 +260,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 			checks = append(checks, c)
 			collectP99, collectBaseP99 = append(collectP99, float64(c.P99)), append(collectBaseP99, float64(c.BaseP99))
-			collectServerP99 = append(collectServerP99, float64(c.Server.P99.Microseconds()))
+			collectServerP99 = c.Server.appendTo(collectServerP99)
 			if c, err = fixed("proof", ProofMix, svcProof, 2*time.Millisecond, seed+7); err != nil {
 				return err
 			}
 			checks = append(checks, c)
 			proofP99, proofBaseP99 = append(proofP99, float64(c.P99)), append(proofBaseP99, float64(c.BaseP99))
-			proofServerP99 = append(proofServerP99, float64(c.Server.P99.Microseconds()))
+			proofServerP99 = c.Server.appendTo(proofServerP99)
 		}
 		if o.has("proof-rate") {
 			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+9)

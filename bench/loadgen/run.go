@@ -30,7 +30,8 @@ type Phase struct {
 	Seed uint64
 	Tag  string // makes order ids unique to the phase
 	// OnRecord, if set, is called when the recorded stretch begins (after
-	// the warm-up), on a goroutine of its own.
+	// the warm-up), on a goroutine of its own; Run returns after it has
+	// returned, or without calling it if the phase ended first.
 	OnRecord func()
 }
 
@@ -118,8 +119,13 @@ func Run(ctx context.Context, client *http.Client, cat *Catalog, ph Phase) (*Res
 	ctx, cancel := context.WithDeadline(ctx, recUntil)
 	defer cancel()
 	if ph.OnRecord != nil {
-		t := time.AfterFunc(ph.Warmup, ph.OnRecord)
-		defer t.Stop()
+		fired := make(chan struct{})
+		t := time.AfterFunc(ph.Warmup, func() { defer close(fired); ph.OnRecord() })
+		defer func() {
+			if !t.Stop() {
+				<-fired
+			}
+		}()
 	}
 
 	var due chan time.Time // open loop: when each request is due

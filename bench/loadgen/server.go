@@ -90,6 +90,9 @@ func serverP99(before, after map[string]histogram, endpoints []Endpoint) ServerL
 		if len(a.counts) == 0 {
 			continue
 		}
+		if !slices.Equal(a.bounds, b.bounds) || b.counts[len(b.counts)-1] > a.counts[len(a.counts)-1] {
+			b = histogram{} // svc restarted between the scrapes: its counts began again
+		}
 		if bounds == nil {
 			bounds, counts = a.bounds, make([]uint64, len(a.counts))
 		}
@@ -116,6 +119,15 @@ func serverP99(before, after map[string]histogram, endpoints []Endpoint) ServerL
 		}
 	}
 	return ServerLatency{Requests: total, P99: -1}
+}
+
+// appendTo appends the p99 bound in microseconds to xs for a summary,
+// unless there is none to give.
+func (s ServerLatency) appendTo(xs []float64) []float64 {
+	if s.Requests == 0 || s.P99 < 0 {
+		return xs
+	}
+	return append(xs, float64(s.P99.Microseconds()))
 }
 
 func (s ServerLatency) String() string {
