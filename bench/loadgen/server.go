@@ -57,8 +57,10 @@ func scrapeDurations(ctx context.Context, client *http.Client, url string) (map[
 			h.bounds = append(h.bounds, b.GetUpperBound())
 			h.counts = append(h.counts, b.GetCumulativeCount())
 		}
-		h.bounds = append(h.bounds, math.Inf(1))
-		h.counts = append(h.counts, m.GetHistogram().GetSampleCount())
+		if n := len(h.bounds); n == 0 || !math.IsInf(h.bounds[n-1], 1) { // the text format lists +Inf; others may not
+			h.bounds = append(h.bounds, math.Inf(1))
+			h.counts = append(h.counts, m.GetHistogram().GetSampleCount())
+		}
 		out[route] = h
 	}
 	return out, nil
