@@ -16,21 +16,25 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// The baselines tell what this machine's HTTP stack can do at all, so that
-// svc's figures are read as shares of it: absolute figures on a shared
-// machine do not compare from one run to the next.
+// The baselines tell what this machine can do at all, so that svc's
+// figures are read as shares of it: absolute figures on a shared machine do
+// not compare from one run to the next.
 //
 // The collect baseline reads the same bodies into svc's own event types
-// with encoding/json and answers 200, storing nothing. The read baseline
-// answers every GET with one fixed proof-sized JSON.
+// with encoding/json and answers 200, storing nothing. The durable baseline
+// does the same, then appends the body to a log file and answers once that
+// is on disk: the least any server that acknowledges only durable events
+// must do here, so that its latency tells the disk's share of svc's. The
+// read baseline answers every GET with one fixed proof-sized JSON.
 
 const fixedProof = `{"brand_id":"br_baseline000","product_id":"p1","views_last_60_min":42,"purchases_last_24h":3,"generated_at":"2026-01-01T00:00:00Z"}` + "\n"
 
-// baselineHandler serves both baselines on svc's paths.
-func baselineHandler() http.Handler {
+// baselineHandler serves the baselines on svc's paths; with a log, the
+// collect paths are the durable baseline's.
+func baselineHandler(log *durableLog) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/collect/product-view", decodeAndAccept[svc.ViewEvent])
-	mux.HandleFunc("POST /api/collect/product-purchase", decodeAndAccept[svc.PurchaseEvent])
+	mux.HandleFunc("POST /api/collect/product-view", decodeAndAccept[svc.ViewEvent](log))
+	mux.HandleFunc("POST /api/collect/product-purchase", decodeAndAccept[svc.PurchaseEvent](log))
 	mux.HandleFunc("GET /api/svc/product-proof", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, fixedProof)
@@ -38,67 +42,158 @@ func baselineHandler() http.Handler {
 	return mux
 }
 
-func decodeAndAccept[E any](w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
-	var ev E
-	if err == nil {
-		err = json.Unmarshal(body, &ev)
+func decodeAndAccept[E any](log *durableLog) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
+		var ev E
+		if err == nil {
+			err = json.Unmarshal(body, &ev)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"status":"invalid"}`+"\n")
+			return
+		}
+		if log != nil {
+			if err := log.append(body); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"status":"unavailable"}`+"\n")
+				return
+			}
+		}
+		io.WriteString(w, `{"status":"accepted"}`+"\n")
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"status":"invalid"}`+"\n")
-		return
-	}
-	io.WriteString(w, `{"status":"accepted"}`+"\n")
 }
 
-// serveBaseline is the child process: it listens on a free loopback port,
-// prints its address, and serves until its standard input closes.
-func serveBaseline() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// durableLog is the durable baseline's store: svc's group commit without
+// SQLite, indexes or counts. Handlers hand it their bodies and wait; one
+// goroutine appends whatever has queued up with one write and one fsync (as
+// SQLite's commit in svc), then wakes them.
+type durableLog struct {
+	f  file
+	in chan *logJob
+}
+
+// file is what the log needs of an *os.File.
+type file interface {
+	Write([]byte) (int, error)
+	Sync() error
+}
+
+type logJob struct {
+	body []byte
+	err  error
+	done chan struct{}
+}
+
+func newDurableLog(f file) *durableLog {
+	l := &durableLog{f: f, in: make(chan *logJob, 1024)}
+	go l.run()
+	return l
+}
+
+// append returns once body is on disk, or failed to be.
+func (l *durableLog) append(body []byte) error {
+	j := &logJob{body: body, done: make(chan struct{})}
+	l.in <- j
+	<-j.done
+	return j.err
+}
+
+func (l *durableLog) run() {
+	var buf []byte
+	for j := range l.in {
+		batch := []*logJob{j}
+	drain:
+		for len(batch) < cap(l.in) {
+			select {
+			case j := <-l.in:
+				batch = append(batch, j)
+			default:
+				break drain
+			}
+		}
+		buf = buf[:0]
+		for _, j := range batch {
+			buf = append(append(buf, j.body...), '\n')
+		}
+		_, err := l.f.Write(buf)
+		if err == nil {
+			err = l.f.Sync()
+		}
+		for _, j := range batch {
+			j.err = err
+			close(j.done)
+		}
+	}
+}
+
+// serveBaseline is the child process: it serves the baselines on two free
+// loopback ports, the second durable with its log in dir, prints both
+// addresses, and serves until its standard input closes.
+func serveBaseline(dir string) error {
+	f, err := os.CreateTemp(dir, "loadgen-durable-*.log")
 	if err != nil {
 		return err
 	}
-	// The same limits as svc serve's server.
-	srv := &http.Server{Handler: baselineHandler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 15 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
-	go func() { _ = srv.Serve(ln) }()
-	fmt.Printf("listening %s\n", ln.Addr())
+	defer os.Remove(f.Name())
+	defer f.Close()
+	var addrs []string
+	for _, log := range []*durableLog{nil, newDurableLog(f)} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		// The same limits as svc serve's server.
+		srv := &http.Server{Handler: baselineHandler(log), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+			WriteTimeout: 15 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		addrs = append(addrs, ln.Addr().String())
+	}
+	fmt.Printf("listening %s\n", strings.Join(addrs, " "))
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	return srv.Close()
+	return nil
 }
 
-// startBaseline runs the baseline server as a child process, as svc runs
-// in a process of its own beside the load generator, and returns its URL
-// and a function that stops it. With cpus, it runs under taskset on them.
-func startBaseline(ctx context.Context, cpus string) (string, func(), error) {
+// baselines are the URLs of the baseline servers.
+type baselines struct{ base, durable string }
+
+// startBaseline runs the baseline servers as a child process, as svc runs
+// in a process of its own beside the load generator, and returns their URLs
+// and a function that stops them. The durable baseline's log is in dir (the
+// system's temporary folder if empty), to be on the disk svc writes to.
+// With cpus, the child runs under taskset on them.
+func startBaseline(ctx context.Context, cpus, dir string) (baselines, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return baselines{}, nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, "-serve-baseline")
+	args := []string{self, "-serve-baseline", dir}
 	if cpus != "" {
-		cmd = exec.CommandContext(ctx, "taskset", "-c", cpus, self, "-serve-baseline")
+		args = append([]string{"taskset", "-c", cpus}, args...)
 	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return "", nil, err
+		return baselines{}, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return baselines{}, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return baselines{}, nil, err
 	}
 	stop := func() { stdin.Close(); _ = cmd.Wait() }
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
-	if err != nil || !ok {
+	addrs, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
+	base, durable, two := strings.Cut(addrs, " ")
+	if err != nil || !ok || !two {
 		stop()
-		return "", nil, fmt.Errorf("baseline server: %q: %v", line, err)
+		return baselines{}, nil, fmt.Errorf("baseline server: %q: %v", line, err)
 	}
-	return "http://" + addr, stop, nil
+	return baselines{"http://" + base, "http://" + durable}, stop, nil
 }

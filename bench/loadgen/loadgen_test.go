@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -245,11 +247,95 @@ func TestFormatting(t *testing.T) {
 		!strings.Contains(got, "p99 3.00 ms, baseline 1.50 ms  (target < 2ms, 0 errors: NOT met)") {
 		t.Errorf("latency checks with baselines:\n%s", got)
 	}
+	b.Reset()
+	WriteLatencyChecks(&b, []LatencyCheck{
+		{Name: "collect", Rate: 5000, P99: 13000, BaseP99: 4000, DurableP99: 12000, Ceiling: 10 * time.Millisecond},
+		{Name: "collect", Rate: 5000, P99: 13000, BaseP99: 4000, DurableP99: 6000, Ceiling: 10 * time.Millisecond},
+	})
+	if got := b.String(); !strings.Contains(got, "p99 13.0 ms, baseline 4.00 ms, durable baseline 12.0 ms  (target < 10ms, 0 errors: NOT met, and the durable baseline is over it too)") ||
+		!strings.Contains(got, "durable baseline 6.00 ms  (target < 10ms, 0 errors: NOT met)\n") {
+		t.Errorf("latency checks with the durable baseline:\n%s", got)
+	}
+	b.Reset()
+	WriteRatios(&b, []Ratio{{Name: "collect", Svc: 5000, Base: 10000, BaseName: "durable baseline"}})
+	if got := b.String(); !strings.Contains(got, "50.0% of durable baseline    10,000 req/s\n") {
+		t.Errorf("a ratio without a target:\n%s", got)
+	}
+}
+
+// syncCounter is a file that counts its syncs, and fails them when told to.
+type syncCounter struct {
+	mu          sync.Mutex
+	buf         bytes.Buffer
+	syncs       int
+	failSync    bool
+	syncedLines int // lines written before the last sync
+}
+
+func (f *syncCounter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.Write(p)
+}
+
+func (f *syncCounter) Sync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failSync {
+		return errors.New("disk on fire")
+	}
+	f.syncs++
+	f.syncedLines = bytes.Count(f.buf.Bytes(), []byte("\n"))
+	return nil
+}
+
+// The durable baseline answers once the body is written and synced, with
+// several bodies to one sync under load, and fails when the sync fails.
+func TestDurableBaseline(t *testing.T) {
+	f := &syncCounter{}
+	srv := httptest.NewServer(baselineHandler(newDurableLog(f)))
+	defer srv.Close()
+	ctx := context.Background()
+	r, err := Run(ctx, NewClient(16), testCatalog(1000), Phase{Name: "durable", BaseURL: srv.URL, Mix: CollectMix, Conns: 16, Duration: 300 * time.Millisecond, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := r.Total()
+	if tot.Count < 100 || tot.Errors != 0 {
+		t.Fatalf("%d answers, %d errors", tot.Count, tot.Errors)
+	}
+	f.mu.Lock()
+	lines := bytes.Split(bytes.TrimSuffix(f.buf.Bytes(), []byte("\n")), []byte("\n"))
+	syncs, synced := f.syncs, f.syncedLines
+	f.mu.Unlock()
+	// Every answer was counted after its body was synced.
+	if int64(synced) < tot.Count {
+		t.Errorf("%d bodies synced, %d answered", synced, tot.Count)
+	}
+	for _, l := range lines {
+		if !json.Valid(l) {
+			t.Fatalf("the log holds %q, not one body per line", l)
+		}
+	}
+	if syncs >= len(lines) {
+		t.Errorf("%d syncs for %d bodies from 16 connections: no group commit", syncs, len(lines))
+	}
+
+	f.mu.Lock()
+	f.failSync = true
+	f.mu.Unlock()
+	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, err := do(ctx, NewClient(1), srv.URL, Request{Method: "POST", Target: View.Path(), Body: body}); err != nil || status != 503 {
+		t.Errorf("with a failing sync the durable baseline answered %d, %v; want 503", status, err)
+	}
 }
 
 // The closed loop and the fixed-rate loop against the baseline server.
 func TestRunAgainstBaseline(t *testing.T) {
-	srv := httptest.NewServer(baselineHandler())
+	srv := httptest.NewServer(baselineHandler(nil))
 	defer srv.Close()
 	cat := testCatalog(1000)
 	client := NewClient(8)
@@ -413,7 +499,7 @@ func TestServerP99FromSvcMetrics(t *testing.T) {
 
 // Run calls OnRecord once the warm-up is over, and returns after it.
 func TestRunCallsOnRecord(t *testing.T) {
-	srv := httptest.NewServer(baselineHandler())
+	srv := httptest.NewServer(baselineHandler(nil))
 	defer srv.Close()
 	var called atomic.Int64
 	ph := Phase{Name: "p", BaseURL: srv.URL, Mix: ProofMix, Conns: 2, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond,

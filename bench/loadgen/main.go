@@ -17,8 +17,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "-serve-baseline" {
-		if err := serveBaseline(); err != nil {
+	if len(os.Args) > 2 && os.Args[1] == "-serve-baseline" {
+		if err := serveBaseline(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "baseline:", err)
 			os.Exit(1)
 		}
@@ -58,6 +58,8 @@ type options struct {
 	baselineCPUs string
 	prefill      bool
 	proofRate    float64
+	collectRate  float64
+	durableDir   string
 }
 
 func parseOptions(args []string, errOut io.Writer) (*options, error) {
@@ -79,18 +81,23 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "recorded length of each phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
 	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
-	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate)")
+	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate), collect-rate (views and purchases at -collect-rate)")
 	fs.StringVar(&o.metrics, "metrics", "", "svc's /metrics URL (on its --admin-addr): reports beside each fixed-rate svc phase the p99 of svc's own handlers, from its histogram")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
 	fs.StringVar(&o.baselineCPUs, "baseline-cpus", "", "run the baseline server under `taskset -c LIST`, on the cores svc was given (empty: the generator's)")
 	fs.BoolVar(&o.prefill, "prefill", true, "send one view of every product first, so proof reads find them")
 	fs.Float64Var(&o.proofRate, "proof-rate", 1000, "proof reads per second of the proof-rate phase, which compares proof latency between stores")
+	fs.Float64Var(&o.collectRate, "collect-rate", 4000, "requests per second of the collect-rate phase, which compares collect latency between builds at one rate")
+	fs.StringVar(&o.durableDir, "durable-dir", "", "folder of the durable baseline's log, on the disk svc writes to (default: -data, else the system's temporary folder)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 || o.duration <= 0 || o.warmup < 0 {
-		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat, -duration, and -warmup ≥ 0")
+	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 || o.duration <= 0 || o.warmup < 0 || o.proofRate <= 0 || o.collectRate <= 0 {
+		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat, -duration, -proof-rate, -collect-rate, and -warmup ≥ 0")
+	}
+	if o.durableDir == "" {
+		o.durableDir = o.data
 	}
 	return o, nil
 }
@@ -131,10 +138,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "prefill: one view of each of %s products in %s\n", thousands(float64(o.products)), time.Since(t).Round(time.Millisecond))
 	}
-	var base string
+	var bases baselines
 	if !o.noBaseline {
 		var stopBase func()
-		base, stopBase, err = startBaseline(ctx, o.baselineCPUs)
+		bases, stopBase, err = startBaseline(ctx, o.baselineCPUs, o.durableDir)
 		if err != nil {
 			return err
 		}
@@ -144,9 +151,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		o.target, len(brands), thousands(float64(o.products)), o.zipfS, thousands(float64(o.sessions)), 100*o.keyed, o.conns, o.duration, o.warmup)
 
 	var collectShares, proofShares []float64
-	var collectP99, proofP99, proofRateP99 []float64
-	var collectBaseP99, proofBaseP99 []float64     // the baseline at the same fixed rates
-	var collectServerP99, proofServerP99 []float64 // svc's handlers, from its histogram (bucket bounds)
+	var collectP99, proofP99, proofRateP99, collectRateP99 []float64
+	var collectBaseP99, proofBaseP99 []float64             // the baseline at the same fixed rates
+	var collectDurableP99, collectRateDurableP99 []float64 // the durable baseline at the same fixed rates
+	var collectServerP99, proofServerP99 []float64         // svc's handlers, from its histogram (bucket bounds)
 	metricsClient := &http.Client{Timeout: 10 * time.Second}
 	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
 		conns := o.conns
@@ -181,18 +189,24 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		var svcCollect, svcProof *Result
 		if o.has("collect") || o.has("half") {
 			if !o.noBaseline && o.has("collect") {
-				b, err := phase("baseline collect", base, CollectMix, 0, seed)
+				b, err := phase("baseline collect", bases.base, CollectMix, 0, seed)
 				if err != nil {
 					return err
 				}
 				results = append(results, b)
+				d, err := phase("durable baseline collect", bases.durable, CollectMix, 0, seed)
+				if err != nil {
+					return err
+				}
+				results = append(results, d)
 				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
 				if err != nil {
 					return err
 				}
 				results = append(results, svcCollect)
-				ratios = append(ratios, Ratio{Name: "collect (views + purchases)", Svc: svcCollect.RPS(-1), Base: b.RPS(-1), Target: 0.70})
-				collectShares = append(collectShares, ratios[len(ratios)-1].Share())
+				ratios = append(ratios, Ratio{Name: "collect (views + purchases)", Svc: svcCollect.RPS(-1), Base: b.RPS(-1), Target: 0.70},
+					Ratio{Name: "collect (views + purchases)", Svc: svcCollect.RPS(-1), Base: d.RPS(-1), BaseName: "durable baseline"})
+				collectShares = append(collectShares, ratios[len(ratios)-2].Share())
 			} else {
 				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
 				if err != nil {
@@ -203,7 +217,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		if o.has("proof") || o.has("half") {
 			if !o.noBaseline && o.has("proof") {
-				b, err := phase("baseline read", base, ProofMix, 0, seed+2)
+				b, err := phase("baseline read", bases.base, ProofMix, 0, seed+2)
 				if err != nil {
 					return err
 				}
@@ -230,43 +244,60 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 			results = append(results, r)
 		}
-		if o.has("half") {
-			// Each fixed rate is sent to the baseline too, so that the
-			// report tells the machine's share of the latency from svc's.
-			fixed := func(name string, mix Mix, highest *Result, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
-				rate := o.halfOf * highest.RPS(-1)
-				at := fmt.Sprintf(" @%.0f%%", 100*o.halfOf)
-				c := LatencyCheck{Name: name + " at " + pct(o.halfOf) + " of its highest rate", Rate: rate, Ceiling: ceiling}
-				if !o.noBaseline {
-					b, err := phase("baseline "+name+at, base, mix, rate, seed)
-					if err != nil {
-						return c, err
-					}
-					results = append(results, b)
-					c.BaseP99 = b.Total().Latency.ValueAtQuantile(99)
-				}
-				r, err := phase("svc "+name+at, o.target, mix, rate, seed+1)
+		// Each fixed rate is sent to the baselines too, so that the report
+		// tells the machine's share of the latency, and the disk's, from svc's.
+		fixed := func(name, at string, mix Mix, rate float64, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
+			c := LatencyCheck{Name: name + " at " + at, Rate: rate, Ceiling: ceiling}
+			if !o.noBaseline {
+				b, err := phase("baseline "+name+" @"+at, bases.base, mix, rate, seed)
 				if err != nil {
 					return c, err
 				}
-				results = append(results, r)
-				t := r.Total()
-				c.P99, c.Errors, c.Requests, c.Server = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server
-				return c, nil
+				results = append(results, b)
+				c.BaseP99 = b.Total().Latency.ValueAtQuantile(99)
+				if mix.Writes() {
+					d, err := phase("durable baseline "+name+" @"+at, bases.durable, mix, rate, seed)
+					if err != nil {
+						return c, err
+					}
+					results = append(results, d)
+					c.DurableP99 = d.Total().Latency.ValueAtQuantile(99)
+				}
 			}
-			c, err := fixed("collect", CollectMix, svcCollect, 10*time.Millisecond, seed+5)
+			r, err := phase("svc "+name+" @"+at, o.target, mix, rate, seed+1)
+			if err != nil {
+				return c, err
+			}
+			results = append(results, r)
+			t := r.Total()
+			c.P99, c.Errors, c.Requests, c.Server = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server
+			return c, nil
+		}
+		if o.has("half") {
+			at := pct(o.halfOf) + " of its highest rate"
+			c, err := fixed("collect", at, CollectMix, o.halfOf*svcCollect.RPS(-1), 10*time.Millisecond, seed+5)
 			if err != nil {
 				return err
 			}
 			checks = append(checks, c)
 			collectP99, collectBaseP99 = append(collectP99, float64(c.P99)), append(collectBaseP99, float64(c.BaseP99))
+			collectDurableP99 = append(collectDurableP99, float64(c.DurableP99))
 			collectServerP99 = c.Server.appendTo(collectServerP99)
-			if c, err = fixed("proof", ProofMix, svcProof, 2*time.Millisecond, seed+7); err != nil {
+			if c, err = fixed("proof", at, ProofMix, o.halfOf*svcProof.RPS(-1), 2*time.Millisecond, seed+7); err != nil {
 				return err
 			}
 			checks = append(checks, c)
 			proofP99, proofBaseP99 = append(proofP99, float64(c.P99)), append(proofBaseP99, float64(c.BaseP99))
 			proofServerP99 = c.Server.appendTo(proofServerP99)
+		}
+		if o.has("collect-rate") {
+			c, err := fixed("collect", thousands(o.collectRate)+"/s", CollectMix, o.collectRate, 10*time.Millisecond, seed+10)
+			if err != nil {
+				return err
+			}
+			checks = append(checks, c)
+			collectRateP99 = append(collectRateP99, float64(c.P99))
+			collectRateDurableP99 = append(collectRateDurableP99, float64(c.DurableP99))
 		}
 		if o.has("proof-rate") {
 			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+9)
@@ -293,12 +324,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
 		if !o.noBaseline && len(collectBaseP99) > 0 {
 			fmt.Fprintf(out, "  the baseline at the same rates: collect p99 %s, read p99 %s\n", Spread(collectBaseP99, lat), Spread(proofBaseP99, lat))
+			fmt.Fprintf(out, "  the durable baseline at the same rate: collect p99 %s\n", Spread(collectDurableP99, lat))
 		}
 		if o.metrics != "" && len(collectServerP99) > 0 {
 			fmt.Fprintf(out, "  svc's handlers at the same rates (bucket bounds): collect p99 %s, proof p99 %s\n", Spread(collectServerP99, lat), Spread(proofServerP99, lat))
 		}
 		if len(proofRateP99) > 0 {
 			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
+		}
+		if len(collectRateP99) > 0 {
+			fmt.Fprintf(out, "  collect p99 at %s/s: %s\n", thousands(o.collectRate), Spread(collectRateP99, lat))
+			if !o.noBaseline {
+				fmt.Fprintf(out, "  the durable baseline at %s/s: collect p99 %s\n", thousands(o.collectRate), Spread(collectRateDurableP99, lat))
+			}
 		}
 	}
 	return nil

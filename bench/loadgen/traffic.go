@@ -35,7 +35,6 @@ var (
 	ProofMix   = Mix{Proof: 100}
 )
 
-// pick draws an endpoint with the mix's weights from u, uniform in [0,1).
 // Endpoints lists the endpoints the mix sends to.
 func (m Mix) Endpoints() []Endpoint {
 	var es []Endpoint
@@ -47,6 +46,10 @@ func (m Mix) Endpoints() []Endpoint {
 	return es
 }
 
+// Writes reports whether the mix sends events.
+func (m Mix) Writes() bool { return m[View] > 0 || m[Purchase] > 0 }
+
+// pick draws an endpoint with the mix's weights from u, uniform in [0,1).
 func (m Mix) pick(u float64) Endpoint {
 	total := m[View] + m[Purchase] + m[Proof]
 	x := u * total
