@@ -40,6 +40,6 @@ for r in $(seq "$rounds"); do
     echo "$out" >>"$OUT/$name.txt"
     reqs=$(echo "$out" | awk '$1=="svc" && ($(NF-11)=="all" || $(NF-11)=="product-proof") {gsub(",","",$(NF-10)); n+=$(NF-10)} END {print n+0}')
     echo "$(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg) round $r $name: svc CPU $(( (t1-t0)*1000000/$(getconf CLK_TCK)/(reqs>0?reqs:1) )) µs/request"
-    echo "$out" | grep -E '% of baseline|highest rate' | sed 's/^/    /'
+    echo "$out" | grep -E '% of baseline|highest rate|/s +at ' | sed 's/^/    /'
   done
 done

@@ -214,12 +214,13 @@ func TestFormatting(t *testing.T) {
 	}
 	r.Endpoints[Proof].Count, r.Endpoints[Proof].Errors = 3, 3
 	r.Endpoints[Proof].Status[404], r.Endpoints[Proof].Status[0] = 2, 1
+	r.Stolen = 0.123
 	var b strings.Builder
 	if err := WriteTable(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"req/s", "p99.9", "product-view", "1,000", "500", "1.50 ms", "1.99 ms", "3 (transport×1, 404×2)", "all", "1,003"} {
+	for _, want := range []string{"req/s", "p99.9", "product-view", "1,000", "500", "1.50 ms", "1.99 ms", "3 (transport×1, 404×2)", "all", "1,003", "CPU stolen", "12.3%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -255,6 +256,11 @@ func TestFormatting(t *testing.T) {
 	if got := b.String(); !strings.Contains(got, "p99 13.0 ms, baseline 4.00 ms, durable baseline 12.0 ms  (target < 10ms, 0 errors: NOT met, and the durable baseline is over it too)") ||
 		!strings.Contains(got, "durable baseline 6.00 ms  (target < 10ms, 0 errors: NOT met)\n") {
 		t.Errorf("latency checks with the durable baseline:\n%s", got)
+	}
+	b.Reset()
+	WriteLatencyChecks(&b, []LatencyCheck{{Name: "collect", Rate: 5000, P99: 8000, Ceiling: 10 * time.Millisecond, Stolen: 0.042}})
+	if got := b.String(); !strings.Contains(got, "p99 8.00 ms, 4.2% of the CPU stolen  (target < 10ms, 0 errors: met)") {
+		t.Errorf("latency check with stolen CPU:\n%s", got)
 	}
 	b.Reset()
 	WriteRatios(&b, []Ratio{{Name: "collect", Svc: 5000, Base: 10000, BaseName: "durable baseline"}})
@@ -330,6 +336,28 @@ func TestDurableBaseline(t *testing.T) {
 	}
 	if status, err := do(ctx, NewClient(1), srv.URL, Request{Method: "POST", Target: View.Path(), Body: body}); err != nil || status != 503 {
 		t.Errorf("with a failing sync the durable baseline answered %d, %v; want 503", status, err)
+	}
+}
+
+// Stolen time is read from the steal column of /proc/stat's first line.
+func TestStolenCPU(t *testing.T) {
+	a, err := parseCPUTimes("cpu  100 0 50 800 10 0 0 40 0 0\ncpu0 50 0 25 400 5 0 0 20 0 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseCPUTimes("cpu  150 0 70 900 10 0 0 60 7 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 20 of the 190 ticks between them were stolen; guest time is in user.
+	if got := stolenShare(a, b); math.Abs(got-20.0/190) > 1e-9 {
+		t.Errorf("stolen share %v, want %v", got, 20.0/190)
+	}
+	if _, err := parseCPUTimes("cpu  1 2 3 4\n"); err == nil {
+		t.Error("a cpu line without a steal column was read")
+	}
+	if _, err := readCPUTimes(); err != nil {
+		t.Logf("this machine has no /proc/stat: %v", err)
 	}
 }
 

@@ -155,6 +155,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var collectBaseP99, proofBaseP99 []float64             // the baseline at the same fixed rates
 	var collectDurableP99, collectRateDurableP99 []float64 // the durable baseline at the same fixed rates
 	var collectServerP99, proofServerP99 []float64         // svc's handlers, from its histogram (bucket bounds)
+	var collectStolen []float64                            // CPU stolen during svc's fixed-rate collect phases
 	metricsClient := &http.Client{Timeout: 10 * time.Second}
 	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
 		conns := o.conns
@@ -163,16 +164,30 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
 		var before map[string]histogram
-		var scrapeErr error
-		if o.metrics != "" && url == o.target {
-			ph.OnRecord = func() { before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics) }
+		var cpuBefore cpuTimes
+		var scrapeErr, cpuErr error
+		var recorded bool
+		scrape := o.metrics != "" && url == o.target
+		ph.OnRecord = func() {
+			recorded = true
+			cpuBefore, cpuErr = readCPUTimes()
+			if scrape {
+				before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics)
+			}
 		}
 		r, err := Run(ctx, client, cat, ph)
 		if err == nil {
 			err = ctx.Err()
 		}
-		if err != nil || ph.OnRecord == nil {
+		if err != nil {
 			return r, err
+		}
+		r.Stolen = -1
+		if cpuAfter, err := readCPUTimes(); err == nil && cpuErr == nil && recorded {
+			r.Stolen = stolenShare(cpuBefore, cpuAfter)
+		}
+		if !scrape {
+			return r, nil
 		}
 		after, err := scrapeDurations(ctx, metricsClient, o.metrics)
 		if err = errors.Join(scrapeErr, err); err != nil {
@@ -270,7 +285,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 			results = append(results, r)
 			t := r.Total()
-			c.P99, c.Errors, c.Requests, c.Server = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server
+			c.P99, c.Errors, c.Requests, c.Server, c.Stolen = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server, r.Stolen
 			return c, nil
 		}
 		if o.has("half") {
@@ -283,6 +298,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			collectP99, collectBaseP99 = append(collectP99, float64(c.P99)), append(collectBaseP99, float64(c.BaseP99))
 			collectDurableP99 = append(collectDurableP99, float64(c.DurableP99))
 			collectServerP99 = c.Server.appendTo(collectServerP99)
+			if c.Stolen >= 0 {
+				collectStolen = append(collectStolen, c.Stolen)
+			}
 			if c, err = fixed("proof", at, ProofMix, o.halfOf*svcProof.RPS(-1), 2*time.Millisecond, seed+7); err != nil {
 				return err
 			}
@@ -328,6 +346,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		if o.metrics != "" && len(collectServerP99) > 0 {
 			fmt.Fprintf(out, "  svc's handlers at the same rates (bucket bounds): collect p99 %s, proof p99 %s\n", Spread(collectServerP99, lat), Spread(proofServerP99, lat))
+		}
+		if len(collectStolen) > 0 {
+			fmt.Fprintf(out, "  CPU stolen by the hypervisor during svc's collect at %s: %s\n", pct(o.halfOf), Spread(collectStolen, stolenText))
 		}
 		if len(proofRateP99) > 0 {
 			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))

@@ -14,29 +14,37 @@ import (
 // when there were several.
 func WriteTable(w io.Writer, results ...*Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "phase\tendpoint\trequests\treq/s\tp50\tp99\tp99.9\tmax\terrors\t")
+	fmt.Fprintln(tw, "phase\tendpoint\trequests\treq/s\tp50\tp99\tp99.9\tmax\terrors\tCPU stolen\t")
 	for _, r := range results {
 		used := 0
 		for e := range numEndpoints {
 			if r.Endpoints[e].Count > 0 {
 				used++
-				row(tw, r.Phase.Name, e.String(), r.Endpoints[e], r.RPS(e))
+				row(tw, r.Phase.Name, e.String(), r.Endpoints[e], r.RPS(e), r.Stolen)
 			}
 		}
 		if used > 1 {
-			row(tw, r.Phase.Name, "all", r.Total(), r.RPS(-1))
+			row(tw, r.Phase.Name, "all", r.Total(), r.RPS(-1), r.Stolen)
 		}
 		if r.Phase.Rate > 0 && r.Late > 0 {
-			fmt.Fprintf(tw, "%s\t(open loop: %s requests waited for a free worker)\t\t\t\t\t\t\t\t\n", r.Phase.Name, thousands(float64(r.Late)))
+			fmt.Fprintf(tw, "%s\t(open loop: %s requests waited for a free worker)\t\t\t\t\t\t\t\t\t\n", r.Phase.Name, thousands(float64(r.Late)))
 		}
 	}
 	return tw.Flush()
 }
 
-func row(w io.Writer, phase, endpoint string, s *Stats, rps float64) {
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", phase, endpoint, thousands(float64(s.Count)), thousands(rps),
+func row(w io.Writer, phase, endpoint string, s *Stats, rps, stolen float64) {
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", phase, endpoint, thousands(float64(s.Count)), thousands(rps),
 		ms(s.Latency.ValueAtQuantile(50)), ms(s.Latency.ValueAtQuantile(99)), ms(s.Latency.ValueAtQuantile(99.9)), ms(s.Latency.Max()),
-		errorText(s))
+		errorText(s), stolenText(stolen))
+}
+
+// stolenText is a share of stolen CPU time, or "-" when unknown.
+func stolenText(x float64) string {
+	if x < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
 }
 
 // errorText is the error count with its statuses, such as "3 (404×2, 500×1)".
@@ -138,6 +146,9 @@ type LatencyCheck struct {
 	DurableP99 int64
 	// Server is what svc's own handlers took, from its metrics; zero: not read.
 	Server ServerLatency
+	// Stolen is the share of CPU time stolen from the machine during svc's
+	// phase; 0: none or not measured, negative: unknown.
+	Stolen float64
 }
 
 // Met reports whether p99 is under the ceiling and nothing failed.
@@ -170,6 +181,9 @@ func WriteLatencyChecks(w io.Writer, checks []LatencyCheck) {
 		}
 		if c.Server.Requests > 0 {
 			base += fmt.Sprintf(", svc's handlers %s", c.Server)
+		}
+		if c.Stolen > 0 {
+			base += fmt.Sprintf(", %s of the CPU stolen", stolenText(c.Stolen))
 		}
 		v := verdict(c.Met())
 		switch {

@@ -63,6 +63,9 @@ type Result struct {
 	Endpoints [numEndpoints]*Stats
 	Late      int64         // open loop: requests that could not even be started on time for want of a free worker
 	Server    ServerLatency // from svc's own metrics, when the generator reads them
+	// Stolen is the share of the machine's CPU time the hypervisor gave to
+	// other guests during the recorded stretch; negative: unknown.
+	Stolen float64
 }
 
 // Total sums the endpoints.
