@@ -1,0 +1,242 @@
+// Command traceslow reads an execution trace of svc under load and tells
+// what its slowest collect requests waited for.
+//
+// svc must be built with bench/trace-tasks.patch, which wraps every request
+// in a runtime/trace task named after its path and the wait for the group
+// commit in a region named "submit". Then, while the load generator runs:
+//
+//	curl -o trace.out 'http://127.0.0.1:18091/debug/pprof/trace?seconds=6'
+//	go run ./bench/traceslow trace.out
+//
+// It prints the view requests' p50 and p99, and for the slowest 1% against
+// the middle 10%: the time in the commit wait, in each goroutine state, and
+// overlapping a collection's mark phase; the p99 of the requests that
+// overlap no mark phase; and the fsyncs of the group commit's writer that
+// took longer than 2.5 ms.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/exp/trace"
+)
+
+// request is one traced view request.
+type request struct {
+	g           trace.GoID
+	start, end  trace.Time
+	byState     map[string]trace.Time // the goroutine's states while the task ran
+	submitStart trace.Time
+	submit      trace.Time // waiting for the group commit
+	gc          trace.Time // overlapping a mark phase
+}
+
+func (r *request) took() trace.Time { return r.end - r.start }
+
+type span struct{ from, to trace.Time }
+
+type goroutine struct {
+	state  trace.GoState
+	reason string
+	since  trace.Time
+	req    *request
+	writer bool // the group commit's writer (tracker.(*batcher).run)
+	fsync  bool // in an fsync syscall
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: traceslow trace.out")
+		os.Exit(2)
+	}
+	f, err := os.Open(os.Args[1])
+	if err == nil {
+		defer f.Close()
+		err = analyse(f, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "traceslow:", err)
+		os.Exit(1)
+	}
+}
+
+func analyse(in io.Reader, out io.Writer) error {
+	r, err := trace.NewReader(in)
+	if err != nil {
+		return err
+	}
+	gs := map[trace.GoID]*goroutine{}
+	open := map[trace.TaskID]*request{}
+	var views []*request
+	var marks, fsyncs []span
+	var markFrom, first trace.Time
+	for {
+		ev, err := r.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		now := ev.Time()
+		if first == 0 {
+			first = now
+		}
+		switch ev.Kind() {
+		case trace.EventStateTransition:
+			st := ev.StateTransition()
+			if st.Resource.Kind != trace.ResourceGoroutine {
+				continue
+			}
+			id := st.Resource.Goroutine()
+			from, to := st.Goroutine()
+			g := gs[id]
+			if g == nil {
+				g = &goroutine{since: now}
+				gs[id] = g
+			}
+			if g.req != nil {
+				k := from.String()
+				if from == trace.GoWaiting {
+					k += " (" + g.reason + ")"
+				}
+				g.req.byState[k] += now - g.since
+			}
+			if g.fsync && from == trace.GoSyscall {
+				fsyncs = append(fsyncs, span{g.since, now})
+			}
+			stack := stackText(st.Stack)
+			g.writer = g.writer || strings.Contains(stack, "tracker.(*batcher).run")
+			g.fsync = g.writer && to == trace.GoSyscall && strings.Contains(stack, "fsync")
+			g.state, g.since, g.reason = to, now, st.Reason
+		case trace.EventTaskBegin:
+			t := ev.Task()
+			if !strings.HasSuffix(t.Type, "/product-view") {
+				continue
+			}
+			req := &request{g: ev.Goroutine(), start: now, byState: map[string]trace.Time{}}
+			open[t.ID] = req
+			if g := gs[req.g]; g != nil {
+				g.req, g.since = req, now
+			}
+		case trace.EventTaskEnd:
+			req := open[ev.Task().ID]
+			if req == nil {
+				continue
+			}
+			delete(open, ev.Task().ID)
+			req.end = now
+			if g := gs[req.g]; g != nil && g.req == req {
+				req.byState[g.state.String()] += now - g.since
+				g.since, g.req = now, nil
+			}
+			views = append(views, req)
+		case trace.EventRegionBegin, trace.EventRegionEnd:
+			g := gs[ev.Goroutine()]
+			if ev.Region().Type != "submit" || g == nil || g.req == nil {
+				continue
+			}
+			if ev.Kind() == trace.EventRegionBegin {
+				g.req.submitStart = now
+			} else if g.req.submitStart != 0 {
+				g.req.submit = now - g.req.submitStart
+			}
+		case trace.EventRangeBegin, trace.EventRangeEnd:
+			if ev.Range().Name != "GC concurrent mark phase" {
+				continue
+			}
+			if ev.Kind() == trace.EventRangeBegin {
+				markFrom = now
+			} else if markFrom != 0 {
+				marks = append(marks, span{markFrom, now})
+			}
+		}
+	}
+	if len(views) < 100 {
+		return fmt.Errorf("%d view requests in the trace: was svc built with bench/trace-tasks.patch, and under load?", len(views))
+	}
+	for _, v := range views {
+		v.gc = overlap(marks, v.start, v.end)
+	}
+	slices.SortFunc(views, func(a, b *request) int { return int(b.took() - a.took()) }) // slowest first
+	n := len(views)
+	var marked trace.Time
+	for _, m := range marks {
+		marked += m.to - m.from
+	}
+	fmt.Fprintf(out, "%d view requests; %d mark phases, %.0f ms in all\n", n, len(marks), ms(marked))
+	fmt.Fprintf(out, "p50 %.2f ms, p99 %.2f ms\n", ms(views[n/2].took()), ms(views[n/100].took()))
+	var clear []trace.Time
+	for _, v := range views {
+		if v.gc == 0 {
+			clear = append(clear, v.took())
+		}
+	}
+	if len(clear) > 0 {
+		fmt.Fprintf(out, "p99 of the %d requests that overlap no mark phase: %.2f ms\n", len(clear), ms(clear[len(clear)/100]))
+	}
+	describe(out, "slowest 1%", views[:n/100])
+	describe(out, "middle 10% (p45 to p55)", views[n*45/100:n*55/100])
+	fmt.Fprintln(out, "the writer's fsyncs over 2.5 ms (ms from the start of the trace: ms):")
+	var slow, total int
+	for _, s := range fsyncs {
+		total++
+		if d := ms(s.to - s.from); d > 2.5 {
+			slow++
+			fmt.Fprintf(out, "  %8.1f: %.2f\n", ms(s.from-first), d)
+		}
+	}
+	fmt.Fprintf(out, "  %d of %d\n", slow, total)
+	return nil
+}
+
+func describe(out io.Writer, name string, rs []*request) {
+	sum := map[string]trace.Time{}
+	var took, submit, gc trace.Time
+	inGC := 0
+	for _, r := range rs {
+		for k, v := range r.byState {
+			sum[k] += v
+		}
+		took, submit, gc = took+r.took(), submit+r.submit, gc+r.gc
+		if r.gc > 0 {
+			inGC++
+		}
+	}
+	c := trace.Time(len(rs))
+	fmt.Fprintf(out, "%s: %d requests, mean %.2f ms, of which %.2f ms waiting for the group commit; %d%% overlap a mark phase (%.2f ms on average)\n",
+		name, len(rs), ms(took/c), ms(submit/c), 100*inGC/len(rs), ms(gc/c))
+	keys := make([]string, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return int(sum[b] - sum[a]) })
+	for _, k := range keys {
+		fmt.Fprintf(out, "    %-28s %.3f ms\n", k, ms(sum[k]/c))
+	}
+}
+
+func overlap(spans []span, from, to trace.Time) trace.Time {
+	var o trace.Time
+	for _, s := range spans {
+		if lo, hi := max(from, s.from), min(to, s.to); hi > lo {
+			o += hi - lo
+		}
+	}
+	return o
+}
+
+func stackText(s trace.Stack) string {
+	var b strings.Builder
+	for f := range s.Frames() {
+		b.WriteString(f.Func)
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func ms(t trace.Time) float64 { return float64(t) / 1e6 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"runtime/trace"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A real execution trace of tasks shaped as bench/trace-tasks.patch makes
+// them: 1,000 fast requests and 20 that wait 20 ms in "submit".
+func TestAnalyseRealTrace(t *testing.T) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	request := func(wait time.Duration) {
+		ctx, task := trace.NewTask(context.Background(), "/api/collect/product-view")
+		r := trace.StartRegion(ctx, "submit")
+		time.Sleep(wait)
+		r.End()
+		task.End()
+	}
+	for i := range 1020 {
+		if i%51 == 50 {
+			request(20 * time.Millisecond)
+		} else {
+			request(0)
+		}
+	}
+	_, task := trace.NewTask(context.Background(), "/api/svc/product-proof") // not a view: not counted
+	task.End()
+	trace.Stop()
+
+	var out bytes.Buffer
+	if err := analyse(&buf, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.HasPrefix(got, "1020 view requests;") {
+		t.Fatalf("want 1020 view requests:\n%s", got)
+	}
+	// The 10 slowest (1%) all slept 20 ms in submit.
+	m := regexp.MustCompile(`slowest 1%: 10 requests, mean ([0-9.]+) ms, of which ([0-9.]+) ms waiting for the group commit`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no line for the slowest 1%%:\n%s", got)
+	}
+	mean, _ := strconv.ParseFloat(m[1], 64)
+	submit, _ := strconv.ParseFloat(m[2], 64)
+	if mean < 20 || submit < 20 || submit > mean {
+		t.Errorf("slowest 1%%: mean %v ms, %v ms in submit; want both at least 20, submit within the mean:\n%s", mean, submit, got)
+	}
+	if !strings.Contains(got, "p99 2") { // 20.x ms: the sleepers are the top 2%
+		t.Errorf("p99 is not one of the 20 ms requests:\n%s", got)
+	}
+}
+
+func TestAnalyseWithoutTasks(t *testing.T) {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	trace.Stop()
+	if err := analyse(&buf, new(bytes.Buffer)); err == nil || !strings.Contains(err.Error(), "trace-tasks.patch") {
+		t.Errorf("a trace without tasks: %v, want the hint to build with the patch", err)
+	}
+}
