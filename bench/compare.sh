@@ -2,7 +2,8 @@
 # compare.sh ROUNDS NAME=BINARY... : measures svc binaries against each other in the same minutes.
 # Starts one server per binary, each on its own copy of SEED (a data folder the load generator has
 # prefilled, with its BRANDS file), warms each with one collect phase (the writer's product cache),
-# then runs PHASES (default collect,proof,half) with their baselines against each binary in turn,
+# then runs PHASES (default collect,proof,half) with their baselines (the durable one's log in OUT,
+# beside the servers' data) against each binary in turn,
 # ROUNDS times. Prints per run the load average, svc's CPU per request over the run (from /proc,
 # user + system, over every svc phase's requests) and the ratio lines; the full output goes to
 # OUT/NAME.txt.
@@ -35,10 +36,10 @@ for r in $(seq "$rounds"); do
     name=${nb%%=*} pid=${pids[${nb%%=*}]}
     t0=$(awk '{print $14+$15}' /proc/$pid/stat)
     out=$("${gen_pin[@]}" "$LOADGEN" -target "http://127.0.0.1:${ports[$name]}" -brands-file "$BRANDS" -prefill=false \
-      "${base_pin[@]}" -duration 8s -warmup 2s -phases "$PHASES")
+      "${base_pin[@]}" -durable-dir "$OUT" -duration 8s -warmup 2s -phases "$PHASES")
     t1=$(awk '{print $14+$15}' /proc/$pid/stat)
     echo "$out" >>"$OUT/$name.txt"
-    reqs=$(echo "$out" | awk '$1=="svc" && ($(NF-11)=="all" || $(NF-11)=="product-proof") {gsub(",","",$(NF-10)); n+=$(NF-10)} END {print n+0}')
+    reqs=$(echo "$out" | awk '$1=="svc" {for (i=2; i<NF; i++) if ($i=="all" || $i=="product-proof") {gsub(",","",$(i+1)); n+=$(i+1)}} END {print n+0}')
     echo "$(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg) round $r $name: svc CPU $(( (t1-t0)*1000000/$(getconf CLK_TCK)/(reqs>0?reqs:1) )) µs/request"
     echo "$out" | grep -E '% of baseline|highest rate|/s +at ' | sed 's/^/    /'
   done

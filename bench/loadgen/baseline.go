@@ -71,8 +71,9 @@ func decodeAndAccept[E any](log *durableLog) http.HandlerFunc {
 // goroutine appends whatever has queued up with one write and one fsync (as
 // SQLite's commit in svc), then wakes them.
 type durableLog struct {
-	f  file
-	in chan *logJob
+	f       file
+	in      chan *logJob
+	stopped chan struct{}
 }
 
 // file is what the log needs of an *os.File.
@@ -88,9 +89,15 @@ type logJob struct {
 }
 
 func newDurableLog(f file) *durableLog {
-	l := &durableLog{f: f, in: make(chan *logJob, 1024)}
+	l := &durableLog{f: f, in: make(chan *logJob, 1024), stopped: make(chan struct{})}
 	go l.run()
 	return l
+}
+
+// close commits what is queued and stops; nothing may append after it.
+func (l *durableLog) close() {
+	close(l.in)
+	<-l.stopped
 }
 
 // append returns once body is on disk, or failed to be.
@@ -102,13 +109,17 @@ func (l *durableLog) append(body []byte) error {
 }
 
 func (l *durableLog) run() {
+	defer close(l.stopped)
 	var buf []byte
 	for j := range l.in {
 		batch := []*logJob{j}
 	drain:
 		for len(batch) < cap(l.in) {
 			select {
-			case j := <-l.in:
+			case j, ok := <-l.in:
+				if !ok {
+					break drain
+				}
 				batch = append(batch, j)
 			default:
 				break drain
@@ -130,26 +141,32 @@ func (l *durableLog) run() {
 }
 
 // serveBaseline is the child process: it serves the baselines on two free
-// loopback ports, the second durable with its log in dir, prints both
-// addresses, and serves until its standard input closes.
-func serveBaseline(dir string) error {
-	f, err := os.CreateTemp(dir, "loadgen-durable-*.log")
+// loopback ports, the second durable with its log in the file at logPath
+// (made and removed by the parent), prints both addresses, and serves until
+// its standard input closes.
+func serveBaseline(logPath string) error {
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
 	defer f.Close()
+	log := newDurableLog(f)
+	defer log.close() // after the servers' shutdown below: no handler appends any more
 	var addrs []string
-	for _, log := range []*durableLog{nil, newDurableLog(f)} {
+	for _, l := range []*durableLog{nil, log} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
 		}
 		// The same limits as svc serve's server.
-		srv := &http.Server{Handler: baselineHandler(log), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		srv := &http.Server{Handler: baselineHandler(l), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 15 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 32 << 10}
 		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(ctx)
+		}()
 		addrs = append(addrs, ln.Addr().String())
 	}
 	fmt.Printf("listening %s\n", strings.Join(addrs, " "))
@@ -162,32 +179,42 @@ type baselines struct{ base, durable string }
 
 // startBaseline runs the baseline servers as a child process, as svc runs
 // in a process of its own beside the load generator, and returns their URLs
-// and a function that stops them. The durable baseline's log is in dir (the
-// system's temporary folder if empty), to be on the disk svc writes to.
-// With cpus, the child runs under taskset on them.
+// and a function that stops them. The durable baseline's log is a new file
+// in dir (the system's temporary folder if empty), to be on the disk svc
+// writes to; stop removes it, also when the run is interrupted. With cpus,
+// the child runs under taskset on them.
 func startBaseline(ctx context.Context, cpus, dir string) (baselines, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return baselines{}, nil, err
 	}
-	args := []string{self, "-serve-baseline", dir}
+	logFile, err := os.CreateTemp(dir, "loadgen-durable-*.log")
+	if err != nil {
+		return baselines{}, nil, fmt.Errorf("durable baseline: %w", err)
+	}
+	logFile.Close()
+	removeLog := func() { os.Remove(logFile.Name()) }
+	args := []string{self, "-serve-baseline", logFile.Name()}
 	if cpus != "" {
 		args = append([]string{"taskset", "-c", cpus}, args...)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		removeLog()
 		return baselines{}, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		removeLog()
 		return baselines{}, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
+		removeLog()
 		return baselines{}, nil, err
 	}
-	stop := func() { stdin.Close(); _ = cmd.Wait() }
+	stop := func() { stdin.Close(); _ = cmd.Wait(); removeLog() }
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	addrs, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
 	base, durable, two := strings.Cut(addrs, " ")

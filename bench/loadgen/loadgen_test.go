@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -275,7 +278,8 @@ type syncCounter struct {
 	buf         bytes.Buffer
 	syncs       int
 	failSync    bool
-	syncedLines int // lines written before the last sync
+	syncedLines int           // lines written before the last sync
+	gate        chan struct{} // if set, each sync waits for it
 }
 
 func (f *syncCounter) Write(p []byte) (int, error) {
@@ -285,6 +289,9 @@ func (f *syncCounter) Write(p []byte) (int, error) {
 }
 
 func (f *syncCounter) Sync() error {
+	if f.gate != nil {
+		<-f.gate
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failSync {
@@ -299,7 +306,9 @@ func (f *syncCounter) Sync() error {
 // several bodies to one sync under load, and fails when the sync fails.
 func TestDurableBaseline(t *testing.T) {
 	f := &syncCounter{}
-	srv := httptest.NewServer(baselineHandler(newDurableLog(f)))
+	log := newDurableLog(f)
+	defer log.close()
+	srv := httptest.NewServer(baselineHandler(log))
 	defer srv.Close()
 	ctx := context.Background()
 	r, err := Run(ctx, NewClient(16), testCatalog(1000), Phase{Name: "durable", BaseURL: srv.URL, Mix: CollectMix, Conns: 16, Duration: 300 * time.Millisecond, Seed: 1})
@@ -353,11 +362,85 @@ func TestStolenCPU(t *testing.T) {
 	if got := stolenShare(a, b); math.Abs(got-20.0/190) > 1e-9 {
 		t.Errorf("stolen share %v, want %v", got, 20.0/190)
 	}
+	if got := stolenShare(b, a); got >= 0 {
+		t.Errorf("counters that went backwards gave a stolen share of %v, want unknown (negative)", got)
+	}
 	if _, err := parseCPUTimes("cpu  1 2 3 4\n"); err == nil {
 		t.Error("a cpu line without a steal column was read")
 	}
 	if _, err := readCPUTimes(); err != nil {
 		t.Logf("this machine has no /proc/stat: %v", err)
+	}
+}
+
+// The test binary is the baseline's child process too, as loadgen is.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "-serve-baseline" {
+		if err := serveBaseline(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// startBaseline runs both baselines in a child process; the durable one
+// writes its log in the folder given, and stopping removes it.
+func TestStartBaseline(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	bases, stop, err := startBaseline(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := NewClient(1)
+	for _, url := range []string{bases.base, bases.durable} {
+		if status, err := do(ctx, client, url, Request{Method: "POST", Target: View.Path(), Body: body}); err != nil || status != 200 {
+			t.Errorf("%s answered %d, %v", url, status, err)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "loadgen-durable-*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("%d durable logs in the folder, want 1", len(logs))
+	}
+	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != string(body)+"\n" {
+		t.Errorf("the durable log holds %q (%v), want the one body", b, err)
+	}
+	stop()
+	if _, err := os.Stat(logs[0]); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the durable log is still there after stop: %v", err)
+	}
+}
+
+// The durable baseline answers no sooner than the sync of the body returns.
+func TestDurableBaselineWaitsForSync(t *testing.T) {
+	f := &syncCounter{gate: make(chan struct{})}
+	log := newDurableLog(f)
+	defer log.close()
+	srv := httptest.NewServer(baselineHandler(log))
+	defer srv.Close()
+	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	go func() {
+		status, _ := do(context.Background(), NewClient(1), srv.URL, Request{Method: "POST", Target: View.Path(), Body: body})
+		answered <- status
+	}()
+	select {
+	case status := <-answered:
+		t.Fatalf("answered %d while the sync was still running", status)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(f.gate)
+	if status := <-answered; status != 200 {
+		t.Errorf("answered %d once synced, want 200", status)
 	}
 }
 

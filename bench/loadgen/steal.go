@@ -47,10 +47,11 @@ func parseCPUTimes(stat string) (cpuTimes, error) {
 	return t, nil
 }
 
-// stolenShare is the share of CPU time stolen from a to b.
+// stolenShare is the share of CPU time stolen from a to b; negative
+// (unknown) if a counter went backwards, as some kernels' steal has.
 func stolenShare(a, b cpuTimes) float64 {
-	if b.total <= a.total {
-		return 0
+	if b.total <= a.total || b.steal < a.steal {
+		return -1
 	}
 	return float64(b.steal-a.steal) / float64(b.total-a.total)
 }

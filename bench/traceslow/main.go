@@ -16,6 +16,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -162,7 +163,7 @@ func analyse(in io.Reader, out io.Writer) error {
 	for _, v := range views {
 		v.gc = overlap(marks, v.start, v.end)
 	}
-	slices.SortFunc(views, func(a, b *request) int { return int(b.took() - a.took()) }) // slowest first
+	slices.SortFunc(views, func(a, b *request) int { return cmp.Compare(b.took(), a.took()) }) // slowest first
 	n := len(views)
 	var marked trace.Time
 	for _, m := range marks {
@@ -170,14 +171,14 @@ func analyse(in io.Reader, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%d view requests; %d mark phases, %.0f ms in all\n", n, len(marks), ms(marked))
 	fmt.Fprintf(out, "p50 %.2f ms, p99 %.2f ms\n", ms(views[n/2].took()), ms(views[n/100].took()))
-	var clear []trace.Time
+	var unmarked []trace.Time // slowest first, as views
 	for _, v := range views {
 		if v.gc == 0 {
-			clear = append(clear, v.took())
+			unmarked = append(unmarked, v.took())
 		}
 	}
-	if len(clear) > 0 {
-		fmt.Fprintf(out, "p99 of the %d requests that overlap no mark phase: %.2f ms\n", len(clear), ms(clear[len(clear)/100]))
+	if len(unmarked) > 0 {
+		fmt.Fprintf(out, "p99 of the %d requests that overlap no mark phase: %.2f ms\n", len(unmarked), ms(unmarked[len(unmarked)/100]))
 	}
 	describe(out, "slowest 1%", views[:n/100])
 	describe(out, "middle 10% (p45 to p55)", views[n*45/100:n*55/100])
@@ -208,13 +209,13 @@ func describe(out io.Writer, name string, rs []*request) {
 		}
 	}
 	c := trace.Time(len(rs))
-	fmt.Fprintf(out, "%s: %d requests, mean %.2f ms, of which %.2f ms waiting for the group commit; %d%% overlap a mark phase (%.2f ms on average)\n",
+	fmt.Fprintf(out, "%s: %d requests, mean %.2f ms, of which %.2f ms in the group commit (from handing the event over until the handler runs again); %d%% overlap a mark phase (%.2f ms on average)\n",
 		name, len(rs), ms(took/c), ms(submit/c), 100*inGC/len(rs), ms(gc/c))
 	keys := make([]string, 0, len(sum))
 	for k := range sum {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return int(sum[b] - sum[a]) })
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(sum[b], sum[a]) })
 	for _, k := range keys {
 		fmt.Fprintf(out, "    %-28s %.3f ms\n", k, ms(sum[k]/c))
 	}
