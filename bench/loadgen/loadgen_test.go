@@ -170,6 +170,16 @@ func TestBodiesAreValidEvents(t *testing.T) {
 	}
 }
 
+// viewRequest is one valid view, as the durable baseline tests send it.
+func viewRequest(t *testing.T) Request {
+	t.Helper()
+	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Request{Method: "POST", Target: View.Path(), Body: body}
+}
+
 func decodeStrict(t *testing.T, body []byte, v any) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -339,11 +349,8 @@ func TestDurableBaseline(t *testing.T) {
 	f.mu.Lock()
 	f.failSync = true
 	f.mu.Unlock()
-	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if status, err := do(ctx, NewClient(1), srv.URL, Request{Method: "POST", Target: View.Path(), Body: body}); err != nil || status != 503 {
+	view := viewRequest(t)
+	if status, err := do(ctx, NewClient(1), srv.URL, view); err != nil || status != 503 {
 		t.Errorf("with a failing sync the durable baseline answered %d, %v; want 503", status, err)
 	}
 }
@@ -394,13 +401,10 @@ func TestStartBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	view := viewRequest(t)
 	client := NewClient(1)
 	for _, url := range []string{bases.base, bases.durable} {
-		if status, err := do(ctx, client, url, Request{Method: "POST", Target: View.Path(), Body: body}); err != nil || status != 200 {
+		if status, err := do(ctx, client, url, view); err != nil || status != 200 {
 			t.Errorf("%s answered %d, %v", url, status, err)
 		}
 	}
@@ -408,7 +412,7 @@ func TestStartBaseline(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("%d durable logs in the folder, want 1", len(logs))
 	}
-	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != string(body)+"\n" {
+	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != string(view.Body)+"\n" {
 		t.Errorf("the durable log holds %q (%v), want the one body", b, err)
 	}
 	stop()
@@ -424,13 +428,10 @@ func TestDurableBaselineWaitsForSync(t *testing.T) {
 	defer log.close()
 	srv := httptest.NewServer(baselineHandler(log))
 	defer srv.Close()
-	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	view := viewRequest(t)
 	answered := make(chan int, 1)
 	go func() {
-		status, _ := do(context.Background(), NewClient(1), srv.URL, Request{Method: "POST", Target: View.Path(), Body: body})
+		status, _ := do(context.Background(), NewClient(1), srv.URL, view)
 		answered <- status
 	}()
 	select {
