@@ -129,22 +129,6 @@ type EventStore interface {
 	Ping(ctx context.Context) error
 }
 
-// A CommitSyncer is an EventStore that can split Append in two, so that
-// the group commit writes the next batch while the disk makes the last
-// ones durable: with one writer, a commit that waits for its own fsync
-// holds every request queued behind it through that fsync.
-type CommitSyncer interface {
-	// Commit writes a batch as Append does, but returns before it is
-	// durable: it is visible, and survives the process dying, but not yet
-	// a power cut.
-	Commit(ctx context.Context, batch []*Write) error
-	// SyncCommitted makes durable every batch whose Commit returned before
-	// it was called. Once it fails, it and Commit fail from then on: after a
-	// failed fsync the kernel may have dropped the pages it could not write,
-	// and a later fsync that succeeds does not bring them back.
-	SyncCommitted() error
-}
-
 // ViewRecord is a stored view, as the window engine needs it.
 type ViewRecord struct {
 	Product   ProductRef

@@ -22,7 +22,6 @@ type Metrics struct {
 	Events        *prometheus.CounterVec   // by kind and outcome
 	BatchSize     prometheus.Histogram
 	CommitLatency prometheus.Histogram
-	SyncLatency   prometheus.Histogram
 }
 
 // New registers the metrics, and the Go runtime's and the process's.
@@ -45,15 +44,11 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(1, 2, 12),
 		}),
 		CommitLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "svc_store_commit_duration_seconds", Help: "Time to write and commit one batch; on SQLite without the fsync, which svc_store_sync_duration_seconds times.",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
-		}),
-		SyncLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "svc_store_sync_duration_seconds", Help: "Time to make the committed batches durable (the embedded store's fsync of its log).",
+			Name: "svc_store_commit_duration_seconds", Help: "Time to write and commit one batch, fsync included.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
 		}),
 	}
-	m.Registry.MustRegister(m.Requests, m.Latency, m.Events, m.BatchSize, m.CommitLatency, m.SyncLatency,
+	m.Registry.MustRegister(m.Requests, m.Latency, m.Events, m.BatchSize, m.CommitLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -77,13 +72,6 @@ func (m *Metrics) Batch(events int, seconds float64) {
 	if m != nil {
 		m.BatchSize.Observe(float64(events))
 		m.CommitLatency.Observe(seconds)
-	}
-}
-
-// Sync records one sync of committed batches.
-func (m *Metrics) Sync(seconds float64) {
-	if m != nil {
-		m.SyncLatency.Observe(seconds)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// Commit writes a batch of events in one transaction; SyncCommitted makes
-// it durable (Append does both). A write that fails alone is rolled back and reported in its Result, and
+// Append writes a batch of events in one transaction, durable on return.
+// A write that fails alone is rolled back and reported in its Result, and
 // the others of the batch stand.
 //
 // Batches almost never hold such a write, so a batch first runs without
@@ -19,11 +19,11 @@ import (
 // one part of collecting that cannot use both cores. If a write fails, that
 // attempt is rolled back whole and the batch runs again with a savepoint
 // around each write.
-func (s *Store) Commit(ctx context.Context, batch []*svc.Write) error {
+func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
 	defer s.productsMu.Unlock()
 	var fast *preparedTx
-	err := s.commitTx(ctx, func(sqlTx *sql.Tx) error {
+	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.deferViews(len(batch))
@@ -48,7 +48,7 @@ func (s *Store) Commit(ctx context.Context, batch []*svc.Write) error {
 	// them: the cache forgets them all rather than go stale (the path is
 	// rare).
 	defer s.products.clear()
-	return s.commitTx(ctx, func(sqlTx *sql.Tx) error {
+	return s.inTx(ctx, func(sqlTx *sql.Tx) error {
 		tx := s.prepared(sqlTx)
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}

@@ -3,7 +3,6 @@ package tracker
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -11,16 +10,13 @@ import (
 )
 
 // batcher is the group commit: handlers hand it writes and wait; one
-// goroutine takes whatever has queued up and commits it in one
-// transaction; a second makes committed batches durable (one fsync for all
-// that committed before it starts), applies them to the counts and wakes
+// goroutine takes whatever has queued up and appends it in one transaction
+// (one fsync); a second applies committed batches to the counts and wakes
 // their handlers, in commit order, while the first already writes the
 // next batch. Under load batches grow by themselves; alone, a write waits
-// for nobody. A store that is not a svc.CommitSyncer is durable when
-// Append returns, and the second goroutine only applies.
+// for nobody.
 type batcher struct {
 	store    svc.EventStore
-	syncer   svc.CommitSyncer   // the store, if it commits and syncs apart
 	apply    func([]*svc.Write) // called after a successful commit, before anyone is woken
 	maxBatch int
 	metrics  *metrics.Metrics
@@ -35,9 +31,6 @@ type batcher struct {
 	in        chan *job
 	committed chan committed
 	done      chan struct{}
-	// commits counts the batches committed; a sync that starts after
-	// reading it covers them all.
-	commits atomic.Uint64
 }
 
 // committed is a batch whose transaction has ended, with its outcome.
@@ -45,7 +38,6 @@ type committed struct {
 	jobs   []*job
 	writes []*svc.Write
 	err    error
-	seq    uint64 // its place in commits
 }
 
 type job struct {
@@ -57,7 +49,6 @@ type job struct {
 func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m *metrics.Metrics) *batcher {
 	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, metrics: m,
 		in: make(chan *job, maxBatch), committed: make(chan committed, 1), done: make(chan struct{})}
-	b.syncer, _ = store.(svc.CommitSyncer)
 	go b.run()
 	go b.applyCommitted()
 	return b
@@ -102,34 +93,19 @@ func (b *batcher) run() {
 		// client hanging up must not undo the others.
 		b.commit.Lock()
 		start := time.Now()
-		var err error
-		if b.syncer != nil {
-			err = b.syncer.Commit(context.Background(), writes)
-		} else {
-			err = b.store.Append(context.Background(), writes)
-		}
+		err := b.store.Append(context.Background(), writes)
 		b.metrics.Batch(len(writes), time.Since(start).Seconds())
 		b.unapplied.Add(1)
-		b.committed <- committed{batch, writes, err, b.commits.Add(1)}
+		b.committed <- committed{batch, writes, err}
 		b.commit.Unlock()
 	}
 }
 
-// applyCommitted makes each committed batch durable, applies it and wakes
-// its handlers.
+// applyCommitted applies each committed batch and wakes its handlers.
 func (b *batcher) applyCommitted() {
 	defer close(b.done)
-	var synced uint64 // every batch up to this one is durable
 	for c := range b.committed {
 		err := c.err
-		if err == nil && b.syncer != nil && c.seq > synced {
-			upTo := b.commits.Load()
-			start := time.Now()
-			if err = b.syncer.SyncCommitted(); err == nil {
-				synced = upTo
-			}
-			b.metrics.Sync(time.Since(start).Seconds())
-		}
 		if err == nil {
 			b.apply(c.writes)
 		} else if svc.ErrorCode(err) != svc.EUNAVAILABLE { // an unreachable store says so
