@@ -10,7 +10,8 @@
 //
 // It prints the view requests' p50 and p99, and for the slowest 1% against
 // the middle 10%: the time in the commit wait, in each goroutine state, and
-// overlapping a collection's mark phase; the p99 of the requests that
+// overlapping a collection's mark phase; what the group commit's writer and
+// applier were doing meanwhile (running, in fsync, waiting for a core...); the p99 of the requests that
 // overlap no mark phase; and the fsyncs of the group commit's writer that
 // took longer than 2.5 ms.
 package main
@@ -40,13 +41,20 @@ func (r *request) took() trace.Time { return r.end - r.start }
 
 type span struct{ from, to trace.Time }
 
+// stateSpan is a while one goroutine spent in one state.
+type stateSpan struct {
+	span
+	state string
+}
+
 type goroutine struct {
-	state  trace.GoState
-	reason string
-	since  trace.Time
-	req    *request
-	writer bool // the group commit's writer (tracker.(*batcher).run)
-	fsync  bool // in an fsync syscall
+	state   trace.GoState
+	reason  string
+	since   trace.Time
+	req     *request
+	writer  bool // the group commit's writer (tracker.(*batcher).run)
+	applier bool // the group commit's applier (tracker.(*batcher).applyCommitted)
+	fsync   bool // in an fsync syscall
 }
 
 func main() {
@@ -74,6 +82,7 @@ func analyse(in io.Reader, out io.Writer) error {
 	open := map[trace.TaskID]*request{}
 	var views []*request
 	var marks, fsyncs []span
+	roles := map[string][]stateSpan{} // the writer's and the applier's states over the trace
 	var markFrom, first trace.Time
 	for {
 		ev, err := r.ReadEvent()
@@ -101,17 +110,22 @@ func analyse(in io.Reader, out io.Writer) error {
 				gs[id] = g
 			}
 			if g.req != nil {
-				k := from.String()
-				if from == trace.GoWaiting {
-					k += " (" + g.reason + ")"
-				}
-				g.req.byState[k] += now - g.since
+				g.req.byState[stateName(from, g.reason)] += now - g.since
 			}
 			if g.fsync && from == trace.GoSyscall {
 				fsyncs = append(fsyncs, span{g.since, now})
 			}
 			stack := stackText(st.Stack)
-			g.writer = g.writer || strings.Contains(stack, "tracker.(*batcher).run")
+			g.writer = g.writer || strings.Contains(stack, "(*batcher).run;")
+			g.applier = g.applier || strings.Contains(stack, "(*batcher).applyCommitted;")
+			if k := stateName(from, g.reason); g.writer {
+				if g.fsync {
+					k = "Syscall (fsync)"
+				}
+				roles["writer"] = append(roles["writer"], stateSpan{span{g.since, now}, k})
+			} else if g.applier {
+				roles["applier"] = append(roles["applier"], stateSpan{span{g.since, now}, k})
+			}
 			g.fsync = g.writer && to == trace.GoSyscall && strings.Contains(stack, "fsync")
 			g.state, g.since, g.reason = to, now, st.Reason
 		case trace.EventTaskBegin:
@@ -180,8 +194,8 @@ func analyse(in io.Reader, out io.Writer) error {
 	if len(unmarked) > 0 {
 		fmt.Fprintf(out, "p99 of the %d requests that overlap no mark phase: %.2f ms\n", len(unmarked), ms(unmarked[len(unmarked)/100]))
 	}
-	describe(out, "slowest 1%", views[:n/100])
-	describe(out, "middle 10% (p45 to p55)", views[n*45/100:n*55/100])
+	describe(out, "slowest 1%", views[:n/100], roles)
+	describe(out, "middle 10% (p45 to p55)", views[n*45/100:n*55/100], roles)
 	fmt.Fprintln(out, "the writer's fsyncs over 2.5 ms (ms from the start of the trace: ms):")
 	var slow, total int
 	for _, s := range fsyncs {
@@ -195,7 +209,7 @@ func analyse(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-func describe(out io.Writer, name string, rs []*request) {
+func describe(out io.Writer, name string, rs []*request, roles map[string][]stateSpan) {
 	sum := map[string]trace.Time{}
 	var took, submit, gc trace.Time
 	inGC := 0
@@ -211,6 +225,22 @@ func describe(out io.Writer, name string, rs []*request) {
 	c := trace.Time(len(rs))
 	fmt.Fprintf(out, "%s: %d requests, mean %.2f ms, of which %.2f ms in the group commit (from handing the event over until the handler runs again); %d%% overlap a mark phase (%.2f ms on average)\n",
 		name, len(rs), ms(took/c), ms(submit/c), 100*inGC/len(rs), ms(gc/c))
+	printStates(out, sum, c)
+	for _, role := range []string{"writer", "applier"} {
+		fmt.Fprintf(out, "  meanwhile the %s (during their commit waits):\n", role)
+		byState := map[string]trace.Time{}
+		for _, r := range rs {
+			for _, s := range roles[role] {
+				if lo, hi := max(r.submitStart, s.from), min(r.submitStart+r.submit, s.to); hi > lo {
+					byState[s.state] += hi - lo
+				}
+			}
+		}
+		printStates(out, byState, c)
+	}
+}
+
+func printStates(out io.Writer, sum map[string]trace.Time, c trace.Time) {
 	keys := make([]string, 0, len(sum))
 	for k := range sum {
 		keys = append(keys, k)
@@ -219,6 +249,13 @@ func describe(out io.Writer, name string, rs []*request) {
 	for _, k := range keys {
 		fmt.Fprintf(out, "    %-28s %.3f ms\n", k, ms(sum[k]/c))
 	}
+}
+
+func stateName(s trace.GoState, reason string) string {
+	if s == trace.GoWaiting {
+		return s.String() + " (" + reason + ")"
+	}
+	return s.String()
 }
 
 func overlap(spans []span, from, to trace.Time) trace.Time {

@@ -11,13 +11,33 @@ import (
 	"time"
 )
 
+// batcher stands in for the group commit: traceslow knows its writer and
+// applier by these method names on their stacks.
+type batcher struct{ stop chan struct{} }
+
+// run sleeps in steps of 1 ms, as the writer waits in fsync.
+func (b *batcher) run(done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-b.stop:
+			return
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
 // A real execution trace of tasks shaped as bench/trace-tasks.patch makes
-// them: 1,000 fast requests and 20 that wait 20 ms in "submit".
+// them: 1,000 fast requests and 20 that wait 20 ms in "submit", while a
+// writer sleeps.
 func TestAnalyseRealTrace(t *testing.T) {
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {
 		t.Fatal(err)
 	}
+	writer, writerDone := &batcher{stop: make(chan struct{})}, make(chan struct{})
+	go writer.run(writerDone)
 	request := func(wait time.Duration) {
 		ctx, task := trace.NewTask(context.Background(), "/api/collect/product-view")
 		r := trace.StartRegion(ctx, "submit")
@@ -34,6 +54,8 @@ func TestAnalyseRealTrace(t *testing.T) {
 	}
 	_, task := trace.NewTask(context.Background(), "/api/svc/product-proof") // not a view: not counted
 	task.End()
+	close(writer.stop)
+	<-writerDone
 	trace.Stop()
 
 	var out bytes.Buffer
@@ -70,6 +92,15 @@ func TestAnalyseRealTrace(t *testing.T) {
 	}
 	if v, _ := strconv.ParseFloat(asleep[1], 64); v < 19 {
 		t.Errorf("the slowest slept %v ms on average, want about 20:\n%s", v, got)
+	}
+	// Meanwhile the writer slept too, nearly all of their 20 ms.
+	meanwhile := slowest[strings.Index(slowest, "meanwhile the writer"):strings.Index(slowest, "meanwhile the applier")]
+	writerAsleep := regexp.MustCompile(`Waiting \(sleep\) +([0-9.]+) ms`).FindStringSubmatch(meanwhile)
+	if writerAsleep == nil {
+		t.Fatalf("no writer states during the slowest requests' waits:\n%s", got)
+	}
+	if v, _ := strconv.ParseFloat(writerAsleep[1], 64); v < 15 || v > 21 {
+		t.Errorf("the writer slept %v ms during their waits, want most of 20:\n%s", v, got)
 	}
 }
 
