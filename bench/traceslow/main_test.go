@@ -93,14 +93,15 @@ func TestAnalyseRealTrace(t *testing.T) {
 	if v, _ := strconv.ParseFloat(asleep[1], 64); v < 19 {
 		t.Errorf("the slowest slept %v ms on average, want about 20:\n%s", v, got)
 	}
-	// Meanwhile the writer slept too, nearly all of their 20 ms.
+	// Meanwhile the writer slept too, nearly all of their wait.
 	meanwhile := slowest[strings.Index(slowest, "meanwhile the writer"):strings.Index(slowest, "meanwhile the applier")]
 	writerAsleep := regexp.MustCompile(`Waiting \(sleep\) +([0-9.]+) ms`).FindStringSubmatch(meanwhile)
 	if writerAsleep == nil {
 		t.Fatalf("no writer states during the slowest requests' waits:\n%s", got)
 	}
-	if v, _ := strconv.ParseFloat(writerAsleep[1], 64); v < 15 || v > 21 {
-		t.Errorf("the writer slept %v ms during their waits, want most of 20:\n%s", v, got)
+	// It can sleep no longer than they waited; its wake-ups between sleeps take the rest.
+	if v, _ := strconv.ParseFloat(writerAsleep[1], 64); v < 0.75*submit || v > submit+0.001 {
+		t.Errorf("the writer slept %v ms during their waits of %v ms, want most of them:\n%s", v, submit, got)
 	}
 }
 
