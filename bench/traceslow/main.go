@@ -11,9 +11,9 @@
 // It prints the view requests' p50 and p99, and for the slowest 1% against
 // the middle 10%: the time in the commit wait, in each goroutine state, and
 // overlapping a collection's mark phase; what the group commit's writer and
-// applier were doing meanwhile (running, in fsync, waiting for a core...); the p99 of the requests that
-// overlap no mark phase; and the fsyncs of the group commit's writer that
-// took longer than 2.5 ms.
+// applier were doing meanwhile (running, in fsync, waiting for a core...);
+// the p99 of the requests that overlap no mark phase; and the fsyncs of the
+// group commit's writer that took longer than 2.5 ms.
 package main
 
 import (
