@@ -41,12 +41,6 @@ func (r *request) took() trace.Time { return r.end - r.start }
 
 type span struct{ from, to trace.Time }
 
-// stateSpan is a while one goroutine spent in one state.
-type stateSpan struct {
-	span
-	state string
-}
-
 type goroutine struct {
 	state   trace.GoState
 	reason  string
@@ -82,7 +76,8 @@ func analyse(in io.Reader, out io.Writer) error {
 	open := map[trace.TaskID]*request{}
 	var views []*request
 	var marks, fsyncs []span
-	roles := map[string][]stateSpan{} // the writer's and the applier's states over the trace
+	// the writer's and the applier's times in each state over the trace
+	roles := map[string]map[string][]span{"writer": {}, "applier": {}}
 	var markFrom, first trace.Time
 	for {
 		ev, err := r.ReadEvent()
@@ -122,9 +117,9 @@ func analyse(in io.Reader, out io.Writer) error {
 				if g.fsync {
 					k = "Syscall (fsync)"
 				}
-				roles["writer"] = append(roles["writer"], stateSpan{span{g.since, now}, k})
+				roles["writer"][k] = append(roles["writer"][k], span{g.since, now})
 			} else if g.applier {
-				roles["applier"] = append(roles["applier"], stateSpan{span{g.since, now}, k})
+				roles["applier"][k] = append(roles["applier"][k], span{g.since, now})
 			}
 			g.fsync = g.writer && to == trace.GoSyscall && strings.Contains(stack, "fsync")
 			g.state, g.since, g.reason = to, now, st.Reason
@@ -209,7 +204,7 @@ func analyse(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-func describe(out io.Writer, name string, rs []*request, roles map[string][]stateSpan) {
+func describe(out io.Writer, name string, rs []*request, roles map[string]map[string][]span) {
 	sum := map[string]trace.Time{}
 	var took, submit, gc trace.Time
 	inGC := 0
@@ -229,10 +224,10 @@ func describe(out io.Writer, name string, rs []*request, roles map[string][]stat
 	for _, role := range []string{"writer", "applier"} {
 		fmt.Fprintf(out, "  meanwhile the %s (during their commit waits):\n", role)
 		byState := map[string]trace.Time{}
-		for _, r := range rs {
-			for _, s := range roles[role] {
-				if lo, hi := max(r.submitStart, s.from), min(r.submitStart+r.submit, s.to); hi > lo {
-					byState[s.state] += hi - lo
+		for state, spans := range roles[role] {
+			for _, r := range rs {
+				if o := overlap(spans, r.submitStart, r.submitStart+r.submit); o > 0 {
+					byState[state] += o
 				}
 			}
 		}
