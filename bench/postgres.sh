@@ -1,107 +1,105 @@
 #!/usr/bin/env bash
-# Measures svc on PostgreSQL with one and two nodes, beside the embedded
-# store, in the same minutes; prints one line per run.
-# Usage: bench/postgres.sh [DURATION] (default 10s). Needs wrk, psql and a
-# PostgreSQL at 127.0.0.1:5432 where the current user may create databases.
+# The PostgreSQL figures of bench/RESULTS.md, with the load generator's collect
+# mix (80:2 views to purchases, 64 connections):
+#   1. one node on PostgreSQL against the embedded store, in alternating rounds,
+#      so that both meet the same machine; the ratio of the medians;
+#   2. what two idle nodes cost the database (the change feed and the polls);
+#   3. two nodes on one database, each driven by its own load generator with
+#      half the connections: the summed rate.
+# Beside each PostgreSQL run: the database's CPU, commits, rows and WAL per second.
+# Usage: bench/postgres.sh [ROUNDS] [DURATION] (default 3 rounds of 8s). Needs
+# psql and a PostgreSQL at 127.0.0.1:5432 where the current user may create
+# databases; the database server's processes must run as the user postgres.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-D=${1:-10s}
+ROUNDS=${1:-3}
+D=${2:-8s}
 DB=svcbench_$$
 STORE="postgres://$(id -un)@127.0.0.1:5432/$DB?sslmode=disable"
-BIN=$(mktemp -d)/svc
-DATA=$(mktemp -d)
-go build -o "$BIN" ./cmd/svc
+TMP=$(mktemp -d)
+go build -o "$TMP/svc" ./cmd/svc
+go build -o "$TMP/loadgen" ./bench/loadgen
 psql -q -h 127.0.0.1 -d postgres -c "CREATE DATABASE $DB"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   psql -q -h 127.0.0.1 -d postgres -c "DROP DATABASE IF EXISTS $DB" || true
-  rm -rf "$DATA" "$(dirname "$BIN")"
+  rm -rf "$TMP"
 }
 trap cleanup EXIT
 
-brand() { "$BIN" brands add "$@" --name Bench --json | python3 -c 'import sys,json;print(json.load(sys.stdin)["brand_id"])'; }
 start() { # start ADDR STORE-FLAGS...: a node, in the background
   local addr=$1; shift
-  "$BIN" serve --addr "$addr" --rate-limit 0 "$@" >/dev/null 2>&1 &
+  "$TMP/svc" serve --addr "$addr" --rate-limit 0 "$@" >"$TMP/$addr.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 1 100); do curl -fs "http://$addr/healthz" >/dev/null && return; sleep 0.1; done
-  echo "node $addr did not start" >&2; exit 1
+  for _ in $(seq 1 300); do curl -fs "http://$addr/readyz" >/dev/null && return; sleep 0.1; done
+  echo "svc at $addr did not start" >&2; cat "$TMP/$addr.log" >&2; exit 1
 }
-# CPU seconds used so far by the processes of a user (PostgreSQL's) or a pid list.
-cpu_of() { local t=0; for p in "$@"; do [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14+$15}' /proc/$p/stat))); done; echo "$t"; }
-pg_cpu() { cpu_of $(pgrep -u postgres); }
+# collect ADDR BRANDS CONNS STORE-FLAG VALUE: one collect phase; prints "N req/s, p99 X ms".
+collect() {
+  "$TMP/loadgen" -target "http://$1" -svc "$TMP/svc" "$4" "$5" -brands-file "$2" -conns "$3" \
+    -phases collect -no-baseline -prefill=false -duration "$D" -warmup 2s |
+    awk '$1 == "svc" && $2 == "collect" && $3 == "all" { gsub(",", "", $5); print $5 " req/s, p99 " $8 " ms" }'
+}
+# CPU centiseconds used so far by PostgreSQL's processes.
+pg_cpu() { local t=0; for p in $(pgrep -u postgres); do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 pg_stats() { psql -h 127.0.0.1 -d "$DB" -Atc "SELECT xact_commit, tup_inserted, tup_updated, pg_current_wal_lsn() - '0/0' FROM pg_stat_database WHERE datname = '$DB'"; }
-# wrk SCRIPT BRAND URL...: one wrk per node at once, 64 connections in all; prints the summed req/s and the worst p99.
-load() {
-  local script=$1 brand=$2; shift 2
-  local c=$((64 / $#)) outs=() w=()
-  for u in "$@"; do
-    local o; o=$(mktemp); outs+=("$o")
-    wrk -t1 -c"$c" -d"$D" --latency -s "bench/$script" "$u" -- "$brand" >"$o" &
-    w+=($!)
-  done
-  wait "${w[@]}"
-  python3 - "${outs[@]}" <<'PY'
-import sys,re
-rps=0; p99=0
-for f in sys.argv[1:]:
-    t=open(f).read()
-    rps+=float(re.search(r'Requests/sec:\s+([\d.]+)',t).group(1))
-    m=re.search(r'99%\s+([\d.]+)(us|ms|s)',t); v=float(m.group(1))*{'us':0.001,'ms':1,'s':1000}[m.group(2)]
-    p99=max(p99,v)
-    if 'Non-2xx' in t: print('non-2xx answers in',f,file=sys.stderr)
-print(f"{rps:.0f} req/s, p99 {p99:.1f} ms")
-PY
-  rm -f "${outs[@]}"
-}
-secs() { echo "${D%s}"; }
-
-run_pg() { # run_pg LABEL SCRIPT URL...: a view run, with the database's load
-  local label=$1 script=$2; shift 2
-  local c0 s0 n0 c1 s1 n1
-  c0=$(pg_cpu); s0=$(pg_stats); n0=$(cpu_of "${pids[@]}")
-  local r; r=$(load "$script" "$B" "$@")
-  c1=$(pg_cpu); s1=$(pg_stats); n1=$(cpu_of "${pids[@]}")
-  python3 - "$label" "$r" "$(secs)" "$c0" "$c1" "$s0" "$s1" "$n0" "$n1" "$#" <<'PY'
+# with_db CMD...: runs CMD and prints its output, then the database's work per second meanwhile.
+with_db() {
+  local c0 s0 t0 c1 s1 t1 out
+  c0=$(pg_cpu); s0=$(pg_stats); t0=$(date +%s.%N)
+  out=$("$@")
+  c1=$(pg_cpu); s1=$(pg_stats); t1=$(date +%s.%N)
+  python3 - "$out" "$c0" "$c1" "$s0" "$s1" "$t0" "$t1" <<'PY'
 import sys
-label,r,d,c0,c1,s0,s1,n0,n1,nodes=sys.argv[1:]
-d=float(d); a=[int(x) for x in s0.split('|')]; b=[int(x) for x in s1.split('|')]
-print(f"{label}: {r}; PostgreSQL {(int(c1)-int(c0))/100/d:.2f} CPU, {(b[0]-a[0])/d:.0f} commits/s, "
-      f"{(b[1]-a[1])/d:.0f} rows inserted/s, {(b[2]-a[2])/d:.0f} updated/s, WAL {(b[3]-a[3])/d/1e6:.1f} MB/s; "
-      f"svc {(int(n1)-int(n0))/100/d:.2f} CPU over {nodes} node(s)")
+out, c0, c1, s0, s1, t0, t1 = sys.argv[1:]
+d = float(t1) - float(t0)
+a = [int(x) for x in s0.split('|')]; b = [int(x) for x in s1.split('|')]
+print(f"{out}; PostgreSQL {(int(c1)-int(c0))/100/d:.2f} CPU, {(b[0]-a[0])/d:.0f} commits/s, "
+      f"{(b[1]-a[1])/d:.0f} rows inserted/s, {(b[2]-a[2])/d:.0f} updated/s, WAL {(b[3]-a[3])/d/1e6:.1f} MB/s "
+      f"(averaged over the run, warm-up included)")
 PY
 }
 
 echo "== $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-# The embedded store, for comparison.
-E=$(brand --data "$DATA")
-start 127.0.0.1:18290 --data "$DATA"
-echo "embedded, 1 node, views (view.lua): $(load view.lua "$E" http://127.0.0.1:18290)"
-echo "embedded, 1 node, views (view-steady.lua): $(load view-steady.lua "$E" http://127.0.0.1:18290)"
-echo "embedded, 1 node, proofs: $(load proof.lua "$E" http://127.0.0.1:18290)"
-kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()
+start 127.0.0.1:18490 --data "$TMP/data"
+start 127.0.0.1:18491 --store "$STORE"
+# The first runs create the brands, which the servers see within a second.
+D=1s collect 127.0.0.1:18490 "$TMP/embedded.json" 64 -data "$TMP/data" >/dev/null
+D=1s collect 127.0.0.1:18491 "$TMP/postgres.json" 64 -store "$STORE" >/dev/null
+sleep 1
+emb=() pg=()
+for i in $(seq 1 "$ROUNDS"); do
+  e=$(collect 127.0.0.1:18490 "$TMP/embedded.json" 64 -data "$TMP/data")
+  p=$(with_db collect 127.0.0.1:18491 "$TMP/postgres.json" 64 -store "$STORE")
+  echo "round $i: embedded $e; postgres, 1 node: $p"
+  emb+=("${e%% *}") pg+=("${p%% *}")
+done
+python3 - "${emb[*]}" "${pg[*]}" <<'PY'
+import statistics, sys
+e = [float(x) for x in sys.argv[1].split()]
+p = [float(x) for x in sys.argv[2].split()]
+me, mp = statistics.median(e), statistics.median(p)
+print(f"median: embedded {me:.0f} req/s, postgres {mp:.0f} req/s: postgres at {100*mp/me:.0f}% of embedded "
+      f"(per round {min(b/a for a, b in zip(e, p))*100:.0f} to {max(b/a for a, b in zip(e, p))*100:.0f}%)")
+PY
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=("${pids[1]}")
 
-B=$(brand --store "$STORE")
-# What idle nodes cost the database: the change feed and the polls.
-start 127.0.0.1:18291 --store "$STORE"
-start 127.0.0.1:18292 --store "$STORE"
+start 127.0.0.1:18492 --store "$STORE"
 sleep 2; c0=$(pg_cpu); sleep 10; c1=$(pg_cpu)
-echo "postgres, 2 idle nodes: PostgreSQL $(( c1 - c0 )) centiseconds of CPU in 10 s"
-kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true; pids=("${pids[0]}")
+echo "postgres, 2 idle nodes: PostgreSQL $((c1 - c0)) centiseconds of CPU in 10 s"
 
-for script in view.lua view-steady.lua; do
-  run_pg "postgres, 1 node, views ($script)" "$script" http://127.0.0.1:18291
+two_nodes() {
+  collect 127.0.0.1:18491 "$TMP/postgres.json" 32 -store "$STORE" >"$TMP/n1" &
+  local a=$!
+  collect 127.0.0.1:18492 "$TMP/postgres.json" 32 -store "$STORE" >"$TMP/n2"
+  wait "$a"
+  awk '{ r += $1; if ($4 + 0 > p + 0) p = $4 } END { printf "%.0f req/s, worst p99 %s ms", r, p }' "$TMP/n1" "$TMP/n2"
+}
+for i in $(seq 1 "$ROUNDS"); do
+  echo "round $i: postgres, 2 nodes: $(with_db two_nodes)"
 done
-echo "postgres, 1 node, proofs: $(load proof.lua "$B" http://127.0.0.1:18291)"
-echo "postgres, 1 node: $(psql -h 127.0.0.1 -d "$DB" -Atc "SELECT count(*) FROM pg_stat_activity WHERE datname = '$DB'") connections open"
-start 127.0.0.1:18292 --store "$STORE"
-for script in view.lua view-steady.lua; do
-  run_pg "postgres, 2 nodes, views ($script)" "$script" http://127.0.0.1:18291 http://127.0.0.1:18292
-done
-echo "postgres, 2 nodes, proofs: $(load proof.lua "$B" http://127.0.0.1:18291 http://127.0.0.1:18292)"
-echo "postgres: $(psql -h 127.0.0.1 -d "$DB" -Atc "SELECT count(*) FROM view_events") views stored"
-for u in http://127.0.0.1:18291 http://127.0.0.1:18292; do
-  echo "$u: $(curl -s "$u/metrics" | grep -E '^svc_store_batch_events_(sum|count)' | tr '\n' ' ')"
+for u in 127.0.0.1:18491 127.0.0.1:18492; do
+  echo "$u: $(curl -s "http://$u/metrics" | grep -E '^svc_store_batch_events_(sum|count)' | tr '\n' ' ')"
 done

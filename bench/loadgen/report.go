@@ -98,7 +98,7 @@ func thousands(x float64) string {
 type Ratio struct {
 	Name      string
 	Svc, Base float64 // requests per second
-	Target    float64 // the least share the issue asks for; 0: none, the ratio only informs
+	Target    float64 // the least share the target asks for (bench/RESULTS.md); 0: none, the ratio only informs
 	BaseName  string  // "" is the baseline
 }
 

@@ -28,7 +28,8 @@ func (e Endpoint) Path() string {
 // Mix is the share of each endpoint in the traffic, in percent of requests.
 type Mix [numEndpoints]float64
 
-// The mix: 80% views, 2% purchases, 18% proof reads.
+// The traffic of bench/RESULTS.md, Method: 80% views, 2% purchases, 18% proof
+// reads.
 var (
 	FullMix    = Mix{View: 80, Purchase: 2, Proof: 18}
 	CollectMix = Mix{View: 80, Purchase: 2} // the same writes, without the reads

@@ -7,7 +7,7 @@
 # ROUNDS times. Prints per run the load average, svc's CPU per request over the run (from /proc,
 # user + system, over every svc phase's requests) and the ratio lines; the full output goes to
 # OUT/NAME.txt.
-# Pinned (bench/RESULTS.md): SVC_CPUS=1 GEN_CPUS=0 runs the servers with taskset -c 1, the
+# Pinned (bench/RESULTS.md, Method): SVC_CPUS=1 GEN_CPUS=0 runs the servers with taskset -c 1, the
 # generator with taskset -c 0, and the baselines on SVC_CPUS.
 set -eu
 rounds=$1; shift

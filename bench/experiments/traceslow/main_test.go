@@ -28,9 +28,9 @@ func (b *batcher) run(done chan<- struct{}) {
 	}
 }
 
-// A real execution trace of tasks shaped as bench/trace-tasks.patch makes
-// them: 1,000 fast requests and 20 that wait 20 ms in "submit", while a
-// writer sleeps.
+// A real execution trace of tasks shaped as
+// bench/experiments/trace-tasks.patch makes them: 1,000 fast requests and 20
+// that wait 20 ms in "submit", while a writer sleeps.
 func TestAnalyseRealTrace(t *testing.T) {
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {

@@ -1,12 +1,13 @@
 // Command traceslow reads an execution trace of svc under load and tells
 // what its slowest collect requests waited for.
 //
-// svc must be built with bench/trace-tasks.patch, which wraps every request
-// in a runtime/trace task named after its path and the wait for the group
-// commit in a region named "submit". Then, while the load generator runs:
+// svc must be built with bench/experiments/trace-tasks.patch, which wraps
+// every request in a runtime/trace task named after its path and the wait
+// for the group commit in a region named "submit". Then, while the load
+// generator runs:
 //
 //	curl -o trace.out 'http://127.0.0.1:18091/debug/pprof/trace?seconds=6'
-//	go run ./bench/traceslow trace.out
+//	go run ./bench/experiments/traceslow trace.out
 //
 // It prints the view requests' p50 and p99, and for the slowest 1% against
 // the middle 10%: the time in the commit wait, in each goroutine state, and
@@ -167,7 +168,7 @@ func analyse(in io.Reader, out io.Writer) error {
 		}
 	}
 	if len(views) < 100 {
-		return fmt.Errorf("%d view requests in the trace: was svc built with bench/trace-tasks.patch, and under load?", len(views))
+		return fmt.Errorf("%d view requests in the trace: was svc built with bench/experiments/trace-tasks.patch, and under load?", len(views))
 	}
 	for _, v := range views {
 		v.gc = overlap(marks, v.start, v.end)
