@@ -85,9 +85,10 @@ func warnNoDomain(env environment, b *svc.Brand) {
 
 // thresholdNote tells a new brand why its widget stays empty at first.
 func thresholdNote(b *svc.Brand) string {
-	return fmt.Sprintf("The widget stays empty until a product has %d %s in the last hour or %d %s in the last 24 hours\n"+
-		"(the brand's thresholds: svc brands set --brand %s --min-viewers N --min-purchases N).\n"+
-		"To see in the browser's console why it shows nothing, add data-svc-debug to the <script> tag.\n",
+	return fmt.Sprintf("Until a product has %d %s in the last hour or %d %s in the last 24 hours,\n"+
+		"the widget shows nothing (the brand's thresholds; to change them:\n"+
+		"svc brands set --brand %s --min-viewers N --min-purchases N).\n"+
+		"With data-svc-debug on the <script> tag, the browser's console says why it is empty.\n",
 		b.MinViewers, plural(b.MinViewers, "viewer", "viewers"), b.MinPurchases, plural(b.MinPurchases, "purchase", "purchases"), b.ID)
 }
 

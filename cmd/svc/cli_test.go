@@ -157,10 +157,10 @@ func TestBrandsAddSaysWhatTheSnippetNeeds(t *testing.T) {
 		return out.String(), errb.String()
 	}
 	out, warn := add("--domain", "acme.example")
-	if !strings.Contains(out, "until a product has 3 viewers in the last hour or 1 purchase in the last 24 hours") || !strings.Contains(out, "data-svc-debug") || warn != "" {
+	if !strings.Contains(out, "a product has 3 viewers in the last hour or 1 purchase in the last 24 hours,\nthe widget shows nothing") || !strings.Contains(out, "data-svc-debug") || warn != "" {
 		t.Fatalf("brands add with a domain:\n%s\nstderr: %q", out, warn)
 	}
-	if out, _ := add("--domain", "acme.example", "--min-viewers", "1", "--min-purchases", "2"); !strings.Contains(out, "1 viewer in the last hour or 2 purchases") {
+	if out, _ := add("--domain", "acme.example", "--min-viewers", "1", "--min-purchases", "2"); !strings.Contains(out, "has 1 viewer in the last hour or 2 purchases") {
 		t.Fatalf("brands add with thresholds:\n%s", out)
 	}
 	for _, asJSON := range []bool{false, true} {
