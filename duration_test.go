@@ -24,3 +24,18 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// The messages about an event's time name durations as people write them.
+func TestStampNamesDurationsPlainly(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for given, want := range map[string]string{
+		"2026-11-21T11:00:00Z": "must not be more than 5m in the future",
+		"2026-10-01T10:00:00Z": "must not be older than the retention of 840h",
+	} {
+		var meta svc.EventMeta
+		fields := svc.Stamp(&meta, &given, true, now, 840*time.Hour)
+		if len(fields) != 1 || fields[0].Message != want {
+			t.Errorf("Stamp(%s) = %v, want %q", given, fields, want)
+		}
+	}
+}
