@@ -187,7 +187,8 @@
   function proof(o) {
     o = o || {};
     return (o.product_id ? Promise.resolve() : productKnown).then(function () {
-      return viewed;
+      // A slow view delays the proof by 5 s at most.
+      return Promise.race([viewed, new Promise(function (r) { setTimeout(r, 5000); })]);
     }).then(function () {
       var p = o.product_id || (product && product.product_id);
       if (!opts.brandId || !p) throw new Error("no brandId or product");
