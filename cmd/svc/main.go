@@ -196,7 +196,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		name, rest = name+" "+rest[0], rest[1:]
 	}
 	c, ok := lookup(name)
-	if !ok {
+	if group, _, sub := strings.Cut(name, " "); !ok && sub {
+		groupUsage(stderr, group)
+		return usageError{fmt.Sprintf("unknown command %q: %s takes %s", name, group, subcommands(group))}
+	} else if !ok {
 		usage(stderr)
 		return usageError{fmt.Sprintf("unknown command %q", name)}
 	}
