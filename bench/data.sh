@@ -6,6 +6,7 @@ set -euo pipefail
 fill=${1:-30}
 dir=$(mktemp -d)
 go build -o "$dir/svc" ./cmd/svc
+mkdir "$dir/data" # admin commands use only a folder that exists
 brand=$("$dir/svc" brands add --data "$dir/data" --name Bench --json | python3 -c 'import sys,json;print(json.load(sys.stdin)["brand_id"])')
 "$dir/svc" serve --data "$dir/data" --addr 127.0.0.1:0 --rate-limit 0 2>"$dir/log" >"$dir/out" &
 pid=$!
