@@ -3,6 +3,7 @@ package svc
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -47,6 +48,37 @@ func (b *Brand) AllowsOrigin(origin string) bool {
 		}
 	}
 	return false
+}
+
+// Validate checks a brand an operator gives before it is stored, and puts
+// its name and domains in the form stored: the name trimmed, each domain as
+// NormalizeDomain returns it. It returns an EINVALID error naming every bad
+// field: a name is required, each domain must be a host name, and the
+// thresholds must be at least 1 (Stored fills in only thresholds never set).
+func (b *Brand) Validate() error {
+	var fields []FieldError
+	b.Name = strings.TrimSpace(b.Name)
+	if b.Name == "" {
+		fields = append(fields, FieldError{Field: "name", Message: "is required"})
+	}
+	for i, d := range b.Domains {
+		n, ok := NormalizeDomain(d)
+		if !ok {
+			fields = append(fields, FieldError{Field: fmt.Sprintf("domains[%d]", i), Message: fmt.Sprintf("%q is not a host name such as shop.example", d)})
+			continue
+		}
+		b.Domains[i] = n
+	}
+	if b.MinViewers < 1 {
+		fields = append(fields, FieldError{Field: "min_viewers", Message: "must be at least 1"})
+	}
+	if b.MinPurchases < 1 {
+		fields = append(fields, FieldError{Field: "min_purchases", Message: "must be at least 1"})
+	}
+	if len(fields) > 0 {
+		return Invalid(fields)
+	}
+	return nil
 }
 
 // NormalizeDomain checks a host name given for a brand and returns it in the

@@ -1,6 +1,7 @@
 package svc_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,29 @@ func TestNewAPIKey(t *testing.T) {
 	}
 	if id := svc.NewBrandID(); len(id) != 15 || !strings.HasPrefix(id, "br_") || id == svc.NewBrandID() {
 		t.Fatalf("brand id %q", id)
+	}
+}
+
+func TestBrandValidate(t *testing.T) {
+	b := &svc.Brand{Name: "  Acme ", Domains: []string{"Shop.Example.", "127.0.0.1"}, MinViewers: 3, MinPurchases: 1}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if b.Name != "Acme" || b.Domains[0] != "shop.example" || b.Domains[1] != "127.0.0.1" {
+		t.Fatalf("not normalized: %+v", b)
+	}
+	bad := &svc.Brand{Name: " ", Domains: []string{"ok.example", "https://x.example/"}, MinViewers: 0, MinPurchases: -1}
+	err := bad.Validate()
+	var e *svc.Error
+	if !errors.As(err, &e) || e.Code != svc.EINVALID {
+		t.Fatalf("err %v, want EINVALID", err)
+	}
+	var got []string
+	for _, f := range e.Fields {
+		got = append(got, f.Field+" "+f.Message)
+	}
+	want := []string{"name is required", `domains[1] "https://x.example/" is not a host name such as shop.example`, "min_viewers must be at least 1", "min_purchases must be at least 1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("fields\n%q\nwant\n%q", got, want)
 	}
 }

@@ -231,9 +231,9 @@ func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention 
 	t = t.UTC()
 	switch {
 	case keyed && t.After(now.Add(ClockSkew)):
-		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be more than %s in the future", ClockSkew)}}
+		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be more than %s in the future", FormatDuration(ClockSkew))}}
 	case keyed && t.Before(now.Add(-retention)):
-		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", retention)}}
+		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", FormatDuration(retention))}}
 	case keyed:
 		meta.Time = t
 	case t.Sub(now).Abs() > ClockSkew:

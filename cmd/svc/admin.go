@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -38,20 +39,10 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if strings.TrimSpace(*name) == "" {
-		return usageError{"--name is required"}
-	}
-	if *minViewers < 1 || *minPurchases < 1 {
-		return usageError{"--min-viewers and --min-purchases must be at least 1"}
-	}
-	b := &svc.Brand{ID: svc.NewBrandID(), Name: strings.TrimSpace(*name), RequireKey: *requireKey, ClosedCatalog: *closedCatalog,
+	b := &svc.Brand{ID: svc.NewBrandID(), Name: *name, Domains: domains, RequireKey: *requireKey, ClosedCatalog: *closedCatalog,
 		MinViewers: *minViewers, MinPurchases: *minPurchases, CreatedAt: time.Now().UTC()}
-	for _, d := range domains {
-		n, ok := svc.NormalizeDomain(d)
-		if !ok {
-			return usageError{fmt.Sprintf("--domain %q is not a host name", d)}
-		}
-		b.Domains = append(b.Domains, n)
+	if err := validate(b); err != nil {
+		return err
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -72,14 +63,61 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetEscapeHTML(false) // the snippet stays readable
-		return enc.Encode(out)
+		err = enc.Encode(out)
+	} else {
+		_, err = fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n\n%s",
+			out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet, thresholdNote(b))
 	}
-	fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n",
-		out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet)
+	warnNoDomain(env, b)
+	return err
+}
+
+// warnNoDomain warns that a brand without domains cannot be embedded; on
+// stderr, so that --json stays one object.
+func warnNoDomain(env environment, b *svc.Brand) {
 	if len(b.Domains) == 0 {
-		fmt.Fprintln(env.stdout, "\nNote: the brand has no --domain, so browsers on its pages are refused; server-side calls work.")
+		fmt.Fprintf(env.stderr, "Warning: brand %s has no --domain, so this snippet counts and shows nothing on any page:\n"+
+			"the API refuses a browser request without a key unless the page's origin is one of the brand's domains.\n"+
+			"Add the shop's host name: svc brands set --brand %s --domain shop.example (server-side calls with the key work already).\n",
+			b.ID, b.ID)
 	}
-	return nil
+}
+
+// thresholdNote tells a new brand why its widget stays empty at first.
+func thresholdNote(b *svc.Brand) string {
+	return fmt.Sprintf("Until a product has %d %s in the last hour or %d %s in the last 24 hours,\n"+
+		"the widget shows nothing (the brand's thresholds; to change them:\n"+
+		"svc brands set --brand %s --min-viewers N --min-purchases N).\n"+
+		"With data-svc-debug on the <script> tag, the browser's console says why it is empty.\n",
+		b.MinViewers, plural(b.MinViewers, "viewer", "viewers"), b.MinPurchases, plural(b.MinPurchases, "purchase", "purchases"), b.ID)
+}
+
+// plural picks the form of a word for n.
+func plural(n int, one, other string) string {
+	if n == 1 {
+		return one
+	}
+	return other
+}
+
+// validate checks a brand given on the command line; its errors name the
+// flags rather than the fields.
+func validate(b *svc.Brand) error {
+	err := b.Validate()
+	var e *svc.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	flags := map[string]string{"name": "--name", "min_viewers": "--min-viewers", "min_purchases": "--min-purchases"}
+	var problems []string
+	for _, f := range e.Fields {
+		name, ok := flags[f.Field]
+		if !ok { // domains[i]
+			name = "--domain"
+		}
+		problems = append(problems, name+" "+f.Message)
+	}
+	return usageError{strings.Join(problems, "; ")}
 }
 
 func brandsList(ctx context.Context, env environment, args []string) error {

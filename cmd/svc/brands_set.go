@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/svc-project/svc"
 )
 
 // brandsSet changes what is given of a brand: its name, domains, flags and
@@ -34,30 +33,6 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] {
 		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers or --min-purchases"}
 	}
-	var problems []string
-	if set["name"] && strings.TrimSpace(*name) == "" {
-		problems = append(problems, "--name must not be empty")
-	}
-	if set["min-viewers"] && *minViewers < 1 {
-		problems = append(problems, "--min-viewers must be at least 1")
-	}
-	if set["min-purchases"] && *minPurchases < 1 {
-		problems = append(problems, "--min-purchases must be at least 1")
-	}
-	var normalized []string
-	for _, d := range domains {
-		if d == "" {
-			continue
-		}
-		n, ok := svc.NormalizeDomain(d)
-		if !ok {
-			problems = append(problems, fmt.Sprintf("--domain %q is not a host name", d))
-		}
-		normalized = append(normalized, n)
-	}
-	if len(problems) > 0 {
-		return usageError{strings.Join(problems, "; ")}
-	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -68,10 +43,10 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	if set["name"] {
-		b.Name = strings.TrimSpace(*name)
+		b.Name = *name
 	}
 	if set["domain"] {
-		b.Domains = normalized
+		b.Domains = slices.DeleteFunc(domains, func(d string) bool { return d == "" }) // --domain '' clears
 	}
 	if set["require-key"] {
 		b.RequireKey = *requireKey
@@ -84,6 +59,9 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	}
 	if set["min-purchases"] {
 		b.MinPurchases = *minPurchases
+	}
+	if err := validate(b); err != nil {
+		return err
 	}
 	if err := store.UpdateBrand(ctx, b); err != nil {
 		return err

@@ -65,7 +65,7 @@ func TestBrandsSetErrors(t *testing.T) {
 		{[]string{"--brand", b.BrandID}, "nothing to change"},
 		{[]string{"--brand", b.BrandID, "--json"}, "nothing to change"},
 		{[]string{"--brand", b.BrandID, "--min-viewers", "0", "--min-purchases", "-1"}, "--min-viewers must be at least 1; --min-purchases must be at least 1"},
-		{[]string{"--brand", b.BrandID, "--name", " "}, "--name must not be empty"},
+		{[]string{"--brand", b.BrandID, "--name", " "}, "--name is required"},
 		{[]string{"--brand", b.BrandID, "--domain", "https://x.example/"}, "not a host name"},
 		{[]string{"--brand", "br_nope", "--min-viewers", "2"}, "not found"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ func backup(ctx context.Context, env environment, args []string) error {
 	if sf.store != "" && !strings.HasPrefix(sf.store, "sqlite") {
 		return usageError{"svc backup copies the embedded store (--data); back up PostgreSQL with pg_dump (see docs/operations.md)"}
 	}
+	// SQLite would say only "unable to open database file".
+	if dir := filepath.Dir(*to); !isDir(dir) {
+		return usageError{fmt.Sprintf("--to %s: the folder %s does not exist", *to, dir)}
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -48,6 +53,12 @@ func backup(ctx context.Context, env environment, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "backed up to %s in %s\n", *to, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// isDir reports whether path is a folder.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // exportLine is one event of svc export: the event's body as the API takes
@@ -100,7 +111,7 @@ func export(ctx context.Context, env environment, args []string) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stderr, "exported %d events of brand %s to %s\n", n, *brandID, *out)
+		fmt.Fprintf(env.stderr, "exported %d %s of brand %s to %s\n", n, plural(n, "event", "events"), *brandID, *out)
 	}
 	return nil
 }
@@ -153,6 +164,6 @@ func forget(ctx context.Context, env environment, args []string) error {
 		fmt.Fprintf(env.stdout, "brand %s has no events of session %q: nothing erased\n", *brandID, *session)
 		return nil
 	}
-	fmt.Fprintf(env.stdout, "erased %d events of session %q of brand %s; running servers recount within a second\n", n, *session, *brandID)
+	fmt.Fprintf(env.stdout, "erased %d %s of session %q of brand %s; running servers recount within a second\n", n, plural(int(n), "event", "events"), *session, *brandID)
 	return nil
 }

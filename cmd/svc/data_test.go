@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,5 +231,32 @@ func TestForgetSession(t *testing.T) {
 	}
 	if strings.Join(types, ",") != "view,view,view,purchase" {
 		t.Fatalf("exported %v, want sess-b's two views, sess-c's, then o-b", types)
+	}
+}
+
+// A session with one event is erased in the singular.
+func TestForgetOneEvent(t *testing.T) {
+	dir := t.TempDir()
+	b := addBrand(t, dir)
+	s := startServer(t, "--data", dir)
+	body := viewBody(b.BrandID, "p1")
+	body["context"] = map[string]any{"session_id": "sess-1"}
+	if st, m, err := post(s.url+"/api/collect/product-view", b.APIKey, "", body); err != nil || st != 200 {
+		t.Fatalf("view: %d %v %v", st, m, err)
+	}
+	if out := runCmd(t, "forget", "--data", dir, "--brand", b.BrandID, "--session", "sess-1"); !strings.HasPrefix(out, "erased 1 event of session") {
+		t.Fatalf("forget said %q", out)
+	}
+}
+
+// backup --to into a folder that does not exist says so, rather than
+// SQLite's "unable to open database file".
+func TestBackupToAMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	addBrand(t, dir)
+	missing := filepath.Join(t.TempDir(), "nope")
+	err := run(context.Background(), []string{"backup", "--data", dir, "--to", filepath.Join(missing, "copy.db")}, noEnv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "the folder "+missing+" does not exist") {
+		t.Fatalf("backup into a missing folder: %v", err)
 	}
 }

@@ -7,8 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -25,83 +28,182 @@ func main() {
 	stop()
 	var usage usageError
 	switch {
-	case errors.As(err, &usage):
-		fmt.Fprintln(os.Stderr, "svc:", err)
-		os.Exit(2)
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, "svc:", errorText(err))
+		os.Exit(2)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "svc:", err)
+		fmt.Fprintln(os.Stderr, "svc:", errorText(err))
 		os.Exit(1)
 	}
 }
 
-const usageText = `svc: social proof for e-commerce, counted honestly.
+// errorText is an error as the command line prints it: an *svc.Error by
+// its message and fields, without the "svc CODE:" prefix that main's own
+// "svc:" would double.
+func errorText(err error) string {
+	text := err.Error()
+	var e *svc.Error
+	if errors.As(err, &e) {
+		plain := e.Message
+		for _, f := range e.Fields {
+			plain += "; " + f.Field + " " + f.Message
+		}
+		if e.Err != nil {
+			plain += ": " + e.Err.Error()
+		}
+		text = strings.Replace(text, e.Error(), plain, 1)
+	}
+	return text
+}
 
-Usage:
-  svc serve        [--addr 127.0.0.1:8080] [--data ./svc-data | --store URL] [--demo]
-  svc brands add   --name NAME [--domain HOST]... [--require-key] [--closed-catalog] [--json]
-  svc brands list  [--json]
-  svc brands set   --brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL] [--closed-catalog=BOOL]
-                   [--min-viewers N] [--min-purchases N] [--json]
-  svc keys create  --brand ID [--json]
-  svc keys revoke  --brand ID --key KEY_OR_PREFIX
-  svc backup       --to FILE
-  svc export       --brand ID [--out FILE]
-  svc forget       --brand ID --session SESSION_ID
-  svc version
+// command is one command of svc: how it is called, what it does in one
+// line, and the function that runs it. Help and usage are made from here.
+type command struct {
+	name     string   // "serve", "brands add"
+	synopsis []string // its flags, in lines of the usage
+	summary  string
+	run      func(context.Context, environment, []string) error
+}
 
-Every command takes --data and --store, or SVC_DATA and SVC_STORE.
-Run 'svc COMMAND --help' for a command's flags.
-`
+// commands is every command, in the order the usage lists them. It is a
+// function, not a variable, because the commands' help reads it.
+func commands() []command {
+	return []command{
+		{"serve", []string{"[--addr HOST:PORT] [--public-url URL] [--demo] [options]"},
+			"run the service: the API, the client script and its widget", serve},
+		{"brands add", []string{"--name NAME [--domain HOST]... [--require-key] [--closed-catalog]",
+			"[--min-viewers N] [--min-purchases N] [--public-url URL] [--json]"},
+			"create a brand and its first API key, and print the snippet to embed", brandsAdd},
+		{"brands list", []string{"[--json]"},
+			"list the brands and the prefixes of their keys", brandsList},
+		{"brands set", []string{"--brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL]",
+			"[--closed-catalog=BOOL] [--min-viewers N] [--min-purchases N] [--json]"},
+			"change a brand's name, domains, key and catalog rules, or thresholds", brandsSet},
+		{"keys create", []string{"--brand ID [--json]"},
+			"add an API key to a brand", keysCreate},
+		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
+			"revoke one of a brand's API keys", keysRevoke},
+		{"backup", []string{"--to FILE"},
+			"copy the embedded store into a new file, while a server runs", backup},
+		{"export", []string{"--brand ID [--out FILE]"},
+			"write a brand's events as JSON Lines", export},
+		{"forget", []string{"--brand ID --session SESSION_ID"},
+			"erase the events of one shopper's session", forget},
+		{"version", nil,
+			"print the version of this binary", versionCmd},
+	}
+}
+
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// usage is the help of svc itself: every command with what it does, then
+// every command with its flags.
+func usage(w io.Writer) {
+	fmt.Fprint(w, "svc: social proof for e-commerce, counted honestly.\n\nUsage: svc COMMAND [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nFlags:\n")
+	for _, l := range synopses() {
+		fmt.Fprintln(w, "  "+l)
+	}
+	fmt.Fprint(w, "\nEvery command but version takes --data DIR (SVC_DATA, default ./svc-data) or\n--store URL (SVC_STORE). Run 'svc COMMAND --help' for what each flag means;\n'svc serve --help' lists every option of the server.\n")
+}
+
+// synopses are the lines of the commands with their flags, as README.md's
+// "The command line" shows them too (a test compares).
+func synopses() []string {
+	var out []string
+	for _, c := range commands() {
+		head := fmt.Sprintf("%-16s", "svc "+c.name)
+		if len(c.synopsis) == 0 {
+			out = append(out, strings.TrimSpace(head))
+		}
+		for i, l := range c.synopsis {
+			if i > 0 {
+				head = strings.Repeat(" ", len(head))
+			}
+			out = append(out, head+" "+l)
+		}
+	}
+	return out
+}
+
+// groupUsage lists the subcommands of a group such as brands.
+func groupUsage(w io.Writer, group string) {
+	fmt.Fprintf(w, "Usage: svc %s SUBCOMMAND [flags]\n\nSubcommands:\n", group)
+	for _, c := range commands() {
+		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
+			fmt.Fprintf(w, "  %-8s %s\n", sub, c.summary)
+		}
+	}
+	fmt.Fprintf(w, "\nRun 'svc %s SUBCOMMAND --help' for its flags.\n", group)
+}
+
+// subcommands names a group's subcommands: "add, list or set".
+func subcommands(group string) string {
+	var subs []string
+	for _, c := range commands() {
+		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
+			subs = append(subs, sub)
+		}
+	}
+	return strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
+}
 
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
 // run is the whole program, with its environment passed in so that tests
 // can run it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText)
+		usage(stderr)
 		return usageError{"no command given"}
 	}
 	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "serve":
-		return serve(ctx, env, rest)
-	case "brands", "keys":
-		if len(rest) == 0 {
-			return usageError{fmt.Sprintf("%s needs a subcommand", cmd)}
-		}
-		sub := cmd + " " + rest[0]
-		fn, ok := map[string]func(context.Context, environment, []string) error{
-			"brands add":  brandsAdd,
-			"brands list": brandsList,
-			"brands set":  brandsSet,
-			"keys create": keysCreate,
-			"keys revoke": keysRevoke,
-		}[sub]
-		if !ok {
-			return usageError{fmt.Sprintf("unknown command %q", sub)}
-		}
-		return fn(ctx, env, rest[1:])
-	case "backup":
-		return backup(ctx, env, rest)
-	case "export":
-		return export(ctx, env, rest)
-	case "forget":
-		return forget(ctx, env, rest)
-	case "version", "--version":
-		fmt.Fprintln(stdout, version())
+	name, rest := args[0], args[1:]
+	switch {
+	case isHelp(name):
+		usage(stdout)
 		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usageText)
-		return nil
-	default:
-		fmt.Fprint(stderr, usageText)
-		return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	case name == "--version":
+		name = "version"
+	case name == "brands" || name == "keys":
+		switch {
+		case len(rest) == 0:
+			groupUsage(stderr, name)
+			return usageError{fmt.Sprintf("%s needs a subcommand: %s", name, subcommands(name))}
+		case isHelp(rest[0]):
+			groupUsage(stdout, name)
+			return nil
+		}
+		name, rest = name+" "+rest[0], rest[1:]
 	}
+	c, ok := lookup(name)
+	if group, _, sub := strings.Cut(name, " "); !ok && sub {
+		groupUsage(stderr, group)
+		return usageError{fmt.Sprintf("unknown command %q: %s takes %s", name, group, subcommands(group))}
+	} else if !ok {
+		usage(stderr)
+		return usageError{fmt.Sprintf("unknown command %q", name)}
+	}
+	return c.run(ctx, env, rest)
 }
 
 type environment struct {
@@ -119,25 +221,70 @@ func (e environment) env(name, def string) string {
 // storeFlags are the flags every command takes to find the store.
 type storeFlags struct {
 	data, store string
+	// create lets the embedded store's folder be made: only serve does,
+	// so that an admin command run from the wrong folder says so rather
+	// than answering from an empty store of its own.
+	create bool
+}
+
+// flagSet returns the flags of a command, whose --help prints to stdout.
+func (e environment) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("svc "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse reports errors, and help goes to stdout
+	fs.Usage = func() { printHelp(e.stdout, fs, nil) }
+	return fs
 }
 
 func (e environment) newFlags(name string) (*flag.FlagSet, *storeFlags) {
-	fs := flag.NewFlagSet("svc "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	sf := &storeFlags{}
+	fs := e.flagSet(name)
+	sf := &storeFlags{create: name == "serve"}
 	fs.StringVar(&sf.data, "data", e.env("SVC_DATA", "./svc-data"), "folder of the embedded store (env SVC_DATA)")
 	fs.StringVar(&sf.store, "store", e.env("SVC_STORE", ""), "store URL instead of --data, such as postgres://host/db (env SVC_STORE)")
 	return fs, sf
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// printHelp is every command's --help: how it is called, what it does, and
+// every flag in one style.
+func printHelp(w io.Writer, fs *flag.FlagSet, opts []option) {
+	c, _ := lookup(strings.TrimPrefix(fs.Name(), "svc "))
+	head := "Usage: " + fs.Name()
+	fmt.Fprint(w, head)
+	for i, l := range c.synopsis {
+		if i > 0 {
+			fmt.Fprint(w, "\n"+strings.Repeat(" ", len(head)))
 		}
-		return usageError{err.Error()}
+		fmt.Fprint(w, " "+l)
 	}
-	if fs.NArg() > 0 {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(c.summary[:1])+c.summary[1:])
+	if len(opts) > 0 {
+		fmt.Fprint(w, "\nEvery option is a flag or an environment variable; a flag wins.\n")
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		printOptions(fs, opts, w)
+	}
+}
+
+// singleDash matches the flag package's way of naming a flag in its errors.
+var singleDash = regexp.MustCompile(`(^|\s)-([a-zA-Z])`)
+
+// parse parses a command's flags. --help prints its help to stdout; a bad
+// flag is a usage error that names it the way the help does, --name.
+func parse(fs *flag.FlagSet, args []string) error {
+	help := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = help
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		help()
+		return err
+	case err != nil:
+		return usageError{fmt.Sprintf("%s (%s --help lists the flags)", singleDash.ReplaceAllString(err.Error(), "$1--$2"), fs.Name())}
+	case fs.NArg() > 0:
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
@@ -153,7 +300,25 @@ func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
 			return nil, usageError{fmt.Sprintf("--store %s://...: unknown store; want postgres://user@host/db, or --data for the embedded store", scheme)}
 		}
 	}
+	if !sf.create {
+		if _, err := os.Stat(sf.data); errors.Is(err, fs.ErrNotExist) {
+			where := sf.data
+			if abs, err := filepath.Abs(sf.data); err == nil && abs != filepath.Clean(sf.data) {
+				where += " (" + abs + ")"
+			}
+			return nil, fmt.Errorf("no data folder %s: give the folder svc serve uses, with --data or SVC_DATA (only svc serve creates one)", where)
+		}
+	}
 	return sqlite.Open(ctx, sf.data)
+}
+
+// versionCmd prints the version.
+func versionCmd(_ context.Context, env environment, args []string) error {
+	if err := parse(env.flagSet("version"), args); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stdout, version())
+	return nil
 }
 
 // version describes the binary from the build information Go embeds: the

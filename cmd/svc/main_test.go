@@ -216,6 +216,7 @@ func TestCommandErrors(t *testing.T) {
 		{nil, "no command"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"brands"}, "needs a subcommand"},
+		{[]string{"keys", "list"}, `unknown command "keys list": keys takes create or revoke`},
 		{[]string{"brands", "add", "--data", dir}, "--name is required"},
 		{[]string{"brands", "add", "--data", dir, "--name", "x", "--domain", "https://x.example/"}, "not a host name"},
 		{[]string{"keys", "create", "--data", dir, "--brand", "br_nope"}, "not found"},

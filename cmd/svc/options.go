@@ -53,7 +53,7 @@ func parseOptions(fs *flag.FlagSet, env environment, opts []option, args []strin
 		raws[i] = &rawValues{boolean: o.boolean}
 		fs.Var(raws[i], o.name, o.usage)
 	}
-	fs.Usage = func() { printOptions(fs, opts, fs.Output()) }
+	fs.Usage = func() { printHelp(env.stdout, fs, opts) }
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -85,10 +85,9 @@ func parseOptions(fs *flag.FlagSet, env environment, opts []option, args []strin
 	return nil
 }
 
-// printOptions is the --help of a command with options: every flag with
-// its environment variable, default and meaning.
+// printOptions lists, for a command's --help, every flag with its
+// environment variable, default and meaning.
 func printOptions(fs *flag.FlagSet, opts []option, w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s [options]\n\nEvery option is a flag or an environment variable; a flag wins.\n\n", fs.Name())
 	byName := map[string]option{}
 	for _, o := range opts {
 		byName[o.name] = o
@@ -97,6 +96,9 @@ func printOptions(fs *flag.FlagSet, opts []option, w io.Writer) {
 		o, ok := byName[f.Name]
 		if !ok { // a flag of newFlags: its usage names its variable
 			o = option{name: f.Name, def: f.DefValue, usage: f.Usage}
+			if o.def == "false" || o.def == "0" {
+				o.def = "" // a switch, or no default worth saying
+			}
 		}
 		line := "  --" + o.name
 		if o.env != "" {
@@ -132,7 +134,7 @@ func durationOpt(p *time.Duration, least time.Duration, what string) func(string
 			return errors.New("want a duration such as 15s or 840h")
 		}
 		if d < least {
-			return fmt.Errorf("must be at least %s%s", fmtDuration(least), what)
+			return fmt.Errorf("must be at least %s%s", svc.FormatDuration(least), what)
 		}
 		*p = d
 		return nil
@@ -222,15 +224,3 @@ func prefixOpt(p *[]netip.Prefix) func(string) error {
 
 // retentionWhy explains the least retention.
 var retentionWhy = fmt.Sprintf(" (%d days, the largest window)", svc.MaxPurchaseWindow/(24*time.Hour))
-
-// fmtDuration writes 720h rather than 720h0m0s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}

@@ -64,7 +64,7 @@ func TestServeOptions(t *testing.T) {
 		{name: "zero burst", args: []string{"--rate-burst", "0"}, wantErr: `--rate-burst "0": want a whole number from 1`},
 		{name: "bad proxy env", env: map[string]string{"SVC_TRUSTED_PROXIES": "10.0.0.0/8,proxy.local"}, wantErr: `SVC_TRUSTED_PROXIES="proxy.local" (--trusted-proxy): want an IP address or a CIDR`},
 		{name: "bad admin addr", args: []string{"--admin-addr", "9090"}, wantErr: `--admin-addr "9090": want HOST:PORT`},
-		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "not defined: -bogus"},
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "not defined: --bogus"},
 		{name: "stray argument", args: []string{"now"}, wantErr: `unexpected argument "now"`},
 	}
 	for _, tt := range tests {
@@ -99,7 +99,7 @@ func equalConfig(a, b serveConfig) bool {
 // README's table of options complete.
 func TestServeHelpAndReadmeListEveryOption(t *testing.T) {
 	var help bytes.Buffer
-	err := run(t.Context(), []string{"serve", "--help"}, noEnv, io.Discard, &help)
+	err := run(t.Context(), []string{"serve", "--help"}, noEnv, &help, io.Discard)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("serve --help: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -104,6 +105,13 @@ func serve(ctx context.Context, env environment, args []string) error {
 		log.Info("GOMAXPROCS raised to 2 on one CPU, so that requests run during the group commit's fsync")
 	}
 
+	// The address first: a busy port must stop the server before it has
+	// made a data folder or touched a snapshot.
+	ln, err := listen(c.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers the early returns
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -142,11 +150,6 @@ func serve(ctx context.Context, env environment, args []string) error {
 		t.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		t.Close()
-		return err
-	}
 	base := c.publicURL
 	if base == "" {
 		base = "http://" + ln.Addr().String()
@@ -155,7 +158,6 @@ func serve(ctx context.Context, env environment, args []string) error {
 	var demoText string
 	if c.demo {
 		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
-			ln.Close()
 			t.Close()
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -205,6 +207,19 @@ func serve(ctx context.Context, env environment, args []string) error {
 	t.Close()
 	log.Info("stopped")
 	return err
+}
+
+// listen listens on the server's address; when it is taken, it says how
+// to choose another.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s is already in use (by another svc serve?): choose another address with --addr or SVC_ADDR; port 0 picks a free one", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--addr %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // serveAdmin starts the opt-in admin listener: pprof, which must never face

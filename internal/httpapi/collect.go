@@ -52,7 +52,7 @@ func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
 		b = append(b, `,"counted":false,"reason":`...)
 		b = appendString(b, ack.Ignored)
 	}
-	b = append(b, '}')
+	b = append(b, "}\n"...) // as every other answer
 	writeJSON(w, http.StatusOK, b)
 	return nil
 }

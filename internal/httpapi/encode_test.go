@@ -35,6 +35,7 @@ func TestWriteAckMatchesEncodingJSON(t *testing.T) {
 			body.Counted = new(bool)
 		}
 		want, _ := json.Marshal(body)
+		want = append(want, '\n') // as json.Encoder ends it, and every other answer
 		rec := httptest.NewRecorder()
 		if err := writeAck(rec, ack); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,15 @@
   }
   var opts = {}, product = null, sentFor = null, widget = null, timer = 0, shown = "", closed = false, ready;
   var productKnown = new Promise(function (r) { ready = r; });
+  // viewed settles when the page's own view has been answered: proofs wait
+  // for it, so that they include this visit.
+  var viewed = Promise.resolve();
+  // In debug mode (data-svc-debug on a script tag, or svc("debug")) the
+  // console says why the widget shows nothing.
+  var debug = !!d.querySelector("script[data-svc-debug]");
+  function log(msg) {
+    if (debug) console.info("svc: " + msg);
+  }
   var src = me ? me.src : "";
   var apiBase = /\/svc\.js([?#].*)?$/.test(src) ? src.replace(/\/svc\.js([?#].*)?$/, "") : src ? new URL(src).origin : "";
 
@@ -92,6 +101,19 @@
   }
   function noop() {}
 
+  // problem reads a refusal: its status and the service's explanation.
+  function problem(r) {
+    return r.json().catch(noop).then(function (p) {
+      return { status: r.status, detail: (p && p.detail) || r.statusText };
+    });
+  }
+
+  // why explains a failed request, with what fixes the usual causes.
+  function why(e) {
+    if (!e || !e.status) return e instanceof Error && !(e instanceof TypeError) && e.name != "AbortError" ? e.message : "cannot reach " + apiBase;
+    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --domain " + location.hostname + " adds this host" : "");
+  }
+
   function context() {
     var c = { session_id: session() }, l = locale();
     if (l[0].length == 2 && l[1]) {
@@ -109,7 +131,10 @@
     if (d.prerendering) return d.addEventListener("prerenderingchange", trackView, { once: true });
     sentFor = product.product_id;
     // Draw once the view is counted, so the widget includes this visit.
-    send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() }).then(render);
+    viewed = send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() }).then(function (r) {
+      if (r && !r.ok) return problem(r).then(function (e) { log("view refused: " + why(e)); });
+    });
+    viewed.then(render);
   }
 
   // setProduct keeps what the server would accept: ids up to 128
@@ -162,14 +187,17 @@
   function proof(o) {
     o = o || {};
     return (o.product_id ? Promise.resolve() : productKnown).then(function () {
+      // A slow view delays the proof by 5 s at most.
+      return Promise.race([viewed, new Promise(function (r) { setTimeout(r, 5000); })]);
+    }).then(function () {
       var p = o.product_id || (product && product.product_id);
-      if (!opts.brandId || !p) throw new Error("svc: no brandId or product");
+      if (!opts.brandId || !p) throw new Error("no brandId or product");
       var ac = w.AbortController && new AbortController();
       var t = ac && setTimeout(function () { ac.abort(); }, 5000);
       var u = apiBase + "/api/svc/product-proof?brand_id=" + encodeURIComponent(opts.brandId) + "&product_id=" + encodeURIComponent(p) +
         "&window_views=" + (o.windowViews || wopt().windowViews || 60) + "&window_purchases=" + (o.windowPurchases || wopt().windowPurchases || 24);
       return fetch(u, { credentials: "omit", signal: ac && ac.signal }).then(function (r) {
-        if (!r.ok) throw { status: r.status };
+        if (!r.ok) return problem(r).then(function (e) { throw e; });
         return r.json();
       }).finally(function () {
         clearTimeout(t);
@@ -196,12 +224,13 @@
       out.push(say(t.v, pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60));
     if (pr.purchases >= Math.max(th.purchases || 1, 1))
       out.push(say(t.p, pr.purchases, t.h, wp));
+    if (!out.length) log("below the brand's thresholds: viewers " + pr.viewers + "/" + (th.viewers || 3) + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
     return out;
   }
 
   // The host keeps the page's layout; the box inherits nothing from the page.
   var CSS = ":host{display:block}" +
-    ".w{all:initial;display:block;font:14px/1.4 system-ui,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:8px 12px;box-shadow:0 2px 8px rgba(0,0,0,.12);animation:f .3s ease-out}" +
+    ".w{all:initial;display:block;font:14px/20px system-ui,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:8px 12px;box-shadow:0 2px 8px rgba(0,0,0,.12);animation:f .3s ease-out}" +
     ".w[hidden]{display:none}.w p{margin:0}.w p+p{margin-top:2px}" +
     ".c{position:fixed;left:16px;bottom:16px;z-index:1000;max-width:320px;padding-right:32px}" +
     "button{all:initial;position:absolute;top:4px;right:8px;cursor:pointer;font:18px/1 system-ui,sans-serif;color:#627d98;padding:4px}" +
@@ -267,9 +296,11 @@
     clearTimeout(timer);
     // A product named in <head> must not draw before [data-svc-proof] is parsed.
     if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
-    if (wopt().show === false || closed || d.visibilityState == "hidden") return;
+    if (wopt().show === false) return log("widget.show is false");
+    if (closed || d.visibilityState == "hidden") return;
     var again = true;
     proof().then(draw).catch(function (e) {
+      log("no proof: " + why(e));
       again = !(e && e.status >= 400 && e.status < 500); // a 4xx will not heal by asking again
     }).then(function () {
       var r = +wopt().refresh;
@@ -302,6 +333,10 @@
       if (!opts.brandId || !o) return;
       send("/api/collect/product-purchase", { brand_id: opts.brandId, order: o, context: { session_id: session() } });
     },
+    debug: function (on) {
+      debug = on !== false;
+      render();
+    },
     proof: function (o, cb) {
       if (typeof o == "function") (cb = o), (o = {});
       var p = proof(o);
@@ -330,6 +365,7 @@
       var f = fromJSONLD();
       if (f) setProduct(f[0], f[1], f[2], f[3]);
     }
+    if (!product) log("no product: call svc(\"product\", ...) or add JSON-LD");
     ready(); // proof calls waiting for a product stop waiting
   }
   d.readyState == "loading" ? d.addEventListener("DOMContentLoaded", auto) : auto();

@@ -45,7 +45,7 @@ func (c *Config) setDefaults() error {
 		c.Retention = svc.DefaultRetention
 	}
 	if c.Retention < svc.MaxPurchaseWindow {
-		return fmt.Errorf("retention %s is shorter than the largest window, %s", c.Retention, svc.MaxPurchaseWindow)
+		return fmt.Errorf("retention %s is shorter than the largest window, %s", svc.FormatDuration(c.Retention), svc.FormatDuration(svc.MaxPurchaseWindow))
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = 1024
