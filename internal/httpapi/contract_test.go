@@ -88,11 +88,20 @@ func (c *contract) check(r *http.Request, reqBody []byte, rec *httptest.Response
 	}
 	req := r.Clone(context.Background())
 	req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	head := r.Method == http.MethodHead
+	if head {
+		// The document says HEAD is answered on every GET path as the GET
+		// is; net/http drops the body (a handler may still write it).
+		req.Method = http.MethodGet
+	}
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
 		// Not an operation of the document: the answer must be a problem.
 		if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
 			return fmt.Errorf("no operation in the document (%v), and the answer is %q, not a problem", err, ct)
+		}
+		if rec.Code == http.StatusMethodNotAllowed && rec.Header().Get("Allow") == "" {
+			return errors.New("405 without Allow (the document's MethodNotAllowed)")
 		}
 		var v any
 		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
@@ -104,7 +113,7 @@ func (c *contract) check(r *http.Request, reqBody []byte, rec *httptest.Response
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
 		Status:                 rec.Code,
 		Header:                 rec.Header(),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: head},
 	}
 	input.SetBodyBytes(rec.Body.Bytes())
 	return openapi3filter.ValidateResponse(context.Background(), input)
@@ -136,6 +145,9 @@ func TestContractCheckCatchesMismatches(t *testing.T) {
 		{"proof without its counts", "GET", "/api/svc/product-proof?brand_id=b&product_id=p", answer("application/json", 200, `{"brand_id":"b"}`), false},
 		{"problem without status", "GET", "/api/svc/product-proof", answer("application/problem+json", 400, `{"type":"x","title":"Bad Request"}`), false},
 		{"unknown path, not a problem", "GET", "/nope", answer("text/plain", 404, "404 page not found"), false},
+		{"405 without Allow", "DELETE", "/healthz", answer("application/problem+json", 405, `{"type":"x","title":"Method Not Allowed","status":405}`), false},
+		{"HEAD of a GET path", "HEAD", "/healthz", answer("application/json", 200, ""), true},
+		{"HEAD with an undocumented status", "HEAD", "/healthz", answer("application/json", 418, ""), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,6 +69,16 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 	}
 	f.do("GET", "/svc.js", nil, "Accept-Encoding", "gzip")
 	f.do("DELETE", "/healthz", nil)
+	f.do("GET", "/api/collect/product-view", nil)
+	for _, path := range []string{"/healthz", "/svc.js", "/openapi.json"} {
+		if r := f.do("HEAD", path, nil); r.status != http.StatusOK || len(r.body) != 0 {
+			t.Errorf("HEAD %s: %d with %d bytes, want 200 without a body as documented", path, r.status, len(r.body))
+		}
+	}
+	js1 := f.do("GET", "/svc.js", nil)
+	if again := f.do("GET", "/svc.js", nil, "If-None-Match", js1.header.Get("ETag")); again.status != http.StatusNotModified {
+		t.Fatalf("/svc.js with its ETag: %d, want 304", again.status)
+	}
 	r := f.do("GET", "/openapi.json", nil)
 	doc := r.json(t)
 	if r.status != 200 || doc["openapi"] != "3.1.0" || doc["paths"].(map[string]any)["/openapi.json"] == nil {
@@ -76,5 +86,25 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 	}
 	if again := f.do("GET", "/openapi.json", nil, "If-None-Match", r.header.Get("ETag")); again.status != http.StatusNotModified {
 		t.Fatalf("/openapi.json with its ETag: %d, want 304", again.status)
+	}
+}
+
+// TestRateLimitComesBeforeTheKeyCheck pins the order of checks that
+// docs/openapi.yaml states: an address over the rate limit gets 429 even
+// with a key that is not valid, so that guessing keys is limited too; a
+// valid key is not limited.
+func TestRateLimitComesBeforeTheKeyCheck(t *testing.T) {
+	// One request per address, then none for the length of the test.
+	f := newFixture(t, httpapi.Options{RateLimit: httpapi.RateLimit{PerSecond: 1e-6, Burst: 1}})
+	if r := f.do("POST", viewPath, view("br_open", "p1", nil), "X-svc-Api-Key", "sk_not_a_key"); r.status != http.StatusUnauthorized {
+		t.Fatalf("a bad key under the limit: %d, want 401", r.status)
+	}
+	for _, key := range []string{"sk_not_a_key", f.revoked, ""} {
+		if r := f.do("POST", viewPath, view("br_open", "p1", nil), "X-svc-Api-Key", key); r.status != http.StatusTooManyRequests {
+			t.Errorf("key %.10q over the limit: %d, want 429", key, r.status)
+		}
+	}
+	if r := f.do("POST", viewPath, view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"]); r.status != http.StatusOK {
+		t.Fatalf("a valid key over the address's limit: %d %s, want 200", r.status, r.body)
 	}
 }
