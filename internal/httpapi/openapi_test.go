@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,11 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		if r := f.do("HEAD", path, nil); r.status != http.StatusOK || len(r.body) != 0 {
 			t.Errorf("HEAD %s: %d with %d bytes, want 200 without a body as documented", path, r.status, len(r.body))
 		}
+	}
+	// CORS echoes the Origin; the script's own Vary must add to its
+	// "Vary: Origin", or a cache could serve one origin's answer to another.
+	if vary := f.do("GET", "/svc.js", nil, "Origin", "https://shop.example").header.Values("Vary"); !slices.Contains(vary, "Origin") || !slices.Contains(vary, "Accept-Encoding") {
+		t.Errorf("/svc.js with an Origin: Vary %q, want Origin and Accept-Encoding", vary)
 	}
 	js1 := f.do("GET", "/svc.js", nil)
 	if again := f.do("GET", "/svc.js", nil, "If-None-Match", js1.header.Get("ETag")); again.status != http.StatusNotModified {

@@ -68,7 +68,9 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
 	h.Set("Cache-Control", "public, max-age=3600, stale-while-revalidate=86400")
-	h.Set("Vary", "Accept-Encoding")
+	// Added to, not set: CORS in front of this handler echoes the Origin
+	// and has already said Vary: Origin, which a cache must keep.
+	h.Add("Vary", "Accept-Encoding")
 	// Pages isolated with COEP may load it from another origin.
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	body, tag := s.min, s.etag
