@@ -88,8 +88,9 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return err
 			}
 			v.Context.Timestamp = stampMeta(&v.Meta, ts, given, received)
-			out.Writes = append(out.Writes, &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID,
-				Lines: []svc.Line{{Product: ref, ProductID: v.Product.ProductID, Units: 1}}}})
+			w := &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
+			w.Result.Lines = w.Lines([]svc.ProductRef{ref})
+			out.Writes = append(out.Writes, w)
 			txids = append(txids, txid)
 			return nil
 		}, `SELECT v.txid::text::bigint, v.event_id, p.id, p.brand_id, p.product_id, p.sku, p.title, p.url,
