@@ -102,3 +102,24 @@ func RevokeAPIKey(ctx context.Context, tx BrandTx, brandID, secretOrPrefix strin
 	k.RevokedAt = &t
 	return k, tx.BumpConfigVersion(ctx)
 }
+
+// EraseTx is what ForgetSession asks of a store, inside one transaction.
+type EraseTx interface {
+	// DeleteSession deletes the brand's views and orders that carry the
+	// session id, and returns how many it deleted.
+	DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error)
+	// BumpErasureVersion changes the number EventStore.ErasureVersion
+	// returns.
+	BumpErasureVersion(ctx context.Context) error
+}
+
+// ForgetSession erases a session's events (EventStore.ForgetSession).
+// Servers recount when the erasure version changes, so it changes only
+// when events were deleted.
+func ForgetSession(ctx context.Context, tx EraseTx, brandID, sessionID string) (int64, error) {
+	n, err := tx.DeleteSession(ctx, brandID, sessionID)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	return n, tx.BumpErasureVersion(ctx)
+}
