@@ -120,23 +120,24 @@ func TestDecide(t *testing.T) {
 		wantResult svc.WriteResult
 		wantCode   string
 		wantWrites []string
+		wantAsked  []string // the products looked up, in order; nil: not checked
 	}{
 		{name: "new view registers its product", w: viewWrite(false, ""), products: map[string]svc.Product{},
 			wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}, wantWrites: []string{"register p1"}},
 		{name: "view of a known product, unchanged", w: viewWrite(false, ""), products: known(),
 			wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
 		{name: "replay with the same body", w: orderWrite(true, "k", item("p1", 1, nil)), answers: stored(true), products: known(),
-			wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev0", Replay: true}},
+			wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev0", Replay: true}, wantAsked: []string{}},
 		{name: "same key, another body", w: orderWrite(true, "k", item("p1", 1, nil)), answers: stored(true), products: known(),
 			wantCode: svc.ECONFLICT},
 		{name: "same key of another kind of sender", w: orderWrite(false, "k", item("p1", 1, nil)), answers: stored(true), products: known(),
 			orders: map[string]string{}, wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
 		{name: "duplicate order", w: orderWrite(true, "", item("p1", 1, nil)), orders: map[string]string{"o1": "ev0"}, products: known(),
-			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}},
+			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
 		{name: "closed catalog, unknown product", w: viewWrite(false, ""), closed: true, products: map[string]svc.Product{},
 			wantCode: svc.ENOTFOUND},
 		{name: "closed catalog, one unknown line writes nothing", w: orderWrite(false, "", item("p1", 1, nil), item("p2", 1, nil)),
-			closed: true, products: known(), wantCode: svc.ENOTFOUND},
+			closed: true, products: known(), wantCode: svc.ENOTFOUND, wantAsked: []string{"p1", "p2"}},
 		{name: "closed catalog, known product, new title changes nothing", w: orderWrite(false, "", svc.PurchaseItem{ProductID: "p1", Quantity: ptr(int64(1)), Title: ptr("New")}),
 			closed: true, products: known(), wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
 		{name: "new title updates the product", w: orderWrite(false, "", svc.PurchaseItem{ProductID: "p1", Quantity: ptr(int64(1)), Title: ptr("New")}),
@@ -144,7 +145,7 @@ func TestDecide(t *testing.T) {
 			wantWrites: []string{"update p1 title=New"}},
 		{name: "a product twice in one order is registered once", w: orderWrite(false, "", item("p2", 1, nil), item("p2", 2, nil)),
 			products: known(), wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"},
-			wantWrites: []string{"register p2"}},
+			wantWrites: []string{"register p2"}, wantAsked: []string{"p2", "p2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,6 +167,9 @@ func TestDecide(t *testing.T) {
 			}
 			if tt.wantCode == "" && fmt.Sprint(w.Result) != fmt.Sprint(tt.wantResult) {
 				t.Errorf("result %+v, want %+v", w.Result, tt.wantResult)
+			}
+			if tt.wantAsked != nil && !slices.Equal(l.asked, tt.wantAsked) {
+				t.Errorf("products looked up %q, want %q", l.asked, tt.wantAsked)
 			}
 			if !slices.Equal(l.writes, tt.wantWrites) {
 				t.Errorf("store writes %q, want %q", l.writes, tt.wantWrites)
