@@ -170,7 +170,7 @@ func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time
 	if err != nil {
 		return err
 	}
-	p.remember(productKey{r.BrandID, r.ProductID}, r)
+	p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
 	p.refs = append(p.refs, r.Ref)
 	return nil
 }
@@ -180,7 +180,7 @@ func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time
 func (p *preparedTx) UpdateProduct(ctx context.Context, r, set svc.Product, at time.Time) error {
 	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL), millis(at), int64(r.Ref))
 	if err == nil {
-		p.remember(productKey{r.BrandID, r.ProductID}, r)
+		p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
 	}
 	return err
 }

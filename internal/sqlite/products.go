@@ -77,13 +77,18 @@ func (p *preparedTx) lookup(k productKey) (svc.Product, bool) {
 	return p.products.get(k)
 }
 
-// remember notes a product as the transaction leaves it. Its attributes
-// are copied: the cache outlives the events they came from.
+// remember notes a product as the transaction leaves it.
 func (p *preparedTx) remember(k productKey, r svc.Product) {
 	if p.staged != nil {
-		r.SKU, r.Title, r.URL = clone(r.SKU), clone(r.Title), clone(r.URL)
 		p.staged[k] = r
 	}
+}
+
+// owned returns r with its own copies of the attributes an event gave it:
+// the cache outlives the events.
+func owned(r svc.Product) svc.Product {
+	r.SKU, r.Title, r.URL = clone(r.SKU), clone(r.Title), clone(r.URL)
+	return r
 }
 
 func clone(s *string) *string {
