@@ -225,34 +225,3 @@ type Changes struct {
 	// carries the product's latest sku, title and url.
 	Writes []*Write
 }
-
-// OrderLines assembles exported orders from rows of order lines that come
-// each order's lines together, as both stores read them.
-type OrderLines struct {
-	Emit  func(ExportedEvent) error
-	cur   *PurchaseEvent
-	curID int64
-}
-
-// Add takes one line of the order with the store's row id; e is the order as
-// read with this line, kept when the order is new.
-func (o *OrderLines) Add(id int64, e *PurchaseEvent, it PurchaseItem) error {
-	if o.cur == nil || id != o.curID {
-		if err := o.Flush(); err != nil {
-			return err
-		}
-		o.cur, o.curID = e, id
-	}
-	o.cur.Order.Items = append(o.cur.Order.Items, it)
-	return nil
-}
-
-// Flush emits the last order.
-func (o *OrderLines) Flush() error {
-	if o.cur == nil {
-		return nil
-	}
-	cur := o.cur
-	o.cur = nil
-	return o.Emit(ExportedEvent{Purchase: cur})
-}

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -94,40 +93,27 @@ func (s *Store) appendTx(ctx context.Context, fn func(tx pgx.Tx, xid *int64) err
 	return err
 }
 
-// idempotencyScope keeps one endpoint's or one kind of sender's keys from
-// answering for another: an anonymous view cannot claim a keyed purchase's key.
-func idempotencyScope(w *svc.Write, keyed bool) string {
-	scope := "purchase"
-	if w.View != nil {
-		scope = "view"
-	}
-	if keyed {
-		return scope + ":keyed"
-	}
-	return scope + ":anonymous"
-}
-
-type idemKey struct{ brand, scope, key string }
 type productKey struct{ brand, product string }
 type orderKey struct{ brand, order string }
 
-// batch is what one Append works out before it writes. The writes are
-// decided in their order, as the embedded store does one after the other;
-// the rows then go in a few statements.
+// batch is what one Append works out before it writes. svc.Decide decides
+// the writes in their order, as if they were stored one after the other,
+// with the batch as its lookup: the keys, products and orders read at
+// once, and what the writes decided before did to them. The rows then go
+// in a few statements.
 type batch struct {
 	writes []*svc.Write
 	info   []writeInfo
+	cur    *writeInfo // of the write being decided
 
-	keys     map[idemKey]*keyState
-	keyOrder []idemKey
+	keys     map[svc.IdempotencyKey]*keyState
+	keyOrder []svc.IdempotencyKey
 	products map[productKey]*productState
 	orders   map[orderKey]string     // stored orders: their event ids
 	inBatch  map[orderKey]*svc.Write // orders the batch accepts
 }
 
 type writeInfo struct {
-	brand    string
-	meta     *svc.EventMeta
 	key      *keyState
 	products []*productState // of each line, once accepted
 	sameAs   *svc.Write      // a replay or duplicate of an earlier write of the batch
@@ -136,35 +122,31 @@ type writeInfo struct {
 }
 
 type keyState struct {
-	claimed bool       // this batch holds the key's row
-	stored  *storedKey // the live row of an earlier request, when not claimed
-	first   *svc.Write // the batch's first accepted write with the key
-	created int64
-}
-
-type storedKey struct {
-	status, eventID string
-	hash            []byte
+	claimed bool        // this batch holds the key's row
+	stored  *svc.Answer // the live row of an earlier request, when not claimed
+	first   *svc.Write  // the batch's first write whose answer the key keeps
 }
 
 type productState struct {
-	key             productKey
-	ref             svc.ProductRef // 0 until known
-	sku, title, url *string        // as stored, with the batch's changes
-	// Given attributes that changed the product: written with coalesce, so
+	svc.Product // as stored, with the batch's changes; Ref 0 until inserted
+	// The attributes that changed the product: written with coalesce, so
 	// that a node updating the same product meanwhile loses only those.
-	setSKU, setTitle, setURL *string
-	write                    bool // registered or changed: to upsert
-	at                       int64
+	set   svc.Product
+	write bool // registered or changed: to upsert
+	at    int64
+}
+
+func newBatch(writes []*svc.Write) *batch {
+	return &batch{writes: writes, info: make([]writeInfo, len(writes)), cur: &writeInfo{}, keys: map[svc.IdempotencyKey]*keyState{},
+		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{}}
 }
 
 func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64) error {
-	b := &batch{writes: writes, info: make([]writeInfo, len(writes)), keys: map[idemKey]*keyState{},
-		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{}}
+	b := newBatch(writes)
 	if err := b.lookUp(ctx, tx, xid); err != nil {
 		return err
 	}
-	if err := b.decide(); err != nil {
+	if err := b.decide(ctx); err != nil {
 		return err
 	}
 	q := &pgx.Batch{}
@@ -193,28 +175,26 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	var pb, pp, ob, oo []string
 	for i, w := range b.writes {
 		w.Result = svc.WriteResult{}
-		in := &b.info[i]
+		brand, meta := w.Event()
 		if w.View != nil {
-			in.brand, in.meta = w.View.BrandID, &w.View.Meta
-			pb, pp = append(pb, in.brand), append(pp, w.View.Product.ProductID)
+			pb, pp = append(pb, brand), append(pp, w.View.Product.ProductID)
 		} else {
-			in.brand, in.meta = w.Purchase.BrandID, &w.Purchase.Meta
-			ob, oo = append(ob, in.brand), append(oo, w.Purchase.Order.OrderID)
+			ob, oo = append(ob, brand), append(oo, w.Purchase.Order.OrderID)
 			for _, it := range w.Purchase.Order.Items {
-				pb, pp = append(pb, in.brand), append(pp, it.ProductID)
+				pb, pp = append(pb, brand), append(pp, it.ProductID)
 			}
 		}
 		if w.IdempotencyKey == "" {
 			continue
 		}
-		k := idemKey{in.brand, idempotencyScope(w, in.meta.Keyed), w.IdempotencyKey}
+		k := w.Key()
 		if b.keys[k] == nil {
-			b.keys[k] = &keyState{created: millis(in.meta.ReceivedAt)}
+			b.keys[k] = &keyState{}
 			b.keyOrder = append(b.keyOrder, k)
-			kb, ks, kk = append(kb, k.brand), append(ks, k.scope), append(kk, k.key)
-			kh, kc = append(kh, w.BodyHash[:]), append(kc, millis(in.meta.ReceivedAt))
+			kb, ks, kk = append(kb, k.BrandID), append(ks, k.Scope), append(kk, k.Key)
+			kh, kc = append(kh, w.BodyHash[:]), append(kc, millis(meta.ReceivedAt))
 		}
-		in.key = b.keys[k]
+		b.info[i].key = b.keys[k]
 	}
 	q := &pgx.Batch{}
 	if xid != nil {
@@ -229,8 +209,8 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 			WHERE k.created_at <= excluded.created_at - $6
 			RETURNING brand_id, scope, key`, kb, ks, kk, kh, kc, svc.IdempotencyTTL.Milliseconds()).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
-				var k idemKey
-				if err := rows.Scan(&k.brand, &k.scope, &k.key); err != nil {
+				var k svc.IdempotencyKey
+				if err := rows.Scan(&k.BrandID, &k.Scope, &k.Key); err != nil {
 					return err
 				}
 				b.keys[k].claimed = true
@@ -240,29 +220,17 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 		q.Queue(`SELECT brand_id, scope, key, status, event_id, body_hash FROM idempotency_keys
 			WHERE (brand_id, scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`, kb, ks, kk).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
-				var k idemKey
-				var sk storedKey
-				if err := rows.Scan(&k.brand, &k.scope, &k.key, &sk.status, &sk.eventID, &sk.hash); err != nil {
+				var k svc.IdempotencyKey
+				var a svc.Answer
+				if err := rows.Scan(&k.BrandID, &k.Scope, &k.Key, &a.Status, &a.EventID, &a.BodyHash); err != nil {
 					return err
 				}
-				b.keys[k].stored = &sk
+				b.keys[k].stored = &a
 				return nil
 			})
 		})
 	}
-	if len(pp) > 0 {
-		q.Queue(`SELECT id, brand_id, product_id, sku, title, url FROM products
-			WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, pb, pp).Query(func(rows pgx.Rows) error {
-			return scanAll(rows, func() error {
-				p := new(productState)
-				if err := rows.Scan(&p.ref, &p.key.brand, &p.key.product, &p.sku, &p.title, &p.url); err != nil {
-					return err
-				}
-				b.products[p.key] = p
-				return nil
-			})
-		})
-	}
+	b.queueProductReads(q, pb, pp)
 	if len(oo) > 0 {
 		q.Queue(`SELECT brand_id, order_id, event_id FROM purchase_events
 			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, ob, oo).Query(func(rows pgx.Rows) error {
@@ -283,6 +251,24 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	return tx.SendBatch(ctx, q).Close()
 }
 
+// queueProductReads reads the products of the brands and ids given.
+func (b *batch) queueProductReads(q *pgx.Batch, brands, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	q.Queue(`SELECT id, brand_id, product_id, sku, title, url FROM products
+		WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
+		return scanAll(rows, func() error {
+			p := new(productState)
+			if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL); err != nil {
+				return err
+			}
+			b.products[productKey{p.BrandID, p.ProductID}] = p
+			return nil
+		})
+	})
+}
+
 func scanAll(rows pgx.Rows, scan func() error) error {
 	for rows.Next() {
 		if err := scan(); err != nil {
@@ -292,111 +278,83 @@ func scanAll(rows pgx.Rows, scan func() error) error {
 	return rows.Err()
 }
 
-// decide answers each write in the batch's order, as if they were stored
-// one after the other.
-func (b *batch) decide() error {
+// decide decides each write in the batch's order with svc.Decide.
+func (b *batch) decide(ctx context.Context) error {
 	for i, w := range b.writes {
-		in := &b.info[i]
-		if ks := in.key; ks != nil {
-			switch {
-			case ks.first != nil:
-				in.sameAs, in.replay = ks.first, true
-				if !bytes.Equal(ks.first.BodyHash[:], w.BodyHash[:]) {
-					w.Result.Err = reused(w)
-				}
-				continue
-			case !ks.claimed && ks.stored == nil:
-				return svc.Internal(fmt.Errorf("idempotency key %q: neither claimed nor found", w.IdempotencyKey))
-			case !ks.claimed:
-				if !bytes.Equal(ks.stored.hash, w.BodyHash[:]) {
-					w.Result.Err = reused(w)
-				} else {
-					w.Result = svc.WriteResult{Status: ks.stored.status, EventID: ks.stored.eventID, Replay: true}
-				}
-				continue
-			}
+		b.cur = &b.info[i]
+		accept, err := svc.Decide(ctx, w, b)
+		if err != nil {
+			return err
 		}
-		if w.View != nil {
-			b.decideView(w, in)
-		} else {
-			b.decidePurchase(w, in)
+		if accept && w.Purchase != nil {
+			b.inBatch[orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}] = w
 		}
-		if w.Result.Err == nil && in.key != nil {
-			in.key.first = w
+		if w.Remembers() {
+			b.cur.key.first = w
 		}
 	}
 	return nil
 }
 
-func reused(w *svc.Write) error {
-	return svc.Errorf(svc.ECONFLICT, "Idempotency-Key %q was used with another body in the last %s", w.IdempotencyKey, svc.IdempotencyTTL)
+// Answer returns the answer of a key (svc.WriteLookup): of a write of the
+// batch, or of an earlier request when the batch could not claim the key.
+// The claim has already told a live key from an expired one.
+func (b *batch) Answer(_ context.Context, k svc.IdempotencyKey, _ time.Time) (svc.Answer, bool, error) {
+	ks := b.keys[k]
+	switch {
+	case ks.first != nil:
+		// Answered again when the batch is settled: the first write may
+		// yet turn out a duplicate of another node's order.
+		b.cur.sameAs, b.cur.replay = ks.first, true
+		return svc.Answer{Status: ks.first.Result.Status, EventID: ks.first.Result.EventID, BodyHash: ks.first.BodyHash[:]}, true, nil
+	case ks.claimed:
+		return svc.Answer{}, false, nil
+	case ks.stored == nil:
+		return svc.Answer{}, false, svc.Internal(fmt.Errorf("idempotency key %q: neither claimed nor found", k.Key))
+	}
+	return *ks.stored, true, nil
 }
 
-func (b *batch) decideView(w *svc.Write, in *writeInfo) {
-	v := w.View
-	p := b.resolve(productKey{v.BrandID, v.Product.ProductID}, v.Product.SKU, v.Product.Title, v.Product.URL, w.MayRegister, in.meta)
+// Order returns the event id of an order stored or accepted by the batch
+// (svc.WriteLookup).
+func (b *batch) Order(_ context.Context, brandID, orderID string) (string, bool, error) {
+	k := orderKey{brandID, orderID}
+	if eventID, ok := b.orders[k]; ok {
+		return eventID, true, nil
+	}
+	if first := b.inBatch[k]; first != nil {
+		b.cur.sameAs = first // its event id is known once the batch is settled
+		return first.Result.EventID, true, nil
+	}
+	return "", false, nil
+}
+
+// Product returns a product as stored or as the batch leaves it
+// (svc.ProductLookup), and notes it for the write's lines.
+func (b *batch) Product(_ context.Context, brandID, productID string) (svc.Product, bool, error) {
+	p := b.products[productKey{brandID, productID}]
 	if p == nil {
-		w.Result.Err = notFound(v.BrandID, v.Product.ProductID)
-		return
+		return svc.Product{}, false, nil
 	}
-	in.products = []*productState{p}
-	w.Result.Status, w.Result.EventID = svc.StatusAccepted, in.meta.EventID
+	b.cur.products = append(b.cur.products, p)
+	return p.Product, true, nil
 }
 
-func (b *batch) decidePurchase(w *svc.Write, in *writeInfo) {
-	e := w.Purchase
-	ok := orderKey{e.BrandID, e.Order.OrderID}
-	if first, seen := b.orders[ok]; seen {
-		w.Result.Status, w.Result.EventID = svc.StatusDuplicate, first
-		return
-	}
-	if first := b.inBatch[ok]; first != nil {
-		in.sameAs = first
-		return
-	}
-	// Without MayRegister nothing is written, so an order refused for one
-	// unknown product leaves no trace; with it, nothing is refused.
-	if !w.MayRegister {
-		for _, it := range e.Order.Items {
-			if b.products[productKey{e.BrandID, it.ProductID}] == nil {
-				w.Result.Err = notFound(e.BrandID, it.ProductID)
-				return
-			}
-		}
-	}
-	for _, it := range e.Order.Items {
-		in.products = append(in.products, b.resolve(productKey{e.BrandID, it.ProductID}, it.SKU, it.Title, nil, w.MayRegister, in.meta))
-	}
-	b.inBatch[ok] = w
-	w.Result.Status, w.Result.EventID = svc.StatusAccepted, in.meta.EventID
+// RegisterProduct notes a product to insert (svc.ProductLookup).
+func (b *batch) RegisterProduct(_ context.Context, p svc.Product, at time.Time) error {
+	ps := &productState{Product: p, set: p, write: true, at: millis(at)}
+	b.products[productKey{p.BrandID, p.ProductID}] = ps
+	b.cur.products = append(b.cur.products, ps)
+	return nil
 }
 
-// resolve finds a product. With register set, a product that does not exist
-// is registered, and attributes that are given and differ from the stored
-// ones are updated; without it, nothing changes, and a missing product is nil.
-func (b *batch) resolve(k productKey, sku, title, url *string, register bool, m *svc.EventMeta) *productState {
-	p := b.products[k]
-	if p == nil {
-		if !register {
-			return nil
-		}
-		p = &productState{key: k, write: true, at: millis(m.ReceivedAt)}
-		b.products[k] = p
-	}
-	if !register {
-		return p
-	}
-	for _, a := range []struct{ given, stored, set **string }{{&sku, &p.sku, &p.setSKU}, {&title, &p.title, &p.setTitle}, {&url, &p.url, &p.setURL}} {
-		if g := *a.given; g != nil && (*a.stored == nil || **a.stored != *g) {
-			*a.stored, *a.set = g, g
-			p.write, p.at = true, millis(m.ReceivedAt)
-		}
-	}
-	return p
-}
-
-func notFound(brandID, productID string) error {
-	return svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found, and the brand's catalog is closed to anonymous events", productID, brandID)
+// UpdateProduct notes the changed attributes of a product to write
+// (svc.ProductLookup).
+func (b *batch) UpdateProduct(_ context.Context, p, set svc.Product, at time.Time) error {
+	ps := b.products[productKey{p.BrandID, p.ProductID}]
+	ps.Product, ps.write, ps.at = p, true, millis(at)
+	ps.set.SKU, ps.set.Title, ps.set.URL = cmp.Or(set.SKU, ps.set.SKU), cmp.Or(set.Title, ps.set.Title), cmp.Or(set.URL, ps.set.URL)
+	return nil
 }
 
 // queueProducts registers new products and updates changed ones in one
@@ -414,14 +372,14 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 	}
 	// One order for every node: two batches never wait on each other's rows crosswise.
 	slices.SortFunc(ps, func(x, y *productState) int {
-		return cmp.Or(cmp.Compare(x.key.brand, y.key.brand), cmp.Compare(x.key.product, y.key.product))
+		return cmp.Or(cmp.Compare(x.BrandID, y.BrandID), cmp.Compare(x.ProductID, y.ProductID))
 	})
 	cols := make([][]*string, 3)
 	var brands, ids []string
 	var at []int64
 	for _, p := range ps {
-		brands, ids, at = append(brands, p.key.brand), append(ids, p.key.product), append(at, p.at)
-		cols[0], cols[1], cols[2] = append(cols[0], p.setSKU), append(cols[1], p.setTitle), append(cols[2], p.setURL)
+		brands, ids, at = append(brands, p.BrandID), append(ids, p.ProductID), append(at, p.at)
+		cols[0], cols[1], cols[2] = append(cols[0], p.set.SKU), append(cols[1], p.set.Title), append(cols[2], p.set.URL)
 	}
 	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
 		SELECT b, p, s, t, u, a, a FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS x(b, p, s, t, u, a)
@@ -436,7 +394,7 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 			if err := rows.Scan(&ref, &k.brand, &k.product); err != nil {
 				return err
 			}
-			b.products[k].ref = ref
+			b.products[k].Ref = ref
 			return nil
 		})
 	})
@@ -462,7 +420,7 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		if !b.inserts(i) {
 			continue
 		}
-		e, m := w.Purchase, b.info[i].meta
+		e, m := w.Purchase, &w.Purchase.Meta
 		eventIDs, brands, orders = append(eventIDs, m.EventID), append(brands, e.BrandID), append(orders, e.Order.OrderID)
 		ts, received, given = append(ts, millis(m.Time)), append(received, millis(m.ReceivedAt)), append(given, optMillis(m.GivenTime))
 		sessions, currencies = append(sessions, e.Context.SessionID), append(currencies, e.Order.Currency)
@@ -551,14 +509,12 @@ func (b *batch) finish() {
 		case in.sameAs != nil:
 			w.Result.Status, w.Result.EventID = svc.StatusDuplicate, in.sameAs.Result.EventID
 		case w.Result.Err != nil || w.Result.Replay || w.Result.Status != svc.StatusAccepted:
-		case w.View != nil:
-			w.Result.Lines = []svc.Line{{Product: in.products[0].ref, ProductID: w.View.Product.ProductID, Units: 1}}
 		default:
 			refs := make([]svc.ProductRef, len(in.products))
 			for j, p := range in.products {
-				refs[j] = p.ref
+				refs[j] = p.Ref
 			}
-			w.Result.Lines = svc.LinesOf(w.Purchase, refs)
+			w.Result.Lines = w.Lines(refs)
 		}
 	}
 }
@@ -589,15 +545,15 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			continue
 		}
 		if v := w.View; v != nil {
-			m := in.meta
-			vEvent, vProduct, vTS = append(vEvent, m.EventID), append(vProduct, int64(in.products[0].ref)), append(vTS, millis(m.Time))
+			m := &v.Meta
+			vEvent, vProduct, vTS = append(vEvent, m.EventID), append(vProduct, int64(in.products[0].Ref)), append(vTS, millis(m.Time))
 			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
 			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
 			vKeyed = append(vKeyed, m.Keyed)
 			continue
 		}
 		for j, it := range w.Purchase.Order.Items {
-			iPurchase, iLine, iProduct = append(iPurchase, in.purchase), append(iLine, int32(j)), append(iProduct, int64(in.products[j].ref))
+			iPurchase, iLine, iProduct = append(iPurchase, in.purchase), append(iLine, int32(j)), append(iProduct, int64(in.products[j].Ref))
 			iSKU, iTitle, iQty, iPrice = append(iSKU, it.SKU), append(iTitle, it.Title), append(iQty, *it.Quantity), append(iPrice, it.UnitPrice)
 		}
 	}
@@ -607,12 +563,12 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		case !ks0.claimed:
 		case ks0.first != nil:
 			w := ks0.first
-			m := b.metaOf(w)
-			kb, ks, kk = append(kb, k.brand), append(ks, k.scope), append(kk, k.key)
+			_, m := w.Event()
+			kb, ks, kk = append(kb, k.BrandID), append(ks, k.Scope), append(kk, k.Key)
 			kHash, kCreated = append(kHash, w.BodyHash[:]), append(kCreated, millis(m.ReceivedAt))
 			kStatus, kEvent = append(kStatus, w.Result.Status), append(kEvent, w.Result.EventID)
 		default:
-			gb, gs, gk = append(gb, k.brand), append(gs, k.scope), append(gk, k.key)
+			gb, gs, gk = append(gb, k.BrandID), append(gs, k.Scope), append(gk, k.Key)
 		}
 	}
 	if len(vEvent) > 0 {
@@ -637,11 +593,4 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		return nil
 	}
 	return tx.SendBatch(ctx, q).Close()
-}
-
-func (b *batch) metaOf(w *svc.Write) *svc.EventMeta {
-	if w.View != nil {
-		return &w.View.Meta
-	}
-	return &w.Purchase.Meta
 }

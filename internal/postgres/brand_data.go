@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,91 +15,49 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
-			v := new(svc.ViewEvent)
-			var ts, received int64
-			var given *int64
-			if err := rows.Scan(&v.Meta.EventID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title, &v.Product.URL,
-				&ts, &given, &received, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed); err != nil {
-				return err
-			}
-			v.BrandID = brandID
-			v.Context.Timestamp = stampMeta(&v.Meta, ts, given, received)
-			return fn(svc.ExportedEvent{View: v})
-		}, `SELECT v.event_id, p.product_id, p.sku, p.title, p.url, v.ts, v.given_ts, v.received_at,
-				v.session_id, v.country, v.locale, v.keyed
-			FROM view_events v JOIN products p ON p.id = v.product
-			WHERE p.brand_id = $1 ORDER BY v.ts, v.id`, brandID)
+		x := svc.Exporter{BrandID: brandID, Emit: fn}
+		err := eachRow(ctx, tx, func(rows pgx.Rows) error { return x.View(rows.Scan) },
+			"SELECT "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+" WHERE p.brand_id = $1 ORDER BY v.ts, v.id", brandID)
+		if err == nil {
+			err = eachRow(ctx, tx, func(rows pgx.Rows) error { return x.OrderLine(rows.Scan) },
+				"SELECT "+svc.OrderRowColumns+" FROM "+svc.OrderRowTables+" WHERE e.brand_id = $1 ORDER BY e.ts, e.id, i.line", brandID)
+		}
 		if err != nil {
 			return err
 		}
-		// One row per order line; lines of an order are consecutive.
-		orders := svc.OrderLines{Emit: fn}
-		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var id, ts, received int64
-			var given *int64
-			e := new(svc.PurchaseEvent)
-			var it svc.PurchaseItem
-			if err := rows.Scan(&id, &e.Meta.EventID, &e.Order.OrderID, &ts, &given, &received, &e.Context.SessionID,
-				&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
-				&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice); err != nil {
-				return err
-			}
-			e.BrandID = brandID
-			e.Context.Timestamp = stampMeta(&e.Meta, ts, given, received)
-			return orders.Add(id, e, it)
-		}, `SELECT e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
-				e.currency, e.total_value, e.keyed,
-				p.product_id, i.sku, i.title, i.quantity, i.unit_price
-			FROM purchase_events e
-			JOIN purchase_items i ON i.purchase = e.id
-			JOIN products p ON p.id = i.product
-			WHERE e.brand_id = $1 ORDER BY e.ts, e.id, i.line`, brandID)
-		if err != nil {
-			return err
-		}
-		return orders.Flush()
+		return x.Flush()
 	})
-}
-
-// stampMeta fills the times of an exported event and returns its timestamp
-// as it counts.
-func stampMeta(m *svc.EventMeta, ts int64, given *int64, received int64) *string {
-	m.Time, m.ReceivedAt = fromMillis(ts), fromMillis(received)
-	if given != nil {
-		g := fromMillis(*given)
-		m.GivenTime = &g
-	}
-	out := m.Time.Format(time.RFC3339Nano)
-	return &out
 }
 
 // ForgetSession deletes every view and order of the brand that carries the
-// session id, and bumps the erasure version if it deleted anything.
-func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (int64, error) {
+// session id (svc.ForgetSession).
+func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n int64, err error) {
 	if _, err := s.Brand(ctx, brandID); err != nil {
 		return 0, err
 	}
-	var total int64
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		total = 0
-		for _, q := range []string{
-			"DELETE FROM view_events WHERE session_id = $1 AND product IN (SELECT id FROM products WHERE brand_id = $2)",
-			"DELETE FROM purchase_events WHERE session_id = $1 AND brand_id = $2", // lines go by cascade
-		} {
-			tag, err := tx.Exec(ctx, q, sessionID, brandID)
-			if err != nil {
-				return err
-			}
-			total += tag.RowsAffected()
-		}
-		if total == 0 {
-			return nil
-		}
-		_, err := tx.Exec(ctx, "UPDATE erasure_version SET version = version + 1")
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		n, err = svc.ForgetSession(ctx, eraseTx{tx}, brandID, sessionID)
 		return err
 	})
-	return total, err
+	return n, err
+}
+
+// eraseTx persists an erasure (svc.EraseTx).
+type eraseTx struct{ tx pgx.Tx }
+
+func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error) {
+	views, err := e.tx.Exec(ctx, "DELETE FROM view_events WHERE session_id = $1 AND product IN (SELECT id FROM products WHERE brand_id = $2)", sessionID, brandID)
+	if err != nil {
+		return 0, err
+	}
+	// An order's lines go with it, by cascade.
+	orders, err := e.tx.Exec(ctx, "DELETE FROM purchase_events WHERE session_id = $1 AND brand_id = $2", sessionID, brandID)
+	return views.RowsAffected() + orders.RowsAffected(), err
+}
+
+func (e eraseTx) BumpErasureVersion(ctx context.Context) error {
+	_, err := e.tx.Exec(ctx, "UPDATE erasure_version SET version = version + 1")
+	return err
 }
 
 // ErasureVersion returns a number that changes whenever events are erased.

@@ -6,35 +6,83 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/svc-project/svc"
 )
 
-const bumpVersion = "UPDATE config_version SET version = version + 1"
-
 // CreateBrand stores a new brand and, if key is not nil, its first key, in
-// one transaction. Returns ECONFLICT if the brand's id is taken.
+// one transaction (svc.CreateBrand).
 func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
-	n := b.Stored()
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Name, n.Domains, b.RequireKey, b.ClosedCatalog, n.MinViewers,
-			n.MinPurchases, millis(b.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return svc.Errorf(svc.ECONFLICT, "brand %q exists", b.ID)
-		}
-		if key != nil {
-			if err := insertKey(ctx, tx, key); err != nil {
-				return err
-			}
-		}
-		_, err = tx.Exec(ctx, bumpVersion)
+	return s.inTx(ctx, func(tx pgx.Tx) error { return svc.CreateBrand(ctx, brandTx{tx}, b, key) })
+}
+
+// UpdateBrand replaces the name, domains, flags and thresholds of the brand
+// with b.ID (svc.UpdateBrand).
+func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error { return svc.UpdateBrand(ctx, brandTx{tx}, b) })
+}
+
+// CreateAPIKey stores a key (svc.CreateAPIKey).
+func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error { return svc.CreateAPIKey(ctx, brandTx{tx}, k) })
+}
+
+// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
+// given (svc.RevokeAPIKey).
+func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (k *svc.APIKey, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		k, err = svc.RevokeAPIKey(ctx, brandTx{tx}, brandID, secretOrPrefix, at)
 		return err
 	})
+	return k, err
+}
+
+// brandTx persists the writes of the brand rules (svc.BrandTx). Domains
+// are stored as a text array.
+type brandTx struct{ tx pgx.Tx }
+
+func (b brandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	return affected(b.tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+		br.ID, br.Name, br.Domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt)))
+}
+
+func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	return affected(b.tx.Exec(ctx, `UPDATE brands SET name = $1, domains = $2, require_key = $3, closed_catalog = $4,
+		min_viewers = $5, min_purchases = $6 WHERE id = $7`,
+		br.Name, br.Domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.ID))
+}
+
+func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
+	return affected(b.tx.Exec(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
+		SELECT $1, $2, id, $3 FROM brands WHERE id = $4`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID))
+}
+
+// ActiveAPIKeys locks the matching keys: two admins revoking at once
+// cannot both succeed on one key.
+func (b brandTx) ActiveAPIKeys(ctx context.Context, brandID string, hash [32]byte, prefix string) ([]*svc.APIKey, error) {
+	rows, err := b.tx.Query(ctx, "SELECT "+keyColumns+` FROM api_keys
+		WHERE brand_id = $1 AND revoked_at IS NULL AND (hash = $2 OR prefix = $3) FOR UPDATE`, brandID, hash[:], prefix)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanKey)
+}
+
+func (b brandTx) RevokeAPIKey(ctx context.Context, hash [32]byte, at time.Time) error {
+	_, err := b.tx.Exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE hash = $2", millis(at), hash[:])
+	return err
+}
+
+func (b brandTx) BumpConfigVersion(ctx context.Context) error {
+	_, err := b.tx.Exec(ctx, "UPDATE config_version SET version = version + 1")
+	return err
+}
+
+// affected reports whether a statement changed a row.
+func affected(tag pgconn.CommandTag, err error) (bool, error) {
+	return err == nil && tag.RowsAffected() > 0, err
 }
 
 const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at"
@@ -60,61 +108,16 @@ func (s *Store) Brand(ctx context.Context, id string) (*svc.Brand, error) {
 
 // Brands returns every brand, oldest first.
 func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
-	var out []*svc.Brand
-	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
-		b, err := scanBrand(rows)
-		out = append(out, b)
-		return err
-	}, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
-	return out, err
-}
-
-// UpdateBrand replaces the name, domains, flags and thresholds of the brand
-// with b.ID. Returns ENOTFOUND if there is none.
-func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
-	n := b.Stored()
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE brands SET name = $1, domains = $2, require_key = $3, closed_catalog = $4,
-			min_viewers = $5, min_purchases = $6 WHERE id = $7`,
-			b.Name, n.Domains, b.RequireKey, b.ClosedCatalog, n.MinViewers,
-			n.MinPurchases, b.ID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", b.ID)
-		}
-		_, err = tx.Exec(ctx, bumpVersion)
-		return err
-	})
-}
-
-// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
-func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := insertKey(ctx, tx, k); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, bumpVersion)
-		return err
-	})
-}
-
-func insertKey(ctx context.Context, tx pgx.Tx, k *svc.APIKey) error {
-	tag, err := tx.Exec(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
-		SELECT $1, $2, id, $3 FROM brands WHERE id = $4`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID)
+	rows, err := s.pool.Query(ctx, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if tag.RowsAffected() == 0 {
-		return svc.Errorf(svc.ENOTFOUND, "brand %q not found", k.BrandID)
-	}
-	return nil
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*svc.Brand, error) { return scanBrand(r) })
 }
 
 const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
 
-func scanKey(row pgx.Row) (*svc.APIKey, error) {
+func scanKey(row pgx.CollectableRow) (*svc.APIKey, error) {
 	var k svc.APIKey
 	var hash []byte
 	var created int64
@@ -131,52 +134,13 @@ func scanKey(row pgx.Row) (*svc.APIKey, error) {
 	return &k, nil
 }
 
-// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
-// given. Returns ENOTFOUND if no active key of the brand matches, and
-// ECONFLICT if a prefix matches more than one.
-func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*svc.APIKey, error) {
-	if err := svc.CheckRevocation(brandID, secretOrPrefix); err != nil {
-		return nil, err
-	}
-	var revoked *svc.APIKey
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		hash := svc.HashAPIKey(secretOrPrefix)
-		var matches []*svc.APIKey
-		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
-			k, err := scanKey(rows)
-			matches = append(matches, k)
-			return err
-		}, "SELECT "+keyColumns+` FROM api_keys
-			WHERE brand_id = $1 AND revoked_at IS NULL AND (hash = $2 OR prefix = $3) FOR UPDATE`,
-			brandID, hash[:], secretOrPrefix)
-		if err != nil {
-			return err
-		}
-		k, err := svc.KeyToRevoke(matches, brandID, secretOrPrefix)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "UPDATE api_keys SET revoked_at = $1 WHERE hash = $2", millis(at), k.Hash[:]); err != nil {
-			return err
-		}
-		t := at.UTC()
-		revoked = k
-		revoked.RevokedAt = &t
-		_, err = tx.Exec(ctx, bumpVersion)
-		return err
-	})
-	return revoked, err
-}
-
 // APIKeys returns every key, revoked ones included.
 func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
-	var out []*svc.APIKey
-	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
-		k, err := scanKey(rows)
-		out = append(out, k)
-		return err
-	}, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, hash")
-	return out, err
+	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, hash")
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanKey)
 }
 
 // ConfigVersion returns a number that changes whenever a brand or key does.

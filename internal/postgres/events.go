@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
 )
@@ -21,22 +22,24 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 		} else if err != nil {
 			return err
 		}
-		// Given attributes that differ are updated, as an event's would be;
-		// the WHERE keeps an unchanged product's row (and txid) as it is.
-		now := millis(time.Now())
-		err := tx.QueryRow(ctx, `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $6)
-			ON CONFLICT (brand_id, product_id) DO UPDATE SET sku = coalesce(excluded.sku, products.sku),
-				title = coalesce(excluded.title, products.title), url = coalesce(excluded.url, products.url),
-				updated_at = excluded.updated_at, txid = pg_current_xact_id()
-			WHERE excluded.sku IS NOT NULL AND excluded.sku IS DISTINCT FROM products.sku
-				OR excluded.title IS NOT NULL AND excluded.title IS DISTINCT FROM products.title
-				OR excluded.url IS NOT NULL AND excluded.url IS DISTINCT FROM products.url
-			RETURNING id`, p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, now).Scan(&out.Ref)
-		if errors.Is(err, pgx.ErrNoRows) { // exists, unchanged
-			err = tx.QueryRow(ctx, "SELECT id FROM products WHERE brand_id = $1 AND product_id = $2", p.BrandID, p.ProductID).Scan(&out.Ref)
+		// The batch's lookup and upsert, with the rules of svc.EnsureProduct.
+		b := newBatch(nil)
+		q := &pgx.Batch{}
+		b.queueProductReads(q, []string{p.BrandID}, []string{p.ProductID})
+		if err := tx.SendBatch(ctx, q).Close(); err != nil {
+			return err
 		}
-		return err
+		if err := svc.EnsureProduct(ctx, b, out, time.Now()); err != nil {
+			return err
+		}
+		q = &pgx.Batch{}
+		if b.queueProducts(q); q.Len() > 0 {
+			if err := tx.SendBatch(ctx, q).Close(); err != nil {
+				return err
+			}
+		}
+		out.Ref = b.cur.products[0].Ref
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -83,18 +86,23 @@ func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.
 }
 
 func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	return eachRow(ctx, q, func(rows pgx.Rows) error {
-		var r svc.PurchaseRecord
+	records := svc.PurchaseRecords{Emit: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
+	err := eachRow(ctx, q, func(rows pgx.Rows) error {
+		var l svc.OrderLine
 		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.Units, &r.Currency, &r.UnitPrice); err != nil {
+		var price pgtype.Float8
+		if err := rows.Scan(&l.Order, &l.Product, &ts, &l.Quantity, &l.Currency, &price); err != nil {
 			return err
 		}
-		r.Time = fromMillis(ts)
-		return fn(r)
-	}, `SELECT i.product, e.ts, sum(i.quantity)::bigint, coalesce(e.currency, ''),
-			CASE WHEN count(i.unit_price) = count(*) THEN sum(i.quantity * i.unit_price) / sum(i.quantity) END
+		l.Time, l.UnitPrice, l.Priced = fromMillis(ts), price.Float64, price.Valid
+		return records.Add(l)
+	}, `SELECT e.id, i.product, e.ts, i.quantity, coalesce(e.currency, ''), i.unit_price
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
-		WHERE e.ts >= $1 GROUP BY e.id, i.product ORDER BY e.ts`, millis(since))
+		WHERE e.ts >= $1 ORDER BY e.ts, e.id, i.line`, millis(since))
+	if err != nil {
+		return err
+	}
+	return records.Flush()
 }
 
 // DeleteExpired deletes at most limit events older than before, and

@@ -79,22 +79,20 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return err
 		}
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid, ts, received int64
-			var given *int64
-			v := new(svc.ViewEvent)
+			var txid int64
 			var ref svc.ProductRef
-			if err := rows.Scan(&txid, &v.Meta.EventID, &ref, &v.BrandID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title,
-				&v.Product.URL, &ts, &given, &received, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed); err != nil {
+			var brandID string
+			var r svc.ViewRow
+			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
 				return err
 			}
-			v.Context.Timestamp = stampMeta(&v.Meta, ts, given, received)
-			out.Writes = append(out.Writes, &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID,
-				Lines: []svc.Line{{Product: ref, ProductID: v.Product.ProductID, Units: 1}}}})
+			v := r.Event(brandID)
+			w := &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
+			w.Result.Lines = w.Lines([]svc.ProductRef{ref})
+			out.Writes = append(out.Writes, w)
 			txids = append(txids, txid)
 			return nil
-		}, `SELECT v.txid::text::bigint, v.event_id, p.id, p.brand_id, p.product_id, p.sku, p.title, p.url,
-				v.ts, v.given_ts, v.received_at, v.session_id, v.country, v.locale, v.keyed
-			FROM view_events v JOIN products p ON p.id = v.product
+		}, "SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
 			WHERE `+newSince("v")+" ORDER BY v.id", after)
 		if err != nil {
 			return err
@@ -110,31 +108,22 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			}
 		}
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid, id, ts, received int64
-			var given *int64
+			var txid int64
 			var ref svc.ProductRef
-			e := new(svc.PurchaseEvent)
-			var it svc.PurchaseItem
-			if err := rows.Scan(&txid, &id, &e.Meta.EventID, &e.BrandID, &e.Order.OrderID, &ts, &given, &received, &e.Context.SessionID,
-				&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
-				&ref, &it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice); err != nil {
+			var brandID string
+			var r svc.OrderRow
+			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
 				return err
 			}
-			if cur == nil || id != curID {
+			if cur == nil || r.ID != curID {
 				flush()
-				e.Context.Timestamp = stampMeta(&e.Meta, ts, given, received)
-				cur, curID, refs = e, id, nil
+				cur, curID, refs = r.Event(brandID), r.ID, nil
 				txids = append(txids, txid)
 			}
-			cur.Order.Items = append(cur.Order.Items, it)
+			cur.Order.Items = append(cur.Order.Items, r.Item())
 			refs = append(refs, ref)
 			return nil
-		}, `SELECT e.txid::text::bigint, e.id, e.event_id, e.brand_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
-				e.currency, e.total_value, e.keyed,
-				i.product, p.product_id, i.sku, i.title, i.quantity, i.unit_price
-			FROM purchase_events e
-			JOIN purchase_items i ON i.purchase = e.id
-			JOIN products p ON p.id = i.product
+		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, "+svc.OrderRowColumns+" FROM "+svc.OrderRowTables+`
 			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
 		flush()
 		return err

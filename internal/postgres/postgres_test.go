@@ -143,31 +143,6 @@ func TestNodesRaceOnOneOrderAndOneKey(t *testing.T) {
 	}
 }
 
-// TestBadWriteFailsAlone sends a title PostgreSQL refuses (a NUL
-// character) in a batch: that write fails, and the rest is stored.
-func TestBadWriteFailsAlone(t *testing.T) {
-	s := open(t, pgtest.URL(t))
-	br := brand(t, s)
-	bad := view(br, "p2", "")
-	title := "nul\x00byte"
-	bad.View.Product.Title = &title
-	batch := []*svc.Write{view(br, "p1", "k1"), bad, order(br, "o1", "p1"), view(br, "p1", "k1")}
-	if err := s.Append(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	if svc.ErrorCode(bad.Result.Err) != svc.EINTERNAL {
-		t.Fatalf("bad write: %+v", bad.Result)
-	}
-	if batch[0].Result.Status != svc.StatusAccepted || batch[2].Result.Status != svc.StatusAccepted || !batch[3].Result.Replay || batch[3].Result.EventID != batch[0].Result.EventID {
-		t.Fatalf("the rest of the batch: %+v %+v %+v", batch[0].Result, batch[2].Result, batch[3].Result)
-	}
-	var views int
-	_ = s.Views(ctx, time.Now().Add(-time.Hour), func(svc.ViewRecord) error { views++; return nil })
-	if views != 1 {
-		t.Fatalf("%d views stored, want 1", views)
-	}
-}
-
 // TestChangeFeed checks that a node's feed hands it every product and
 // event another node commits, once, and none of its own, including a
 // transaction that commits after a later one.

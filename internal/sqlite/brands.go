@@ -10,35 +10,88 @@ import (
 	"github.com/svc-project/svc"
 )
 
-const bumpVersion = "UPDATE config_version SET version = version + 1"
-
 // CreateBrand stores a new brand and, if key is not nil, its first key, in
-// one transaction. Returns ECONFLICT if the brand's id is taken.
+// one transaction (svc.CreateBrand).
 func (s *Store) CreateBrand(ctx context.Context, b *svc.Brand, key *svc.APIKey) error {
-	n := b.Stored()
-	domains, err := json.Marshal(n.Domains)
-	if err != nil {
-		return err
-	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Name, string(domains), b.RequireKey, b.ClosedCatalog, n.MinViewers,
-			n.MinPurchases, millis(b.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return svc.Errorf(svc.ECONFLICT, "brand %q exists", b.ID)
-		}
-		if key != nil {
-			if err := insertKey(ctx, tx, key); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, bumpVersion)
+	return s.inTx(ctx, func(tx *sql.Tx) error { return svc.CreateBrand(ctx, brandTx{tx}, b, key) })
+}
+
+// UpdateBrand replaces the name, domains, flags and thresholds of the brand
+// with b.ID (svc.UpdateBrand).
+func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return svc.UpdateBrand(ctx, brandTx{tx}, b) })
+}
+
+// CreateAPIKey stores a key (svc.CreateAPIKey).
+func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return svc.CreateAPIKey(ctx, brandTx{tx}, k) })
+}
+
+// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
+// given (svc.RevokeAPIKey).
+func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (k *svc.APIKey, err error) {
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		k, err = svc.RevokeAPIKey(ctx, brandTx{tx}, brandID, secretOrPrefix, at)
 		return err
 	})
+	return k, err
+}
+
+// brandTx persists the writes of the brand rules (svc.BrandTx). Domains
+// are stored as a JSON array.
+type brandTx struct{ tx *sql.Tx }
+
+func (b brandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	domains, err := json.Marshal(br.Domains)
+	if err != nil {
+		return false, err
+	}
+	return affected(b.tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		br.ID, br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt)))
+}
+
+func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	domains, err := json.Marshal(br.Domains)
+	if err != nil {
+		return false, err
+	}
+	return affected(b.tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
+		min_viewers = ?, min_purchases = ? WHERE id = ?`,
+		br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.ID))
+}
+
+func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
+	return affected(b.tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
+		SELECT ?, ?, id, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID))
+}
+
+func (b brandTx) ActiveAPIKeys(ctx context.Context, brandID string, hash [32]byte, prefix string) ([]*svc.APIKey, error) {
+	rows, err := b.tx.QueryContext(ctx, "SELECT "+keyColumns+` FROM api_keys
+		WHERE brand_id = ? AND revoked_at IS NULL AND (hash = ? OR prefix = ?)`, brandID, hash[:], prefix)
+	if err != nil {
+		return nil, err
+	}
+	return collectRows(rows, scanKey)
+}
+
+func (b brandTx) RevokeAPIKey(ctx context.Context, hash [32]byte, at time.Time) error {
+	_, err := b.tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE hash = ?", millis(at), hash[:])
+	return err
+}
+
+func (b brandTx) BumpConfigVersion(ctx context.Context) error {
+	_, err := b.tx.ExecContext(ctx, "UPDATE config_version SET version = version + 1")
+	return err
+}
+
+// affected reports whether a statement changed a row.
+func affected(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at"
@@ -68,36 +121,11 @@ func (s *Store) Brand(ctx context.Context, id string) (*svc.Brand, error) {
 
 // Brands returns every brand, oldest first.
 func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
-	var out []*svc.Brand
-	err := s.eachRow(ctx, func(rows *sql.Rows) error {
-		b, err := scanBrand(rows)
-		out = append(out, b)
-		return err
-	}, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
-	return out, err
-}
-
-// CreateAPIKey stores a key. Returns ENOTFOUND if its brand does not exist.
-func (s *Store) CreateAPIKey(ctx context.Context, k *svc.APIKey) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if err := insertKey(ctx, tx, k); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, bumpVersion)
-		return err
-	})
-}
-
-func insertKey(ctx context.Context, tx *sql.Tx, k *svc.APIKey) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
-		SELECT ?, ?, id, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID)
+	rows, err := s.r.QueryContext(ctx, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return svc.Errorf(svc.ENOTFOUND, "brand %q not found", k.BrandID)
-	}
-	return nil
+	return collectRows(rows, scanBrand)
 }
 
 const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
@@ -119,60 +147,27 @@ func scanKey(row interface{ Scan(...any) error }) (*svc.APIKey, error) {
 	return &k, nil
 }
 
-// RevokeAPIKey revokes the brand's key whose secret or whole prefix is
-// given. Returns ENOTFOUND if no active key of the brand matches, and
-// ECONFLICT if a prefix matches more than one.
-func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*svc.APIKey, error) {
-	if err := svc.CheckRevocation(brandID, secretOrPrefix); err != nil {
-		return nil, err
-	}
-	var revoked *svc.APIKey
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		hash := svc.HashAPIKey(secretOrPrefix)
-		rows, err := tx.QueryContext(ctx, "SELECT "+keyColumns+` FROM api_keys
-			WHERE brand_id = ? AND revoked_at IS NULL AND (hash = ? OR prefix = ?)`,
-			brandID, hash[:], secretOrPrefix)
-		if err != nil {
-			return err
-		}
-		var matches []*svc.APIKey
-		for rows.Next() {
-			k, err := scanKey(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			matches = append(matches, k)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		k, err := svc.KeyToRevoke(matches, brandID, secretOrPrefix)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE hash = ?", millis(at), k.Hash[:]); err != nil {
-			return err
-		}
-		t := at.UTC()
-		revoked = k
-		revoked.RevokedAt = &t
-		_, err = tx.ExecContext(ctx, bumpVersion)
-		return err
-	})
-	return revoked, err
-}
-
 // APIKeys returns every key, revoked ones included.
 func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
-	var out []*svc.APIKey
-	err := s.eachRow(ctx, func(rows *sql.Rows) error {
-		k, err := scanKey(rows)
-		out = append(out, k)
-		return err
-	}, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at")
-	return out, err
+	rows, err := s.r.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at")
+	if err != nil {
+		return nil, err
+	}
+	return collectRows(rows, scanKey)
+}
+
+// collectRows scans every row and closes rows.
+func collectRows[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // ConfigVersion returns a number that changes whenever a brand or key does.
@@ -180,28 +175,4 @@ func (s *Store) ConfigVersion(ctx context.Context) (int64, error) {
 	var v int64
 	err := s.r.QueryRowContext(ctx, "SELECT version FROM config_version").Scan(&v)
 	return v, err
-}
-
-// UpdateBrand replaces the name, domains, flags and thresholds of the brand
-// with b.ID. Returns ENOTFOUND if there is none.
-func (s *Store) UpdateBrand(ctx context.Context, b *svc.Brand) error {
-	n := b.Stored()
-	domains, err := json.Marshal(n.Domains)
-	if err != nil {
-		return err
-	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
-			min_viewers = ?, min_purchases = ? WHERE id = ?`,
-			b.Name, string(domains), b.RequireKey, b.ClosedCatalog, n.MinViewers,
-			n.MinPurchases, b.ID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return svc.Errorf(svc.ENOTFOUND, "brand %q not found", b.ID)
-		}
-		_, err = tx.ExecContext(ctx, bumpVersion)
-		return err
-	})
 }

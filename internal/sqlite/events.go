@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -71,109 +70,53 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 
 var errWithSavepoints = errors.New("sqlite: a write failed: run the batch with savepoints")
 
-// idempotencyScope keeps one endpoint's or one kind of sender's keys from
-// answering for another: an anonymous view cannot claim a keyed purchase's key.
-func idempotencyScope(w *svc.Write, keyed bool) string {
-	scope := "purchase"
-	if w.View != nil {
-		scope = "view"
-	}
-	if keyed {
-		return scope + ":keyed"
-	}
-	return scope + ":anonymous"
-}
-
-func appendOne(ctx context.Context, tx querier, w *svc.Write) error {
-	var brandID string
-	var meta *svc.EventMeta
-	if w.View != nil {
-		brandID, meta = w.View.BrandID, &w.View.Meta
-	} else {
-		brandID, meta = w.Purchase.BrandID, &w.Purchase.Meta
-	}
-	scope := idempotencyScope(w, meta.Keyed)
-	if w.IdempotencyKey != "" {
-		var status, eventID string
-		var hash []byte
-		err := tx.QueryRowContext(ctx, qIdempotencyGet,
-			brandID, scope, w.IdempotencyKey, millis(meta.ReceivedAt.Add(-svc.IdempotencyTTL))).Scan(&status, &eventID, &hash)
-		switch {
-		case err == nil && !bytes.Equal(hash, w.BodyHash[:]):
-			w.Result.Err = svc.Errorf(svc.ECONFLICT, "Idempotency-Key %q was used with another body in the last %s", w.IdempotencyKey, svc.IdempotencyTTL)
-			return nil
-		case err == nil:
-			w.Result = svc.WriteResult{Status: status, EventID: eventID, Replay: true}
-			return nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-	}
-	var err error
-	if w.View != nil {
-		err = appendView(ctx, tx, w)
-	} else {
-		err = appendPurchase(ctx, tx, w)
-	}
-	if err != nil || w.Result.Err != nil || w.IdempotencyKey == "" {
+// appendOne decides a write by the rules of svc.Decide, looking up what
+// they ask for in tx, and stores what they accept.
+func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
+	tx.refs = tx.refs[:0]
+	accept, err := svc.Decide(ctx, w, tx)
+	if err != nil {
 		return err
 	}
+	if accept {
+		if w.View != nil {
+			err = insertView(ctx, tx, w.View)
+		} else {
+			err = insertPurchase(ctx, tx, w.Purchase)
+		}
+		if err != nil {
+			return err
+		}
+		w.Result.Lines = w.Lines(tx.refs)
+	}
+	if !w.Remembers() {
+		return nil
+	}
+	k := w.Key()
+	_, meta := w.Event()
 	// An expired row of the same key may still be there until it is deleted.
 	_, err = tx.ExecContext(ctx, qIdempotencyPut,
-		brandID, scope, w.IdempotencyKey, w.BodyHash[:], millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
+		k.BrandID, k.Scope, k.Key, w.BodyHash[:], millis(meta.ReceivedAt), w.Result.Status, w.Result.EventID)
 	return err
 }
 
-func appendView(ctx context.Context, tx querier, w *svc.Write) error {
-	v := w.View
-	p := &svc.Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
-	ok, err := resolveProduct(ctx, tx, p, w.MayRegister, v.Meta.ReceivedAt)
-	if err != nil || !ok {
-		w.Result.Err = notFound(p)
-		return err
-	}
+func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 	m := &v.Meta
 	// Plain values: database/sql converts named types and pointers by
 	// reflection.
-	args := [viewColumns]any{m.EventID, int64(p.Ref), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed}
-	if q, ok := tx.(viewQueue); !ok || !q.queueView(args[:]) {
-		if _, err := tx.ExecContext(ctx, qViewInsert, args[:]...); err != nil {
-			return err
-		}
+	if tx.queueView(args[:]) {
+		return nil
 	}
-	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
-	w.Result.Lines = []svc.Line{{Product: p.Ref, ProductID: p.ProductID, Units: 1}}
-	return nil
+	_, err := tx.ExecContext(ctx, qViewInsert, args[:]...)
+	return err
 }
 
-func appendPurchase(ctx context.Context, tx querier, w *svc.Write) error {
-	e, m := w.Purchase, &w.Purchase.Meta
-	var first string
-	err := tx.QueryRowContext(ctx, qOrderGet,
-		e.BrandID, e.Order.OrderID).Scan(&first)
-	switch {
-	case err == nil:
-		w.Result.Status, w.Result.EventID = svc.StatusDuplicate, first
-		return nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return err
-	}
-	// Resolve every line before writing the order. Without MayRegister
-	// resolving writes nothing, so an order refused for one unknown product
-	// leaves no trace.
-	refs := make([]svc.ProductRef, len(e.Order.Items))
-	for i, it := range e.Order.Items {
-		p := &svc.Product{BrandID: e.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title}
-		ok, err := resolveProduct(ctx, tx, p, w.MayRegister, m.ReceivedAt)
-		if err != nil || !ok {
-			w.Result.Err = notFound(p)
-			return err
-		}
-		refs[i] = p.Ref
-	}
+func insertPurchase(ctx context.Context, tx *preparedTx, e *svc.PurchaseEvent) error {
+	m := &e.Meta
 	var id int64
-	err = tx.QueryRowContext(ctx, qPurchaseInsert,
+	err := tx.QueryRowContext(ctx, qPurchaseInsert,
 		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
 		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
 	if err != nil {
@@ -181,71 +124,73 @@ func appendPurchase(ctx context.Context, tx querier, w *svc.Write) error {
 	}
 	for i, it := range e.Order.Items {
 		if _, err := tx.ExecContext(ctx, qItemInsert,
-			id, i, refs[i], it.SKU, it.Title, *it.Quantity, it.UnitPrice); err != nil {
+			id, i, tx.refs[i], it.SKU, it.Title, *it.Quantity, it.UnitPrice); err != nil {
 			return err
 		}
 	}
-	w.Result.Status, w.Result.EventID = svc.StatusAccepted, m.EventID
-	w.Result.Lines = svc.LinesOf(e, refs)
 	return nil
 }
 
-// resolveProduct finds p by brand and product id and sets p.Ref. With
-// register set, a product that does not exist is inserted, and attributes
-// that are given and differ from the stored ones are updated; without it,
-// nothing is written, and a missing product is reported as false.
-func resolveProduct(ctx context.Context, q querier, p *svc.Product, register bool, now time.Time) (bool, error) {
-	memo, _ := q.(productMemo)
-	key := productKey{p.BrandID, p.ProductID}
-	var row productRow
-	found := false
-	if memo != nil {
-		row, found = memo.lookup(key)
-	}
-	if !found {
-		err := q.QueryRowContext(ctx, qProductGet,
-			p.BrandID, p.ProductID).Scan(&row.ref, &row.sku, &row.title, &row.url)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			if !register {
-				return false, nil
-			}
-			err = q.QueryRowContext(ctx, qProductInsert,
-				p.BrandID, p.ProductID, p.SKU, p.Title, p.URL, millis(now), millis(now)).Scan(&p.Ref)
-			if err == nil && memo != nil {
-				memo.remember(key, productRow{p.Ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)})
-			}
-			return err == nil, err
-		case err != nil:
-			return false, err
+// Answer returns the live answer of an idempotency key (svc.WriteLookup).
+func (p *preparedTx) Answer(ctx context.Context, k svc.IdempotencyKey, since time.Time) (svc.Answer, bool, error) {
+	var a svc.Answer
+	err := p.QueryRowContext(ctx, qIdempotencyGet, k.BrandID, k.Scope, k.Key, millis(since)).Scan(&a.Status, &a.EventID, &a.BodyHash)
+	ok, err := found(err)
+	return a, ok, err
+}
+
+// Order returns the event id of a stored order (svc.WriteLookup).
+func (p *preparedTx) Order(ctx context.Context, brandID, orderID string) (string, bool, error) {
+	var eventID string
+	ok, err := found(p.QueryRowContext(ctx, qOrderGet, brandID, orderID).Scan(&eventID))
+	return eventID, ok, err
+}
+
+// Product returns a product as stored (svc.ProductLookup), from the memo
+// when it has it, and notes its ref for the write's lines.
+func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (svc.Product, bool, error) {
+	key := productKey{brandID, productID}
+	r, ok := p.lookup(key)
+	if !ok {
+		r = svc.Product{BrandID: brandID, ProductID: productID}
+		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL))
+		if !ok {
+			return r, false, err
 		}
+		p.remember(key, r)
 	}
-	p.Ref = row.ref
-	if register && (changed(p.SKU, row.sku) || changed(p.Title, row.title) || changed(p.URL, row.url)) {
-		if _, err := q.ExecContext(ctx, qProductUpdate, optString(p.SKU), optString(p.Title), optString(p.URL), millis(now), int64(p.Ref)); err != nil {
-			return false, err
-		}
-		row = productRow{row.ref, given(p.SKU, row.sku), given(p.Title, row.title), given(p.URL, row.url)}
-	} else if found {
-		return true, nil // remembered as it is
-	}
-	if memo != nil {
-		memo.remember(key, row)
-	}
-	return true, nil
+	p.refs = append(p.refs, r.Ref)
+	return r, true, nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// RegisterProduct inserts a product (svc.ProductLookup) and notes its ref.
+func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time.Time) error {
+	err := p.QueryRowContext(ctx, qProductInsert,
+		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, millis(at), millis(at)).Scan(&r.Ref)
+	if err != nil {
+		return err
+	}
+	p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
+	p.refs = append(p.refs, r.Ref)
+	return nil
 }
 
-func changed(given *string, stored sql.NullString) bool {
-	return given != nil && (!stored.Valid || stored.String != *given)
+// UpdateProduct writes the changed attributes of a product
+// (svc.ProductLookup).
+func (p *preparedTx) UpdateProduct(ctx context.Context, r, set svc.Product, at time.Time) error {
+	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL), millis(at), int64(r.Ref))
+	if err == nil {
+		p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
+	}
+	return err
 }
 
-func notFound(p *svc.Product) error {
-	return svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found, and the brand's catalog is closed to anonymous events", p.ProductID, p.BrandID)
+// found turns a single row's sql.ErrNoRows into false.
+func found(err error) (bool, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func optString(s *string) any {
@@ -275,8 +220,12 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 		} else if err != nil {
 			return err
 		}
-		_, err := resolveProduct(ctx, tx, &out, true, time.Now())
-		return err
+		pt := s.prepared(tx)
+		if err := svc.EnsureProduct(ctx, pt, out, time.Now()); err != nil {
+			return err
+		}
+		out.Ref = pt.refs[len(pt.refs)-1]
+		return nil
 	})
 	// Written outside the writer's memo: what it remembers may be stale.
 	s.products.forget(productKey{p.BrandID, p.ProductID})
@@ -315,14 +264,14 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
-	sums := lineSums{fn: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
+	records := svc.PurchaseRecords{Emit: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
 	err := scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
 		"SELECT "+lineColumns+" WHERE e.ts >= ? AND e.ts < ? ORDER BY e.ts, e.id, i.line",
-		millis(since), nil, scanLine, sums.add)
+		millis(since), nil, scanLine, records.Add)
 	if err != nil {
 		return err
 	}
-	return sums.flush()
+	return records.Flush()
 }
 
 // DeleteExpired deletes at most limit events older than before, and

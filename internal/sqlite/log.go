@@ -87,12 +87,12 @@ func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn
 // PurchaseLinesAfter calls fn for each product of every order with an id
 // after after and a time at or after since, in id order.
 func (s *Store) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
-	sums := lineSums{fn: fn}
+	records := svc.PurchaseRecords{Emit: fn}
 	err := scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
 		"SELECT "+lineColumns+" WHERE e.id >= ? AND e.id < ? AND e.ts >= ? ORDER BY e.id, i.line",
-		after, []any{millis(since)}, scanLine, sums.add)
+		after, []any{millis(since)}, scanLine, records.Add)
 	if err != nil {
 		return err
 	}
-	return sums.flush()
+	return records.Flush()
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/svc-project/svc"
 )
 
 // The statements of the write path are prepared once, when the store opens,
@@ -41,19 +43,16 @@ type preparedTx struct {
 	bound map[string]*sql.Stmt
 
 	products *productCache // see products.go; nil: no memo
-	staged   map[productKey]productRow
+	staged   map[productKey]svc.Product
+	refs     []svc.ProductRef // of the products of the write being decided
 
 	// views holds the arguments of the views to insert at flushViews, when
-	// the transaction defers them (see viewQueue); nil: inserted one by one.
+	// the transaction defers them (see deferViews); nil: inserted one by one.
 	views []any
 }
 
-// viewQueue is a querier that may insert views later, all at once:
-// queueView reports whether it took the view.
-type viewQueue interface {
-	queueView(args []any) bool
-}
-
+// queueView queues a view's arguments when the transaction defers its
+// views, and reports whether it did.
 func (p *preparedTx) queueView(args []any) bool {
 	if p.views == nil {
 		return false

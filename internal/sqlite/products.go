@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"sync"
 
 	"github.com/svc-project/svc"
@@ -20,17 +19,12 @@ const maxCachedProducts = 100_000
 
 type productKey struct{ brandID, productID string }
 
-type productRow struct {
-	ref             svc.ProductRef
-	sku, title, url sql.NullString
-}
-
 type productCache struct {
 	mu sync.Mutex
-	m  map[productKey]productRow
+	m  map[productKey]svc.Product
 }
 
-func (c *productCache) get(k productKey) (productRow, bool) {
+func (c *productCache) get(k productKey) (svc.Product, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.m[k]
@@ -38,11 +32,11 @@ func (c *productCache) get(k productKey) (productRow, bool) {
 }
 
 // merge adds the rows of a committed transaction.
-func (c *productCache) merge(rows map[productKey]productRow) {
+func (c *productCache) merge(rows map[productKey]svc.Product) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[productKey]productRow)
+		c.m = make(map[productKey]svc.Product)
 	}
 	for k, r := range rows {
 		if _, ok := c.m[k]; !ok && len(c.m) >= maxCachedProducts {
@@ -67,21 +61,15 @@ func (c *productCache) forget(k productKey) {
 	delete(c.m, k)
 }
 
-// productMemo is what resolveProduct may use to skip its queries: the
-// products this transaction resolved, then the committed cache.
-type productMemo interface {
-	lookup(productKey) (productRow, bool)
-	remember(productKey, productRow)
-}
-
 // memo makes p remember products; merge them after the commit.
 func (p *preparedTx) memo(cache *productCache) {
-	p.products, p.staged = cache, make(map[productKey]productRow)
+	p.products, p.staged = cache, make(map[productKey]svc.Product)
 }
 
-func (p *preparedTx) lookup(k productKey) (productRow, bool) {
+// lookup returns a product the transaction resolved, or else the cache's.
+func (p *preparedTx) lookup(k productKey) (svc.Product, bool) {
 	if p.staged == nil {
-		return productRow{}, false
+		return svc.Product{}, false
 	}
 	if r, ok := p.staged[k]; ok {
 		return r, true
@@ -89,17 +77,24 @@ func (p *preparedTx) lookup(k productKey) (productRow, bool) {
 	return p.products.get(k)
 }
 
-func (p *preparedTx) remember(k productKey, r productRow) {
+// remember notes a product as the transaction leaves it.
+func (p *preparedTx) remember(k productKey, r svc.Product) {
 	if p.staged != nil {
 		p.staged[k] = r
 	}
 }
 
-// given returns s as stored when it was given, else the stored value:
-// what an update with coalesce leaves.
-func given(s *string, stored sql.NullString) sql.NullString {
+// owned returns r with its own copies of the attributes an event gave it:
+// the cache outlives the events.
+func owned(r svc.Product) svc.Product {
+	r.SKU, r.Title, r.URL = clone(r.SKU), clone(r.Title), clone(r.URL)
+	return r
+}
+
+func clone(s *string) *string {
 	if s == nil {
-		return stored
+		return nil
 	}
-	return sql.NullString{String: *s, Valid: true}
+	c := *s
+	return &c
 }

@@ -70,34 +70,6 @@ func TestViewsInOrderAcrossRanges(t *testing.T) {
 	}
 }
 
-// A write that fails in the database is rolled back alone: the batch is
-// run again with savepoints, and the other writes stand.
-func TestAppendKeepsTheOthersWhenOneWriteFails(t *testing.T) {
-	s := withBrand(t)
-	ctx := context.Background()
-	view := func(brand, id string) *svc.Write {
-		ev := &svc.ViewEvent{BrandID: brand, Product: svc.ViewProduct{ProductID: "p1"}}
-		svc.Stamp(&ev.Meta, nil, true, t0, svc.DefaultRetention)
-		ev.Meta.EventID = id
-		return &svc.Write{View: ev, MayRegister: true}
-	}
-	// No brand br_gone: registering its product breaks a foreign key.
-	batch := []*svc.Write{view("br_1", "e1"), view("br_gone", "e2"), view("br_1", "e3")}
-	if err := s.Append(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	if batch[0].Result.Status != svc.StatusAccepted || batch[2].Result.Status != svc.StatusAccepted {
-		t.Fatalf("the good writes: %+v, %+v", batch[0].Result, batch[2].Result)
-	}
-	if svc.ErrorCode(batch[1].Result.Err) != svc.EINTERNAL {
-		t.Fatalf("the failing write: %+v", batch[1].Result)
-	}
-	n := 0
-	if err := s.Views(ctx, t0.Add(-time.Hour), func(svc.ViewRecord) error { n++; return nil }); err != nil || n != 2 {
-		t.Fatalf("%d views stored, want 2: %v", n, err)
-	}
-}
-
 // The writer's memory of products follows every change: updates within a
 // batch, across batches, and a change made by EnsureProduct in between.
 func TestProductMemoFollowsEveryWrite(t *testing.T) {

@@ -33,6 +33,7 @@ var tests = []struct {
 	{"RevokeAPIKey", testRevokeAPIKey},
 	{"AppendWithinOneBatch", testAppendWithinOneBatch},
 	{"AppendAcrossBatches", testAppendAcrossBatches},
+	{"BadWriteFailsAlone", testBadWriteFailsAlone},
 	{"IdempotencyScopesAndExpiry", testIdempotencyScopesAndExpiry},
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
@@ -232,6 +233,48 @@ func testAppendWithinOneBatch(t *testing.T, s svc.Store) {
 	}
 	if views, lines := countViews(t, s), purchaseLines(t, s); views != 2 || len(lines) != 1 || lines[0].Units != 2 {
 		t.Fatalf("%d views and %+v purchase lines stored, want 2 and one of 2 units", views, lines)
+	}
+}
+
+// A write the database refuses (here its brand does not exist, so its
+// product breaks a foreign key) fails alone: the batch is stored without
+// it, and each other write is answered as if it had not been there.
+func testBadWriteFailsAlone(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	bad := view("p2", "")
+	bad.View.BrandID = "br_gone"
+	batch := []*svc.Write{view("p1", "k1"), bad, purchase("o1", "p1", 3), view("p1", "k1")}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatalf("the batch failed: %v", err)
+	}
+	if code := svc.ErrorCode(bad.Result.Err); code != svc.EINTERNAL {
+		t.Errorf("the bad write: %+v, want an error %q", bad.Result, svc.EINTERNAL)
+	}
+	if r := batch[0].Result; r.Err != nil || r.Status != svc.StatusAccepted || len(r.Lines) != 1 {
+		t.Errorf("the view before it: %+v, want accepted with its line", r)
+	}
+	if r := batch[2].Result; r.Err != nil || r.Status != svc.StatusAccepted || len(r.Lines) != 1 || r.Lines[0].Units != 3 {
+		t.Errorf("the order after it: %+v, want accepted with a line of 3 units", r)
+	}
+	if r := batch[3].Result; !r.Replay || r.EventID != batch[0].Result.EventID {
+		t.Errorf("the first view's key again: %+v, want a replay of %q", r, batch[0].Result.EventID)
+	}
+	if n := countViews(t, s); n != 1 {
+		t.Errorf("%d views stored, want the good one", n)
+	}
+	if lines := purchaseLines(t, s); len(lines) != 1 || lines[0].Units != 3 {
+		t.Errorf("purchase lines stored: %+v, want the order's one of 3 units", lines)
+	}
+	for _, p := range allProducts(t, s) {
+		if p.BrandID != "br_1" {
+			t.Errorf("product %+v stored by the bad write", p)
+		}
+	}
+	// The key keeps the first view's answer after the commit too.
+	again := view("p1", "k1")
+	appendAll(t, s, again)
+	if r := again.Result; !r.Replay || r.EventID != batch[0].Result.EventID {
+		t.Errorf("the key in the next batch: %+v, want a replay of %q", r, batch[0].Result.EventID)
 	}
 }
 

@@ -78,29 +78,6 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 	}
 	for _, l := range r.Lines {
 		t.learnPurchaseLine(svc.PurchaseRecord{Product: l.Product, Time: e.Meta.Time, Units: l.Units,
-			Currency: currency, UnitPrice: MeanUnitPrice(e, l.ProductID)})
+			Currency: currency, UnitPrice: svc.MeanUnitPrice(e, l.ProductID)})
 	}
-}
-
-// MeanUnitPrice is the quantity-weighted mean unit price of an order's
-// lines of one product, nil unless every such line has a price: the same
-// figure the stores hand back in svc.PurchaseRecord.
-func MeanUnitPrice(e *svc.PurchaseEvent, productID string) *float64 {
-	var sum float64
-	var units int64
-	for _, it := range e.Order.Items {
-		if it.ProductID != productID {
-			continue
-		}
-		if it.UnitPrice == nil {
-			return nil
-		}
-		sum += float64(*it.Quantity) * *it.UnitPrice
-		units += *it.Quantity
-	}
-	if units == 0 {
-		return nil
-	}
-	mean := sum / float64(units)
-	return &mean
 }

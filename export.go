@@ -1,0 +1,130 @@
+package svc
+
+import "time"
+
+// Both stores keep events in rows of the same columns, times in unix
+// milliseconds; ViewRow and OrderRow turn such rows back into events
+// (ExportEvents, a change feed) in one way.
+
+// The columns of a ViewRow and an OrderRow, FROM their tables, for
+// "SELECT " + columns + " FROM " + tables, beside Dest so that the two keep
+// one order.
+const (
+	ViewRowColumns = `v.event_id, p.product_id, p.sku, p.title, p.url, v.ts, v.given_ts, v.received_at,
+		v.session_id, v.country, v.locale, v.keyed`
+	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
+	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
+		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price`
+	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product"
+)
+
+// ViewRow is a stored view as read back: select ViewRowColumns, scan them
+// into Dest, then take Event.
+type ViewRow struct {
+	v             ViewEvent
+	time, receive int64
+	given         *int64
+}
+
+// Dest returns where the columns go, in order.
+func (r *ViewRow) Dest() []any {
+	v := &r.v
+	return []any{&v.Meta.EventID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title, &v.Product.URL,
+		&r.time, &r.given, &r.receive, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed}
+}
+
+// Event returns the view, of the brand given.
+func (r *ViewRow) Event(brandID string) *ViewEvent {
+	v := r.v
+	v.BrandID = brandID
+	v.Context.Timestamp = restoreMeta(&v.Meta, r.time, r.receive, r.given)
+	return &v
+}
+
+// OrderRow is one line of a stored order as read back: select
+// OrderRowColumns, scan them into Dest, then take Event and Item.
+type OrderRow struct {
+	ID            int64 // the store's id of the order
+	e             PurchaseEvent
+	it            PurchaseItem
+	time, receive int64
+	given         *int64
+}
+
+// Dest returns where the columns go, in order.
+func (r *OrderRow) Dest() []any {
+	e, it := &r.e, &r.it
+	return []any{&r.ID, &e.Meta.EventID, &e.Order.OrderID, &r.time, &r.given, &r.receive, &e.Context.SessionID,
+		&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
+		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice}
+}
+
+// Event returns the order, of the brand given, without its items.
+func (r *OrderRow) Event(brandID string) *PurchaseEvent {
+	e := r.e
+	e.BrandID = brandID
+	e.Context.Timestamp = restoreMeta(&e.Meta, r.time, r.receive, r.given)
+	return &e
+}
+
+// Item returns the line.
+func (r *OrderRow) Item() PurchaseItem { return r.it }
+
+// restoreMeta fills the times of a stored event and returns its timestamp
+// as it counts.
+func restoreMeta(m *EventMeta, ts, received int64, given *int64) *string {
+	m.Time, m.ReceivedAt = time.UnixMilli(ts).UTC(), time.UnixMilli(received).UTC()
+	if given != nil {
+		g := time.UnixMilli(*given).UTC()
+		m.GivenTime = &g
+	}
+	out := m.Time.Format(time.RFC3339Nano)
+	return &out
+}
+
+// Exporter turns a brand's stored rows into exported events
+// (EventStore.ExportEvents): call View with each view row's Scan, then
+// OrderLine with each order line row's, the lines of an order together,
+// then Flush.
+type Exporter struct {
+	BrandID string
+	Emit    func(ExportedEvent) error
+	cur     *PurchaseEvent
+	curID   int64
+}
+
+// View scans a row of ViewRowColumns and emits its view.
+func (x *Exporter) View(scan func(dest ...any) error) error {
+	var r ViewRow
+	if err := scan(r.Dest()...); err != nil {
+		return err
+	}
+	return x.Emit(ExportedEvent{View: r.Event(x.BrandID)})
+}
+
+// OrderLine scans a row of OrderRowColumns: the line is added to its
+// order, which is emitted when a row of another order comes, or at Flush.
+func (x *Exporter) OrderLine(scan func(dest ...any) error) error {
+	var r OrderRow
+	if err := scan(r.Dest()...); err != nil {
+		return err
+	}
+	if x.cur == nil || r.ID != x.curID {
+		if err := x.Flush(); err != nil {
+			return err
+		}
+		x.cur, x.curID = r.Event(x.BrandID), r.ID
+	}
+	x.cur.Order.Items = append(x.cur.Order.Items, r.it)
+	return nil
+}
+
+// Flush emits the last order.
+func (x *Exporter) Flush() error {
+	if x.cur == nil {
+		return nil
+	}
+	cur := x.cur
+	x.cur = nil
+	return x.Emit(ExportedEvent{Purchase: cur})
+}
