@@ -29,7 +29,7 @@ func (s *Server) productEnrich(w http.ResponseWriter, r *http.Request) error {
 // decodeEnrich checks the key, decodes the body into v and validates it,
 // naming every bad field.
 func (s *Server) decodeEnrich(w http.ResponseWriter, r *http.Request, v any, validate func() []svc.FieldError) error {
-	if err := s.tracker.Authenticate(credentials(r)); err != nil {
+	if _, _, err := s.authenticate(r); err != nil {
 		return err
 	}
 	_, decodeErrors, err := decodeJSON(w, r, v)

@@ -61,8 +61,7 @@ func TestRebuildCountsEveryView(t *testing.T) {
 	}
 	defer tr.Close()
 	for p, w := range wants {
-		q := map[string]string{"brand_id": "br_1", "product_id": fmt.Sprint("p", p)}
-		proof, err := tr.Proof(ctx, func(k string) string { return q[k] }, tracker.Credentials{})
+		proof, err := tracker.DefaultProof(tr, "br_1", fmt.Sprint("p", p))
 		if err != nil {
 			t.Fatal(err)
 		}
