@@ -146,7 +146,9 @@ func serve(ctx context.Context, env environment, args []string) error {
 		defer admin.Close()
 		fmt.Fprintf(env.stdout, "svc admin (pprof, metrics) on http://%s\n", admin.Addr)
 	}
-	fmt.Fprint(env.stdout, parts.demoText)
+	if parts.demoText != "" {
+		fmt.Fprint(env.stdout, parts.demoText) // even an empty write to a pipe waits for a reader
+	}
 	return c.waitAndDrain(ctx, api, srv, served, log)
 }
 
@@ -179,7 +181,7 @@ func raiseGOMAXPROCS(env environment, log *slog.Logger) {
 // a shared one follow its change feed and rebuild from it.
 func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.Logger, m *metrics.Metrics) tracker.Config {
 	tc := tracker.Config{Retention: c.retention, Logger: log, Metrics: m, SnapshotInterval: c.snapshotInterval,
-		Feed: store.feed, Log: store.log}
+		ChangeFeed: store.feed, EventLog: store.log}
 	if c.snapshotInterval == 0 {
 		tc.SnapshotInterval = -1 // at shutdown only
 	}

@@ -31,7 +31,7 @@ type feedState struct {
 // that no order of the feed is counted in both.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
-	f := t.cfg.Feed
+	f := t.cfg.ChangeFeed
 	if f == nil {
 		if recount {
 			t.products.ClearPrices()
@@ -71,7 +71,7 @@ func (t *Tracker) failedRecount(recount bool) {
 
 // followChanges starts polling the feed, if the store has one.
 func (t *Tracker) followChanges(ctx context.Context) {
-	if t.cfg.Feed != nil {
+	if t.cfg.ChangeFeed != nil {
 		t.every(ctx, feedPoll, t.pollChanges)
 	}
 }
@@ -83,7 +83,7 @@ func (t *Tracker) pollChanges(ctx context.Context) {
 	c := &t.changes
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch, err := t.cfg.Feed.Changes(ctx, c.cursor)
+	ch, err := t.cfg.ChangeFeed.Changes(ctx, c.cursor)
 	if err != nil {
 		if ctx.Err() == nil && !c.failing {
 			t.cfg.Logger.Warn("follow other nodes' events: counts lag until the store answers", "err", err)

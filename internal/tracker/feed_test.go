@@ -23,7 +23,7 @@ func node(t *testing.T, url string) *tracker.Tracker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Feed: s})
+	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ChangeFeed: s})
 	if err != nil {
 		t.Fatal(err)
 	}

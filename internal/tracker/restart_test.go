@@ -54,7 +54,7 @@ func (f *snapshotFixture) open(t *testing.T, snapshot bool) (*Tracker, *bytes.Bu
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := Config{Now: func() time.Time { return f.now }, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil)),
-		SnapshotInterval: -1, Log: f.store}
+		SnapshotInterval: -1, EventLog: f.store}
 	if snapshot {
 		cfg.SnapshotPath = f.path
 	}

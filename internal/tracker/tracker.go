@@ -32,20 +32,20 @@ type Config struct {
 	Logger        *slog.Logger
 	Metrics       *metrics.Metrics // nil records nothing
 
-	// What the store offers beyond svc.EventStore, as main knows it from
-	// the store it opened.
+	// What the store offers beyond svc.EventStore, set by main, which
+	// knows the store it opened: the core never asks.
 
-	// Feed is the store's change feed when several servers share the
-	// store: each counts what the others commit. Nil for a store that
-	// this server alone writes.
-	Feed svc.ChangeFeed
-	// Log is the store's event log, which a snapshot file needs.
-	Log svc.EventLog
+	// ChangeFeed is the store's feed when several servers share it: each
+	// counts what the others commit. Nil for a store that this server
+	// alone writes.
+	ChangeFeed svc.ChangeFeed
+	// EventLog is the store's event log, which a snapshot file needs.
+	EventLog svc.EventLog
 
 	// SnapshotPath is the file the counts are saved to at Close and every
 	// SnapshotInterval, and loaded from at Open (internal/snapshot); ""
-	// saves none. It needs Log, and no Feed: the nodes of a shared store
-	// rebuild from it.
+	// saves none. It needs EventLog, and no ChangeFeed: the nodes of a
+	// shared store rebuild from it.
 	SnapshotPath string
 	// SnapshotInterval is how often the counts are saved while running;
 	// negative saves them only at Close.
@@ -59,7 +59,7 @@ func (c *Config) setDefaults() error {
 	if c.Retention < svc.MaxPurchaseWindow {
 		return fmt.Errorf("retention %s is shorter than the largest window, %s", c.Retention, svc.MaxPurchaseWindow)
 	}
-	if c.SnapshotPath != "" && (c.Log == nil || c.Feed != nil) {
+	if c.SnapshotPath != "" && (c.EventLog == nil || c.ChangeFeed != nil) {
 		return errors.New("a snapshot file needs the store's event log, and a store that no other server writes")
 	}
 	if c.MaxBatch == 0 {
@@ -112,7 +112,7 @@ func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, erro
 	}
 	t := &Tracker{cfg: cfg, store: store, products: catalog.New()}
 	if cfg.SnapshotPath != "" {
-		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.Log, t.loader())
+		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.EventLog, t.loader())
 	}
 	if err := t.loadCounts(ctx); err != nil {
 		return nil, err
