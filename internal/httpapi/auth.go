@@ -5,8 +5,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
-	"github.com/svc-project/svc/internal/enrich"
-	"github.com/svc-project/svc/internal/tracker"
 )
 
 // APIKeyHeader carries a brand's key (SPEC 5). Header names are
@@ -30,12 +28,3 @@ func (s *Server) authenticate(r *http.Request) (*svc.APIKey, auth.Credentials, e
 	key, err := s.auth.Authenticate(cred)
 	return key, cred, err
 }
-
-// enrichSource is what enrichment reads: the products and counts of the
-// tracker, and the brands.
-type enrichSource struct {
-	*tracker.Tracker
-	*auth.Cache
-}
-
-var _ enrich.Source = enrichSource{}
