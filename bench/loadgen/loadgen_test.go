@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
@@ -505,12 +506,17 @@ func TestRunAgainstSvc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot})
+	brands, err := auth.Open(ctx, store, 0, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer brands.Close()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	srv := httptest.NewServer(httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{}).Handler())
+	srv := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot}).Handler())
 	defer srv.Close()
 	client := NewClient(8)
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -20,7 +21,7 @@ const (
 // setupDemo creates the demo brand (once per data folder) and product, and a
 // fresh key for this run (revoking the earlier runs' keys). It returns the
 // demo page and the text to print: the ids, the key and commands to paste.
-func setupDemo(ctx context.Context, store svc.Store, t *tracker.Tracker, base string) (http.Handler, string, error) {
+func setupDemo(ctx context.Context, store svc.Store, t *tracker.Tracker, brands *auth.Cache, base string) (http.Handler, string, error) {
 	if _, err := store.Brand(ctx, demoBrandID); svc.ErrorCode(err) == svc.ENOTFOUND {
 		// A demo shows one visitor their own visits, so its thresholds are 1:
 		// still real counts, never invented ones.
@@ -47,7 +48,7 @@ func setupDemo(ctx context.Context, store svc.Store, t *tracker.Tracker, base st
 	if err := store.CreateAPIKey(ctx, key); err != nil {
 		return nil, "", err
 	}
-	if err := t.RefreshAuth(ctx); err != nil {
+	if err := brands.Refresh(ctx); err != nil {
 		return nil, "", err
 	}
 	p := script.DemoProduct{

@@ -292,24 +292,50 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 // open opens the store the flags name.
 func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
-	if sf.store != "" {
-		switch scheme, _, _ := strings.Cut(sf.store, "://"); scheme {
-		case "postgres", "postgresql":
-			return postgres.Open(ctx, sf.store)
-		default:
-			return nil, usageError{fmt.Sprintf("--store %s://...: unknown store; want postgres://user@host/db, or --data for the embedded store", scheme)}
-		}
+	s, err := sf.openStore(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if !sf.create {
-		if _, err := os.Stat(sf.data); errors.Is(err, fs.ErrNotExist) {
-			where := sf.data
-			if abs, err := filepath.Abs(sf.data); err == nil && abs != filepath.Clean(sf.data) {
-				where += " (" + abs + ")"
+	return s.Store, nil
+}
+
+// openedStore is a store with what its kind offers beyond svc.Store, set
+// here, where its kind is known, and handed to the core by serve.
+type openedStore struct {
+	svc.Store
+	log        svc.EventLog                       // the embedded store's: its counts can be saved
+	feed       svc.ChangeFeed                     // a shared store's: other nodes' events
+	lockServer func() (release func(), err error) // claims the data folder for one server
+}
+
+// openStore opens the store the flags name.
+func (sf *storeFlags) openStore(ctx context.Context) (*openedStore, error) {
+	if sf.store == "" {
+		if !sf.create {
+			if _, err := os.Stat(sf.data); errors.Is(err, fs.ErrNotExist) {
+				where := sf.data
+				if abs, err := filepath.Abs(sf.data); err == nil && abs != filepath.Clean(sf.data) {
+					where += " (" + abs + ")"
+				}
+				return nil, fmt.Errorf("no data folder %s: give the folder svc serve uses, with --data or SVC_DATA (only svc serve creates one)", where)
 			}
-			return nil, fmt.Errorf("no data folder %s: give the folder svc serve uses, with --data or SVC_DATA (only svc serve creates one)", where)
 		}
+		s, err := sqlite.Open(ctx, sf.data)
+		if err != nil {
+			return nil, err
+		}
+		return &openedStore{Store: s, log: s, lockServer: s.LockServer}, nil
 	}
-	return sqlite.Open(ctx, sf.data)
+	switch scheme, _, _ := strings.Cut(sf.store, "://"); scheme {
+	case "postgres", "postgresql":
+		s, err := postgres.Open(ctx, sf.store)
+		if err != nil {
+			return nil, err
+		}
+		return &openedStore{Store: s, feed: s}, nil
+	default:
+		return nil, usageError{fmt.Sprintf("--store %s://...: unknown store; want postgres://user@host/db, or --data for the embedded store", scheme)}
+	}
 }
 
 // versionCmd prints the version.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/apidoc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
@@ -24,7 +26,7 @@ import (
 )
 
 // snapshotFile is where, in the data folder, the counts are saved so that
-// a restart need not replay every event (internal/tracker/snapshot.go).
+// a restart need not replay every event (internal/snapshot).
 const snapshotFile = "counts.snapshot"
 
 // serveConfig is every option of svc serve.
@@ -86,25 +88,8 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	limit := httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(c.logLevel)) // validated by its option
-	hopts := &slog.HandlerOptions{Level: level}
-	var handler slog.Handler = slog.NewTextHandler(env.stderr, hopts)
-	if c.logFormat == "json" {
-		handler = slog.NewJSONHandler(env.stderr, hopts)
-	}
-	log := slog.New(handler)
-	if env.getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < 2 {
-		// The group commit's fsync holds its P until the runtime's monitor
-		// takes it back, which can take milliseconds: with one P no other
-		// request runs meanwhile, none joins the next batch, and batches
-		// shrink to one event (a third of the collect rate on one core,
-		// bench/RESULTS.md). With two the kernel shares the core.
-		runtime.GOMAXPROCS(2)
-		log.Info("GOMAXPROCS raised to 2 on one CPU, so that requests run during the group commit's fsync")
-	}
-
+	log := c.logger(env.stderr)
+	raiseGOMAXPROCS(env, log)
 	// The address first: a busy port must stop the server before it has
 	// made a data folder or touched a snapshot.
 	ln, err := listen(c.addr)
@@ -112,100 +97,164 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer ln.Close() // Serve closes it too; this covers the early returns
-	store, err := sf.open(ctx)
+	store, err := sf.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if l, ok := store.(interface{ LockServer() (func(), error) }); ok {
-		release, err := l.LockServer()
+	if store.lockServer != nil {
+		release, err := store.lockServer()
 		if err != nil {
 			return err
 		}
 		defer release()
 	}
-	detector, err := bots.New()
+	brands, err := auth.Open(ctx, store, 0, log)
 	if err != nil {
 		return err
 	}
+	defer brands.Close()
 	m := metrics.New()
-	tc := tracker.Config{Retention: c.retention, Logger: log, IsBot: detector.IsBot, Metrics: m, SnapshotInterval: c.snapshotInterval}
-	if c.snapshotInterval == 0 {
-		tc.SnapshotInterval = -1 // at shutdown only
-	}
-	if sf.store == "" { // the embedded store; nodes of a shared one rebuild from it
-		tc.SnapshotPath = filepath.Join(sf.data, snapshotFile)
-	}
-	t, err := tracker.Open(ctx, store, tc)
+	t, err := tracker.Open(ctx, store, c.trackerConfig(store, sf.data, log, m))
 	if err != nil {
 		return err
 	}
-	js, err := script.Build()
-	if err != nil {
+	// Deferred after the store's Close, so run before it, and after the
+	// HTTP server has finished its requests: whatever they queued is
+	// committed.
+	defer func() {
 		t.Close()
-		return err
-	}
-	openapi, err := apidoc.Handler()
-	if err != nil {
-		t.Close()
-		return err
-	}
+		log.Info("stopped")
+	}()
 	base := c.publicURL
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	opts := httpapi.Options{Script: js, RateLimit: limit, Metrics: m, OpenAPI: openapi}
-	var demoText string
-	if c.demo {
-		if opts.Demo, demoText, err = setupDemo(ctx, store, t, base); err != nil {
-			t.Close()
-			return fmt.Errorf("demo: %w", err)
-		}
+	parts, err := c.serverParts(ctx, store, t, brands, base, m)
+	if err != nil {
+		return err
 	}
-	api := httpapi.New(t, log, opts)
-	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
-	}
+	api := httpapi.New(t, brands, log, parts.opts)
+	srv := newHTTPServer(api.Handler(), log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", js.GzSize)
+	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", parts.script.GzSize)
 	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
 	if c.adminAddr != "" {
 		admin, err := serveAdmin(c.adminAddr, m, log)
 		if err != nil {
 			srv.Close()
-			t.Close()
 			return fmt.Errorf("admin listener: %w", err)
 		}
 		defer admin.Close()
 		fmt.Fprintf(env.stdout, "svc admin (pprof, metrics) on http://%s\n", admin.Addr)
 	}
-	if demoText != "" {
-		fmt.Fprint(env.stdout, demoText)
+	if parts.demoText != "" {
+		fmt.Fprint(env.stdout, parts.demoText) // even an empty write to a pipe waits for a reader
 	}
+	return c.waitAndDrain(ctx, api, srv, served, log)
+}
 
-	select {
-	case err = <-served:
-		err = fmt.Errorf("server stopped: %w", err)
-	case <-ctx.Done():
-		log.Info("shutting down: finishing requests and flushing pending events")
-		api.Drain()
-		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
-		err = srv.Shutdown(sctx)
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("shutdown: requests still running after %s", c.shutdownTimeout)
+// logger is the log of serve's options.
+func (c *serveConfig) logger(stderr io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.logLevel)) // validated by its option
+	opts := &slog.HandlerOptions{Level: level}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(stderr, opts))
+}
+
+// raiseGOMAXPROCS gives the group commit a second P on one CPU, unless the
+// operator chose GOMAXPROCS. Its fsync holds its P until the runtime's
+// monitor takes it back, which can take milliseconds: with one P no other
+// request runs meanwhile, none joins the next batch, and batches shrink to
+// one event (a third of the collect rate on one core, bench/RESULTS.md).
+// With two the kernel shares the core.
+func raiseGOMAXPROCS(env environment, log *slog.Logger) {
+	if env.getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+		log.Info("GOMAXPROCS raised to 2 on one CPU, so that requests run during the group commit's fsync")
+	}
+}
+
+// trackerConfig tells the core what the store offers: the embedded store
+// saves its counts to a snapshot file in the data folder, and the nodes of
+// a shared one follow its change feed and rebuild from it.
+func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.Logger, m *metrics.Metrics) tracker.Config {
+	tc := tracker.Config{Retention: c.retention, Logger: log, Metrics: m, SnapshotInterval: c.snapshotInterval,
+		ChangeFeed: store.feed, EventLog: store.log}
+	if c.snapshotInterval == 0 {
+		tc.SnapshotInterval = -1 // at shutdown only
+	}
+	if store.log != nil && store.feed == nil {
+		tc.SnapshotPath = filepath.Join(data, snapshotFile)
+	}
+	return tc
+}
+
+// serverParts are the parts of the server beside the API.
+type serverParts struct {
+	opts     httpapi.Options
+	script   *script.Script
+	demoText string // what to print about the demo; "" without one
+}
+
+// serverParts builds the script, the OpenAPI document, the bot list, and
+// the demo.
+func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *tracker.Tracker, brands *auth.Cache, base string, m *metrics.Metrics) (*serverParts, error) {
+	detector, err := bots.New()
+	if err != nil {
+		return nil, err
+	}
+	js, err := script.Build()
+	if err != nil {
+		return nil, err
+	}
+	openapi, err := apidoc.Handler()
+	if err != nil {
+		return nil, err
+	}
+	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
+		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}}}
+	if c.demo {
+		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
 		}
 	}
-	// Requests are done: commit whatever they queued before the store closes.
-	t.Close()
-	log.Info("stopped")
+	return p, nil
+}
+
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// waitAndDrain serves until the server fails or ctx ends; then /readyz
+// answers 503 while the requests in flight finish, for at most the
+// shutdown timeout.
+func (c *serveConfig) waitAndDrain(ctx context.Context, api *httpapi.Server, srv *http.Server, served <-chan error, log *slog.Logger) error {
+	select {
+	case err := <-served:
+		return fmt.Errorf("server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests and flushing pending events")
+	api.Drain()
+	sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: requests still running after %s", c.shutdownTimeout)
+	}
 	return err
 }
 

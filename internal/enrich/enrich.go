@@ -10,7 +10,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/catalog"
-	"github.com/svc-project/svc/internal/tracker"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -54,7 +53,8 @@ const (
 	maxOffers = 10
 )
 
-// Source is what enrichment reads; *tracker.Tracker is one.
+// Source is what enrichment reads: the tracker's products and counts, and
+// the brands of the auth cache.
 type Source interface {
 	Catalog() *catalog.Catalog
 	Directory() *catalog.Directory
@@ -62,8 +62,6 @@ type Source interface {
 	Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts
 	Now() time.Time
 }
-
-var _ Source = (*tracker.Tracker)(nil)
 
 // Service answers enrichment requests from the catalog and the counts.
 type Service struct {

@@ -1,98 +1,145 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/sha256"
 	"net/http"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/tracker"
 )
 
-// APIKeyHeader carries a brand's key (SPEC 5). Header names are
-// case-insensitive; Go writes this one X-Svc-Api-Key.
-const APIKeyHeader = "X-svc-Api-Key"
-
-func credentials(r *http.Request) tracker.Credentials {
-	keys := r.Header.Values(APIKeyHeader)
-	c := tracker.Credentials{Origin: r.Header.Get("Origin"), HasKey: len(keys) > 0, UserAgent: r.UserAgent()}
-	if c.HasKey {
-		c.Key = keys[0]
-	}
-	return c
-}
-
-func collectRequest(r *http.Request, body []byte, decodeErrors []svc.FieldError) tracker.Request {
-	req := tracker.Request{
-		Credentials:    credentials(r),
-		IdempotencyKey: r.Header.Get("Idempotency-Key"),
-		DecodeErrors:   decodeErrors,
-	}
-	if req.IdempotencyKey != "" {
-		req.BodyHash = sha256.Sum256(body)
-	}
-	return req
+// ack is the answer to an accepted event.
+type ack struct {
+	Status  string // svc.StatusAccepted or svc.StatusDuplicate
+	EventID string
+	Replay  bool   // an Idempotency-Key seen before: this is the first answer again
+	Ignored string // why the event was accepted but not counted ("bot"); empty when counted
 }
 
 // writeAck writes {"status", "event_id", "counted", "reason"} by hand, as
 // appendProof does: json.Marshal of a struct was the largest allocation
 // of the handler's own.
-func writeAck(w http.ResponseWriter, ack tracker.Ack) error {
-	if ack.Replay {
+func writeAck(w http.ResponseWriter, a ack) error {
+	if a.Replay {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	b := make([]byte, 0, 96)
 	b = append(b, `{"status":`...)
-	b = appendString(b, ack.Status)
-	if ack.EventID != "" {
+	b = appendString(b, a.Status)
+	if a.EventID != "" {
 		b = append(b, `,"event_id":`...)
-		b = appendString(b, ack.EventID)
+		b = appendString(b, a.EventID)
 	}
-	if ack.Ignored != "" {
+	if a.Ignored != "" {
 		b = append(b, `,"counted":false,"reason":`...)
-		b = appendString(b, ack.Ignored)
+		b = appendString(b, a.Ignored)
 	}
 	b = append(b, "}\n"...) // as every other answer
 	writeJSON(w, http.StatusOK, b)
 	return nil
 }
 
+// incoming is a decoded event of either kind, as the checks see it.
+type incoming struct {
+	write   *svc.Write
+	brandID string
+	ts      *string // the sender's context.timestamp
+	meta    *svc.EventMeta
+	event   interface{ Validate() []svc.FieldError } // a pointer: no allocation, as a method value would be
+}
+
 func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
-	ack, err := collect(w, r, s.tracker.CollectView)
-	return s.count("view", ack, err)
+	var ev svc.ViewEvent
+	a, err := s.collect(w, r, &ev, func() incoming {
+		return incoming{&svc.Write{View: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
+	})
+	return s.count("view", a, err)
 }
 
 func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
-	ack, err := collect(w, r, s.tracker.CollectPurchase)
-	return s.count("purchase", ack, err)
+	var ev svc.PurchaseEvent
+	a, err := s.collect(w, r, &ev, func() incoming {
+		return incoming{&svc.Write{Purchase: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
+	})
+	return s.count("purchase", a, err)
 }
 
 // count records the outcome of one collect request in the metrics.
-func (s *Server) count(kind string, ack tracker.Ack, err error) error {
+func (s *Server) count(kind string, a ack, err error) error {
 	switch {
 	case err != nil:
 		s.opts.Metrics.Event(kind, "rejected_"+svc.ErrorCode(err))
-	case ack.Ignored != "":
-		s.opts.Metrics.Event(kind, ack.Ignored)
-	case ack.Replay:
+	case a.Ignored != "":
+		s.opts.Metrics.Event(kind, a.Ignored)
+	case a.Replay:
 		s.opts.Metrics.Event(kind, "replay")
 	default:
-		s.opts.Metrics.Event(kind, ack.Status)
+		s.opts.Metrics.Event(kind, a.Status)
 	}
 	return err
 }
 
-// collect decodes an event of type E, hands it to the tracker and writes
-// the acknowledgement.
-func collect[E any](w http.ResponseWriter, r *http.Request, record func(context.Context, *E, tracker.Request) (tracker.Ack, error)) (tracker.Ack, error) {
-	var ev E
-	body, decodeErrors, err := decodeJSON(w, r, &ev)
+// collect decodes an event into v, runs the checks of docs/decisions.md
+// ("Order of checks") in their order, hands the valid event to the core
+// and writes the acknowledgement. parts describes v once it is decoded.
+func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts func() incoming) (ack, error) {
+	body, decodeErrors, err := decodeJSON(w, r, v) // 1. size and syntax
 	if err != nil {
-		return tracker.Ack{}, err
+		return ack{}, err
 	}
-	ack, err := record(r.Context(), &ev, collectRequest(r, body, decodeErrors))
+	ev := parts()
+	key, cred, err := s.authenticate(r) // 2. the key
 	if err != nil {
-		return ack, err
+		return ack{}, err
 	}
-	return ack, writeAck(w, ack)
+	idempotencyKey := r.Header.Get("Idempotency-Key")
+	if err := s.validate(ev, decodeErrors, idempotencyKey, key != nil); err != nil { // 3. every bad field
+		return ack{}, err
+	}
+	brand, err := s.auth.Authorize(ev.brandID, key, cred.Origin) // 4. the brand
+	if err != nil {
+		return ack{}, err
+	}
+	if key == nil && s.opts.IsBot != nil && s.opts.IsBot(r.UserAgent()) {
+		// Answered like any event, so a crawler learns nothing; never stored.
+		a := ack{Status: svc.StatusAccepted, Ignored: "bot"}
+		return a, writeAck(w, a)
+	}
+	wr := ev.write
+	wr.MayRegister = key != nil || !brand.ClosedCatalog
+	if idempotencyKey != "" {
+		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, sha256.Sum256(body)
+	}
+	if err := s.tracker.Collect(wr); err != nil { // 5. the store
+		return ack{}, err
+	}
+	a := ack{Status: wr.Result.Status, EventID: wr.Result.EventID, Replay: wr.Result.Replay}
+	return a, writeAck(w, a)
+}
+
+// validate reports every bad field in one answer: wrong JSON types, the
+// event's own rules, the Idempotency-Key header, and the timestamp rules,
+// which depend on whether the event is keyed. It stamps the event with the
+// time it counts at.
+func (s *Server) validate(ev incoming, decodeErrors []svc.FieldError, idempotencyKey string, keyed bool) error {
+	fields := svc.MergeFieldErrors(decodeErrors, ev.event.Validate())
+	if idempotencyKey != "" && !validIdempotencyKey(idempotencyKey) {
+		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
+	}
+	fields = append(fields, svc.Stamp(ev.meta, ev.ts, keyed, s.tracker.Now(), s.tracker.Retention())...)
+	if len(fields) > 0 {
+		return svc.Invalid(fields)
+	}
+	return nil
+}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

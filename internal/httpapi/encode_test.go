@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/svc-project/svc/internal/tracker"
 )
 
 // The hand-written bodies must be what encoding/json writes.
@@ -25,23 +23,23 @@ func TestWriteAckMatchesEncodingJSON(t *testing.T) {
 		Counted *bool  `json:"counted,omitempty"`
 		Reason  string `json:"reason,omitempty"`
 	}
-	for _, ack := range []tracker.Ack{
+	for _, a := range []ack{
 		{Status: "accepted", EventID: "0193b2a4-7c1e-7d2a-9f3b-4e5d6c7b8a90"},
 		{Status: "duplicate", EventID: `odd"id`},
 		{Status: "accepted", Ignored: "bot"},
 	} {
-		body := ackBody{Status: ack.Status, EventID: ack.EventID, Reason: ack.Ignored}
-		if ack.Ignored != "" {
+		body := ackBody{Status: a.Status, EventID: a.EventID, Reason: a.Ignored}
+		if a.Ignored != "" {
 			body.Counted = new(bool)
 		}
 		want, _ := json.Marshal(body)
 		want = append(want, '\n') // as json.Encoder ends it, and every other answer
 		rec := httptest.NewRecorder()
-		if err := writeAck(rec, ack); err != nil {
+		if err := writeAck(rec, a); err != nil {
 			t.Fatal(err)
 		}
 		if got := rec.Body.String(); got != string(want) {
-			t.Errorf("%+v: %s, encoding/json writes %s", ack, got, want)
+			t.Errorf("%+v: %s, encoding/json writes %s", a, got, want)
 		}
 	}
 }

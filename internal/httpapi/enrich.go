@@ -5,6 +5,9 @@ import (
 	"net/http"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/tracker"
 )
 
 // Enrichment needs no key; a key that is sent must be valid (DESIGN 4).
@@ -29,7 +32,7 @@ func (s *Server) productEnrich(w http.ResponseWriter, r *http.Request) error {
 // decodeEnrich checks the key, decodes the body into v and validates it,
 // naming every bad field.
 func (s *Server) decodeEnrich(w http.ResponseWriter, r *http.Request, v any, validate func() []svc.FieldError) error {
-	if err := s.tracker.Authenticate(credentials(r)); err != nil {
+	if _, _, err := s.authenticate(r); err != nil {
 		return err
 	}
 	_, decodeErrors, err := decodeJSON(w, r, v)
@@ -51,3 +54,12 @@ func writeEnriched(w http.ResponseWriter, v any) error {
 	writeJSON(w, http.StatusOK, append(b, '\n'))
 	return nil
 }
+
+// enrichSource is what enrichment reads: the products and counts of the
+// tracker, and the brands.
+type enrichSource struct {
+	*tracker.Tracker
+	*auth.Cache
+}
+
+var _ enrich.Source = enrichSource{}

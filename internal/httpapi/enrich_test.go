@@ -38,7 +38,7 @@ func enrichFixture(t *testing.T) *fixture {
 		}
 		f.keys[b.ID] = secret
 	}
-	if err := f.tracker.RefreshAuth(ctx); err != nil {
+	if err := f.auth.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	keyed := func(brand string, body map[string]any) {
@@ -221,7 +221,7 @@ func TestEnrichSingular(t *testing.T) {
 	if err := f.store.UpdateBrand(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.tracker.RefreshAuth(context.Background()); err != nil {
+	if err := f.auth.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	body := purchase("br_alpha", "single", "ip15", 1)

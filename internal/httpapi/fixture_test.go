@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -46,6 +47,7 @@ type fixture struct {
 	clock   *clock
 	store   *sqlite.Store
 	tracker *tracker.Tracker
+	auth    *auth.Cache
 	srv     *httptest.Server
 	keys    map[string]string // brand id -> secret
 	revoked string
@@ -102,12 +104,19 @@ func (f *fixture) start() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), IsBot: detector.IsBot, Metrics: f.opts.Metrics})
+	discard := slog.New(slog.DiscardHandler)
+	a, err := auth.Open(context.Background(), f.store, 0, discard)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.tracker = tr
-	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, slog.New(slog.DiscardHandler), f.opts).Handler()))
+	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: discard, Metrics: f.opts.Metrics})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.tracker, f.auth = tr, a
+	opts := f.opts
+	opts.IsBot = detector.IsBot
+	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }
 
 func (f *fixture) stop() {
@@ -116,6 +125,7 @@ func (f *fixture) stop() {
 	}
 	f.srv.Close()
 	f.tracker.Close()
+	f.auth.Close()
 	f.store.Close()
 	f.srv, f.store = nil, nil
 }

@@ -10,7 +10,19 @@ import (
 )
 
 func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.tracker.Proof(r.Context(), queryGetter(r.URL.RawQuery), credentials(r))
+	key, cred, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	q, fields := svc.ParseProofQuery(queryGetter(r.URL.RawQuery))
+	if len(fields) > 0 {
+		return svc.Invalid(fields)
+	}
+	brand, err := s.auth.Authorize(q.BrandID, key, cred.Origin)
+	if err != nil {
+		return err
+	}
+	p, err := s.tracker.Proof(q, brand)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func (s *Server) limit(kind string, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.tracker.ValidKey(r.Header.Get(APIKeyHeader)) {
+		if key, _, _ := s.authenticate(r); key != nil {
 			next.ServeHTTP(w, r)
 			return
 		}

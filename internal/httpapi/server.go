@@ -1,5 +1,6 @@
-// Package httpapi is the HTTP interface of svc: every route, the decoding
-// of requests, and the single place where errors become problem+json.
+// Package httpapi is the HTTP interface of svc: every route; the decoding,
+// authentication and validation of requests, after which the core gets
+// valid events; and the single place where errors become problem+json.
 package httpapi
 
 import (
@@ -11,14 +12,17 @@ import (
 	"github.com/rs/cors"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
-// Server answers the HTTP API from a Tracker.
+// Server answers the HTTP API from a Tracker, for the brands and keys of
+// an auth.Cache.
 type Server struct {
 	tracker  *tracker.Tracker
+	auth     *auth.Cache
 	enrich   *enrich.Service
 	log      *slog.Logger
 	draining atomic.Bool
@@ -34,11 +38,14 @@ type Options struct {
 	RateLimit RateLimit        // for anonymous API requests; zero: none
 	Metrics   *metrics.Metrics // served at /metrics; nil: none
 	OpenAPI   http.Handler     // serves /openapi.json; nil: none
+	// IsBot tells known bots by User-Agent; their anonymous events are
+	// answered but not counted. Nil counts everything.
+	IsBot func(userAgent string) bool
 }
 
 // New returns the API server; Handler serves it.
-func New(t *tracker.Tracker, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, enrich: enrich.New(t), log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
+func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
+	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {

@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -66,6 +67,10 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.key = secret
+	brands, err := auth.Open(ctx, store, 0, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +79,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(tr, slog.New(slog.DiscardHandler), httpapi.Options{Script: js}).Handler()
+	api := httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{Script: js}).Handler()
 	e.svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/svc/product-proof" {
 			e.proofs.Add(1)
@@ -106,6 +111,7 @@ func newEnv(t *testing.T) *env {
 		e.pages.Close()
 		e.svc.Close()
 		tr.Close()
+		brands.Close()
 		store.Close()
 	})
 	e.ctx = e.browser()

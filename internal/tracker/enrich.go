@@ -11,31 +11,15 @@ import (
 // PriceWindow is how far back price insight looks (DESIGN 7).
 const PriceWindow = 30 * 24 * time.Hour
 
-// What enrichment reads: the product catalog with recent prices, the brands
-// by domain, and the counts.
+// What enrichment reads: the product catalog with recent prices, and the
+// counts.
 
 // Catalog returns the products, indexed for matching, with recent prices.
 func (t *Tracker) Catalog() *catalog.Catalog { return t.products }
 
-// Directory returns the brands by the domains their pages live on.
-func (t *Tracker) Directory() *catalog.Directory { return t.auth.snap.Load().dir }
-
-// Brand returns a brand, or nil.
-func (t *Tracker) Brand(id string) *svc.Brand { return t.auth.snap.Load().brands[id] }
-
 // Counts returns a product's counts in the windows ending now.
 func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts {
 	return t.engine.Load().Counts(ref, now, views, purchases)
-}
-
-// Now is the tracker's clock.
-func (t *Tracker) Now() time.Time { return t.cfg.Now() }
-
-// Authenticate checks a key, if one was sent: an unknown or revoked key is
-// EUNAUTHORIZED; no key is fine.
-func (t *Tracker) Authenticate(cred Credentials) error {
-	_, err := t.auth.key(cred)
-	return err
 }
 
 // learnProduct puts a stored product into the catalog.

@@ -4,12 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/window"
+	"github.com/svc-project/svc/internal/snapshot"
 )
-
-// newEngine returns an empty engine holding the largest windows.
-func newEngine() *window.Engine { return window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow) }
 
 // followErasures recounts when the store's erasure version has moved: an
 // admin command (svc forget) deleted a shopper's events, and the counts in
@@ -36,7 +32,7 @@ func (t *Tracker) followErasures(ctx context.Context) {
 	// next poll recounts once more, which costs time but never a count.
 	t.erasure.Store(v)
 	if t.snaps != nil {
-		t.dropSnapshot()
+		t.snaps.Drop()
 	}
 }
 
@@ -52,7 +48,7 @@ func (t *Tracker) recount(ctx context.Context) error {
 	t.batch.lockCommitted()
 	defer t.batch.unlockCommitted()
 	start := time.Now()
-	e := newEngine()
+	e := snapshot.NewEngine()
 	if err := t.load(ctx, e, true); err != nil {
 		return err
 	}

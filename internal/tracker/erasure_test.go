@@ -23,8 +23,7 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	secret, key := svc.NewAPIKey("br_1", time.Now())
-	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Now()}, key); err != nil {
+	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Now()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := Open(ctx, store, Config{Logger: slog.New(slog.DiscardHandler)})
@@ -32,7 +31,6 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	cred := Credentials{Key: secret, HasKey: true}
 
 	var views, purchases atomic.Int64
 	stop := make(chan struct{})
@@ -52,7 +50,7 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 					q := int64(1)
 					ev := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprintf("o%d-%d", w, i),
 						Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &q}}}}
-					if _, err := tr.CollectPurchase(ctx, ev, Request{Credentials: cred}); err != nil {
+					if err := CollectPurchase(tr, ev); err != nil {
 						t.Error(err)
 						return
 					}
@@ -60,7 +58,7 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 					continue
 				}
 				ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: &session}}
-				if _, err := tr.CollectView(ctx, ev, Request{Credentials: cred}); err != nil {
+				if err := CollectView(tr, ev); err != nil {
 					t.Error(err)
 					return
 				}
@@ -76,7 +74,7 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	p, err := tr.Proof(ctx, func(k string) string { return map[string]string{"brand_id": "br_1", "product_id": "p1"}[k] }, cred)
+	p, err := DefaultProof(tr, "br_1", "p1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -15,8 +16,7 @@ const feedPoll = 200 * time.Millisecond
 
 // feedState follows the store's change feed, when it has one.
 type feedState struct {
-	mu      sync.Mutex     // one poll or load at a time, so that none counts an event twice
-	feed    svc.ChangeFeed // nil when the store is not shared
+	mu      sync.Mutex // one poll or load at a time, so that none counts an event twice
 	cursor  svc.FeedCursor
 	failing bool // the last poll failed: logged once, not every poll
 }
@@ -30,12 +30,14 @@ type feedState struct {
 // A recount also reloads the prices paid, cleared under the same lock, so
 // that no order of the feed is counted in both.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
-	f, ok := t.store.(svc.ChangeFeed)
-	if !ok {
+	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
+	f := t.cfg.ChangeFeed
+	if f == nil {
 		if recount {
 			t.products.ClearPrices()
 		}
-		if err := t.rebuild(ctx, t.store, e, rebuildOptions{parallel: true, startup: !recount}); err != nil {
+		opts.Parallel = true
+		if err := t.loader().Rebuild(ctx, t.store, e, opts); err != nil {
 			t.failedRecount(recount)
 			return err
 		}
@@ -48,14 +50,13 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 		t.products.ClearPrices()
 	}
 	// A snapshot is one transaction: it answers one query at a time.
-	opts := rebuildOptions{parallel: false, startup: !recount}
-	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.rebuild(ctx, r, e, opts) })
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.loader().Rebuild(ctx, r, e, opts) })
 	if err != nil {
 		t.failedRecount(recount)
 		return err
 	}
 	t.engine.Store(e)
-	t.changes.feed, t.changes.cursor = f, cur
+	t.changes.cursor = cur
 	return nil
 }
 
@@ -70,7 +71,7 @@ func (t *Tracker) failedRecount(recount bool) {
 
 // followChanges starts polling the feed, if the store has one.
 func (t *Tracker) followChanges(ctx context.Context) {
-	if t.changes.feed != nil {
+	if t.cfg.ChangeFeed != nil {
 		t.every(ctx, feedPoll, t.pollChanges)
 	}
 }
@@ -82,7 +83,7 @@ func (t *Tracker) pollChanges(ctx context.Context) {
 	c := &t.changes
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch, err := c.feed.Changes(ctx, c.cursor)
+	ch, err := t.cfg.ChangeFeed.Changes(ctx, c.cursor)
 	if err != nil {
 		if ctx.Err() == nil && !c.failing {
 			t.cfg.Logger.Warn("follow other nodes' events: counts lag until the store answers", "err", err)

@@ -23,7 +23,7 @@ func node(t *testing.T, url string) *tracker.Tracker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ChangeFeed: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +32,7 @@ func node(t *testing.T, url string) *tracker.Tracker {
 }
 
 func counts(tr *tracker.Tracker, brand, product string) (svc.Proof, error) {
-	p, err := tr.Proof(context.Background(), func(k string) string {
-		return map[string]string{"brand_id": brand, "product_id": product}[k]
-	}, tracker.Credentials{})
+	p, err := tracker.DefaultProof(tr, brand, product)
 	if err != nil {
 		return svc.Proof{}, err
 	}
@@ -68,13 +66,13 @@ func TestNodesFollowEachOther(t *testing.T) {
 		t.Helper()
 		for i := 0; i < n; i++ {
 			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: &session}}
-			if _, err := tr.CollectView(ctx, ev, tracker.Request{}); err != nil {
+			if err := tracker.CollectView(tr, ev); err != nil {
 				t.Fatal(err)
 			}
 		}
 		qty := int64(2)
 		order := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprint(session, "-order"), Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &qty}}}}
-		if _, err := tr.CollectPurchase(ctx, order, tracker.Request{}); err != nil {
+		if err := tracker.CollectPurchase(tr, order); err != nil {
 			t.Fatal(err)
 		}
 	}

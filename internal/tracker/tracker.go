@@ -1,10 +1,12 @@
-// Package tracker is the service core: it checks who sends an event,
-// validates and stamps it, writes it through the group commit, feeds the
-// window engine, and answers product proof from it.
+// Package tracker counts: it commits valid events through the group
+// commit, feeds the window engine, sweeps what ages out, follows erasures
+// and other nodes' commits, and answers a product's counts. It knows
+// nothing of HTTP, keys or origins: httpapi hands it valid events.
 package tracker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -23,17 +26,26 @@ import (
 type Config struct {
 	Retention     time.Duration    // how long raw events are kept; at least the largest window
 	MaxBatch      int              // most events in one commit
-	ConfigPoll    time.Duration    // how often brands and keys are reloaded when changed
+	ErasurePoll   time.Duration    // how often the store's erasure version is read
 	SweepInterval time.Duration    // how often aged events leave memory and the store
 	Now           func() time.Time // the clock; tests inject one
 	Logger        *slog.Logger
-	// IsBot tells known bots by User-Agent; their anonymous events are
-	// answered but not counted. Nil counts everything.
-	IsBot   func(userAgent string) bool
-	Metrics *metrics.Metrics // nil records nothing
+	Metrics       *metrics.Metrics // nil records nothing
+
+	// What the store offers beyond svc.EventStore, set by main, which
+	// knows the store it opened: the core never asks.
+
+	// ChangeFeed is the store's feed when several servers share it: each
+	// counts what the others commit. Nil for a store that this server
+	// alone writes.
+	ChangeFeed svc.ChangeFeed
+	// EventLog is the store's event log, which a snapshot file needs.
+	EventLog svc.EventLog
+
 	// SnapshotPath is the file the counts are saved to at Close and every
-	// SnapshotInterval, and loaded from at Open (snapshot.go); "" saves
-	// none. Only a store that is an svc.EventLog and not shared has them.
+	// SnapshotInterval, and loaded from at Open (internal/snapshot); ""
+	// saves none. It needs EventLog, and no ChangeFeed: the nodes of a
+	// shared store rebuild from it.
 	SnapshotPath string
 	// SnapshotInterval is how often the counts are saved while running;
 	// negative saves them only at Close.
@@ -47,11 +59,14 @@ func (c *Config) setDefaults() error {
 	if c.Retention < svc.MaxPurchaseWindow {
 		return fmt.Errorf("retention %s is shorter than the largest window, %s", svc.FormatDuration(c.Retention), svc.FormatDuration(svc.MaxPurchaseWindow))
 	}
+	if c.SnapshotPath != "" && (c.EventLog == nil || c.ChangeFeed != nil) {
+		return errors.New("a snapshot file needs the store's event log, and a store that no other server writes")
+	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = 1024
 	}
-	if c.ConfigPoll == 0 {
-		c.ConfigPoll = 250 * time.Millisecond
+	if c.ErasurePoll == 0 {
+		c.ErasurePoll = 250 * time.Millisecond
 	}
 	if c.SweepInterval == 0 {
 		c.SweepInterval = time.Minute
@@ -72,53 +87,35 @@ func (c *Config) setDefaults() error {
 // concurrent use.
 type Tracker struct {
 	cfg      Config
-	store    svc.Store
-	auth     authCache
+	store    svc.EventStore
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
 	products *catalog.Catalog             // titles, pages and prices, for enrichment; refs by product id
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
-	snaps    *snapshots                   // nil when the counts are not saved
+	snaps    *snapshot.File               // nil when the counts are not saved
 	// haveProducts: restore loaded the products before it refused the
 	// snapshot, and the rebuild at start need not load them again.
 	haveProducts bool
+	beforeCut    func(shard int) // tests write between the cuts of a save's shards
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 }
 
-// Open loads brands and keys, rebuilds the counts from the store's events,
-// and starts the background work: config polling, sweeps and retention.
-func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
-	err := cfg.setDefaults()
-	if err != nil {
+// Open restores or rebuilds the counts from the store's events, and starts
+// the background work: sweeps, erasures, saves and other nodes' commits.
+func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, error) {
+	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	t := &Tracker{
-		cfg:      cfg,
-		store:    store,
-		auth:     authCache{store: store},
-		products: catalog.New(),
-		snaps:    newSnapshots(&cfg, store),
+	t := &Tracker{cfg: cfg, store: store, products: catalog.New()}
+	if cfg.SnapshotPath != "" {
+		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.EventLog, t.loader())
 	}
-	if err := t.auth.refresh(ctx); err != nil {
-		return nil, fmt.Errorf("load brands and keys: %w", err)
-	}
-	v, err := store.ErasureVersion(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read erasure version: %w", err)
-	}
-	t.erasure.Store(v)
-	restored, err := t.restore(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("restore counts: %w", err)
-	}
-	if !restored {
-		if err := t.load(ctx, newEngine(), false); err != nil {
-			return nil, fmt.Errorf("rebuild counts: %w", err)
-		}
+	if err := t.loadCounts(ctx); err != nil {
+		return nil, err
 	}
 	t.stats.Store(new(window.Stats))
 	cfg.Metrics.Gauge("svc_window_products", "Products with events in the window engine.", func() float64 { return float64(t.stats.Load().Products) })
@@ -127,30 +124,53 @@ func Open(ctx context.Context, store svc.Store, cfg Config) (*Tracker, error) {
 	st := t.engine.Load().Sweep(cfg.Now())
 	t.stats.Store(&st)
 	t.batch = newBatcher(store, cfg.MaxBatch, t.apply, cfg.Metrics)
-	bg, stop := context.WithCancel(context.Background())
-	t.stop = stop
-	t.every(bg, cfg.ConfigPoll, func(ctx context.Context) {
-		if err := t.auth.refresh(ctx); err != nil && ctx.Err() == nil {
-			cfg.Logger.Warn("reload brands and keys", "err", err)
-		}
-	})
-	t.followChanges(bg) // before a recount may touch the feed's state
-	t.every(bg, cfg.ConfigPoll, t.followErasures)
-	t.every(bg, cfg.SweepInterval, t.sweep)
-	if t.snaps != nil && cfg.SnapshotInterval > 0 {
-		t.every(bg, cfg.SnapshotInterval, func(ctx context.Context) {
-			if err := t.saveSnapshot(ctx); err != nil && ctx.Err() == nil {
-				cfg.Logger.Warn("save the counts", "err", err)
-			}
-		})
-	}
+	t.startBackground()
 	return t, nil
 }
 
+// loadCounts restores the counts from the snapshot file, or rebuilds them
+// from the store.
+func (t *Tracker) loadCounts(ctx context.Context) error {
+	v, err := t.store.ErasureVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read erasure version: %w", err)
+	}
+	t.erasure.Store(v)
+	if t.snaps != nil {
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, v)
+		if err != nil {
+			return fmt.Errorf("restore counts: %w", err)
+		}
+		if e != nil {
+			t.engine.Store(e)
+			return nil
+		}
+		t.haveProducts = haveProducts
+	}
+	if err := t.load(ctx, snapshot.NewEngine(), false); err != nil {
+		return fmt.Errorf("rebuild counts: %w", err)
+	}
+	return nil
+}
+
+// startBackground starts the work that runs until Close.
+func (t *Tracker) startBackground() {
+	bg, stop := context.WithCancel(context.Background())
+	t.stop = stop
+	t.followChanges(bg) // before a recount may touch the feed's state
+	t.every(bg, t.cfg.ErasurePoll, t.followErasures)
+	t.every(bg, t.cfg.SweepInterval, t.sweep)
+	if t.snaps != nil && t.cfg.SnapshotInterval > 0 {
+		t.every(bg, t.cfg.SnapshotInterval, func(ctx context.Context) {
+			if err := t.saveSnapshot(ctx); err != nil && ctx.Err() == nil {
+				t.cfg.Logger.Warn("save the counts", "err", err)
+			}
+		})
+	}
+}
+
 func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Context)) {
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
+	t.wg.Go(func() {
 		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
@@ -161,7 +181,7 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 				fn(ctx)
 			}
 		}
-	}()
+	})
 }
 
 // apply feeds committed writes to the engine and the catalog.
@@ -210,100 +230,31 @@ func (t *Tracker) sweep(ctx context.Context) {
 	}
 }
 
-// Ack is the answer to an accepted event.
-type Ack struct {
-	Status  string // svc.StatusAccepted or svc.StatusDuplicate
-	EventID string
-	Replay  bool   // an Idempotency-Key seen before: this is the first answer again
-	Ignored string // why the event was accepted but not counted ("bot"); empty when counted
-}
-
-// Request is what a collect call says besides its event.
-type Request struct {
-	Credentials
-	IdempotencyKey string
-	BodyHash       [32]byte // of the request body, to tell a replay from a reuse of its key
-	// DecodeErrors are fields whose JSON type was wrong; the decoder left
-	// them empty, so checks of their values are not reported on top.
-	DecodeErrors []svc.FieldError
-}
-
-// CollectView records a view. Returns EUNAUTHORIZED, EINVALID, ENOTFOUND
-// (brand, or product in a closed catalog), or EUNAVAILABLE when closing.
-func (t *Tracker) CollectView(ctx context.Context, ev *svc.ViewEvent, req Request) (Ack, error) {
-	return t.collect(ev.BrandID, ev.Validate, ev.Context.Timestamp, &ev.Meta, &svc.Write{View: ev}, req)
-}
-
-// CollectPurchase records an order; an order id seen before for the brand
-// answers StatusDuplicate with the first event's id. Errors as CollectView.
-func (t *Tracker) CollectPurchase(ctx context.Context, ev *svc.PurchaseEvent, req Request) (Ack, error) {
-	return t.collect(ev.BrandID, ev.Validate, ev.Context.Timestamp, &ev.Meta, &svc.Write{Purchase: ev}, req)
-}
-
-func (t *Tracker) collect(brandID string, validate func() []svc.FieldError, ts *string, meta *svc.EventMeta, w *svc.Write, req Request) (Ack, error) {
-	key, err := t.auth.key(req.Credentials)
-	if err != nil {
-		return Ack{}, err
-	}
-	fields := svc.MergeFieldErrors(req.DecodeErrors, validate())
-	if idempotencyKey := req.IdempotencyKey; idempotencyKey != "" && !validIdempotencyKey(idempotencyKey) {
-		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
-	}
-	fields = append(fields, svc.Stamp(meta, ts, key != nil, t.cfg.Now(), t.cfg.Retention)...)
-	if len(fields) > 0 {
-		return Ack{}, svc.Invalid(fields)
-	}
-	brand, err := t.auth.brand(brandID, key, req.Origin)
-	if err != nil {
-		return Ack{}, err
-	}
-	if key == nil && t.cfg.IsBot != nil && t.cfg.IsBot(req.UserAgent) {
-		// Answered like any event, so a crawler learns nothing; never stored.
-		return Ack{Status: svc.StatusAccepted, Ignored: "bot"}, nil
-	}
+// Collect records an event that is authenticated, authorized, valid and
+// stamped (its Meta.Time set): it gives it its id, commits it in the group
+// commit and counts it. w.Result says what became of it. Returns
+// EUNAVAILABLE when closing, or the write's own error (w.Result.Err:
+// ENOTFOUND for a product a closed catalog does not know, ECONFLICT for an
+// idempotency key reused with another body, EINTERNAL).
+func (t *Tracker) Collect(w *svc.Write) error {
 	id, err := uuid.NewV7()
 	if err != nil {
-		return Ack{}, svc.Internal(err)
+		return svc.Internal(err)
 	}
-	meta.EventID = id.String()
-	w.IdempotencyKey, w.BodyHash = req.IdempotencyKey, req.BodyHash
-	w.MayRegister = key != nil || !brand.ClosedCatalog
+	if w.View != nil {
+		w.View.Meta.EventID = id.String()
+	} else {
+		w.Purchase.Meta.EventID = id.String()
+	}
 	if err := t.batch.submit(w); err != nil {
-		return Ack{}, err
+		return err
 	}
-	if w.Result.Err != nil {
-		return Ack{}, w.Result.Err
-	}
-	return Ack{Status: w.Result.Status, EventID: w.Result.EventID, Replay: w.Result.Replay}, nil
+	return w.Result.Err
 }
 
-func validIdempotencyKey(k string) bool {
-	if len(k) > 255 {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// Proof returns the counts of one product. Returns EUNAUTHORIZED, EINVALID
-// for bad windows, or ENOTFOUND for an unknown brand or a product never seen.
-func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Credentials) (*svc.Proof, error) {
-	key, err := t.auth.key(cred)
-	if err != nil {
-		return nil, err
-	}
-	q, fields := svc.ParseProofQuery(get)
-	if len(fields) > 0 {
-		return nil, svc.Invalid(fields)
-	}
-	brand, err := t.auth.brand(q.BrandID, key, cred.Origin)
-	if err != nil {
-		return nil, err
-	}
+// Proof returns the counts of one product of brand b for a valid query.
+// Returns ENOTFOUND for a product never seen.
+func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 	ref, ok := t.products.Ref(q.BrandID, q.ProductID)
 	if !ok {
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
@@ -314,7 +265,7 @@ func (t *Tracker) Proof(ctx context.Context, get func(string) string, cred Crede
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
-		MinViewers: brand.MinViewers, MinPurchases: brand.MinPurchases,
+		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases,
 		GeneratedAt: now.UTC(),
 	}, nil
 }
@@ -329,8 +280,12 @@ func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Produ
 	return out, err
 }
 
-// RefreshAuth reloads brands and keys now rather than at the next poll.
-func (t *Tracker) RefreshAuth(ctx context.Context) error { return t.auth.refresh(ctx) }
+// Now is the tracker's clock.
+func (t *Tracker) Now() time.Time { return t.cfg.Now() }
+
+// Retention is how long raw events are kept: a keyed event older than it
+// is refused.
+func (t *Tracker) Retention() time.Duration { return t.cfg.Retention }
 
 // Ready reports whether the store answers.
 func (t *Tracker) Ready(ctx context.Context) error {

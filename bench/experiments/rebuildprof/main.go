@@ -51,7 +51,7 @@ func run(data, prefix string) error {
 	}
 	start := time.Now()
 	t, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		SnapshotPath: filepath.Join(data, "counts.snapshot"), SnapshotInterval: -1})
+		EventLog: store, SnapshotPath: filepath.Join(data, "counts.snapshot"), SnapshotInterval: -1})
 	pprof.StopCPUProfile()
 	if err != nil {
 		return err

@@ -26,7 +26,6 @@ type snapshotFixture struct {
 	store *sqlite.Store
 	path  string
 	now   time.Time
-	cred  Credentials
 	seed  uint64
 	order atomic.Int64
 }
@@ -43,12 +42,10 @@ func newSnapshotFixture(t *testing.T) *snapshotFixture {
 	}
 	t.Cleanup(func() { store.Close() })
 	now := time.Now().UTC().Truncate(time.Second)
-	secret, key := svc.NewAPIKey("br_1", now)
-	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, key); err != nil {
+	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
 		t.Fatal(err)
 	}
-	return &snapshotFixture{store: store, path: filepath.Join(dir, "counts.snapshot"), now: now,
-		cred: Credentials{Key: secret, HasKey: true}}
+	return &snapshotFixture{store: store, path: filepath.Join(dir, "counts.snapshot"), now: now}
 }
 
 // open opens a tracker on the store; with snapshot set it uses the
@@ -57,7 +54,7 @@ func (f *snapshotFixture) open(t *testing.T, snapshot bool) (*Tracker, *bytes.Bu
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := Config{Now: func() time.Time { return f.now }, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil)),
-		SnapshotInterval: -1}
+		SnapshotInterval: -1, EventLog: f.store}
 	if snapshot {
 		cfg.SnapshotPath = f.path
 	}
@@ -114,7 +111,6 @@ func (f *snapshotFixture) send(t *testing.T, tr *Tracker, n int) {
 }
 
 func (f *snapshotFixture) sendOne(tr *Tracker, rng *rand.Rand) error {
-	ctx := context.Background()
 	product := fmt.Sprint("p", rng.IntN(snapProducts))
 	at := f.now.Add(-time.Duration(rng.IntN(3*3600)) * time.Second)
 	switch r := rng.IntN(100); {
@@ -129,16 +125,14 @@ func (f *snapshotFixture) sendOne(tr *Tracker, rng *rand.Rand) error {
 		ev := &svc.PurchaseEvent{BrandID: "br_1", Context: svc.PurchaseContext{Timestamp: &ts},
 			Order: svc.Order{OrderID: fmt.Sprint("o", f.order.Add(1)), Currency: &cur,
 				Items: []svc.PurchaseItem{{ProductID: product, Quantity: &q, UnitPrice: &price}}}}
-		_, err := tr.CollectPurchase(ctx, ev, Request{Credentials: f.cred})
-		return err
+		return CollectPurchase(tr, ev)
 	}
 	ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: product}, Context: svc.ViewContext{Timestamp: &ts}}
 	if rng.IntN(10) > 0 {
 		session := fmt.Sprint("s", rng.IntN(60))
 		ev.Context.SessionID = &session
 	}
-	_, err := tr.CollectView(ctx, ev, Request{Credentials: f.cred})
-	return err
+	return CollectView(tr, ev)
 }
 
 // sameCounts compares every product's counts and prices in two trackers,
@@ -254,7 +248,7 @@ func TestSnapshotsDuringWritesLoseAndDoubleNothing(t *testing.T) {
 					q := int64(2)
 					ev := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: fmt.Sprintf("o%d-%d", w, i),
 						Items: []svc.PurchaseItem{{ProductID: product, Quantity: &q}}}}
-					if _, err := tr.CollectPurchase(ctx, ev, Request{Credentials: f.cred}); err != nil {
+					if err := CollectPurchase(tr, ev); err != nil {
 						t.Error(err)
 						return
 					}
@@ -263,7 +257,7 @@ func TestSnapshotsDuringWritesLoseAndDoubleNothing(t *testing.T) {
 				}
 				session := fmt.Sprintf("s%d-%d", w, i)
 				ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: product}, Context: svc.ViewContext{SessionID: &session}}
-				if _, err := tr.CollectView(ctx, ev, Request{Credentials: f.cred}); err != nil {
+				if err := CollectView(tr, ev); err != nil {
 					t.Error(err)
 					return
 				}
@@ -311,7 +305,7 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 	}
 	// Before each shard of a product is cut, events land in it and in the
 	// others: the newest row at each cut is the shard's own.
-	tr.snaps.beforeCut = func(shard int) {
+	tr.beforeCut = func(shard int) {
 		if !byShard[shard] {
 			return
 		}
@@ -327,10 +321,10 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 					Items: []svc.PurchaseItem{{ProductID: fmt.Sprint("p", p), Quantity: &q}}}}
 				session := fmt.Sprint("cut", shard)
 				view := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", p)}, Context: svc.ViewContext{SessionID: &session}}
-				if _, err := tr.CollectPurchase(context.Background(), order, Request{Credentials: f.cred}); err != nil {
+				if err := CollectPurchase(tr, order); err != nil {
 					t.Error(err)
 				}
-				if _, err := tr.CollectView(context.Background(), view, Request{Credentials: f.cred}); err != nil {
+				if err := CollectView(tr, view); err != nil {
 					t.Error(err)
 				}
 			}
@@ -339,7 +333,7 @@ func TestEachShardCutAtItsOwnPosition(t *testing.T) {
 	if err := tr.saveSnapshot(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tr.snaps.beforeCut = nil
+	tr.beforeCut = nil
 	f.send(t, tr, 200)
 	crash(tr)
 	restored, logs := f.open(t, true)
@@ -428,7 +422,7 @@ func TestSnapshotRefusedWhenItsNewestEventExpired(t *testing.T) {
 	// The newest view: a backfill at the edge of the retention.
 	ts, session := f.now.Add(-svc.DefaultRetention+time.Minute).Format(time.RFC3339), "old"
 	ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{Timestamp: &ts, SessionID: &session}}
-	if _, err := tr.CollectView(ctx, ev, Request{Credentials: f.cred}); err != nil {
+	if err := CollectView(tr, ev); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.Close(); err != nil {

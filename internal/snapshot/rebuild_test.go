@@ -1,4 +1,4 @@
-package tracker_test
+package snapshot_test
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/sqlite"
-	"github.com/svc-project/svc/internal/tracker"
 )
 
-// A restart rebuilds exactly the counts the events make, with views spread
+// A rebuild counts exactly what the events make, with views spread
 // over many goroutines and read in many time ranges.
 func TestRebuildCountsEveryView(t *testing.T) {
 	ctx := context.Background()
@@ -55,19 +56,20 @@ func TestRebuildCountsEveryView(t *testing.T) {
 	if err := store.Append(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	l := snapshot.Loader{Products: catalog.New(), Price: func(svc.PurchaseRecord) {},
+		Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)}
+	e := snapshot.NewEngine()
+	if err := l.Rebuild(ctx, store, e, snapshot.Options{Parallel: true, Startup: true}); err != nil {
 		t.Fatal(err)
 	}
-	defer tr.Close()
 	for p, w := range wants {
-		q := map[string]string{"brand_id": "br_1", "product_id": fmt.Sprint("p", p)}
-		proof, err := tr.Proof(ctx, func(k string) string { return q[k] }, tracker.Credentials{})
-		if err != nil {
-			t.Fatal(err)
+		ref, ok := l.Products.Ref("br_1", fmt.Sprint("p", p))
+		if !ok {
+			t.Fatalf("p%d not loaded", p)
 		}
-		if proof.Views != w.views || proof.Viewers != int64(len(w.sessions)) {
-			t.Errorf("p%d: %d views by %d viewers, want %d by %d", p, proof.Views, proof.Viewers, w.views, len(w.sessions))
+		c := e.Counts(ref, now, time.Hour, time.Hour)
+		if c.Views != w.views || c.Viewers != int64(len(w.sessions)) {
+			t.Errorf("p%d: %d views by %d viewers, want %d by %d", p, c.Views, c.Viewers, w.views, len(w.sessions))
 		}
 	}
 }

@@ -1,37 +1,64 @@
-package tracker
+package snapshot
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/catalog"
 	"github.com/svc-project/svc/internal/window"
 )
 
-// rebuild loads the catalog and replays the events inside the windows.
+// NewEngine returns an empty engine holding the largest windows.
+func NewEngine() *window.Engine { return window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow) }
+
+// Loader fills what the counts come with: a rebuild or a restore loads the
+// products and hands over the prices paid, read in the same pass as the
+// orders they count.
+type Loader struct {
+	Products *catalog.Catalog         // every stored product is put into it
+	Price    func(svc.PurchaseRecord) // called with every purchase line of the window
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// Options say how a rebuild may run.
+type Options struct {
+	// Parallel: src answers several queries at once (the store reads on
+	// a pool of connections; a snapshot of a shared store is one
+	// transaction, which does not).
+	Parallel bool
+	// Startup: nothing else runs yet, so the process's GC may be tuned
+	// for the replay and its garbage returned at the end.
+	Startup bool
+	// HaveProducts: the products are loaded already (by a restore that
+	// then refused its snapshot).
+	HaveProducts bool
+}
+
+// Rebuild loads the products and replays the events inside the windows
+// from src (the store, or one snapshot of a shared store) into the engine e.
 //
 // A restart must be quick with tens of millions of events, so the work is
 // spread over the cores: the store decodes views on several connections,
 // purchases are read meanwhile, and views are counted by a few goroutines
 // that each own a share of the products, so that every product still meets
 // its events in time order.
-//
-// It reads from src (the store, or one snapshot of a shared store) into the
-// engine e.
-func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.Engine, opts rebuildOptions) error {
-	start, now := time.Now(), t.cfg.Now()
-	if opts.startup {
+func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engine, opts Options) error {
+	start, now := time.Now(), l.Now()
+	if opts.Startup {
 		// The heap only grows during the replay: collecting it as often as
 		// usual rescans what stays, again and again, for little garbage.
 		// Not in a recount, where the old engine is still live beside it.
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	if !opts.startup || !t.haveProducts {
-		if err := t.loadProducts(ctx, src); err != nil {
+	if !opts.HaveProducts {
+		if err := l.loadProducts(ctx, src); err != nil {
 			return err
 		}
 	}
@@ -41,18 +68,17 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	readPurchases := func() {
 		purchaseErr = src.PurchaseLines(ctx, now.Add(-svc.MaxPurchaseWindow), func(r svc.PurchaseRecord) error {
 			e.AddPurchase(r.Product, r.Time, r.Units, now)
-			t.learnPurchaseLine(r)
+			l.Price(r)
 			lines++
 			return nil
 		})
 	}
-	parallel := opts.parallel
-	if parallel {
+	if opts.Parallel {
 		wg.Go(readPurchases)
 	}
 	views, viewErr := replayViews(ctx, src, e, now)
 	wg.Wait()
-	if !parallel && viewErr == nil {
+	if !opts.Parallel && viewErr == nil {
 		readPurchases()
 	}
 	if err := errors.Join(viewErr, purchaseErr); err != nil {
@@ -62,33 +88,22 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	// The replay's garbage (decoded rows, outgrown tables) is several
 	// times what stays: after a large one, hand it back to the system now
 	// rather than keep it resident until the heap grows into it.
-	if opts.startup && views+lines > 1_000_000 {
+	if opts.Startup && views+lines > 1_000_000 {
 		debug.FreeOSMemory()
 	}
-	t.cfg.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
+	l.Logger.Info("counts rebuilt", "views", views, "purchase_lines", lines, "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // loadProducts puts every stored product into the catalog, parsed on
 // every core.
-func (t *Tracker) loadProducts(ctx context.Context, src svc.EventReader) error {
-	return t.products.Load(func(put func(*svc.Product)) error {
+func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
+	return l.Products.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
 			put(p)
 			return nil
 		})
 	})
-}
-
-// rebuildOptions say how a rebuild may run.
-type rebuildOptions struct {
-	// parallel: src answers several queries at once (the store reads on
-	// a pool of connections; a snapshot of a shared store is one
-	// transaction, which does not).
-	parallel bool
-	// startup: nothing else runs yet, so the process's GC may be tuned
-	// for the replay and its garbage returned at the end.
-	startup bool
 }
 
 // replayViews feeds the stored views to the engine from several goroutines,
@@ -102,9 +117,7 @@ func replayViews(ctx context.Context, src svc.EventReader, e *window.Engine, now
 	var wg sync.WaitGroup
 	for i := range queues {
 		queues[i] = make(chan []svc.ViewRecord, 4)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for b := range queues[i] {
 				for _, r := range b {
 					e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
@@ -114,7 +127,7 @@ func replayViews(ctx context.Context, src svc.EventReader, e *window.Engine, now
 				default:
 				}
 			}
-		}()
+		})
 	}
 	views := 0
 	err := src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {

@@ -1,0 +1,111 @@
+package auth_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/sqlite"
+)
+
+// cache opens a cache on a real store with an open brand (domain
+// shop.example) and a brand that requires a key, a key for each, and a
+// revoked key of the open brand.
+func cache(t *testing.T) (c *auth.Cache, store *sqlite.Store, keys map[string]string, revoked string) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	now := time.Now()
+	keys = map[string]string{}
+	for _, b := range []*svc.Brand{
+		{ID: "br_open", Name: "Open", Domains: []string{"shop.example"}, CreatedAt: now},
+		{ID: "br_locked", Name: "Locked", RequireKey: true, CreatedAt: now},
+	} {
+		secret, k := svc.NewAPIKey(b.ID, now)
+		if err := store.CreateBrand(ctx, b, k); err != nil {
+			t.Fatal(err)
+		}
+		keys[b.ID] = secret
+	}
+	revoked, k := svc.NewAPIKey("br_open", now)
+	if err := store.CreateAPIKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RevokeAPIKey(ctx, "br_open", revoked, now); err != nil {
+		t.Fatal(err)
+	}
+	c, err = auth.Open(ctx, store, time.Hour, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c, store, keys, revoked
+}
+
+func TestAuthenticateAndAuthorize(t *testing.T) {
+	c, _, keys, revoked := cache(t)
+	for _, tc := range []struct {
+		name  string
+		cred  auth.Credentials
+		brand string
+		want  string // the error code of Authenticate, else of Authorize; "" for none
+		keyed bool
+	}{
+		{name: "no key, no origin", brand: "br_open"},
+		{name: "no key, own origin", cred: auth.Credentials{Origin: "https://www.shop.example"}, brand: "br_open"},
+		{name: "no key, other origin", cred: auth.Credentials{Origin: "https://evil.example"}, brand: "br_open", want: svc.EUNAUTHORIZED},
+		{name: "no key, brand requires one", brand: "br_locked", want: svc.EUNAUTHORIZED},
+		{name: "no key, unknown brand", brand: "br_nope", want: svc.ENOTFOUND},
+		{name: "own key", cred: auth.Credentials{Key: keys["br_locked"], HasKey: true}, brand: "br_locked", keyed: true},
+		{name: "own key, any origin", cred: auth.Credentials{Key: keys["br_open"], HasKey: true, Origin: "https://evil.example"}, brand: "br_open", keyed: true},
+		{name: "another brand's key", cred: auth.Credentials{Key: keys["br_open"], HasKey: true}, brand: "br_locked", keyed: true, want: svc.EUNAUTHORIZED},
+		{name: "revoked key", cred: auth.Credentials{Key: revoked, HasKey: true}, brand: "br_open", want: svc.EUNAUTHORIZED},
+		{name: "unknown key", cred: auth.Credentials{Key: "sk_nope", HasKey: true}, brand: "br_open", want: svc.EUNAUTHORIZED},
+		{name: "empty key header", cred: auth.Credentials{HasKey: true}, brand: "br_open", want: svc.EUNAUTHORIZED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key, err := c.Authenticate(tc.cred)
+			if err == nil {
+				if (key != nil) != tc.keyed {
+					t.Fatalf("key %v, want keyed %v", key, tc.keyed)
+				}
+				_, err = c.Authorize(tc.brand, key, tc.cred.Origin)
+			}
+			if got := svc.ErrorCode(err); err != nil && got != tc.want || err == nil && tc.want != "" {
+				t.Fatalf("error %v, want code %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A change in the store is seen at the next refresh, not before.
+func TestRefreshSeesChanges(t *testing.T) {
+	c, store, keys, _ := cache(t)
+	ctx := context.Background()
+	if _, err := store.RevokeAPIKey(ctx, "br_open", keys["br_open"], time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cred := auth.Credentials{Key: keys["br_open"], HasKey: true}
+	if _, err := c.Authenticate(cred); err != nil {
+		t.Fatalf("before the refresh: %v", err)
+	}
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Authenticate(cred); svc.ErrorCode(err) != svc.EUNAUTHORIZED {
+		t.Fatalf("after the refresh: %v, want unauthorized", err)
+	}
+	if c.Brand("br_open") == nil || c.Brand("br_nope") != nil {
+		t.Fatal("Brand does not find the brands")
+	}
+	if c.Directory() == nil {
+		t.Fatal("no directory")
+	}
+}
