@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
 )
 
 // authSnapshot is every brand and active key, swapped whole on a change so
@@ -14,7 +14,7 @@ type authSnapshot struct {
 	version int64
 	brands  map[string]*svc.Brand
 	keys    map[[32]byte]*svc.APIKey // active keys only
-	dir     *catalog.Directory       // brands by domain, for enrichment
+	dir     *match.Directory         // brands by domain, for enrichment
 }
 
 type authCache struct {
@@ -48,7 +48,7 @@ func (a *authCache) refresh(ctx context.Context) error {
 			s.keys[k.Hash] = k
 		}
 	}
-	s.dir = catalog.NewDirectory(brands)
+	s.dir = match.NewDirectory(brands)
 	a.snap.Store(s)
 	return nil
 }

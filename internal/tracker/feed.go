@@ -33,7 +33,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 	f, ok := t.store.(svc.ChangeFeed)
 	if !ok {
 		if recount {
-			t.products.ClearPrices()
+			t.prices.Clear()
 		}
 		if err := t.rebuild(ctx, t.store, e, rebuildOptions{parallel: true, startup: !recount}); err != nil {
 			t.failedRecount(recount)
@@ -45,7 +45,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	if recount {
-		t.products.ClearPrices()
+		t.prices.Clear()
 	}
 	// A snapshot is one transaction: it answers one query at a time.
 	opts := rebuildOptions{parallel: false, startup: !recount}
@@ -64,7 +64,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 // The next recount, at the next poll, loads them all.
 func (t *Tracker) failedRecount(recount bool) {
 	if recount {
-		t.products.ClearPrices()
+		t.prices.Clear()
 	}
 }
 

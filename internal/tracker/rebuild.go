@@ -12,7 +12,7 @@ import (
 	"github.com/svc-project/svc/internal/window"
 )
 
-// rebuild loads the catalog and replays the events inside the windows.
+// rebuild loads the products and replays the events inside the windows.
 //
 // A restart must be quick with tens of millions of events, so the work is
 // spread over the cores: the store decodes views on several connections,
@@ -69,11 +69,12 @@ func (t *Tracker) rebuild(ctx context.Context, src svc.EventReader, e *window.En
 	return nil
 }
 
-// loadProducts puts every stored product into the catalog, parsed on
-// every core.
+// loadProducts puts every stored product into the ref index, and into the
+// search index, parsed on every core.
 func (t *Tracker) loadProducts(ctx context.Context, src svc.EventReader) error {
-	return t.products.Load(func(put func(*svc.Product)) error {
+	return t.search.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
+			t.products.Put(p.BrandID, p.ProductID, p.Ref)
 			put(p)
 			return nil
 		})
