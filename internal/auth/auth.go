@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
 )
 
 // DefaultPoll is how often the store's config version is read: admin
@@ -24,7 +24,7 @@ type state struct {
 	version int64
 	brands  map[string]*svc.Brand
 	keys    map[[32]byte]*svc.APIKey // active keys only
-	dir     *catalog.Directory       // brands by domain, for enrichment
+	dir     *match.Directory         // brands by domain, for enrichment
 }
 
 // Cache holds the brands and keys of a store. Create it with Open; it is
@@ -101,7 +101,7 @@ func (c *Cache) Refresh(ctx context.Context) error {
 			s.keys[k.Hash] = k
 		}
 	}
-	s.dir = catalog.NewDirectory(brands)
+	s.dir = match.NewDirectory(brands)
 	c.state.Store(s)
 	return nil
 }
@@ -155,4 +155,4 @@ func (c *Cache) Authorize(brandID string, key *svc.APIKey, origin string) (*svc.
 func (c *Cache) Brand(id string) *svc.Brand { return c.state.Load().brands[id] }
 
 // Directory returns the brands by the domains their pages live on.
-func (c *Cache) Directory() *catalog.Directory { return c.state.Load().dir }
+func (c *Cache) Directory() *match.Directory { return c.state.Load().dir }

@@ -10,46 +10,50 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
-	"github.com/svc-project/svc/internal/catalog/catalogtest"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/match/matchtest"
+	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
 
-// source is a Source over a real catalog and a real window engine.
+// source is a Source over a real search index, price history and window
+// engine.
 type source struct {
-	cat    *catalog.Catalog
-	dir    *catalog.Directory
+	index  *match.Index
+	dir    *match.Directory
+	prices *prices.History
 	brands map[string]*svc.Brand
 	engine *window.Engine
 	now    time.Time
 }
 
-func (s *source) Catalog() *catalog.Catalog     { return s.cat }
-func (s *source) Directory() *catalog.Directory { return s.dir }
-func (s *source) Brand(id string) *svc.Brand    { return s.brands[id] }
-func (s *source) Now() time.Time                { return s.now }
+func (s *source) SearchIndex() *match.Index   { return s.index }
+func (s *source) Directory() *match.Directory { return s.dir }
+func (s *source) Prices() *prices.History     { return s.prices }
+func (s *source) Brand(id string) *svc.Brand  { return s.brands[id] }
+func (s *source) Now() time.Time              { return s.now }
 func (s *source) Counts(ref svc.ProductRef, now time.Time, v, p time.Duration) window.Counts {
 	return s.engine.Counts(ref, now, v, p)
 }
 
 type large struct {
 	src      *source
-	products []catalogtest.Product
-	brands   []catalogtest.Brand
+	products []matchtest.Product
+	brands   []matchtest.Brand
 }
 
 var largeOnce = sync.OnceValue(func() *large {
-	brands, products := catalogtest.Large(11, 1000, 1000)
+	brands, products := matchtest.Large(11, 1000, 1000)
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	src := &source{cat: catalog.New(), brands: map[string]*svc.Brand{}, engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
+	src := &source{index: match.New(), prices: prices.New(), brands: map[string]*svc.Brand{}, engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
 	var bs []*svc.Brand
 	for _, b := range brands {
 		sb := &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains, MinViewers: 3, MinPurchases: 1}
 		bs = append(bs, sb)
 		src.brands[b.ID] = sb
 	}
-	src.dir = catalog.NewDirectory(bs)
-	src.cat.Load(func(put func(*svc.Product)) error { // as a start does
+	src.dir = match.NewDirectory(bs)
+	src.index.Load(func(put func(*svc.Product)) error { // as a start does
 		for i := range products {
 			p := &products[i]
 			put(&svc.Product{Ref: svc.ProductRef(i + 1), BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
@@ -64,7 +68,7 @@ var largeOnce = sync.OnceValue(func() *large {
 			for v := range 1 + r.IntN(20) {
 				src.engine.AddView(ref, now.Add(-time.Duration(r.IntN(86400))*time.Second), uint64(v), now)
 			}
-			src.cat.AddPrice(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
+			src.prices.Add(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
 			src.engine.AddPurchase(ref, now.Add(-time.Hour), 1, now)
 		}
 	}
@@ -115,7 +119,7 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 		reqs[i] = l.searchRequest(r)
 	}
 	lat := make([]time.Duration, 0, b.N)
-	runtime.GC() // the catalog's construction garbage, not the steady state's
+	runtime.GC() // the index's construction garbage, not the steady state's
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -129,9 +133,9 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(0.999), "p99.9-ms")
-	b.ReportMetric(float64(l.src.cat.Len()), "products")
+	b.ReportMetric(float64(l.src.index.Len()), "products")
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB") // the catalog, the engine and the test's own copy of the products
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB") // the index, the prices, the engine and the test's own copy of the products
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -56,14 +57,16 @@ const (
 // Source is what enrichment reads: the tracker's products and counts, and
 // the brands of the auth cache.
 type Source interface {
-	Catalog() *catalog.Catalog
-	Directory() *catalog.Directory
+	SearchIndex() *match.Index
+	Directory() *match.Directory
+	Prices() *prices.History
 	Brand(id string) *svc.Brand
 	Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts
 	Now() time.Time
 }
 
-// Service answers enrichment requests from the catalog and the counts.
+// Service answers enrichment requests from the search index, the prices
+// and the counts.
 type Service struct {
 	t Source
 }
@@ -72,7 +75,7 @@ type Service struct {
 func New(src Source) *Service { return &Service{t: src} }
 
 func (s *Service) matcher() Matcher {
-	return Matcher{Catalog: s.t.Catalog(), Dir: s.t.Directory()}
+	return Matcher{Index: s.t.SearchIndex(), Dir: s.t.Directory()}
 }
 
 // MatchInfo is the product a result or page was matched to.
@@ -120,7 +123,7 @@ type proofOf struct {
 	buysShown  bool
 }
 
-func (s *Service) proof(p catalog.Product, now time.Time) proofOf {
+func (s *Service) proof(p match.Product, now time.Time) proofOf {
 	b := s.t.Brand(p.BrandID)
 	minViewers, minPurchases := svc.DefaultMinViewers, svc.DefaultMinPurchases
 	if b != nil {

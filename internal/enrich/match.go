@@ -5,7 +5,7 @@ import (
 
 	"github.com/svc-project/svc"
 
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
 
@@ -17,7 +17,7 @@ const (
 
 // Found is a product a page or a result names, and how it was found.
 type Found struct {
-	catalog.Match
+	match.Hit
 	Method string
 }
 
@@ -25,8 +25,8 @@ type Found struct {
 // first by its canonical URL among the pages seen in events; then by its
 // domain to a brand, and its title within that brand's catalog.
 type Matcher struct {
-	Catalog *catalog.Catalog
-	Dir     *catalog.Directory
+	Index *match.Index
+	Dir   *match.Directory
 }
 
 // Match returns the product, or false when none is sure enough. A page
@@ -44,18 +44,18 @@ func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
 		b = m.Dir.Brand(domain)
 	}
 	if c, ok := urlcanon.URL(rawURL); ok {
-		if p, ok := m.Catalog.ByURL(c); ok && (b == nil || b.ID == p.BrandID) {
-			return Found{Match: catalog.Match{Product: p, Confidence: 1}, Method: MethodURL}, true
+		if p, ok := m.Index.ByURL(c); ok && (b == nil || b.ID == p.BrandID) {
+			return Found{Hit: match.Hit{Product: p, Confidence: 1}, Method: MethodURL}, true
 		}
 	}
 	if title == "" || b == nil {
 		return Found{}, false
 	}
-	found, ok := m.Catalog.ByTitle(b.ID, title, m.Dir.OwnWords(b.ID))
+	found, ok := m.Index.ByTitle(b.ID, title, m.Dir.OwnWords(b.ID))
 	if !ok {
 		return Found{}, false
 	}
-	return Found{Match: found, Method: MethodTitle}, true
+	return Found{Hit: found, Method: MethodTitle}, true
 }
 
 // BrandOf returns the brand whose site a page is on, or nil.

@@ -8,18 +8,18 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
-	"github.com/svc-project/svc/internal/catalog/catalogtest"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/match/matchtest"
 )
 
 var update = flag.Bool("update", false, "write testdata/fixture.json anew from the generator")
 
 const fixturePath = "testdata/fixture.json"
 
-func loadFixture(t testing.TB) *catalogtest.Fixture {
+func loadFixture(t testing.TB) *matchtest.Fixture {
 	t.Helper()
 	if *update {
-		f := catalogtest.Generate(7, 40, 110, true)
+		f := matchtest.Generate(7, 40, 110, true)
 		data, err := json.MarshalIndent(f, "", " ")
 		if err != nil {
 			t.Fatal(err)
@@ -35,27 +35,27 @@ func loadFixture(t testing.TB) *catalogtest.Fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f catalogtest.Fixture
+	var f matchtest.Fixture
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
 	return &f
 }
 
-// fixtureMatcher loads a fixture's catalog; refs are positions + 1.
-func fixtureMatcher(f *catalogtest.Fixture) (Matcher, map[svc.ProductRef]string) {
-	cat := catalog.New()
+// fixtureMatcher indexes a fixture's products; refs are positions + 1.
+func fixtureMatcher(f *matchtest.Fixture) (Matcher, map[svc.ProductRef]string) {
+	idx := match.New()
 	names := map[svc.ProductRef]string{}
 	for i, p := range f.Products {
 		ref := svc.ProductRef(i + 1)
-		cat.Put(&svc.Product{Ref: ref, BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
+		idx.Put(&svc.Product{Ref: ref, BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
 		names[ref] = p.BrandID + "/" + p.ProductID
 	}
 	var brands []*svc.Brand
 	for _, b := range f.Brands {
 		brands = append(brands, &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains})
 	}
-	return Matcher{Catalog: cat, Dir: catalog.NewDirectory(brands)}, names
+	return Matcher{Index: idx, Dir: match.NewDirectory(brands)}, names
 }
 
 // TestMatchPrecisionRecall measures matching on the committed fixture: a
@@ -120,7 +120,7 @@ func TestOfferPrecision(t *testing.T) {
 		if p.SKU == "" || i%3 != 0 {
 			continue
 		}
-		for _, o := range m.Catalog.Offers(p.BrandID, p.Title, "", "", 10) {
+		for _, o := range m.Index.Offers(p.BrandID, p.Title, "", "", 10) {
 			other := skus[o.BrandID+"/"+o.ProductID]
 			if other == "" {
 				continue

@@ -65,7 +65,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		out.Price = s.price(found.Ref, p.Price, p.Currency, now)
 		except = found.BrandID
 		if found.Title != "" {
-			title = found.Title // the catalog's own title is the cleaner one
+			title = found.Title // the stored title is the cleaner one
 		}
 		if sku == "" {
 			sku = found.SKU
@@ -77,7 +77,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		}
 	}
 	offerProofs := []*proofOf{}
-	for _, o := range s.t.Catalog().Offers(except, title, deref(p.Brand), sku, maxOffers) {
+	for _, o := range s.t.SearchIndex().Offers(except, title, deref(p.Brand), sku, maxOffers) {
 		op := s.proof(o.Product, now)
 		offerProofs = append(offerProofs, &op)
 		out.Offers = append(out.Offers, Offer{BrandID: o.BrandID, ProductID: o.ProductID, Title: orNull(o.Title), URL: orNull(o.URL),
@@ -110,7 +110,7 @@ func (s *Service) price(ref svc.ProductRef, seen *float64, currency *string, now
 		out.Reason = ReasonNoPrice
 		return out
 	}
-	st := s.t.Catalog().Prices(ref, now.Add(-tracker.PriceWindow), *currency)
+	st := s.t.Prices().Stats(ref, now.Add(-tracker.PriceWindow), *currency)
 	out.Purchases = st.Purchases
 	if st.Purchases < MinPriceSample {
 		out.Reason = ReasonTooFewPurchases

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/products"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -21,10 +22,11 @@ func NewEngine() *window.Engine { return window.New(svc.MaxViewWindow, svc.MaxPu
 // products and hands over the prices paid, read in the same pass as the
 // orders they count.
 type Loader struct {
-	Products *catalog.Catalog         // every stored product is put into it
-	Price    func(svc.PurchaseRecord) // called with every purchase line of the window
-	Now      func() time.Time
-	Logger   *slog.Logger
+	Refs   *products.Index          // every stored product's ref goes into it
+	Search *match.Index             // and the product itself, for matching
+	Price  func(svc.PurchaseRecord) // called with every purchase line of the window
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Options say how a rebuild may run.
@@ -95,11 +97,12 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 	return nil
 }
 
-// loadProducts puts every stored product into the catalog, parsed on
-// every core.
+// loadProducts puts every stored product into the ref index, and into the
+// search index, parsed on every core.
 func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
-	return l.Products.Load(func(put func(*svc.Product)) error {
+	return l.Search.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
+			l.Refs.Put(p.BrandID, p.ProductID, p.Ref)
 			put(p)
 			return nil
 		})

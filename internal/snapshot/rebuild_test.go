@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/products"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/sqlite"
 )
@@ -27,16 +28,16 @@ func TestRebuildCountsEveryView(t *testing.T) {
 	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
 		t.Fatal(err)
 	}
-	const products, views = 37, 30_000
+	const nProducts, views = 37, 30_000
 	type want struct {
 		views    int64
 		sessions map[string]bool
 	}
-	wants := make([]want, products)
+	wants := make([]want, nProducts)
 	rng := rand.New(rand.NewPCG(3, 3))
 	var batch []*svc.Write
 	for i := range views {
-		p := rng.IntN(products)
+		p := rng.IntN(nProducts)
 		at := now.Add(-time.Duration(rng.IntN(2*3600)) * time.Second) // the last two hours
 		ts, session := at.Format(time.RFC3339), fmt.Sprint("s", rng.IntN(5000))
 		ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", p)}, Context: svc.ViewContext{SessionID: &session}}
@@ -56,14 +57,14 @@ func TestRebuildCountsEveryView(t *testing.T) {
 	if err := store.Append(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	l := snapshot.Loader{Products: catalog.New(), Price: func(svc.PurchaseRecord) {},
+	l := snapshot.Loader{Refs: products.New(), Search: match.New(), Price: func(svc.PurchaseRecord) {},
 		Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)}
 	e := snapshot.NewEngine()
 	if err := l.Rebuild(ctx, store, e, snapshot.Options{Parallel: true, Startup: true}); err != nil {
 		t.Fatal(err)
 	}
 	for p, w := range wants {
-		ref, ok := l.Products.Ref("br_1", fmt.Sprint("p", p))
+		ref, ok := l.Refs.Ref("br_1", fmt.Sprint("p", p))
 		if !ok {
 			t.Fatalf("p%d not loaded", p)
 		}

@@ -4,35 +4,42 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
 
 // PriceWindow is how far back price insight looks (DESIGN 7).
 const PriceWindow = 30 * 24 * time.Hour
 
-// What enrichment reads: the product catalog with recent prices, and the
-// counts.
+// What enrichment reads: the products indexed for matching, the recent
+// prices, the brands by domain, and the counts.
 
-// Catalog returns the products, indexed for matching, with recent prices.
-func (t *Tracker) Catalog() *catalog.Catalog { return t.products }
+// SearchIndex returns the products, indexed for matching.
+func (t *Tracker) SearchIndex() *match.Index { return t.search }
+
+// Prices returns the unit prices paid in the last PriceWindow.
+func (t *Tracker) Prices() *prices.History { return t.prices }
 
 // Counts returns a product's counts in the windows ending now.
 func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts {
 	return t.engine.Load().Counts(ref, now, views, purchases)
 }
 
-// learnProduct puts a stored product into the catalog.
-func (t *Tracker) learnProduct(p *svc.Product) { t.products.Put(p) }
+// learnProduct puts a stored product into the ref index and the search index.
+func (t *Tracker) learnProduct(p *svc.Product) {
+	t.products.Put(p.BrandID, p.ProductID, p.Ref)
+	t.search.Put(p)
+}
 
 // learnPurchaseLine records the price one order paid for a product.
 func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {
 	if r.UnitPrice != nil && r.Currency != "" && r.Time.After(t.cfg.Now().Add(-PriceWindow)) {
-		t.products.AddPrice(r.Product, r.Time, r.Currency, *r.UnitPrice)
+		t.prices.Add(r.Product, r.Time, r.Currency, *r.UnitPrice)
 	}
 }
 
-// learnWrite feeds the catalog from a committed event: the product's
+// learnWrite feeds the indexes from a committed event: the product's
 // latest attributes, as the store keeps them, and the prices paid.
 func (t *Tracker) learnWrite(w *svc.Write) {
 	r := &w.Result
@@ -41,7 +48,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 		if w.MayRegister {
 			p.SKU, p.Title, p.URL = v.Product.SKU, v.Product.Title, v.Product.URL
 		}
-		t.products.Put(p)
+		t.learnProduct(p)
 		return
 	}
 	e := w.Purchase
@@ -54,7 +61,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 		if w.MayRegister {
 			p.SKU, p.Title = it.SKU, it.Title
 		}
-		t.products.Put(p)
+		t.learnProduct(p)
 	}
 	currency := ""
 	if e.Order.Currency != nil {

@@ -34,7 +34,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 	f := t.cfg.ChangeFeed
 	if f == nil {
 		if recount {
-			t.products.ClearPrices()
+			t.prices.Clear()
 		}
 		opts.Parallel = true
 		if err := t.loader().Rebuild(ctx, t.store, e, opts); err != nil {
@@ -47,7 +47,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	if recount {
-		t.products.ClearPrices()
+		t.prices.Clear()
 	}
 	// A snapshot is one transaction: it answers one query at a time.
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.loader().Rebuild(ctx, r, e, opts) })
@@ -65,7 +65,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 // The next recount, at the next poll, loads them all.
 func (t *Tracker) failedRecount(recount bool) {
 	if recount {
-		t.products.ClearPrices()
+		t.prices.Clear()
 	}
 }
 

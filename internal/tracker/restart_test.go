@@ -168,7 +168,7 @@ func sameCounts(t *testing.T, want, got *Tracker, now time.Time, later ...time.D
 				}
 			}
 		}
-		if a, b := want.products.Prices(ref, now.Add(-PriceWindow), "EUR"), got.products.Prices(ref, now.Add(-PriceWindow), "EUR"); a != b {
+		if a, b := want.prices.Stats(ref, now.Add(-PriceWindow), "EUR"), got.prices.Stats(ref, now.Add(-PriceWindow), "EUR"); a != b {
 			t.Fatalf("p%d: prices %+v, want %+v", p, b, a)
 		}
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
+	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/prices"
+	"github.com/svc-project/svc/internal/products"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -91,7 +93,9 @@ type Tracker struct {
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
-	products *catalog.Catalog             // titles, pages and prices, for enrichment; refs by product id
+	products *products.Index              // refs by (brand, product id), for proofs
+	search   *match.Index                 // titles, pages and SKUs, for enrichment
+	prices   *prices.History              // unit prices paid lately, for enrichment
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
 	snaps    *snapshot.File               // nil when the counts are not saved
@@ -110,7 +114,7 @@ func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, erro
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	t := &Tracker{cfg: cfg, store: store, products: catalog.New()}
+	t := &Tracker{cfg: cfg, store: store, products: products.New(), search: match.New(), prices: prices.New()}
 	if cfg.SnapshotPath != "" {
 		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.EventLog, t.loader())
 	}
@@ -184,7 +188,7 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 	})
 }
 
-// apply feeds committed writes to the engine and the catalog.
+// apply feeds committed writes to the engine and the indexes.
 func (t *Tracker) apply(writes []*svc.Write) {
 	now, e := t.cfg.Now(), t.engine.Load()
 	for _, w := range writes {
@@ -213,7 +217,7 @@ func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
-	t.products.Sweep(now.Add(-PriceWindow))
+	t.prices.Sweep(now.Add(-PriceWindow))
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)

@@ -1,4 +1,4 @@
-package catalog
+package match
 
 import (
 	"fmt"
@@ -32,12 +32,12 @@ func TestRefIndex(t *testing.T) {
 	}
 }
 
-// The index must agree with a Go map of keys to sets of values through
+// The table must agree with a Go map of keys to sets of values through
 // adds, replacements and removals that shift probe chains. As in the
-// catalog, a value is held under one key at most.
-func TestIndexAgreesWithAMap(t *testing.T) {
+// index, a value is held under one key at most.
+func TestTableAgreesWithAMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var x index
+	var x table
 	want := map[uint64]map[uint32]bool{}
 	owner := map[uint32]uint64{}
 	// Few distinct hashes with shared tags, so chains are long and collide.
@@ -104,7 +104,7 @@ func TestIndexAgreesWithAMap(t *testing.T) {
 	}
 }
 
-// A catalog filled by Load answers as one filled by Put, and keeps doing
+// An index filled by Load answers as one filled by Put, and keeps doing
 // so through changed titles, addresses and SKUs (which compact the arena).
 func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -144,7 +144,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 			brandsBySKU[k][p.BrandID] = true
 		}
 		for k, want := range brandsBySKU {
-			for _, c := range []*Catalog{put, load} {
+			for _, c := range []*Index{put, load} {
 				got := map[string]bool{}
 				for _, o := range c.Offers("", "", "", k, 100) {
 					got[o.BrandID] = true
@@ -156,12 +156,9 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 		}
 		for i := range ps {
 			p := &ps[i]
-			for _, c := range []*Catalog{put, load} {
-				if ref, ok := c.Ref(p.BrandID, p.ProductID); !ok || ref != p.Ref {
-					t.Fatalf("%s: Ref(%s, %s) = %d, %v", when, p.BrandID, p.ProductID, ref, ok)
-				}
+			for _, c := range []*Index{put, load} {
 				canon, _ := urlcanon.URL(*p.URL)
-				if got, ok := c.ByURL(canon); !ok || got.Ref != p.Ref || got.Title != *p.Title {
+				if got, ok := c.ByURL(canon); !ok || got.Ref != p.Ref || got.ProductID != p.ProductID || got.Title != *p.Title {
 					t.Fatalf("%s: ByURL(%s) = %+v, %v", when, canon, got, ok)
 				}
 			}
@@ -188,7 +185,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 		}
 	}
 	check("changed")
-	for _, c := range []*Catalog{put, load} {
+	for _, c := range []*Index{put, load} {
 		c.mu.Lock()
 		c.compact() // whether or not the changes made enough waste to
 		c.mu.Unlock()

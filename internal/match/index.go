@@ -1,51 +1,46 @@
-// Package catalog holds every product's title, address and recent prices,
-// indexed so that a page or a search result finds its product: by canonical
-// URL, or by title within a brand, and the same product at other brands
-// (DESIGN 7). It lives in memory, fed by the tracker as events commit.
-package catalog
+// Package match finds the product a page or a search result names: by its
+// canonical URL, or by its title within a brand, and the same product at
+// other brands (docs/enrichment.md). It holds every product's title,
+// address and SKU in memory, fed by the tracker as events commit.
+package match
 
 import (
-	"cmp"
 	"hash/maphash"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
 
-// Catalog is safe for concurrent use.
+// Index is the products indexed for matching. It is safe for concurrent use.
 //
 // A million products are held at once, so nothing per product is a heap
 // object of its own: entries are a pointer-free array whose strings live
-// in one arena (arena.go), and the indexes by address, SKU, product id and
-// word are open-addressing tables of values (index.go), not maps of
-// strings. The collector has almost nothing to scan.
-type Catalog struct {
+// in one arena (arena.go), and the indexes by address, SKU and word are
+// open-addressing tables of values (table.go), not maps of strings. The
+// collector has almost nothing to scan.
+type Index struct {
 	mu       sync.RWMutex
 	seed     maphash.Seed
 	text     arena   // every string: ids, titles, addresses, SKUs, words
-	vocab    index   // word → id
+	vocab    table   // word → id
 	wordList []str   // id → word
 	df       []int32 // id → products whose title has the word
 	entries  []entry
 	wordIDs  []uint32 // each entry's title words, at entry.words
 	idWaste  int      // wordIDs no entry uses any more
 	byRef    refIndex
-	byID     index             // (brand, product id) → entry
-	byURL    index             // canonical URL → entry
-	bySKU    index             // folded SKU → the latest entry with it
+	byURL    table             // canonical URL → entry
+	bySKU    table             // folded SKU → the latest entry with it
 	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
 	size     []int32  // brand index → products
 	postings postings // word id → products with it
 	deferred bool     // Load is filling: postings are made at its end
-	prices   map[uint32]*prices
 }
 
 type entry struct {
@@ -56,33 +51,21 @@ type entry struct {
 	productID, title, url, sku str
 }
 
-// prices are a product's recent unit prices: few products have any.
-type prices struct {
-	points    []pricePoint
-	sorted    bool
-	lastMilli int64
-}
-
-// New returns an empty catalog.
-func New() *Catalog {
-	return &Catalog{
+// New returns an empty index.
+func New() *Index {
+	return &Index{
 		seed:   maphash.MakeSeed(),
 		byRef:  refIndex{sparse: make(map[svc.ProductRef]uint32)},
 		brands: make(map[string]uint32),
-		prices: make(map[uint32]*prices),
 	}
 }
 
-func (c *Catalog) hash(s string) uint64 { return maphash.String(c.seed, s) }
+func (c *Index) hash(s string) uint64 { return maphash.String(c.seed, s) }
 
-func (c *Catalog) idHash(brand uint32, productID string) uint64 {
-	return c.hash(productID) ^ uint64(brand)*0x9e3779b97f4a7c15
-}
-
-func (c *Catalog) str(s str) string { return c.text.get(s) }
+func (c *Index) str(s str) string { return c.text.get(s) }
 
 // wordsOf returns the ids of an entry's title words, sorted.
-func (c *Catalog) wordsOf(e *entry) []uint32 {
+func (c *Index) wordsOf(e *entry) []uint32 {
 	return c.wordIDs[e.words : e.words+e.nwords : e.words+e.nwords]
 }
 
@@ -109,7 +92,7 @@ func prepare(p *svc.Product) prepared {
 
 // Put adds a product or updates the attributes it gives (nil ones are kept),
 // as the store does with the latest values seen in events.
-func (c *Catalog) Put(p *svc.Product) {
+func (c *Index) Put(p *svc.Product) {
 	c.mu.RLock()
 	i, ok := c.byRef.get(p.Ref)
 	same := ok && c.same(&c.entries[i], p)
@@ -127,7 +110,7 @@ func (c *Catalog) Put(p *svc.Product) {
 // titles and addresses are parsed on every core, the products are taken
 // in the order given, and the word index is made once at the end. Reads
 // meanwhile may miss the products being loaded.
-func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
+func (c *Index) Load(fill func(put func(*svc.Product)) error) error {
 	const size = 2048
 	type batch struct {
 		ps   []svc.Product
@@ -193,11 +176,11 @@ func (c *Catalog) Load(fill func(put func(*svc.Product)) error) error {
 
 // trim gives back the room that appends and doubling tables left, once a
 // load is done.
-func (c *Catalog) trim() {
+func (c *Index) trim() {
 	c.text.b = clipped(c.text.b)
 	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
-	for _, x := range []*index{&c.vocab, &c.byID, &c.byURL, &c.bySKU} {
+	for _, x := range []*table{&c.vocab, &c.byURL, &c.bySKU} {
 		x.fit()
 	}
 }
@@ -209,7 +192,7 @@ func clipped[S ~[]E, E any](s S) S {
 	return s
 }
 
-func (c *Catalog) put(p *svc.Product, pr *prepared) {
+func (c *Index) put(p *svc.Product, pr *prepared) {
 	i, ok := c.byRef.get(p.Ref)
 	if !ok {
 		b, known := c.brands[p.BrandID]
@@ -223,7 +206,6 @@ func (c *Catalog) put(p *svc.Product, pr *prepared) {
 		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: c.text.add(p.ProductID)})
 		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
-		c.byID.add(c.idHash(b, p.ProductID), i)
 		c.size[b]++
 	}
 	e := &c.entries[i]
@@ -268,12 +250,12 @@ func (c *Catalog) put(p *svc.Product, pr *prepared) {
 // times over in an open-addressing table makes one long probe run.
 
 // skuHead returns the latest entry with a folded SKU.
-func (c *Catalog) skuHead(sku string) (uint32, bool) {
+func (c *Index) skuHead(sku string) (uint32, bool) {
 	return c.bySKU.find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
 }
 
 // linkSKU puts entry i, whose SKU is set, at the head of its SKU's list.
-func (c *Catalog) linkSKU(i uint32) {
+func (c *Index) linkSKU(i uint32) {
 	sku := c.str(c.entries[i].sku)
 	h := c.hash(sku)
 	if j, ok := c.skuHead(sku); ok {
@@ -286,7 +268,7 @@ func (c *Catalog) linkSKU(i uint32) {
 }
 
 // unlinkSKU takes entry i out of its SKU's list.
-func (c *Catalog) unlinkSKU(i uint32) {
+func (c *Index) unlinkSKU(i uint32) {
 	sku := c.str(c.entries[i].sku)
 	j, ok := c.skuHead(sku)
 	if !ok {
@@ -312,12 +294,12 @@ func (c *Catalog) unlinkSKU(i uint32) {
 // canonOf is the canonical address of an entry's page. It is worked out
 // again rather than kept: it is needed only to tell apart two addresses
 // whose hashes share a tag, and to check a match.
-func (c *Catalog) canonOf(i uint32) string {
+func (c *Index) canonOf(i uint32) string {
 	canon, _ := urlcanon.URL(c.str(c.entries[i].url))
 	return canon
 }
 
-func (c *Catalog) same(e *entry, p *svc.Product) bool {
+func (c *Index) same(e *entry, p *svc.Product) bool {
 	return (p.Title == nil || *p.Title == c.str(e.title)) && (p.URL == nil || *p.URL == c.str(e.url)) &&
 		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku))
 }
@@ -326,11 +308,11 @@ func (c *Catalog) same(e *entry, p *svc.Product) bool {
 func foldSKU(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // wordID returns the id of a word any title has had.
-func (c *Catalog) wordID(w string) (uint32, bool) {
+func (c *Index) wordID(w string) (uint32, bool) {
 	return c.vocab.find(c.hash(w), func(id uint32) bool { return c.str(c.wordList[id]) == w })
 }
 
-func (c *Catalog) indexWords(i uint32, words []string) {
+func (c *Index) indexWords(i uint32, words []string) {
 	ids := make([]uint32, 0, len(words))
 	for _, w := range words {
 		id, ok := c.wordID(w)
@@ -356,7 +338,7 @@ func (c *Catalog) indexWords(i uint32, words []string) {
 	}
 }
 
-func (c *Catalog) unindexWords(i uint32) {
+func (c *Index) unindexWords(i uint32) {
 	e := &c.entries[i]
 	for _, id := range c.wordsOf(e) {
 		c.df[id]--
@@ -370,7 +352,7 @@ func (c *Catalog) unindexWords(i uint32) {
 
 // indexAll makes every word's postings from the entries: the entries are
 // taken brand by brand, so that each list comes out sorted.
-func (c *Catalog) indexAll() {
+func (c *Index) indexAll() {
 	byBrand := make([]uint32, len(c.entries)) // entries in brand order
 	start := make([]int, len(c.brandIDs)+1)
 	for i := range c.entries {
@@ -408,7 +390,7 @@ func (c *Catalog) indexAll() {
 
 // compact copies the strings and word lists still in use into new arrays,
 // when replaced titles and addresses have left as much waste as they hold.
-func (c *Catalog) compact() {
+func (c *Index) compact() {
 	var text arena
 	text.b = make([]byte, 0, len(c.text.b)-c.text.waste)
 	ids := make([]uint32, 0, len(c.wordIDs)-c.idWaste)
@@ -428,29 +410,11 @@ func (c *Catalog) compact() {
 	c.text, c.wordIDs, c.idWaste = text, ids, 0
 }
 
-// Len returns how many products the catalog holds.
-func (c *Catalog) Len() int {
+// Len returns how many products the index holds.
+func (c *Index) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.entries)
-}
-
-// Ref returns the store's reference of a brand's product.
-func (c *Catalog) Ref(brandID, productID string) (svc.ProductRef, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	b, ok := c.brands[brandID]
-	if !ok {
-		return 0, false
-	}
-	i, ok := c.byID.find(c.idHash(b, productID), func(i uint32) bool {
-		e := &c.entries[i]
-		return e.brand == b && c.str(e.productID) == productID
-	})
-	if !ok {
-		return 0, false
-	}
-	return c.entries[i].ref, true
 }
 
 // Product is a product as a match reports it.
@@ -463,14 +427,14 @@ type Product struct {
 	SKU       string // folded: lower case, trimmed
 }
 
-func (c *Catalog) product(i uint32) Product {
+func (c *Index) product(i uint32) Product {
 	e := &c.entries[i]
 	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: c.str(e.productID),
 		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku)}
 }
 
 // ByURL finds the product whose page has the canonical address.
-func (c *Catalog) ByURL(canonical string) (Product, bool) {
+func (c *Index) ByURL(canonical string) (Product, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	i, ok := c.byURL.find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
@@ -478,103 +442,6 @@ func (c *Catalog) ByURL(canonical string) (Product, bool) {
 		return Product{}, false
 	}
 	return c.product(i), true
-}
-
-// pricePoint is one purchased line's unit price.
-type pricePoint struct {
-	at       int64 // unix milliseconds
-	price    float64
-	currency [3]byte
-}
-
-// AddPrice records the unit price one order paid for a product.
-func (c *Catalog) AddPrice(ref svc.ProductRef, at time.Time, currency string, unitPrice float64) {
-	if len(currency) != 3 || math.IsNaN(unitPrice) || unitPrice < 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i, ok := c.byRef.get(ref)
-	if !ok {
-		return
-	}
-	ps := c.prices[i]
-	if ps == nil {
-		ps = &prices{sorted: true}
-		c.prices[i] = ps
-	}
-	ms := at.UnixMilli()
-	if ms < ps.lastMilli {
-		ps.sorted = false
-	}
-	ps.lastMilli = max(ps.lastMilli, ms)
-	ps.points = append(ps.points, pricePoint{at: ms, price: unitPrice, currency: [3]byte([]byte(currency))})
-}
-
-// PriceStats summarises the unit prices paid for a product.
-type PriceStats struct {
-	Purchases        int // priced purchases behind the figures
-	Median, Min, Max float64
-}
-
-// Prices returns the unit prices paid for a product at or after since, in
-// one currency.
-func (c *Catalog) Prices(ref svc.ProductRef, since time.Time, currency string) PriceStats {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	i, ok := c.byRef.get(ref)
-	if !ok || len(currency) != 3 {
-		return PriceStats{}
-	}
-	cur, from := [3]byte([]byte(currency)), since.UnixMilli()
-	var ps []float64
-	var points []pricePoint
-	if pl := c.prices[i]; pl != nil {
-		points = pl.points
-	}
-	for _, p := range points {
-		if p.at >= from && p.currency == cur {
-			ps = append(ps, p.price)
-		}
-	}
-	if len(ps) == 0 {
-		return PriceStats{}
-	}
-	slices.Sort(ps)
-	n := len(ps)
-	median := ps[n/2]
-	if n%2 == 0 {
-		median = (ps[n/2-1] + ps[n/2]) / 2
-	}
-	return PriceStats{Purchases: n, Median: median, Min: ps[0], Max: ps[n-1]}
-}
-
-// ClearPrices forgets every price, before they are loaded again from the
-// store after an erasure.
-func (c *Catalog) ClearPrices() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.prices)
-}
-
-// Sweep forgets prices paid before the cutoff.
-func (c *Catalog) Sweep(before time.Time) {
-	cut := before.UnixMilli()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, ps := range c.prices {
-		if !ps.sorted {
-			slices.SortFunc(ps.points, func(a, b pricePoint) int { return cmp.Compare(a.at, b.at) })
-			ps.sorted = true
-		}
-		j, _ := slices.BinarySearchFunc(ps.points, cut, func(p pricePoint, t int64) int { return cmp.Compare(p.at, t) })
-		switch {
-		case j == len(ps.points):
-			delete(c.prices, i)
-		case j > 0:
-			ps.points = slices.Clip(append(ps.points[:0], ps.points[j:]...))
-		}
-	}
 }
 
 // refIndex finds a product's entry by its store reference. Stores number

@@ -1,4 +1,4 @@
-package catalog
+package match
 
 import (
 	"strings"

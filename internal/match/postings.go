@@ -1,4 +1,4 @@
-package catalog
+package match
 
 import "slices"
 
@@ -10,7 +10,7 @@ func posting(brand, entry uint32) uint64 { return uint64(brand)<<32 | uint64(ent
 func postingEntry(p uint64) uint32 { return uint32(p) }
 
 // postings holds every word's list of products in one array, 16 bytes a
-// word beside it: a catalog of a million products may have a million
+// word beside it: an index of a million products may have a million
 // words, and a slice header or two for each was 48 MB.
 //
 // A list is a sorted run plus a short unsorted tail of the products added

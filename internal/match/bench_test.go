@@ -1,4 +1,4 @@
-package catalog_test
+package match_test
 
 import (
 	"fmt"
@@ -7,17 +7,17 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/catalog"
-	"github.com/svc-project/svc/internal/catalog/catalogtest"
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/match/matchtest"
 )
 
-// BenchmarkBuild puts 1,000,000 products into an empty catalog, as a start
-// does, and reports the heap the catalog keeps: "fixture" has the titles of
-// catalogtest.Large (1,000 brands), "seed" those of bench/seed ("Product
+// BenchmarkBuild puts 1,000,000 products into an empty index, as a start
+// does, and reports the heap the index keeps: "fixture" has the titles of
+// matchtest.Large (1,000 brands), "seed" those of bench/seed ("Product
 // 123" at one of 100 brands: a million distinct words).
 func BenchmarkBuild(b *testing.B) {
 	b.Run("fixture", func(b *testing.B) {
-		_, products := catalogtest.Large(11, 1000, 1000)
+		_, products := matchtest.Large(11, 1000, 1000)
 		ps := make([]svc.Product, len(products))
 		for i := range products {
 			p := &products[i]
@@ -37,13 +37,13 @@ func BenchmarkBuild(b *testing.B) {
 	})
 }
 
-var built *catalog.Catalog // kept for -memprofile
+var built *match.Index // kept for -memprofile
 
-// benchmarkBuild fills a catalog with Load, as a start does, or with one
+// benchmarkBuild fills an index with Load, as a start does, or with one
 // Put a product.
 func benchmarkBuild(b *testing.B, ps []svc.Product) {
 	b.Run("load", func(b *testing.B) {
-		fill(b, func(c *catalog.Catalog) {
+		fill(b, func(c *match.Index) {
 			c.Load(func(put func(*svc.Product)) error {
 				for i := range ps {
 					put(&ps[i])
@@ -53,7 +53,7 @@ func benchmarkBuild(b *testing.B, ps []svc.Product) {
 		})
 	})
 	b.Run("put", func(b *testing.B) {
-		fill(b, func(c *catalog.Catalog) {
+		fill(b, func(c *match.Index) {
 			for i := range ps {
 				c.Put(&ps[i])
 			}
@@ -61,16 +61,16 @@ func benchmarkBuild(b *testing.B, ps []svc.Product) {
 	})
 }
 
-func fill(b *testing.B, fn func(*catalog.Catalog)) {
+func fill(b *testing.B, fn func(*match.Index)) {
 	var before, after runtime.MemStats
-	var c *catalog.Catalog
+	var c *match.Index
 	for b.Loop() {
 		c = nil
 		b.StopTimer()
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		b.StartTimer()
-		c = catalog.New()
+		c = match.New()
 		fn(c)
 	}
 	runtime.GC()

@@ -1,4 +1,4 @@
-package catalog
+package match
 
 import (
 	"cmp"
@@ -13,7 +13,7 @@ const (
 
 // Offer is the same product at another brand.
 type Offer struct {
-	Match
+	Hit
 	Method string // MethodSKU or MethodTitle
 }
 
@@ -22,7 +22,7 @@ type Offer struct {
 // catalog (so "WH-1000XM5" is not that shop's "Charger for WH-1000XM5"),
 // and, when the maker is known, names it. At most one offer per brand, the
 // surest first, at most limit.
-func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
+func (c *Index) Offers(except, title, maker, sku string, limit int) []Offer {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	byBrand := map[uint32]Offer{}
@@ -36,7 +36,7 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 		slices.Sort(same) // a brand's latest product with the SKU wins
 		for _, i := range same {
 			if e := &c.entries[i]; c.brandIDs[e.brand] != except {
-				byBrand[e.brand] = Offer{Match: Match{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
+				byBrand[e.brand] = Offer{Hit: Hit{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
 			}
 		}
 	}
@@ -74,13 +74,13 @@ func (c *Catalog) Offers(except, title, maker, sku string, limit int) []Offer {
 		s := c.newScorer(b, true)
 		s.anchorOn(q)
 		if m, ok := c.best(q, s, list); ok {
-			byBrand[b] = Offer{Match: m, Method: MethodTitle}
+			byBrand[b] = Offer{Hit: m, Method: MethodTitle}
 		}
 	}
 	return c.sortOffers(byBrand, limit)
 }
 
-func (c *Catalog) sortOffers(byBrand map[uint32]Offer, limit int) []Offer {
+func (c *Index) sortOffers(byBrand map[uint32]Offer, limit int) []Offer {
 	out := make([]Offer, 0, len(byBrand))
 	for _, o := range byBrand {
 		out = append(out, o)

@@ -1,4 +1,4 @@
-package catalogtest
+package matchtest
 
 import (
 	"fmt"

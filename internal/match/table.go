@@ -1,29 +1,29 @@
-package catalog
+package match
 
 import "math/bits"
 
-// index maps keys to entries (or word ids) with open addressing and linear
+// table maps keys to entries (or word ids) with open addressing and linear
 // probing: a slot is 8 bytes, the key's 32-bit hash tag and the value plus
 // one, and a table of a million keys is one pointer-free array where a Go
 // map of strings would hold a copy of each key. The keys are not stored:
 // the caller tells whether a value's key is the one sought (eq), and a tag
 // that matches is checked that way. A key may have several values
 // (several products with one SKU): add puts one more.
-type index struct {
+type table struct {
 	slots []uint64 // tag<<32 | value+1; 0 is a free slot
 	n     int
 }
 
 func tagOf(h uint64) uint32 { return uint32(h >> 32) }
 
-func (x *index) home(tag uint32) int {
+func (x *table) home(tag uint32) int {
 	hi, _ := bits.Mul64(uint64(tag)*0x9e3779b97f4a7c15, uint64(len(x.slots)))
 	return int(hi)
 }
 
 // each calls fn with each value stored under hash h until fn returns false.
 // fn also meets values of other keys whose tag is the same.
-func (x *index) each(h uint64, fn func(v uint32) bool) {
+func (x *table) each(h uint64, fn func(v uint32) bool) {
 	if x.n == 0 {
 		return
 	}
@@ -43,7 +43,7 @@ func (x *index) each(h uint64, fn func(v uint32) bool) {
 }
 
 // find returns the value stored under h for which eq holds.
-func (x *index) find(h uint64, eq func(v uint32) bool) (uint32, bool) {
+func (x *table) find(h uint64, eq func(v uint32) bool) (uint32, bool) {
 	var found uint32
 	ok := false
 	x.each(h, func(v uint32) bool {
@@ -57,7 +57,7 @@ func (x *index) find(h uint64, eq func(v uint32) bool) (uint32, bool) {
 }
 
 // add stores value v under hash h.
-func (x *index) add(h uint64, v uint32) {
+func (x *table) add(h uint64, v uint32) {
 	if 4*(x.n+1) > 3*len(x.slots) {
 		x.grow()
 	}
@@ -65,7 +65,7 @@ func (x *index) add(h uint64, v uint32) {
 	x.n++
 }
 
-func (x *index) put(slot uint64) {
+func (x *table) put(slot uint64) {
 	for i := x.home(uint32(slot >> 32)); ; {
 		if x.slots[i] == 0 {
 			x.slots[i] = slot
@@ -78,7 +78,7 @@ func (x *index) put(slot uint64) {
 }
 
 // replace stores v in place of old under h, and reports whether old was there.
-func (x *index) replace(h uint64, old, v uint32) bool {
+func (x *table) replace(h uint64, old, v uint32) bool {
 	i, ok := x.slot(h, old)
 	if ok {
 		x.slots[i] = uint64(tagOf(h))<<32 | uint64(v) + 1
@@ -87,7 +87,7 @@ func (x *index) replace(h uint64, old, v uint32) bool {
 }
 
 // remove takes value v from under h, and reports whether it was there.
-func (x *index) remove(h uint64, v uint32) bool {
+func (x *table) remove(h uint64, v uint32) bool {
 	i, ok := x.slot(h, v)
 	if !ok {
 		return false
@@ -115,7 +115,7 @@ func (x *index) remove(h uint64, v uint32) bool {
 	return true
 }
 
-func (x *index) slot(h uint64, v uint32) (int, bool) {
+func (x *table) slot(h uint64, v uint32) (int, bool) {
 	if x.n == 0 {
 		return 0, false
 	}
@@ -133,12 +133,12 @@ func (x *index) slot(h uint64, v uint32) (int, bool) {
 	}
 }
 
-func (x *index) grow() { x.resize(max(8, 2*len(x.slots))) }
+func (x *table) grow() { x.resize(max(8, 2*len(x.slots))) }
 
 // fit makes the table just large enough for what it holds.
-func (x *index) fit() { x.resize(max(8, (4*x.n+2)/3)) }
+func (x *table) fit() { x.resize(max(8, (4*x.n+2)/3)) }
 
-func (x *index) resize(size int) {
+func (x *table) resize(size int) {
 	old := x.slots
 	x.slots = make([]uint64, size)
 	for _, s := range old {

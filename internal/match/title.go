@@ -1,4 +1,4 @@
-package catalog
+package match
 
 import (
 	"cmp"
@@ -44,8 +44,8 @@ const (
 	seedWords = 3
 )
 
-// Match is a product found for a title, and how sure the match is.
-type Match struct {
+// Hit is a product found for a title or an address, and how sure the match is.
+type Hit struct {
 	Product
 	Confidence float64 // 0 to 1
 }
@@ -62,7 +62,7 @@ type queryWord struct {
 	sim   float64 // for a corrected typo, its similarity to the word it became
 }
 
-func (c *Catalog) queryWords(title string, own map[string]bool) []queryWord {
+func (c *Index) queryWords(title string, own map[string]bool) []queryWord {
 	var q []queryWord
 	for _, w := range Words(title) {
 		if slices.ContainsFunc(q, func(x queryWord) bool { return x.text == w }) {
@@ -99,7 +99,7 @@ func (s *scorer) correct(q []queryWord, cands []uint32) {
 
 // scorer weighs words for one title, against one brand or all of them.
 type scorer struct {
-	c       *Catalog
+	c       *Index
 	brand   uint32
 	inBrand bool
 	cache   map[uint32]wordStat
@@ -125,7 +125,7 @@ type wordStat struct {
 	telling bool
 }
 
-func (c *Catalog) newScorer(brand uint32, inBrand bool) *scorer {
+func (c *Index) newScorer(brand uint32, inBrand bool) *scorer {
 	return &scorer{c: c, brand: brand, inBrand: inBrand, cache: make(map[uint32]wordStat, 32),
 		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1),
 		implied: make(map[uint32]bool, 16)}
@@ -263,7 +263,7 @@ func (s *scorer) entryTelling(e *entry, used []bool) bool {
 	return false
 }
 
-func (c *Catalog) wordText(id uint32) string { return c.str(c.wordList[id]) }
+func (c *Index) wordText(id uint32) string { return c.str(c.wordList[id]) }
 
 // similarity is the Jaro–Winkler similarity of a title's word and a catalog
 // word, 0 for words too unlike in length or with digits; remembered, as one
@@ -284,12 +284,12 @@ func (s *scorer) similarity(q string, id uint32) float64 {
 // ByTitle finds the brand's product whose title fits the given one, or
 // nothing when none fits well enough or two fit equally well. Words in drop
 // (the shop's own name, say) are left out of the title.
-func (c *Catalog) ByTitle(brandID, title string, drop map[string]bool) (Match, bool) {
+func (c *Index) ByTitle(brandID, title string, drop map[string]bool) (Hit, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	b, ok := c.brands[brandID]
 	if !ok {
-		return Match{}, false
+		return Hit{}, false
 	}
 	q := c.queryWords(title, drop)
 	s := c.newScorer(b, true)
@@ -327,7 +327,7 @@ func strongest(hits map[uint32]int) []uint32 {
 
 // rarest returns the ids of up to seedWords of the title's known words with
 // the fewest products, counted by n.
-func (c *Catalog) rarest(q []queryWord, n func(postingList) int) []uint32 {
+func (c *Index) rarest(q []queryWord, n func(postingList) int) []uint32 {
 	type seed struct {
 		id uint32
 		n  int
@@ -349,7 +349,7 @@ func (c *Catalog) rarest(q []queryWord, n func(postingList) int) []uint32 {
 	return out
 }
 
-func (c *Catalog) best(q []queryWord, s *scorer, cands []uint32) (Match, bool) {
+func (c *Index) best(q []queryWord, s *scorer, cands []uint32) (Hit, bool) {
 	best, second := -1.0, -1.0
 	var bestI uint32
 	for _, i := range cands {
@@ -362,9 +362,9 @@ func (c *Catalog) best(q []queryWord, s *scorer, cands []uint32) (Match, bool) {
 		}
 	}
 	if best < MinConfidence || best-second < minMargin {
-		return Match{}, false
+		return Hit{}, false
 	}
-	return Match{Product: c.product(bestI), Confidence: round3(best)}, true
+	return Hit{Product: c.product(bestI), Confidence: round3(best)}, true
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

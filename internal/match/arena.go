@@ -1,8 +1,8 @@
-package catalog
+package match
 
 import "unsafe"
 
-// A catalog holds a million products, and each of their strings would be
+// The index holds a million products, and each of their strings would be
 // a heap object of its own, with a pointer the collector follows in every
 // cycle. So the strings live in one byte arena and entries name them by
 // offset and length: the entries, the arena and the indexes hold no

@@ -1,9 +1,9 @@
-// Package catalogtest generates realistic catalogs and search queries to
+// Package matchtest generates realistic catalogs and search queries to
 // measure matching: shops in several countries selling real-looking
 // products of real makers, each shop titling them in its own style, and
 // queries that name those products the way search results do, plus
 // near-misses that name something else.
-package catalogtest
+package matchtest
 
 import (
 	"fmt"

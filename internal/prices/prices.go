@@ -1,0 +1,125 @@
+// Package prices keeps the unit prices paid for each product lately, for
+// price insight: their median, lowest and highest in one currency.
+package prices
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// History is the unit prices paid per product. It is safe for concurrent
+// use. Few products have any, and it has a lock of its own, so that
+// recording a price never waits for matching, nor matching for a sweep.
+type History struct {
+	mu        sync.RWMutex
+	byProduct map[svc.ProductRef]*series
+}
+
+// series are one product's unit prices, in the order they were added.
+type series struct {
+	points    []point
+	sorted    bool // by time: most are added in order
+	lastMilli int64
+}
+
+// point is one purchased line's unit price.
+type point struct {
+	at       int64 // unix milliseconds
+	price    float64
+	currency [3]byte
+}
+
+// New returns an empty history.
+func New() *History {
+	return &History{byProduct: make(map[svc.ProductRef]*series)}
+}
+
+// Add records the unit price one order paid for a product. A currency that
+// is not a three-letter code, or a price that is negative or not a number,
+// is not recorded.
+func (h *History) Add(ref svc.ProductRef, at time.Time, currency string, unitPrice float64) {
+	if len(currency) != 3 || math.IsNaN(unitPrice) || unitPrice < 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.byProduct[ref]
+	if s == nil {
+		s = &series{sorted: true}
+		h.byProduct[ref] = s
+	}
+	ms := at.UnixMilli()
+	if ms < s.lastMilli {
+		s.sorted = false
+	}
+	s.lastMilli = max(s.lastMilli, ms)
+	s.points = append(s.points, point{at: ms, price: unitPrice, currency: [3]byte([]byte(currency))})
+}
+
+// Stats summarises the unit prices paid for a product.
+type Stats struct {
+	Purchases        int // priced purchases behind the figures
+	Median, Min, Max float64
+}
+
+// Stats returns the unit prices paid for a product at or after since, in
+// one currency.
+func (h *History) Stats(ref svc.ProductRef, since time.Time, currency string) Stats {
+	if len(currency) != 3 {
+		return Stats{}
+	}
+	cur, from := [3]byte([]byte(currency)), since.UnixMilli()
+	var ps []float64
+	h.mu.RLock()
+	if s := h.byProduct[ref]; s != nil {
+		for _, p := range s.points {
+			if p.at >= from && p.currency == cur {
+				ps = append(ps, p.price)
+			}
+		}
+	}
+	h.mu.RUnlock()
+	if len(ps) == 0 {
+		return Stats{}
+	}
+	slices.Sort(ps)
+	n := len(ps)
+	median := ps[n/2]
+	if n%2 == 0 {
+		median = (ps[n/2-1] + ps[n/2]) / 2
+	}
+	return Stats{Purchases: n, Median: median, Min: ps[0], Max: ps[n-1]}
+}
+
+// Clear forgets every price, before they are loaded again from the store
+// after an erasure.
+func (h *History) Clear() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.byProduct)
+}
+
+// Sweep forgets prices paid before the cutoff.
+func (h *History) Sweep(before time.Time) {
+	cut := before.UnixMilli()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ref, s := range h.byProduct {
+		if !s.sorted {
+			slices.SortFunc(s.points, func(a, b point) int { return cmp.Compare(a.at, b.at) })
+			s.sorted = true
+		}
+		j, _ := slices.BinarySearchFunc(s.points, cut, func(p point, t int64) int { return cmp.Compare(p.at, t) })
+		switch {
+		case j == len(s.points):
+			delete(h.byProduct, ref)
+		case j > 0:
+			s.points = slices.Clip(append(s.points[:0], s.points[j:]...))
+		}
+	}
+}
