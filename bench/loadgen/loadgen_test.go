@@ -518,6 +518,14 @@ func TestRunAgainstSvc(t *testing.T) {
 	if failed, err := prefill(ctx, client, srv.URL, cat, 8); failed > 0 {
 		t.Fatalf("prefill: %d failed: %v", failed, err)
 	}
+	storedViews := func() int64 {
+		var n int64
+		if err := store.Views(ctx, time.Now().Add(-time.Hour), func(svc.ViewRecord) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	prefilled := storedViews()
 	r, err := Run(ctx, client, cat, Phase{Name: "svc", BaseURL: srv.URL, Mix: FullMix, Conns: 8, Duration: 500 * time.Millisecond, Seed: 5, Tag: "t"})
 	if err != nil {
 		t.Fatal(err)
@@ -527,22 +535,14 @@ func TestRunAgainstSvc(t *testing.T) {
 			t.Errorf("%s: %s", Endpoint(e), errorText(s))
 		}
 	}
-	if r.Endpoints[View].Count == 0 || r.Endpoints[Proof].Count == 0 {
-		t.Errorf("views %d, proofs %d", r.Endpoints[View].Count, r.Endpoints[Proof].Count)
+	// How many requests fit in the phase depends on the machine.
+	if r.Total().Count == 0 {
+		t.Fatal("no request answered")
 	}
-	// Anonymous browser requests were counted, not taken for bots: the most
-	// popular product has far more views than the prefill's one.
-	resp, err := client.Get(srv.URL + Proof.Path() + "?brand_id=" + cat.Brands[0].ID + "&product_id=p0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var proof struct{ Views int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&proof); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("proof of p0: %d, %v", resp.StatusCode, err)
-	}
-	if proof.Views < 10 {
-		t.Errorf("p0 has %d views after %d requests", proof.Views, r.Total().Count)
+	// Anonymous browser requests were counted, not taken for bots, which
+	// are answered but never stored: every view answered is stored.
+	if got, answered := storedViews()-prefilled, r.Endpoints[View].Count; got < answered {
+		t.Errorf("%d views answered, %d stored", answered, got)
 	}
 }
 
