@@ -14,6 +14,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // startChild runs svc serve on the data folder as a separate process.
@@ -87,7 +88,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, func() bool { return acked.Load() >= 300 })
+	testwait.Eventually(t, func() error { return atLeast("acknowledged", acked.Load(), 300) })
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestGracefulShutdownFlushes(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, func() bool { return acked.Load() >= 200 })
+	testwait.Eventually(t, func() error { return atLeast("acknowledged", acked.Load(), 200) })
 	s.stop() // as SIGTERM does
 	if err := <-s.done; err != nil {
 		t.Fatalf("serve returned %v", err)
@@ -172,10 +173,10 @@ func TestGracefulShutdownFlushes(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to 30 seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	if !within(30*time.Second, cond) {
-		t.Fatal("timed out")
+// atLeast returns an error unless n is at least want.
+func atLeast(what string, n, want int64) error {
+	if n < want {
+		return fmt.Errorf("%s %d, want at least %d", what, n, want)
 	}
+	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // TestMain lets the crash test run this test binary as the svc command.
@@ -86,17 +88,18 @@ func readURL(t *testing.T, r *bufio.Reader) string {
 	if err != nil || !ok {
 		t.Fatalf("first line %q: %v", line, err)
 	}
-	for i := 0; i < 100; i++ {
-		if res, err := http.Get(url + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return url
-			}
+	testwait.Eventually(t, func() error {
+		res, err := http.Get(url + "/healthz")
+		if err != nil {
+			return err
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s never became healthy", url)
-	return ""
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("%s/healthz: %s", url, res.Status)
+		}
+		return nil
+	})
+	return url
 }
 
 func post(url, key, idem string, body any) (int, map[string]any, error) {
@@ -143,19 +146,17 @@ func purchaseBody(brand, order, product string) map[string]any {
 		"items": []any{map[string]any{"product_id": product, "quantity": 1}}}}
 }
 
-// within polls fn until it is true or d has passed.
-func within(d time.Duration, fn func() bool) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if fn() {
-			return true
-		}
-		time.Sleep(25 * time.Millisecond)
+// status returns an error unless got is want.
+func status(what string, got, want int) error {
+	if got != want {
+		return fmt.Errorf("%s: status %d, want %d", what, got, want)
 	}
-	return fn()
+	return nil
 }
 
-func TestAdminChangesReachARunningServerWithinASecond(t *testing.T) {
+// TestAdminChangesReachARunningServer: brands and keys that admin commands
+// change in the store reach a running server at its next reload.
+func TestAdminChangesReachARunningServer(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "Shop.Example")
@@ -171,20 +172,14 @@ func TestAdminChangesReachARunningServerWithinASecond(t *testing.T) {
 		}
 		return st
 	}
-	if !within(time.Second, func() bool { return send(b.APIKey) == 200 }) {
-		t.Fatal("new brand and key not accepted within a second")
-	}
+	testwait.Eventually(t, func() error { return status("a view with the new brand's key", send(b.APIKey), 200) })
 	var k struct {
 		APIKey string `json:"api_key"`
 	}
 	_ = json.Unmarshal([]byte(runCmd(t, "keys", "create", "--data", dir, "--brand", b.BrandID, "--json")), &k)
-	if !within(time.Second, func() bool { return send(k.APIKey) == 200 }) {
-		t.Fatal("new key not accepted within a second")
-	}
+	testwait.Eventually(t, func() error { return status("a view with the new key", send(k.APIKey), 200) })
 	runCmd(t, "keys", "revoke", "--data", dir, "--brand", b.BrandID, "--key", b.KeyPrefix)
-	if !within(time.Second, func() bool { return send(b.APIKey) == 401 }) {
-		t.Fatal("revoked key still accepted after a second")
-	}
+	testwait.Eventually(t, func() error { return status("a view with the revoked key", send(b.APIKey), 401) })
 	if st := send(k.APIKey); st != 200 {
 		t.Fatalf("the other key stopped working: %d", st)
 	}

@@ -13,7 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // readme returns README.md.
@@ -172,8 +173,13 @@ func TestReadmeWalkThrough(t *testing.T) {
 			apiKey = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`).FindString(out.String())
 			compareLines(t, st, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"))
 			// A person takes longer than the server's second to pick up the brand.
-			if brandID != "" && !within(5*time.Second, func() bool { return knows(s.url, brandID) }) {
-				t.Fatalf("the server did not learn of brand %s", brandID)
+			if brandID != "" {
+				testwait.Eventually(t, func() error {
+					if !knows(s.url, brandID) {
+						return fmt.Errorf("the server has not learnt of brand %s", brandID)
+					}
+					return nil
+				})
 			}
 		case words[0] == "export":
 			for _, w := range words[1:] {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // syncBuffer is a log sink written by the server's goroutines.
@@ -46,9 +48,12 @@ func TestKeysNeverLogged(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	base := ""
-	if !within(5*time.Second, func() bool { base = listeningURL(logs.String()); return base != "" }) {
-		t.Fatalf("no listening line in %q", logs.String())
-	}
+	testwait.Eventually(t, func() error {
+		if base = listeningURL(logs.String()); base == "" {
+			return fmt.Errorf("no listening line in %q", logs.String())
+		}
+		return nil
+	})
 
 	secrets := []string{b.APIKey, revoked, unknown}
 	for _, key := range secrets {

@@ -21,6 +21,11 @@ const (
 
 func TestCollectView(t *testing.T) {
 	f := newFixture(t)
+	// The closed brand's catalog has one product; no row adds to what
+	// another row reads, so each passes alone and in any order.
+	if _, err := f.tracker.EnsureProduct(context.Background(), &svc.Product{BrandID: "br_closed", ProductID: "catalogued"}); err != nil {
+		t.Fatal(err)
+	}
 	long := strings.Repeat("x", 129)
 	tests := []struct {
 		name       string
@@ -65,9 +70,9 @@ func TestCollectView(t *testing.T) {
 		{"brand origin", view("br_open", "p1", nil), []string{"Origin", "https://shop.example"}, 200, nil},
 		{"subdomain origin with port", view("br_open", "p1", nil), []string{"Origin", "http://www.shop.example:8443"}, 200, nil},
 		{"foreign origin with key", view("br_open", "p1", nil), []string{"Origin", "https://evil.example", "X-svc-Api-Key", "KEY:br_open"}, 200, nil},
-		{"closed catalog, new product, anonymous", view("br_closed", "new", nil), nil, 404, nil},
-		{"closed catalog, new product, keyed", view("br_closed", "new", nil), []string{"X-svc-Api-Key", "KEY:br_closed"}, 200, nil},
-		{"closed catalog, known product, anonymous", view("br_closed", "new", nil), nil, 200, nil},
+		{"closed catalog, new product, anonymous", view("br_closed", "new-anonymous", nil), nil, 404, nil},
+		{"closed catalog, new product, keyed", view("br_closed", "new-keyed", nil), []string{"X-svc-Api-Key", "KEY:br_closed"}, 200, nil},
+		{"closed catalog, known product, anonymous", view("br_closed", "catalogued", nil), nil, 200, nil},
 		{"keyed timestamp 6 min ahead", view("br_open", "p1", map[string]any{"timestamp": t0.Add(6 * time.Minute).Format(time.RFC3339)}), []string{"X-svc-Api-Key", "KEY:br_open"}, 400, []string{"context.timestamp"}},
 		{"keyed timestamp 4 min ahead", view("br_open", "p1", map[string]any{"timestamp": t0.Add(4 * time.Minute).Format(time.RFC3339)}), []string{"X-svc-Api-Key", "KEY:br_open"}, 200, nil},
 		{"keyed timestamp older than retention", view("br_open", "p1", map[string]any{"timestamp": t0.Add(-36 * 24 * time.Hour).Format(time.RFC3339)}), []string{"X-svc-Api-Key", "KEY:br_open"}, 400, []string{"context.timestamp"}},

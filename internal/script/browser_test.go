@@ -29,6 +29,7 @@ import (
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -228,21 +229,16 @@ func (e *env) eval(js string, out any) {
 	}
 }
 
-// waitFor polls a JavaScript expression until it is truthy.
+// waitFor evaluates a JavaScript expression until it is truthy.
 func (e *env) waitFor(js string) {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Eventually(e.t, func() error {
 		var ok bool
-		e.eval("!!("+js+")", &ok)
-		if ok {
-			return
+		if e.eval("!!("+js+")", &ok); !ok {
+			return fmt.Errorf("%s is false", js)
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out waiting for %s", js)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func (e *env) noErrors() {
@@ -282,14 +278,64 @@ func (e *env) views(product string) [][4]string {
 // waitViews waits until the product has n stored views.
 func (e *env) waitViews(product string, n int) [][4]string {
 	e.t.Helper()
-	for i := 0; i < 200; i++ {
-		if v := e.views(product); len(v) >= n {
-			return v
+	var v [][4]string
+	testwait.Eventually(e.t, func() error {
+		if v = e.views(product); len(v) < n {
+			return fmt.Errorf("%s: %d views stored, want %d", product, len(v), n)
 		}
-		time.Sleep(25 * time.Millisecond)
+		return nil
+	})
+	return v
+}
+
+// waitProofs waits until the service has answered more than n proof
+// requests.
+func (e *env) waitProofs(n int64) {
+	e.t.Helper()
+	testwait.Eventually(e.t, func() error {
+		if got := e.proofs.Load(); got <= n {
+			return fmt.Errorf("%d proof requests, want more than %d", got, n)
+		}
+		return nil
+	})
+}
+
+// harness goes first in a page's head, so that a test sees what svc.js
+// does without waiting for it. __net lists the paths of the page's fetches
+// and counts those settled. __clock holds back every timer of a second or
+// more: pending(ms) counts those set for ms, and fire(ms) runs them now.
+const harness = `<script>(()=>{
+const net = window.__net = {sent: [], settled: 0}, realFetch = window.fetch;
+window.fetch = function (u) {
+  net.sent.push(new URL(String(u), location.href).pathname);
+  return realFetch.apply(window, arguments).finally(() => net.settled++);
+};
+const timers = new Map(), realSet = window.setTimeout, realClear = window.clearTimeout;
+let next = 1e9;
+window.setTimeout = function (fn, ms, ...args) {
+  if (!(ms >= 1000)) return realSet.apply(window, arguments);
+  timers.set(next, {fn, ms, args});
+  return next++;
+};
+window.clearTimeout = function (id) {
+  if (!timers.delete(id)) realClear.apply(window, arguments);
+};
+window.__clock = {
+  pending: ms => [...timers.values()].filter(t => t.ms === ms).length,
+  fire: ms => [...timers].forEach(([id, t]) => { if (t.ms === ms && timers.delete(id)) t.fn(...t.args); }),
+};
+})()</script>`
+
+// fetches returns how many fetches of the page went to path, and whether
+// every fetch of the page has settled.
+func (e *env) fetches(path string) (n int, settled bool) {
+	e.t.Helper()
+	var r struct {
+		N       int
+		Settled bool
 	}
-	e.t.Fatalf("%s: %d views stored, want %d", product, len(e.views(product)), n)
-	return nil
+	e.eval(`({N: __net.sent.filter(p => p == "`+path+`").length, Settled: __net.settled == __net.sent.length})`, &r)
+	return r.N, r.Settled
 }
 
 // seed sends keyed views from n other sessions and m purchases.
@@ -362,13 +408,15 @@ func TestEmbedQueuesBeforeLoadAndTracksTheView(t *testing.T) {
 func TestDoubleEmbedAndTakenName(t *testing.T) {
 	e := newEnv(t)
 	ld := `<script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"WebPage","name":"x"},{"@type":["Product"],"name":"Graph Shoe","sku":"G-1","productID":"p-graph","offers":{"@type":"Offer","price":"10"}}]}</script>`
-	e.run(chromedp.Navigate(e.page("/twice", productPage("en", e.snippet()+e.snippet(), ld, ""))))
+	e.run(chromedp.Navigate(e.page("/twice", productPage("en", e.snippet()+e.snippet(), harness+ld, ""))))
 	e.waitViews("p-graph", 1)
-	time.Sleep(300 * time.Millisecond)
+	// The load event waits for the async script, which sends its view as
+	// it runs: once loaded, the page has sent every view it ever will.
+	e.waitFor(`document.readyState == "complete"`)
 	var n int
 	e.eval(`[...document.scripts].filter(s=>s.src.endsWith('/svc.js')).length`, &n)
-	if n != 1 || len(e.views("p-graph")) != 1 {
-		t.Fatalf("double embed: %d script elements, %d views", n, len(e.views("p-graph")))
+	if sent, _ := e.fetches("/api/collect/product-view"); n != 1 || sent != 1 {
+		t.Fatalf("double embed: %d script elements, %d views sent", n, sent)
 	}
 	// A page that already has the name keeps it untouched: no script, no call.
 	for _, taken := range []string{
@@ -407,11 +455,7 @@ func TestWidget(t *testing.T) {
 			url := e.page(fmt.Sprint("/w", i), productPage(tt.lang, e.snippet()+"<script>"+tt.init+"</script>", head, `<div data-svc-proof style="min-height:60px"></div><p id="after">after</p>`+shiftObserver))
 			before := e.proofs.Load()
 			e.run(chromedp.Navigate(url)) // the same tab: one session, counted once
-			for deadline := time.Now().Add(10 * time.Second); e.proofs.Load() == before; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("no proof request")
-				}
-			}
+			e.waitProofs(before)
 			e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w')`)
 			var got string
 			e.eval(widgetText, &got)
@@ -432,7 +476,7 @@ func TestWidget(t *testing.T) {
 				t.Fatalf("the widget is %g px tall and shifted the page by %g, want at most 60 px (60 on two lines) and no shift", height, shifts)
 			}
 			if tt.name == "english" {
-				time.Sleep(400 * time.Millisecond) // past the fade-in
+				e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w').getAnimations().length == 0`) // past the fade-in
 				e.screenshot(`[data-svc-proof]`)
 			}
 			e.noErrors()
@@ -511,14 +555,13 @@ func TestCrossOriginUnderStrictCSP(t *testing.T) {
 	// A thank-you page reports the order; the proof promise sees it.
 	var ok bool
 	e.eval(`svc("purchase",{order_id:"csp-1",currency:"EUR",items:[{product_id:"p-csp",quantity:2,unit_price:9.5}]});true`, &ok)
-	var proof map[string]any
-	for i := 0; i < 100 && (proof == nil || proof["purchases"] != 2.0); i++ {
-		time.Sleep(20 * time.Millisecond)
-		e.eval(`svc("proof")`, &proof)
-	}
-	if proof["views"] != 5.0 || proof["purchases"] != 2.0 || proof["units"] != 3.0 {
-		t.Fatalf("proof promise after a purchase: %v", proof)
-	}
+	testwait.Eventually(t, func() error {
+		var proof map[string]any
+		if e.eval(`svc("proof")`, &proof); proof["views"] != 5.0 || proof["purchases"] != 2.0 || proof["units"] != 3.0 {
+			return fmt.Errorf("proof promise after a purchase: %v, want 5 views, 2 purchases, 3 units", proof)
+		}
+		return nil
+	})
 	e.noErrors() // CSP violations are logged as errors
 }
 
@@ -530,33 +573,52 @@ func TestDeadAndSlowService(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
+	// The slow service holds every request until the test ends: a page
+	// whose load waited for it would never finish loading.
+	var held atomic.Int64
+	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		held.Add(1)
 		select {
-		case <-time.After(3 * time.Second):
+		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
 	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) }) // before slow.Close, which waits for its requests
 	body := `<div data-svc-proof></div><p id="after">after</p>`
-	for _, tt := range []struct{ name, head string }{
-		{"script unreachable", script.Snippet(dead+"/svc.js", "svc", brandID)},
-		{"API unreachable", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + dead + `"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`},
-		{"API slow", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + slow.URL + `"});svc("product",{product_id:"p"})</script>`},
-		{"API errors", e.snippet() + `<script>svc("init",{brandId:"br_unknown"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`},
+	for _, tt := range []struct {
+		name, head string
+		fetches    int // the page's fetches, all settled, once svc.js has done all it will
+	}{
+		{"script unreachable", script.Snippet(dead+"/svc.js", "svc", brandID), 0},
+		{"API unreachable", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + dead + `"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`, 3},
+		{"API slow", e.snippet() + `<script>svc("init",{brandId:"` + brandID + `",apiBase:"` + slow.URL + `"});svc("product",{product_id:"p"})</script>`, -1},
+		{"API errors", e.snippet() + `<script>svc("init",{brandId:"br_unknown"});svc("product",{product_id:"p"});svc("proof",function(){})</script>`, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e.t = t
-			start := time.Now()
-			e.run(chromedp.Navigate(e.page("/dead", productPage("en", tt.head, "", body))))
+			heldBefore := held.Load()
+			e.run(chromedp.Navigate(e.page("/dead", productPage("en", tt.head, harness, body))))
 			e.waitFor(`document.readyState=="complete"`)
-			if d := time.Since(start); d > 3*time.Second {
-				t.Fatalf("page load took %s", d)
-			}
-			time.Sleep(500 * time.Millisecond)
+			// Wait for what svc.js does after the load: a view and two proofs
+			// that fail, or a view the slow service holds.
+			testwait.Eventually(t, func() error {
+				var n struct{ Sent, Settled int }
+				e.eval(`({Sent: __net.sent.length, Settled: __net.settled})`, &n)
+				if tt.fetches < 0 {
+					if n.Sent != 1 || held.Load() == heldBefore {
+						return fmt.Errorf("%d fetches, the slow service holds %d: want the view held", n.Sent, held.Load()-heldBefore)
+					}
+				} else if n.Sent != tt.fetches || n.Settled != n.Sent {
+					return fmt.Errorf("%d fetches, %d settled, want %d settled", n.Sent, n.Settled, tt.fetches)
+				}
+				return nil
+			})
 			var state string
-			e.eval(`document.getElementById('after').textContent+' '+!!(document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w:not([hidden])'))`, &state)
-			if state != "after false" {
-				t.Fatalf("page state %q", state)
+			e.eval(`document.readyState+' '+document.getElementById('after').textContent+' '+!!(document.querySelector('[data-svc-proof]').shadowRoot&&document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w:not([hidden])'))`, &state)
+			if state != "complete after false" {
+				t.Fatalf("page state %q, want it loaded, its content intact and no widget", state)
 			}
 			// Failed network requests are logged by Chromium itself; what must
 			// not appear is an exception or a console call of ours.
@@ -572,33 +634,49 @@ func TestDeadAndSlowService(t *testing.T) {
 	}
 }
 
+// TestNoPollingWhileHidden runs the widget's refresh timer on demand (see
+// harness) rather than waiting for it.
 func TestNoPollingWhileHidden(t *testing.T) {
 	e := newEnv(t)
 	e.seed("p-poll", 3, 0)
 	e.run(chromedp.Navigate(e.page("/poll", productPage("en",
-		e.snippet()+`<script>svc("init",{brandId:"`+brandID+`",widget:{refresh:1}});svc("product",{product_id:"p-poll"})</script>`, "", `<div data-svc-proof></div>`))))
-	e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot`)
-	visible := e.proofs.Load()
-	time.Sleep(2500 * time.Millisecond)
-	if n := e.proofs.Load() - visible; n < 2 {
-		t.Fatalf("%d refreshes in 2.5 s while visible, want at least 2 at refresh:1", n)
+		e.snippet()+`<script>svc("init",{brandId:"`+brandID+`",widget:{refresh:1}});svc("product",{product_id:"p-poll"})</script>`, harness, `<div data-svc-proof></div>`))))
+	const proofPath = "/api/svc/product-proof"
+	// refreshed waits until the page has fetched n proofs, all answered,
+	// and set its next refresh a second ahead, as refresh:1 asks.
+	refreshed := func(n int) {
+		t.Helper()
+		testwait.Eventually(t, func() error {
+			got, settled := e.fetches(proofPath)
+			var pending int
+			e.eval(`__clock.pending(1000)`, &pending)
+			if got != n || !settled || pending != 1 {
+				return fmt.Errorf("%d proofs fetched (all answered: %v), %d refreshes due in a second; want %d, answered, and 1", got, settled, pending, n)
+			}
+			return nil
+		})
+	}
+	fire := func() {
+		var ok bool
+		e.eval(`__clock.fire(1000),true`, &ok)
 	}
 	setVisibility := func(state string) {
 		var ok bool
 		e.eval(`Object.defineProperty(document,"visibilityState",{configurable:true,get:()=>"`+state+`"});document.dispatchEvent(new Event("visibilitychange"));true`, &ok)
 	}
+	refreshed(1) // the first draw
+	for n := 2; n <= 3; n++ {
+		fire()
+		refreshed(n)
+	}
 	setVisibility("hidden")
-	time.Sleep(200 * time.Millisecond) // a request already under way may finish
-	hidden := e.proofs.Load()
-	time.Sleep(2500 * time.Millisecond)
-	if n := e.proofs.Load() - hidden; n != 0 {
-		t.Fatalf("%d proof requests while the tab was hidden", n)
+	fire() // a refresh due now does nothing in a hidden tab
+	fire()
+	if got, _ := e.fetches(proofPath); got != 3 {
+		t.Fatalf("%d proofs fetched while the tab was hidden", got-3)
 	}
 	setVisibility("visible")
-	time.Sleep(500 * time.Millisecond)
-	if e.proofs.Load() == hidden {
-		t.Fatal("no refresh when the tab became visible again")
-	}
+	refreshed(4)
 	e.noErrors()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // lockCommitted must not return while a batch the store has committed is
@@ -52,7 +53,7 @@ func TestLockCommittedWaitsForTheApplier(t *testing.T) {
 	close(release)
 	select {
 	case <-locked:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Timeout):
 		t.Fatal("lockCommitted did not return once the batch was applied")
 	}
 	b.unlockCommitted()
