@@ -22,7 +22,7 @@ type Brand struct {
 	// ClosedCatalog accepts anonymous events only for products that exist.
 	ClosedCatalog bool
 	// MinViewers and MinPurchases are the honesty thresholds: counts below
-	// them are not shown to shoppers (DESIGN 7a).
+	// them are not shown to shoppers (docs/decisions.md, Honesty).
 	MinViewers   int
 	MinPurchases int
 	CreatedAt    time.Time

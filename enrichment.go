@@ -15,7 +15,7 @@ const (
 
 var domainRe = regexp.MustCompile(`^(?i:[a-z0-9\p{L}](?:[a-z0-9\p{L}_-]{0,62})(?:\.[a-z0-9\p{L}](?:[a-z0-9\p{L}_-]{0,62}))*)\.?$`)
 
-// SearchEnrichRequest is a search query with its results (SPEC 2.4).
+// SearchEnrichRequest is a search query with its results (docs/spec.md, Search enrichment).
 type SearchEnrichRequest struct {
 	Query       *string        `json:"query"`
 	Results     []SearchResult `json:"results"`
@@ -68,14 +68,15 @@ func (r *SearchEnrichRequest) Validate() []FieldError {
 	return fe
 }
 
-// ProductEnrichRequest is a product in its page context (SPEC 2.5).
+// ProductEnrichRequest is a product in its page context (docs/spec.md, Product enrichment).
 type ProductEnrichRequest struct {
 	Context PageContext `json:"context"`
 	Product PageProduct `json:"product"`
 }
 
-// PageContext is where the product is shown. Locale is ours: SPEC 2.5 has
-// none, and a shopper's language otherwise comes from Accept-Language.
+// PageContext is where the product is shown. Locale is our
+// addition (docs/spec.md, Product enrichment); without it, a shopper's
+// language comes from Accept-Language.
 type PageContext struct {
 	Domain  *string `json:"domain"`
 	URL     *string `json:"url"`

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// ViewEvent is one product page view (SPEC 2.1). Pointer fields are
+// ViewEvent is one product page view (docs/spec.md, Product view). Pointer fields are
 // optional: nil means absent, and a present field must be valid.
 type ViewEvent struct {
 	BrandID string      `json:"brand_id"`
@@ -37,7 +37,7 @@ type ViewContext struct {
 	Locale    *string `json:"locale"`
 }
 
-// PurchaseEvent is one completed order (SPEC 2.2).
+// PurchaseEvent is one completed order (docs/spec.md, Purchase).
 type PurchaseEvent struct {
 	BrandID string          `json:"brand_id"`
 	Order   Order           `json:"order"`
@@ -78,7 +78,7 @@ type EventMeta struct {
 	Keyed      bool // came with a valid key of the brand
 }
 
-// Limits of the collect endpoints (DESIGN 3).
+// Limits of the collect endpoints (docs/spec.md, Limits).
 const (
 	MaxIDLen      = 128
 	MaxTitleLen   = 512
@@ -214,7 +214,7 @@ func (e *PurchaseEvent) Validate() []FieldError {
 	return fe
 }
 
-// Stamp decides when a validated event counts (DESIGN 3) and records it in
+// Stamp decides when a validated event counts (docs/decisions.md, Timestamps) and records it in
 // meta. A keyed event keeps its timestamp, but one more than ClockSkew in the
 // future, or older than the retention, is a bad field. An anonymous event
 // whose timestamp is more than ClockSkew away from now counts at now; the

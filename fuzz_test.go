@@ -102,7 +102,7 @@ func FuzzViewValidate(f *testing.F) {
 	})
 }
 
-// checkStamp checks the time rules of DESIGN 3 on a valid timestamp.
+// checkStamp checks the time rules of docs/decisions.md, Timestamps, on a valid timestamp.
 func checkStamp(t *testing.T, m *svc.EventMeta, ts *string, keyed bool) {
 	t.Helper()
 	errs := svc.Stamp(m, ts, keyed, fuzzNow, svc.DefaultRetention)

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ProofQuery asks for the counts of one product (SPEC 4.3).
+// ProofQuery asks for the counts of one product (docs/spec.md, Product proof).
 type ProofQuery struct {
 	BrandID        string
 	ProductID      string
@@ -56,7 +56,7 @@ type Proof struct {
 }
 
 // ViewsField is the name of the view count in the response: the window is
-// part of it, "views_last_60_min" by default (DESIGN 5).
+// part of it, "views_last_60_min" by default (docs/decisions.md, Product proof).
 func (p *Proof) ViewsField() string {
 	return fmt.Sprintf("views_last_%d_min", int(p.ViewWindow/time.Minute))
 }

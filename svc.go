@@ -5,13 +5,13 @@ package svc
 
 import "time"
 
-// Default windows of the product proof (SPEC 2.3).
+// Default windows of the product proof (docs/spec.md, Product proof).
 const (
 	DefaultViewWindow     = 60 * time.Minute
 	DefaultPurchaseWindow = 24 * time.Hour
 
 	// MaxViewWindow and MaxPurchaseWindow bound the windows a caller may ask
-	// for (DESIGN 5); the window engine keeps this much history in memory.
+	// for (docs/decisions.md, Product proof); the window engine keeps this much history in memory.
 	MaxViewWindow     = 7 * 24 * time.Hour
 	MaxPurchaseWindow = 30 * 24 * time.Hour
 

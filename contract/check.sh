@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The contract check of docs/openapi.yaml (issue 24): the document is linted,
+# The contract check of docs/openapi.yaml: the document is linted,
 # and the clients brands generate from it are built and used against a real
 # svc, with the tools themselves at pinned versions:
 #   - Redocly CLI (recommended rules) and Spectral (spectral:oas): no problem;

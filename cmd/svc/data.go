@@ -62,7 +62,7 @@ func isDir(path string) bool {
 }
 
 // exportLine is one event of svc export: the event's body as the API takes
-// it (SPEC 2.1 / 2.2), with what the server added. context.timestamp is the
+// it (docs/spec.md, Events), with what the server added. context.timestamp is the
 // time the event counts at; given_timestamp the client's, when it was
 // replaced by the receive time.
 type exportLine struct {

@@ -1,7 +1,7 @@
 // Package enrich answers the shopper's browser extension: for a search
 // result list or a product page, the matched product, its social proof,
 // price insight, offers at other shops, badges and ready-to-show sentences
-// (DESIGN 7). It never stores what it is asked: a search query exists only
+// (docs/enrichment.md). It never stores what it is asked: a search query exists only
 // for the length of its request.
 package enrich
 

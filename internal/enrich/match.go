@@ -9,7 +9,7 @@ import (
 	"github.com/svc-project/svc/internal/urlcanon"
 )
 
-// Match methods (DESIGN 7).
+// Match methods (docs/enrichment.md, Matching).
 const (
 	MethodURL   = "url"
 	MethodTitle = "title"
@@ -21,7 +21,7 @@ type Found struct {
 	Method string
 }
 
-// Matcher finds the product a page or a search result names (DESIGN 7):
+// Matcher finds the product a page or a search result names (docs/enrichment.md, Matching):
 // first by its canonical URL among the pages seen in events; then by its
 // domain to a brand, and its title within that brand's catalog.
 type Matcher struct {

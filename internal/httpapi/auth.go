@@ -7,7 +7,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 )
 
-// APIKeyHeader carries a brand's key (SPEC 5). Header names are
+// APIKeyHeader carries a brand's key (docs/spec.md, Authentication). Header names are
 // case-insensitive; Go writes this one X-Svc-Api-Key.
 const APIKeyHeader = "X-svc-Api-Key"
 

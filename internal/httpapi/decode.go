@@ -13,7 +13,7 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// MaxBodyBytes is the largest request body accepted (DESIGN 3).
+// MaxBodyBytes is the largest request body accepted (docs/spec.md, Limits).
 const MaxBodyBytes = 64 << 10
 
 // decodeJSON reads the body into v. A body that is too large, empty or not

@@ -10,7 +10,7 @@ import (
 	"github.com/svc-project/svc/internal/tracker"
 )
 
-// Enrichment needs no key; a key that is sent must be valid (DESIGN 4).
+// Enrichment needs no key; a key that is sent must be valid (docs/decisions.md, Authentication).
 // Answers are never cached: the counts move.
 
 func (s *Server) searchEnrich(w http.ResponseWriter, r *http.Request) error {

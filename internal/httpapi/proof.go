@@ -32,7 +32,7 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 }
 
 // appendProof writes the proof body by hand: two of its field names carry
-// the windows (DESIGN 5), and this read is the hottest path of the service.
+// the windows (docs/decisions.md, Product proof), and this read is the hottest path of the service.
 func appendProof(b []byte, p *svc.Proof) []byte {
 	b = append(b, `{"brand_id":`...)
 	b = appendString(b, p.BrandID)

@@ -15,7 +15,7 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// RateLimit limits anonymous requests per client address (DESIGN 4).
+// RateLimit limits anonymous requests per client address (docs/decisions.md, Abuse).
 type RateLimit struct {
 	PerSecond float64 // sustained requests per second per address; 0 turns the limit off
 	Burst     int     // requests an address may send at once

@@ -64,7 +64,7 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	})))
 	// Browsers on any brand's page call the API: preflights are answered
 	// for every origin, and which origin may act for which brand is decided
-	// per request, when the brand is known (DESIGN 4).
+	// per request, when the brand is known (docs/decisions.md, Authentication).
 	c := cors.New(cors.Options{
 		AllowOriginFunc: func(string) bool { return true },
 		AllowedMethods:  []string{http.MethodGet, http.MethodPost},

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The budgets of issue 3: they fail the build when the script outgrows them.
+// The budgets of docs/client-script.md, Size: they fail the build when the script outgrows them.
 const (
 	maxScriptGzipBytes = 4096
 	maxSnippetBytes    = 400

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Snippet returns the embed code for a brand (SPEC 4.6). Unless the global
+// Snippet returns the embed code for a brand (docs/spec.md, Client script). Unless the global
 // name is taken, in which case it does nothing at all, it defines the queue
 // function under name, queues init with the brand's id and every later call
 // until the script loads, and inserts the async script before the first

@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkGroupCommit runs the group commit alone, without HTTP, on a
-// real SQLite store (bench/RESULTS.md, "Fifth pass"):
+// real SQLite store (bench/RESULTS.md, Method):
 //
 //	go test -run '^$' -bench GroupCommit -benchtime 2s -count 5 ./internal/tracker
 //

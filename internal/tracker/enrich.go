@@ -9,7 +9,7 @@ import (
 	"github.com/svc-project/svc/internal/window"
 )
 
-// PriceWindow is how far back price insight looks (DESIGN 7).
+// PriceWindow is how far back price insight looks (docs/enrichment.md, Price).
 const PriceWindow = 30 * 24 * time.Hour
 
 // What enrichment reads: the products indexed for matching, the recent

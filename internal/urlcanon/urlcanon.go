@@ -1,6 +1,6 @@
 // Package urlcanon reduces the many addresses of one product page to one
 // string, so that a search result's URL finds the product an event named
-// (DESIGN 7).
+// (docs/enrichment.md, Matching).
 package urlcanon
 
 import (
