@@ -128,3 +128,21 @@ func (x *Exporter) Flush() error {
 	x.cur = nil
 	return x.Emit(ExportedEvent{Purchase: cur})
 }
+
+// ExportBrand reads a brand's stored events, views then orders, each oldest
+// first, and emits them (EventStore.ExportEvents). query runs a statement
+// whose one parameter, written param ("?" or "$1" by the driver), is the
+// brand id, and calls row with each row's Scan.
+func ExportBrand(brandID, param string, emit func(ExportedEvent) error,
+	query func(statement string, row func(scan func(dest ...any) error) error) error) error {
+	x := Exporter{BrandID: brandID, Emit: emit}
+	if err := query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+
+		" WHERE p.brand_id = "+param+" ORDER BY v.ts, v.id", x.View); err != nil {
+		return err
+	}
+	if err := query("SELECT "+OrderRowColumns+" FROM "+OrderRowTables+
+		" WHERE e.brand_id = "+param+" ORDER BY e.ts, e.id, i.line", x.OrderLine); err != nil {
+		return err
+	}
+	return x.Flush()
+}

@@ -15,17 +15,9 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		x := svc.Exporter{BrandID: brandID, Emit: fn}
-		err := eachRow(ctx, tx, func(rows pgx.Rows) error { return x.View(rows.Scan) },
-			"SELECT "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+" WHERE p.brand_id = $1 ORDER BY v.ts, v.id", brandID)
-		if err == nil {
-			err = eachRow(ctx, tx, func(rows pgx.Rows) error { return x.OrderLine(rows.Scan) },
-				"SELECT "+svc.OrderRowColumns+" FROM "+svc.OrderRowTables+" WHERE e.brand_id = $1 ORDER BY e.ts, e.id, i.line", brandID)
-		}
-		if err != nil {
-			return err
-		}
-		return x.Flush()
+		return svc.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
+			return eachRow(ctx, tx, func(rows pgx.Rows) error { return row(rows.Scan) }, q, brandID)
+		})
 	})
 }
 

@@ -14,17 +14,9 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	if _, err := s.Brand(ctx, brandID); err != nil {
 		return err
 	}
-	x := svc.Exporter{BrandID: brandID, Emit: fn}
-	err := s.eachRow(ctx, func(rows *sql.Rows) error { return x.View(rows.Scan) },
-		"SELECT "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+" WHERE p.brand_id = ? ORDER BY v.ts, v.id", brandID)
-	if err == nil {
-		err = s.eachRow(ctx, func(rows *sql.Rows) error { return x.OrderLine(rows.Scan) },
-			"SELECT "+svc.OrderRowColumns+" FROM "+svc.OrderRowTables+" WHERE e.brand_id = ? ORDER BY e.ts, e.id, i.line", brandID)
-	}
-	if err != nil {
-		return err
-	}
-	return x.Flush()
+	return svc.ExportBrand(brandID, "?", fn, func(q string, row func(func(...any) error) error) error {
+		return s.eachRow(ctx, func(rows *sql.Rows) error { return row(rows.Scan) }, q, brandID)
+	})
 }
 
 // ForgetSession deletes every view and order of the brand that carries the
