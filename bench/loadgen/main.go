@@ -5,11 +5,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -116,39 +114,24 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var storeArgs []string
-	switch {
-	case o.data != "":
-		storeArgs = []string{"--data", o.data}
-	case o.store != "":
-		storeArgs = []string{"--store", o.store}
-	}
-	brands, err := loadBrands(ctx, o.brandsFile, o.brands, o.svcBin, storeArgs)
+	s, err := newSession(ctx, o, out)
 	if err != nil {
 		return err
 	}
-	cat := &Catalog{Brands: brands, Products: o.products, ZipfS: o.zipfS, Sessions: o.sessions, Keyed: o.keyed}
-	client := NewClient(max(o.conns, o.openConns))
-	runTag := fmt.Sprintf("%x", time.Now().UnixNano())
 	if o.prefill {
-		t := time.Now()
-		failed, err := prefill(ctx, client, o.target, cat, o.conns)
-		if failed > 0 {
-			return fmt.Errorf("%d of %d prefill views failed: %w", failed, o.products, err)
+		if err := s.prefillProducts(ctx); err != nil {
+			return err
 		}
-		fmt.Fprintf(out, "prefill: one view of each of %s products in %s\n", thousands(float64(o.products)), time.Since(t).Round(time.Millisecond))
 	}
-	var bases baselines
 	if !o.noBaseline {
 		var stopBase func()
-		bases, stopBase, err = startBaseline(ctx, o.baselineCPUs, o.durableDir)
+		s.bases, stopBase, err = startBaseline(ctx, o.baselineCPUs, o.durableDir)
 		if err != nil {
 			return err
 		}
 		defer stopBase()
 	}
-	fmt.Fprintf(out, "target %s; %d brands, %s products, Zipf s=%.2f, %s sessions, %.0f%% keyed; %d connections, %s per phase after %s warm-up\n\n",
-		o.target, len(brands), thousands(float64(o.products)), o.zipfS, thousands(float64(o.sessions)), 100*o.keyed, o.conns, o.duration, o.warmup)
+	s.writeHeader()
 
 	var collectShares, proofShares []float64
 	var collectP99, proofP99, proofRateP99, collectRateP99 []float64
@@ -156,45 +139,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var collectDurableP99, collectRateDurableP99 []float64 // the durable baseline at the same fixed rates
 	var collectServerP99, proofServerP99 []float64         // svc's handlers, from its histogram (bucket bounds)
 	var collectStolen []float64                            // CPU stolen during svc's fixed-rate collect phases
-	metricsClient := &http.Client{Timeout: 10 * time.Second}
 	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
-		conns := o.conns
-		if rate > 0 {
-			conns = o.openConns
-		}
-		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
-		var before map[string]histogram
-		var cpuBefore cpuTimes
-		var scrapeErr, cpuErr error
-		var recorded bool
-		scrape := o.metrics != "" && url == o.target
-		ph.OnRecord = func() {
-			recorded = true
-			cpuBefore, cpuErr = readCPUTimes()
-			if scrape {
-				before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics)
-			}
-		}
-		r, err := Run(ctx, client, cat, ph)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			return r, err
-		}
-		r.Stolen = -1
-		if cpuAfter, err := readCPUTimes(); err == nil && cpuErr == nil && recorded {
-			r.Stolen = stolenShare(cpuBefore, cpuAfter)
-		}
-		if !scrape {
-			return r, nil
-		}
-		after, err := scrapeDurations(ctx, metricsClient, o.metrics)
-		if err = errors.Join(scrapeErr, err); err != nil {
-			return r, fmt.Errorf("svc's metrics: %w", err)
-		}
-		r.Server = serverP99(before, after, mix.Endpoints())
-		return r, nil
+		return s.phase(ctx, name, url, mix, rate, seed)
 	}
 	for i := range o.repeat {
 		seed := uint64(i) * 1_000_003
@@ -204,12 +150,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		var svcCollect, svcProof *Result
 		if o.has("collect") || o.has("half") {
 			if !o.noBaseline && o.has("collect") {
-				b, err := phase("baseline collect", bases.base, CollectMix, 0, seed)
+				b, err := phase("baseline collect", s.bases.base, CollectMix, 0, seed)
 				if err != nil {
 					return err
 				}
 				results = append(results, b)
-				d, err := phase("durable baseline collect", bases.durable, CollectMix, 0, seed)
+				d, err := phase("durable baseline collect", s.bases.durable, CollectMix, 0, seed)
 				if err != nil {
 					return err
 				}
@@ -232,7 +178,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		if o.has("proof") || o.has("half") {
 			if !o.noBaseline && o.has("proof") {
-				b, err := phase("baseline read", bases.base, ProofMix, 0, seed+2)
+				b, err := phase("baseline read", s.bases.base, ProofMix, 0, seed+2)
 				if err != nil {
 					return err
 				}
@@ -264,14 +210,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		fixed := func(name, at string, mix Mix, rate float64, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
 			c := LatencyCheck{Name: name + " at " + at, Rate: rate, Ceiling: ceiling}
 			if !o.noBaseline {
-				b, err := phase("baseline "+name+" @"+at, bases.base, mix, rate, seed)
+				b, err := phase("baseline "+name+" @"+at, s.bases.base, mix, rate, seed)
 				if err != nil {
 					return c, err
 				}
 				results = append(results, b)
 				c.BaseP99 = b.Total().Latency.ValueAtQuantile(99)
 				if mix.Writes() {
-					d, err := phase("durable baseline "+name+" @"+at, bases.durable, mix, rate, seed)
+					d, err := phase("durable baseline "+name+" @"+at, s.bases.durable, mix, rate, seed)
 					if err != nil {
 						return c, err
 					}
