@@ -19,6 +19,7 @@ type session struct {
 	metrics *http.Client // to svc's /metrics
 	bases   baselines    // zero with -no-baseline
 	runTag  string       // makes order ids unique to this invocation
+	sum     summary
 }
 
 // newSession loads the brands (creating them with the svc binary when the
