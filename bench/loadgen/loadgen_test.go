@@ -630,3 +630,43 @@ func TestRunCallsOnRecord(t *testing.T) {
 		t.Errorf("OnRecord called %d times before Run returned, want 1", called.Load())
 	}
 }
+
+// The summary's lines are read by people and scripts (bench/RESULTS.md):
+// their wording is pinned here.
+func TestSummaryLines(t *testing.T) {
+	var m summary
+	m.collectShares = []float64{0.5, 0.7}
+	m.proofShares = []float64{0.9}
+	for _, p99 := range []int64{4000, 6000} {
+		m.addHalf(LatencyCheck{P99: p99, BaseP99: 1000, DurableP99: 3000, Server: ServerLatency{Requests: 10, P99: 2500 * time.Microsecond}, Stolen: 0.01},
+			LatencyCheck{P99: 500, BaseP99: 400, Server: ServerLatency{Requests: 10, P99: 250 * time.Microsecond}, Stolen: -1})
+		m.addCollectRate(LatencyCheck{P99: 2000, DurableP99: 1500})
+	}
+	m.proofRateP99 = []float64{800, 800}
+	o := &options{repeat: 2, halfOf: 0.5, metrics: "http://x/metrics", proofRate: 1000, collectRate: 4000}
+	var b strings.Builder
+	m.write(&b, o)
+	want := `over 2 runs, median (min to max):
+  collect / collect baseline: 60.0% (50.0% to 70.0%)
+  proof / read baseline:      90.0%
+  collect p99 at 50%: 5.00 ms (4.00 ms to 6.00 ms)
+  proof p99 at 50%:   0.50 ms (0.50 ms to 0.50 ms)
+  the baseline at the same rates: collect p99 1.00 ms (1.00 ms to 1.00 ms), read p99 0.40 ms (0.40 ms to 0.40 ms)
+  the durable baseline at the same rate: collect p99 3.00 ms (3.00 ms to 3.00 ms)
+  svc's handlers at the same rates (bucket bounds): collect p99 2.50 ms (2.50 ms to 2.50 ms), proof p99 0.25 ms (0.25 ms to 0.25 ms)
+  CPU stolen by the hypervisor during svc's collect at 50%: 1.0% (1.0% to 1.0%)
+  proof p99 at 1,000/s:  0.80 ms (0.80 ms to 0.80 ms)
+  collect p99 at 4,000/s: 2.00 ms (2.00 ms to 2.00 ms)
+  the durable baseline at 4,000/s: collect p99 1.50 ms (1.50 ms to 1.50 ms)
+`
+	if got := b.String(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+
+	b.Reset()
+	o.noBaseline, o.metrics = true, ""
+	(&summary{collectRateP99: []float64{2000}}).write(&b, o)
+	if got, want := b.String(), "over 2 runs, median (min to max):\n  collect p99 at 4,000/s: 2.00 ms\n"; got != want {
+		t.Errorf("summary without baselines:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -5,11 +5,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -111,263 +109,38 @@ func (o *options) has(phase string) bool {
 	return false
 }
 
+// run prefills svc, starts the baselines, runs -repeat rounds of the
+// phases, each printed as it ends, and summarises the rounds.
 func run(ctx context.Context, args []string, out io.Writer) error {
 	o, err := parseOptions(args, os.Stderr)
 	if err != nil {
 		return err
 	}
-	var storeArgs []string
-	switch {
-	case o.data != "":
-		storeArgs = []string{"--data", o.data}
-	case o.store != "":
-		storeArgs = []string{"--store", o.store}
-	}
-	brands, err := loadBrands(ctx, o.brandsFile, o.brands, o.svcBin, storeArgs)
+	s, err := newSession(ctx, o, out)
 	if err != nil {
 		return err
 	}
-	cat := &Catalog{Brands: brands, Products: o.products, ZipfS: o.zipfS, Sessions: o.sessions, Keyed: o.keyed}
-	client := NewClient(max(o.conns, o.openConns))
-	runTag := fmt.Sprintf("%x", time.Now().UnixNano())
 	if o.prefill {
-		t := time.Now()
-		failed, err := prefill(ctx, client, o.target, cat, o.conns)
-		if failed > 0 {
-			return fmt.Errorf("%d of %d prefill views failed: %w", failed, o.products, err)
+		if err := s.prefillProducts(ctx); err != nil {
+			return err
 		}
-		fmt.Fprintf(out, "prefill: one view of each of %s products in %s\n", thousands(float64(o.products)), time.Since(t).Round(time.Millisecond))
 	}
-	var bases baselines
 	if !o.noBaseline {
 		var stopBase func()
-		bases, stopBase, err = startBaseline(ctx, o.baselineCPUs, o.durableDir)
+		s.bases, stopBase, err = startBaseline(ctx, o.baselineCPUs, o.durableDir)
 		if err != nil {
 			return err
 		}
 		defer stopBase()
 	}
-	fmt.Fprintf(out, "target %s; %d brands, %s products, Zipf s=%.2f, %s sessions, %.0f%% keyed; %d connections, %s per phase after %s warm-up\n\n",
-		o.target, len(brands), thousands(float64(o.products)), o.zipfS, thousands(float64(o.sessions)), 100*o.keyed, o.conns, o.duration, o.warmup)
-
-	var collectShares, proofShares []float64
-	var collectP99, proofP99, proofRateP99, collectRateP99 []float64
-	var collectBaseP99, proofBaseP99 []float64             // the baseline at the same fixed rates
-	var collectDurableP99, collectRateDurableP99 []float64 // the durable baseline at the same fixed rates
-	var collectServerP99, proofServerP99 []float64         // svc's handlers, from its histogram (bucket bounds)
-	var collectStolen []float64                            // CPU stolen during svc's fixed-rate collect phases
-	metricsClient := &http.Client{Timeout: 10 * time.Second}
-	phase := func(name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
-		conns := o.conns
-		if rate > 0 {
-			conns = o.openConns
-		}
-		ph := Phase{Name: name, BaseURL: url, Mix: mix, Conns: conns, Warmup: o.warmup, Duration: o.duration, Rate: rate, Seed: seed, Tag: runTag + name}
-		var before map[string]histogram
-		var cpuBefore cpuTimes
-		var scrapeErr, cpuErr error
-		var recorded bool
-		scrape := o.metrics != "" && url == o.target
-		ph.OnRecord = func() {
-			recorded = true
-			cpuBefore, cpuErr = readCPUTimes()
-			if scrape {
-				before, scrapeErr = scrapeDurations(ctx, metricsClient, o.metrics)
-			}
-		}
-		r, err := Run(ctx, client, cat, ph)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			return r, err
-		}
-		r.Stolen = -1
-		if cpuAfter, err := readCPUTimes(); err == nil && cpuErr == nil && recorded {
-			r.Stolen = stolenShare(cpuBefore, cpuAfter)
-		}
-		if !scrape {
-			return r, nil
-		}
-		after, err := scrapeDurations(ctx, metricsClient, o.metrics)
-		if err = errors.Join(scrapeErr, err); err != nil {
-			return r, fmt.Errorf("svc's metrics: %w", err)
-		}
-		r.Server = serverP99(before, after, mix.Endpoints())
-		return r, nil
-	}
+	s.writeHeader()
 	for i := range o.repeat {
-		seed := uint64(i) * 1_000_003
-		var results []*Result
-		var ratios []Ratio
-		var checks []LatencyCheck
-		var svcCollect, svcProof *Result
-		if o.has("collect") || o.has("half") {
-			if !o.noBaseline && o.has("collect") {
-				b, err := phase("baseline collect", bases.base, CollectMix, 0, seed)
-				if err != nil {
-					return err
-				}
-				results = append(results, b)
-				d, err := phase("durable baseline collect", bases.durable, CollectMix, 0, seed)
-				if err != nil {
-					return err
-				}
-				results = append(results, d)
-				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
-				if err != nil {
-					return err
-				}
-				results = append(results, svcCollect)
-				share := Ratio{Name: "collect (views + purchases)", Svc: svcCollect.RPS(-1), Base: b.RPS(-1), Target: 0.70}
-				collectShares = append(collectShares, share.Share())
-				ratios = append(ratios, share, Ratio{Name: share.Name, Svc: share.Svc, Base: d.RPS(-1), BaseName: "durable baseline"})
-			} else {
-				svcCollect, err = phase("svc collect", o.target, CollectMix, 0, seed+1)
-				if err != nil {
-					return err
-				}
-				results = append(results, svcCollect)
-			}
-		}
-		if o.has("proof") || o.has("half") {
-			if !o.noBaseline && o.has("proof") {
-				b, err := phase("baseline read", bases.base, ProofMix, 0, seed+2)
-				if err != nil {
-					return err
-				}
-				results = append(results, b)
-				svcProof, err = phase("svc proof", o.target, ProofMix, 0, seed+3)
-				if err != nil {
-					return err
-				}
-				results = append(results, svcProof)
-				ratios = append(ratios, Ratio{Name: "proof", Svc: svcProof.RPS(-1), Base: b.RPS(-1), Target: 0.80})
-				proofShares = append(proofShares, ratios[len(ratios)-1].Share())
-			} else {
-				svcProof, err = phase("svc proof", o.target, ProofMix, 0, seed+3)
-				if err != nil {
-					return err
-				}
-				results = append(results, svcProof)
-			}
-		}
-		if o.has("mix") {
-			r, err := phase("svc mix", o.target, FullMix, 0, seed+4)
-			if err != nil {
-				return err
-			}
-			results = append(results, r)
-		}
-		// Each fixed rate is sent to the baselines too, so that the report
-		// tells the machine's share of the latency, and the disk's, from svc's.
-		fixed := func(name, at string, mix Mix, rate float64, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
-			c := LatencyCheck{Name: name + " at " + at, Rate: rate, Ceiling: ceiling}
-			if !o.noBaseline {
-				b, err := phase("baseline "+name+" @"+at, bases.base, mix, rate, seed)
-				if err != nil {
-					return c, err
-				}
-				results = append(results, b)
-				c.BaseP99 = b.Total().Latency.ValueAtQuantile(99)
-				if mix.Writes() {
-					d, err := phase("durable baseline "+name+" @"+at, bases.durable, mix, rate, seed)
-					if err != nil {
-						return c, err
-					}
-					results = append(results, d)
-					c.DurableP99 = d.Total().Latency.ValueAtQuantile(99)
-				}
-			}
-			r, err := phase("svc "+name+" @"+at, o.target, mix, rate, seed+1)
-			if err != nil {
-				return c, err
-			}
-			results = append(results, r)
-			t := r.Total()
-			c.P99, c.Errors, c.Requests, c.Server, c.Stolen = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, r.Server, r.Stolen
-			return c, nil
-		}
-		if o.has("half") {
-			at := pct(o.halfOf) + " of its highest rate"
-			c, err := fixed("collect", at, CollectMix, o.halfOf*svcCollect.RPS(-1), 10*time.Millisecond, seed+5)
-			if err != nil {
-				return err
-			}
-			checks = append(checks, c)
-			collectP99, collectBaseP99 = append(collectP99, float64(c.P99)), append(collectBaseP99, float64(c.BaseP99))
-			collectDurableP99 = append(collectDurableP99, float64(c.DurableP99))
-			collectServerP99 = c.Server.appendTo(collectServerP99)
-			if c.Stolen >= 0 {
-				collectStolen = append(collectStolen, c.Stolen)
-			}
-			if c, err = fixed("proof", at, ProofMix, o.halfOf*svcProof.RPS(-1), 2*time.Millisecond, seed+7); err != nil {
-				return err
-			}
-			checks = append(checks, c)
-			proofP99, proofBaseP99 = append(proofP99, float64(c.P99)), append(proofBaseP99, float64(c.BaseP99))
-			proofServerP99 = c.Server.appendTo(proofServerP99)
-		}
-		if o.has("collect-rate") {
-			c, err := fixed("collect", thousands(o.collectRate)+"/s", CollectMix, o.collectRate, 10*time.Millisecond, seed+10)
-			if err != nil {
-				return err
-			}
-			checks = append(checks, c)
-			collectRateP99 = append(collectRateP99, float64(c.P99))
-			collectRateDurableP99 = append(collectRateDurableP99, float64(c.DurableP99))
-		}
-		if o.has("proof-rate") {
-			r, err := phase(fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, seed+9)
-			if err != nil {
-				return err
-			}
-			results = append(results, r)
-			proofRateP99 = append(proofRateP99, float64(r.Total().Latency.ValueAtQuantile(99)))
-		}
-		fmt.Fprintf(out, "run %d of %d\n", i+1, o.repeat)
-		if err := WriteTable(out, results...); err != nil {
+		if err := s.runRound(ctx, i); err != nil {
 			return err
 		}
-		fmt.Fprintln(out)
-		WriteRatios(out, ratios)
-		WriteLatencyChecks(out, checks)
-		fmt.Fprintln(out)
 	}
 	if o.repeat > 1 {
-		share := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-		lat := func(x float64) string { return ms(int64(x)) }
-		fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
-		if len(collectShares) > 0 {
-			fmt.Fprintf(out, "  collect / collect baseline: %s\n", Spread(collectShares, share))
-		}
-		if len(proofShares) > 0 {
-			fmt.Fprintf(out, "  proof / read baseline:      %s\n", Spread(proofShares, share))
-		}
-		if len(collectP99) > 0 {
-			fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(collectP99, lat), pct(o.halfOf), Spread(proofP99, lat))
-		}
-		if !o.noBaseline && len(collectBaseP99) > 0 {
-			fmt.Fprintf(out, "  the baseline at the same rates: collect p99 %s, read p99 %s\n", Spread(collectBaseP99, lat), Spread(proofBaseP99, lat))
-			fmt.Fprintf(out, "  the durable baseline at the same rate: collect p99 %s\n", Spread(collectDurableP99, lat))
-		}
-		if o.metrics != "" && len(collectServerP99) > 0 {
-			fmt.Fprintf(out, "  svc's handlers at the same rates (bucket bounds): collect p99 %s, proof p99 %s\n", Spread(collectServerP99, lat), Spread(proofServerP99, lat))
-		}
-		if len(collectStolen) > 0 {
-			fmt.Fprintf(out, "  CPU stolen by the hypervisor during svc's collect at %s: %s\n", pct(o.halfOf), Spread(collectStolen, stolenText))
-		}
-		if len(proofRateP99) > 0 {
-			fmt.Fprintf(out, "  proof p99 at %s/s:  %s\n", thousands(o.proofRate), Spread(proofRateP99, lat))
-		}
-		if len(collectRateP99) > 0 {
-			fmt.Fprintf(out, "  collect p99 at %s/s: %s\n", thousands(o.collectRate), Spread(collectRateP99, lat))
-			if !o.noBaseline {
-				fmt.Fprintf(out, "  the durable baseline at %s/s: collect p99 %s\n", thousands(o.collectRate), Spread(collectRateDurableP99, lat))
-			}
-		}
+		s.sum.write(out, o)
 	}
 	return nil
 }
-
-func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }

@@ -56,6 +56,17 @@ func (s *Stats) merge(o *Stats) {
 	s.Latency.Merge(o.Latency)
 }
 
+// record counts one answer, which took d; status 0 with err is a transport
+// error.
+func (s *Stats) record(status int, err error, d time.Duration) {
+	s.Count++
+	if err != nil || status < 200 || status > 299 {
+		s.Errors++
+		s.Status[status]++
+	}
+	_ = s.Latency.RecordValue(max(1, d.Microseconds()))
+}
+
 // Result is what a phase measured.
 type Result struct {
 	Phase     Phase
@@ -107,80 +118,89 @@ func NewClient(conns int) *http.Client {
 
 // Run sends the phase's traffic from cat and returns what it measured.
 func Run(ctx context.Context, client *http.Client, cat *Catalog, ph Phase) (*Result, error) {
-	var (
-		start    = time.Now()
-		recFrom  = start.Add(ph.Warmup)
-		recUntil = recFrom.Add(ph.Duration)
-		mu       sync.Mutex
-		res      = &Result{Phase: ph, Elapsed: ph.Duration}
-		late     atomic.Int64
-		wg       sync.WaitGroup
-	)
-	for e := range res.Endpoints {
-		res.Endpoints[e] = newStats()
-	}
-	ctx, cancel := context.WithDeadline(ctx, recUntil)
+	start := time.Now()
+	rec := stretch{from: start.Add(ph.Warmup)}
+	rec.until = rec.from.Add(ph.Duration)
+	ctx, cancel := context.WithDeadline(ctx, rec.until)
 	defer cancel()
 	if ph.OnRecord != nil {
-		fired := make(chan struct{})
-		t := time.AfterFunc(ph.Warmup, func() { defer close(fired); ph.OnRecord() })
-		defer func() {
-			if !t.Stop() {
-				<-fired
-			}
-		}()
+		defer callAfter(ph.Warmup, ph.OnRecord)()
 	}
-
+	var late atomic.Int64
 	var due chan time.Time // open loop: when each request is due
 	if ph.Rate > 0 {
 		due = make(chan time.Time, 1<<16)
 		go pace(ctx, due, start, ph.Rate, &late)
 	}
+	res := &Result{Phase: ph, Elapsed: ph.Duration}
+	for e := range res.Endpoints {
+		res.Endpoints[e] = newStats()
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for w := range ph.Conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			g := NewGenerator(cat, ph.Mix, ph.Seed+uint64(w)*7919, fmt.Sprintf("%s%d", ph.Tag, w))
-			var local [numEndpoints]*Stats
-			for e := range local {
-				local[e] = newStats()
-			}
-			for ctx.Err() == nil {
-				sent := time.Now()
-				if due != nil {
-					select {
-					case sent = <-due:
-					case <-ctx.Done():
-						continue
-					}
-				}
-				req := g.Next()
-				status, err := do(ctx, client, ph.BaseURL, req)
-				done := time.Now()
-				if ctx.Err() != nil && err != nil {
-					break // cut off by the end of the phase: not the server's fault
-				}
-				if sent.Before(recFrom) || done.After(recUntil) {
-					continue
-				}
-				s := local[req.Endpoint]
-				s.Count++
-				if err != nil || status < 200 || status > 299 {
-					s.Errors++
-					s.Status[status]++
-				}
-				_ = s.Latency.RecordValue(max(1, done.Sub(sent).Microseconds()))
-			}
+			stats := worker(ctx, client, ph.BaseURL, g, due, rec)
 			mu.Lock()
-			for e := range local {
-				res.Endpoints[e].merge(local[e])
+			defer mu.Unlock()
+			for e := range stats {
+				res.Endpoints[e].merge(stats[e])
 			}
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	res.Late = late.Load()
 	return res, nil
+}
+
+// callAfter calls f on a goroutine of its own after d. The function it
+// returns waits until f has returned, or stops the call if it has not
+// begun.
+func callAfter(d time.Duration, f func()) (wait func()) {
+	fired := make(chan struct{})
+	t := time.AfterFunc(d, func() { defer close(fired); f() })
+	return func() {
+		if !t.Stop() {
+			<-fired
+		}
+	}
+}
+
+// stretch is the recorded part of a phase.
+type stretch struct{ from, until time.Time }
+
+// worker is one connection of a phase: it sends g's requests to base one
+// after the other until ctx ends, in an open loop each when due hands it
+// out, and records those sent and answered within rec.
+func worker(ctx context.Context, client *http.Client, base string, g *Generator, due <-chan time.Time, rec stretch) [numEndpoints]*Stats {
+	var stats [numEndpoints]*Stats
+	for e := range stats {
+		stats[e] = newStats()
+	}
+	for ctx.Err() == nil {
+		sent := time.Now()
+		if due != nil {
+			select {
+			case sent = <-due:
+			case <-ctx.Done():
+				continue
+			}
+		}
+		req := g.Next()
+		status, err := do(ctx, client, base, req)
+		done := time.Now()
+		if ctx.Err() != nil && err != nil {
+			break // cut off by the end of the phase: not the server's fault
+		}
+		if sent.Before(rec.from) || done.After(rec.until) {
+			continue
+		}
+		stats[req.Endpoint].record(status, err, done.Sub(sent))
+	}
+	return stats
 }
 
 // pace hands out the due times of an open loop at rate per second. When

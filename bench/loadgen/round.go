@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A round is one pass over the phases -phases names, of the -repeat the
+// session runs: the rows of its table, its ratios and its latency checks.
+type round struct {
+	seed    uint64
+	results []*Result
+	ratios  []Ratio
+	checks  []LatencyCheck
+	// svc's closed-loop phases, whose highest rates the half phases take a
+	// share of.
+	svcCollect, svcProof *Result
+}
+
+// runRound runs round i and prints its table, ratios and checks.
+func (s *session) runRound(ctx context.Context, i int) error {
+	r := &round{seed: uint64(i) * 1_000_003}
+	if err := s.closedLoop(ctx, r); err != nil {
+		return err
+	}
+	if err := s.fixedRates(ctx, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "run %d of %d\n", i+1, s.o.repeat)
+	if err := WriteTable(s.out, r.results...); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.out)
+	WriteRatios(s.out, r.ratios)
+	WriteLatencyChecks(s.out, r.checks)
+	fmt.Fprintln(s.out)
+	return nil
+}
+
+// add runs one phase (see phase) and adds its result to the round's table.
+func (s *session) add(ctx context.Context, r *round, name, url string, mix Mix, rate float64, seed uint64) (*Result, error) {
+	res, err := s.phase(ctx, name, url, mix, rate, seed)
+	if err != nil {
+		return nil, err
+	}
+	r.results = append(r.results, res)
+	return res, nil
+}
+
+// closedLoop runs the phases at the highest rate: svc's collect and proof
+// (also for the half phases, which need their rates), each after its
+// baselines when its own phase is asked for, then the full mix.
+func (s *session) closedLoop(ctx context.Context, r *round) error {
+	o := s.o
+	if o.has("collect") || o.has("half") {
+		if err := s.collect(ctx, r, !o.noBaseline && o.has("collect")); err != nil {
+			return err
+		}
+	}
+	if o.has("proof") || o.has("half") {
+		if err := s.proof(ctx, r, !o.noBaseline && o.has("proof")); err != nil {
+			return err
+		}
+	}
+	if o.has("mix") {
+		if _, err := s.add(ctx, r, "svc mix", o.target, FullMix, 0, r.seed+4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect runs svc's collect phase, after both baselines' and with svc's
+// share of each when withBaselines.
+func (s *session) collect(ctx context.Context, r *round, withBaselines bool) error {
+	var err error
+	if !withBaselines {
+		r.svcCollect, err = s.add(ctx, r, "svc collect", s.o.target, CollectMix, 0, r.seed+1)
+		return err
+	}
+	b, err := s.add(ctx, r, "baseline collect", s.bases.base, CollectMix, 0, r.seed)
+	if err != nil {
+		return err
+	}
+	d, err := s.add(ctx, r, "durable baseline collect", s.bases.durable, CollectMix, 0, r.seed)
+	if err != nil {
+		return err
+	}
+	if r.svcCollect, err = s.add(ctx, r, "svc collect", s.o.target, CollectMix, 0, r.seed+1); err != nil {
+		return err
+	}
+	share := Ratio{Name: "collect (views + purchases)", Svc: r.svcCollect.RPS(-1), Base: b.RPS(-1), Target: 0.70}
+	s.sum.collectShares = append(s.sum.collectShares, share.Share())
+	r.ratios = append(r.ratios, share, Ratio{Name: share.Name, Svc: share.Svc, Base: d.RPS(-1), BaseName: "durable baseline"})
+	return nil
+}
+
+// proof runs svc's proof phase, after the read baseline's and with svc's
+// share of it when withBaseline.
+func (s *session) proof(ctx context.Context, r *round, withBaseline bool) error {
+	var err error
+	if !withBaseline {
+		r.svcProof, err = s.add(ctx, r, "svc proof", s.o.target, ProofMix, 0, r.seed+3)
+		return err
+	}
+	b, err := s.add(ctx, r, "baseline read", s.bases.base, ProofMix, 0, r.seed+2)
+	if err != nil {
+		return err
+	}
+	if r.svcProof, err = s.add(ctx, r, "svc proof", s.o.target, ProofMix, 0, r.seed+3); err != nil {
+		return err
+	}
+	share := Ratio{Name: "proof", Svc: r.svcProof.RPS(-1), Base: b.RPS(-1), Target: 0.80}
+	s.sum.proofShares = append(s.sum.proofShares, share.Share())
+	r.ratios = append(r.ratios, share)
+	return nil
+}
+
+// fixedRates runs the open-loop phases: collect and proof at -half-of
+// svc's highest rates of this round, collect at -collect-rate and proof at
+// -proof-rate.
+func (s *session) fixedRates(ctx context.Context, r *round) error {
+	o := s.o
+	if o.has("half") {
+		at := pct(o.halfOf) + " of its highest rate"
+		c, err := s.fixed(ctx, r, "collect", at, CollectMix, o.halfOf*r.svcCollect.RPS(-1), 10*time.Millisecond, r.seed+5)
+		if err != nil {
+			return err
+		}
+		p, err := s.fixed(ctx, r, "proof", at, ProofMix, o.halfOf*r.svcProof.RPS(-1), 2*time.Millisecond, r.seed+7)
+		if err != nil {
+			return err
+		}
+		r.checks = append(r.checks, c, p)
+		s.sum.addHalf(c, p)
+	}
+	if o.has("collect-rate") {
+		c, err := s.fixed(ctx, r, "collect", thousands(o.collectRate)+"/s", CollectMix, o.collectRate, 10*time.Millisecond, r.seed+10)
+		if err != nil {
+			return err
+		}
+		r.checks = append(r.checks, c)
+		s.sum.addCollectRate(c)
+	}
+	if o.has("proof-rate") {
+		res, err := s.add(ctx, r, fmt.Sprintf("svc proof @%s/s", thousands(o.proofRate)), o.target, ProofMix, o.proofRate, r.seed+9)
+		if err != nil {
+			return err
+		}
+		s.sum.proofRateP99 = append(s.sum.proofRateP99, float64(p99(res)))
+	}
+	return nil
+}
+
+// fixed sends mix at rate to svc, and before that to the baselines (the
+// durable one only for writes), so that the check tells the machine's
+// share of the latency, and the disk's, from svc's.
+func (s *session) fixed(ctx context.Context, r *round, name, at string, mix Mix, rate float64, ceiling time.Duration, seed uint64) (LatencyCheck, error) {
+	c := LatencyCheck{Name: name + " at " + at, Rate: rate, Ceiling: ceiling}
+	if !s.o.noBaseline {
+		b, err := s.add(ctx, r, "baseline "+name+" @"+at, s.bases.base, mix, rate, seed)
+		if err != nil {
+			return c, err
+		}
+		c.BaseP99 = p99(b)
+		if mix.Writes() {
+			d, err := s.add(ctx, r, "durable baseline "+name+" @"+at, s.bases.durable, mix, rate, seed)
+			if err != nil {
+				return c, err
+			}
+			c.DurableP99 = p99(d)
+		}
+	}
+	res, err := s.add(ctx, r, "svc "+name+" @"+at, s.o.target, mix, rate, seed+1)
+	if err != nil {
+		return c, err
+	}
+	t := res.Total()
+	c.P99, c.Errors, c.Requests, c.Server, c.Stolen = t.Latency.ValueAtQuantile(99), t.Errors, t.Count, res.Server, res.Stolen
+	return c, nil
+}
+
+// p99 is the 99th percentile of every request of r, in microseconds.
+func p99(r *Result) int64 { return r.Total().Latency.ValueAtQuantile(99) }
