@@ -23,7 +23,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"golang.org/x/exp/trace"
 )
@@ -42,16 +41,6 @@ func (r *request) took() trace.Time { return r.end - r.start }
 
 type span struct{ from, to trace.Time }
 
-type goroutine struct {
-	state   trace.GoState
-	reason  string
-	since   trace.Time
-	req     *request
-	writer  bool // the group commit's writer (tracker.(*batcher).run)
-	applier bool // the group commit's applier (tracker.(*batcher).applyCommitted)
-	fsync   bool // in an fsync syscall
-}
-
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: traceslow trace.out")
@@ -68,105 +57,14 @@ func main() {
 	}
 }
 
+// analyse reads the trace from in and writes to out what the slowest view
+// requests waited for.
 func analyse(in io.Reader, out io.Writer) error {
-	r, err := trace.NewReader(in)
+	s, err := scanTrace(in)
 	if err != nil {
 		return err
 	}
-	gs := map[trace.GoID]*goroutine{}
-	open := map[trace.TaskID]*request{}
-	var views []*request
-	var marks, fsyncs []span
-	// the writer's and the applier's times in each state over the trace
-	roles := map[string]map[string][]span{"writer": {}, "applier": {}}
-	var markFrom, first trace.Time
-	for {
-		ev, err := r.ReadEvent()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		now := ev.Time()
-		if first == 0 {
-			first = now
-		}
-		switch ev.Kind() {
-		case trace.EventStateTransition:
-			st := ev.StateTransition()
-			if st.Resource.Kind != trace.ResourceGoroutine {
-				continue
-			}
-			id := st.Resource.Goroutine()
-			from, to := st.Goroutine()
-			g := gs[id]
-			if g == nil {
-				g = &goroutine{since: now}
-				gs[id] = g
-			}
-			if g.req != nil {
-				g.req.byState[stateName(from, g.reason)] += now - g.since
-			}
-			if g.fsync && from == trace.GoSyscall {
-				fsyncs = append(fsyncs, span{g.since, now})
-			}
-			stack := stackText(st.Stack)
-			g.writer = g.writer || strings.Contains(stack, "(*batcher).run;")
-			g.applier = g.applier || strings.Contains(stack, "(*batcher).applyCommitted;")
-			if k := stateName(from, g.reason); g.writer {
-				if g.fsync {
-					k = "Syscall (fsync)"
-				}
-				roles["writer"][k] = append(roles["writer"][k], span{g.since, now})
-			} else if g.applier {
-				roles["applier"][k] = append(roles["applier"][k], span{g.since, now})
-			}
-			g.fsync = g.writer && to == trace.GoSyscall && strings.Contains(stack, "fsync")
-			g.state, g.since, g.reason = to, now, st.Reason
-		case trace.EventTaskBegin:
-			t := ev.Task()
-			if !strings.HasSuffix(t.Type, "/product-view") {
-				continue
-			}
-			req := &request{g: ev.Goroutine(), start: now, byState: map[string]trace.Time{}}
-			open[t.ID] = req
-			if g := gs[req.g]; g != nil {
-				g.req, g.since = req, now
-			}
-		case trace.EventTaskEnd:
-			req := open[ev.Task().ID]
-			if req == nil {
-				continue
-			}
-			delete(open, ev.Task().ID)
-			req.end = now
-			if g := gs[req.g]; g != nil && g.req == req {
-				req.byState[g.state.String()] += now - g.since
-				g.since, g.req = now, nil
-			}
-			views = append(views, req)
-		case trace.EventRegionBegin, trace.EventRegionEnd:
-			g := gs[ev.Goroutine()]
-			if ev.Region().Type != "submit" || g == nil || g.req == nil {
-				continue
-			}
-			if ev.Kind() == trace.EventRegionBegin {
-				g.req.submitStart = now
-			} else if g.req.submitStart != 0 {
-				g.req.submit = now - g.req.submitStart
-			}
-		case trace.EventRangeBegin, trace.EventRangeEnd:
-			if ev.Range().Name != "GC concurrent mark phase" {
-				continue
-			}
-			if ev.Kind() == trace.EventRangeBegin {
-				markFrom = now
-			} else if markFrom != 0 {
-				marks = append(marks, span{markFrom, now})
-			}
-		}
-	}
+	views, marks, fsyncs, roles, first := s.views, s.marks, s.fsyncs, s.roles, s.first
 	if len(views) < 100 {
 		return fmt.Errorf("%d view requests in the trace: was svc built with bench/experiments/trace-tasks.patch, and under load?", len(views))
 	}
@@ -247,13 +145,7 @@ func printStates(out io.Writer, sum map[string]trace.Time, c trace.Time) {
 	}
 }
 
-func stateName(s trace.GoState, reason string) string {
-	if s == trace.GoWaiting {
-		return s.String() + " (" + reason + ")"
-	}
-	return s.String()
-}
-
+// overlap is the time between from and to that spans cover.
 func overlap(spans []span, from, to trace.Time) trace.Time {
 	var o trace.Time
 	for _, s := range spans {
@@ -262,15 +154,6 @@ func overlap(spans []span, from, to trace.Time) trace.Time {
 		}
 	}
 	return o
-}
-
-func stackText(s trace.Stack) string {
-	var b strings.Builder
-	for f := range s.Frames() {
-		b.WriteString(f.Func)
-		b.WriteByte(';')
-	}
-	return b.String()
 }
 
 func ms(t trace.Time) float64 { return float64(t) / 1e6 }
