@@ -17,15 +17,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -77,17 +72,63 @@ type brandOut struct {
 	Domain string `json:"domain"`
 }
 
+// seed creates the store and the brands, writes the brands file, then
+// bulk-loads products, views and, when asked for, orders, saying how far
+// it got and when.
 func seed(ctx context.Context, o options) error {
 	if _, err := os.Stat(filepath.Join(o.data, sqlite.FileName)); err == nil {
 		return fmt.Errorf("%s already holds a store: seed a fresh folder", o.data)
 	}
 	start := time.Now()
 	now := start.UTC()
-	store, err := sqlite.Open(ctx, o.data)
+	brands, err := createBrands(ctx, o.data, o.brands, now)
 	if err != nil {
 		return err
 	}
-	brands := make([]brandOut, o.brands)
+	if err := writeBrandsFile(o.brandsFile, brands); err != nil {
+		return err
+	}
+	db, err := openBulk(o.data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s := newSeeder(ctx, db, o, brands, start)
+	if err := s.products(); err != nil {
+		return err
+	}
+	if o.oldViews > 0 {
+		if err := s.views(o.oldViews, now.Add(-o.oldFrom), now.Add(-o.oldTo)); err != nil {
+			return err
+		}
+		fmt.Printf("%d old views, %s\n", o.oldViews, s.elapsed())
+	}
+	if err := s.views(o.views, now.Add(-o.span), now); err != nil {
+		return err
+	}
+	fmt.Printf("%d views, %s\n", o.views, s.elapsed())
+	if o.purchases > 0 {
+		if err := s.purchases(); err != nil {
+			return err
+		}
+		fmt.Printf("%d orders, %s\n", o.purchases, s.elapsed())
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return err
+	}
+	fmt.Printf("seeded %s in %s; brands in %s\n", o.data, s.elapsed(), o.brandsFile)
+	return nil
+}
+
+// createBrands opens a new store in data, which creates its schema, and
+// creates n brands in it through the store itself, each with an API key
+// and the domain b<i>.bench.test.
+func createBrands(ctx context.Context, data string, n int, now time.Time) ([]brandOut, error) {
+	store, err := sqlite.Open(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	brands := make([]brandOut, n)
 	for i := range brands {
 		domain := fmt.Sprintf("b%d.bench.test", i)
 		b := &svc.Brand{ID: svc.NewBrandID(), Name: fmt.Sprintf("Bench %d", i), Domains: []string{domain},
@@ -95,173 +136,35 @@ func seed(ctx context.Context, o options) error {
 		secret, key := svc.NewAPIKey(b.ID, now)
 		if err := store.CreateBrand(ctx, b, key); err != nil {
 			store.Close()
-			return err
+			return nil, err
 		}
 		brands[i] = brandOut{b.ID, secret, domain}
 	}
-	if err := store.Close(); err != nil {
-		return err
-	}
+	return brands, store.Close()
+}
+
+// writeBrandsFile writes the brands as the load generator reads them.
+func writeBrandsFile(file string, brands []brandOut) error {
 	out, err := json.MarshalIndent(brands, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(o.brandsFile, out, 0o600); err != nil {
-		return err
-	}
+	return os.WriteFile(file, out, 0o600)
+}
 
-	// The same file, opened for bulk loading: no fsync, a large cache.
+// openBulk opens the store's file in data for bulk loading: no fsync, a
+// large cache, no foreign key checks, one connection.
+func openBulk(data string) (*sql.DB, error) {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "synchronous(OFF)", "cache_size(-262144)", "foreign_keys(0)"} {
 		q.Add("_pragma", p)
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(o.data, sqlite.FileName)+"?"+q.Encode())
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, sqlite.FileName)+"?"+q.Encode())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
 	db.SetMaxOpenConns(1)
-	l := &loader{db: db, ctx: ctx}
-
-	// Products: ids 1..n in rank order, so product rank r has id r+1.
-	l.begin(`INSERT INTO products (id, brand_id, product_id, sku, title, url, created_at, updated_at) VALUES `, 8)
-	for r := range o.products {
-		b := brands[r%len(brands)]
-		id := strconv.Itoa(r)
-		l.row(r+1, b.ID, "p"+id, "SKU-"+id, "Product "+id, "https://"+b.Domain+"/p/"+id, millis(now), millis(now))
-	}
-	if err := l.end(); err != nil {
-		return err
-	}
-	fmt.Printf("%d products in %s\n", o.products, time.Since(start).Round(time.Second))
-
-	rng := rand.New(rand.NewPCG(1, 2))
-	zipf := rand.NewZipf(rng, o.zipfS, 1, uint64(o.products-1))
-	countries := []string{"DE", "FR", "GB", "US", "ES", "IT", "NL"}
-	locales := []string{"de-DE", "fr-FR", "en-GB", "en-US", "es-ES", "it-IT", "nl-NL"}
-	views := func(n int, from, to time.Time) error {
-		l.begin(`INSERT INTO view_events (event_id, product, ts, received_at, session_id, country, locale, keyed) VALUES `, 8)
-		step := to.Sub(from) / time.Duration(max(n, 1))
-		for i := range n {
-			ts := millis(from.Add(time.Duration(i) * step))
-			c := rng.IntN(len(countries))
-			l.row(uuid.Must(uuid.NewV7()).String(), int(zipf.Uint64())+1, ts, ts, "s"+strconv.Itoa(rng.IntN(o.sessions)),
-				countries[c], locales[c], 0)
-			if i > 0 && i%5_000_000 == 0 {
-				fmt.Printf("  %d views, %s\n", i, time.Since(start).Round(time.Second))
-			}
-		}
-		return l.end()
-	}
-	if o.oldViews > 0 {
-		if err := views(o.oldViews, now.Add(-o.oldFrom), now.Add(-o.oldTo)); err != nil {
-			return err
-		}
-		fmt.Printf("%d old views, %s\n", o.oldViews, time.Since(start).Round(time.Second))
-	}
-	if err := views(o.views, now.Add(-o.span), now); err != nil {
-		return err
-	}
-	fmt.Printf("%d views, %s\n", o.views, time.Since(start).Round(time.Second))
-
-	if o.purchases > 0 {
-		step := o.span / time.Duration(o.purchases)
-		l.begin(`INSERT INTO purchase_events (id, event_id, brand_id, order_id, ts, received_at, session_id, currency, total_value, keyed) VALUES `, 10)
-		type item struct{ order, line, rank int }
-		var items []item // inserted after the orders: one connection, one transaction at a time
-		for i := range o.purchases {
-			ts := millis(now.Add(-o.span + time.Duration(i)*step))
-			rank := int(zipf.Uint64())
-			b := brands[rank%len(brands)]
-			l.row(i+1, uuid.Must(uuid.NewV7()).String(), b.ID, "seed-"+strconv.Itoa(i), ts, ts, "s"+strconv.Itoa(rng.IntN(o.sessions)), "EUR", 10.0, 1)
-			for line := range 1 + rng.IntN(3) {
-				r := rank
-				if line > 0 {
-					r = int(zipf.Uint64())/len(brands)*len(brands) + rank%len(brands)
-					if r >= o.products {
-						r = rank
-					}
-				}
-				items = append(items, item{i + 1, line, r})
-			}
-		}
-		if err := l.end(); err != nil {
-			return err
-		}
-		l.begin(`INSERT INTO purchase_items (purchase, line, product, sku, title, quantity, unit_price) VALUES `, 7)
-		for _, it := range items {
-			l.row(it.order, it.line, it.rank+1, "SKU-"+strconv.Itoa(it.rank), "Product "+strconv.Itoa(it.rank), 1, 10.0)
-		}
-		if err := l.end(); err != nil {
-			return err
-		}
-		fmt.Printf("%d orders, %s\n", o.purchases, time.Since(start).Round(time.Second))
-	}
-	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		return err
-	}
-	fmt.Printf("seeded %s in %s; brands in %s\n", o.data, time.Since(start).Round(time.Second), o.brandsFile)
-	return nil
+	return db, nil
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }
-
-// loader inserts rows many to a statement and many statements to a
-// transaction: the cost per row is then the row's.
-type loader struct {
-	db     *sql.DB
-	ctx    context.Context
-	prefix string
-	cols   int
-	args   []any
-	tx     *sql.Tx
-	inTx   int
-	err    error
-}
-
-const rowsPerInsert = 500
-
-func (l *loader) begin(prefix string, cols int) {
-	l.prefix, l.cols, l.args = prefix, cols, l.args[:0]
-}
-
-func (l *loader) row(vals ...any) {
-	if l.err != nil {
-		return
-	}
-	l.args = append(l.args, vals...)
-	if len(l.args) == rowsPerInsert*l.cols {
-		l.flush()
-	}
-}
-
-func (l *loader) flush() {
-	if l.err != nil || len(l.args) == 0 {
-		return
-	}
-	if l.tx == nil {
-		if l.tx, l.err = l.db.BeginTx(l.ctx, nil); l.err != nil {
-			return
-		}
-	}
-	n := len(l.args) / l.cols
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", l.cols), ",") + ")"
-	stmt := l.prefix + strings.TrimSuffix(strings.Repeat(one+",", n), ",")
-	if _, l.err = l.tx.ExecContext(l.ctx, stmt, l.args...); l.err != nil {
-		return
-	}
-	l.args = l.args[:0]
-	if l.inTx += n; l.inTx >= 200_000 {
-		l.err = l.tx.Commit()
-		l.tx, l.inTx = nil, 0
-	}
-}
-
-func (l *loader) end() error {
-	l.flush()
-	if l.err == nil && l.tx != nil {
-		l.err = l.tx.Commit()
-		l.tx, l.inTx = nil, 0
-	}
-	return l.err
-}
