@@ -244,11 +244,11 @@
     "box-sizing:border-box;display:inline-flex;align-items:center;max-width:100%;font:.875rem/1.25rem system-ui,sans-serif;color:var(--f);background:var(--b);" +
     "border:.0625rem solid var(--l);border-radius:.5rem;padding:.5rem .75rem;box-shadow:0 .125rem .5rem #0002}" +
     "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--m:var(--svc-muted,#bcccdc);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
-    ".w[hidden]{display:none}.e{padding:0;border:0;box-shadow:none}.e button{display:none}" +
-    ".r{min-width:0}p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;animation:f .2s ease-out}" +
+    ".w[hidden]{display:none}.e{all:initial}.e button{display:none}" +
+    ".r{min-width:0}p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;animation:f .2s}" +
     "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--a)}" +
     ".c{position:fixed;inset-inline-start:16px;bottom:16px;z-index:1000;max-width:calc(100vw - 32px)}.h{opacity:0;pointer-events:none}" +
-    "button{all:initial;box-sizing:border-box;flex:none;display:grid;place-items:center;min-width:24px;min-height:24px;width:1.5rem;height:1.5rem;" +
+    "button{all:initial;flex:none;display:grid;place-items:center;min-width:24px;min-height:24px;width:1.5rem;height:1.5rem;" +
     "margin-inline:.5rem -.375rem;border-radius:.25rem;cursor:pointer;font:1.125rem/1 system-ui,sans-serif;color:var(--m)}" +
     "button:focus-visible{outline:.125rem solid var(--a)}@media (pointer:coarse){button{min-width:44px;min-height:44px}}" +
     // Narrow or zoomed in, the badge is a chip of icons and numbers (the
@@ -284,7 +284,10 @@
     }
     // data-svc-offset lifts the badge by that many pixels, off a sticky bar.
     if (o) css += ".c{bottom:" + (16 + (+o.dataset.svcOffset || 0)) + "px}";
-    if (/^[#\w(), .%-]+$/.test(wopt().accent)) css += ".w{--a:" + wopt().accent + "}";
+    // widget.accent: the brand's colour for icons and numbers on the light
+    // background (dark mode keeps its own); nothing that could end the rule.
+    var a = wopt().accent;
+    if (/^[#\w(), .%-]+$/.test(a || "")) css += "@media (prefers-color-scheme:light){.w{--a:" + a + "}}";
     try {
       var sheet = new CSSStyleSheet();
       sheet.replaceSync(css); // constructed sheets need no style-src for inline CSS
@@ -303,7 +306,6 @@
     if (corner) {
       // The close button is outside the live region: it is never announced.
       var x = box.appendChild(d.createElement("button")), last;
-      x.type = "button";
       x.textContent = "×";
       x.setAttribute("aria-label", (T[locale()[0]] || T.en).x);
       var close = function () {
@@ -311,7 +313,7 @@
         store("svc_closed", "1");
         clearTimeout(timer);
         // Focus goes back where it was before the badge, not to <body>.
-        if (root.activeElement && last && last.isConnected) last.focus({ preventScroll: true });
+        if (root.activeElement && last) last.focus({ preventScroll: true });
       };
       x.onclick = close;
       box.onkeydown = function (e) {
