@@ -3,6 +3,7 @@ package script_test
 import (
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -465,6 +467,27 @@ func TestAccentColour(t *testing.T) {
 		if tt.accent == "#c2185b" {
 			e.shot("corner-accent")
 		}
+	}
+	e.noErrors()
+}
+
+// TestDemoPageAxe: the demo page, its own text included, passes axe.
+func TestDemoPageAxe(t *testing.T) {
+	axe := axeSource(t)
+	e := newEnv(t)
+	e.seed("p-demo", 5, 1)
+	h, err := script.DemoPage(script.DemoProduct{BrandID: brandID, ProductID: "p-demo", Title: "Trail Shoe", Description: "A shoe.", Price: 89, Currency: "EUR"}, e.snippet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/demo", nil))
+	e.run(chromedp.Navigate(e.page("/demo", rec.Body.String())))
+	e.shown()
+	var bad []string
+	e.eval(`(()=>{`+axe+`;return axe.run(document,{resultTypes:["violations"]})})().then(r=>r.violations.filter(v=>v.impact=="serious"||v.impact=="critical").map(v=>v.id+": "+v.nodes.map(n=>JSON.stringify(n.target)).join(" ")))`, &bad)
+	if len(bad) > 0 {
+		t.Fatalf("axe, demo page:\n%s", strings.Join(bad, "\n"))
 	}
 	e.noErrors()
 }
