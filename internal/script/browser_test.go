@@ -479,32 +479,9 @@ func TestWidget(t *testing.T) {
 			if lines := strings.Count(tt.want, "|") + 1; tt.want != "" && lines == 2 && height != 58 || height > 58 || shifts != 0 {
 				t.Fatalf("the widget is %g px tall and shifted the page by %g, want at most 58 px (58 on two lines) and no shift", height, shifts)
 			}
-			if tt.name == "english" {
-				e.waitFor(`document.querySelector('[data-svc-proof]').shadowRoot.querySelector('.w p').getAnimations().length == 0`) // past the fade-in
-				e.screenshot(`[data-svc-proof]`)
-			}
 			e.noErrors()
 		})
 	}
-}
-
-// screenshot saves the widget as a PNG in $SVC_SCREENSHOT_DIR, or the test's
-// temporary folder, and logs where.
-func (e *env) screenshot(sel string) {
-	e.t.Helper()
-	png, err := chromedp.Run(e.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	dir := os.Getenv("SVC_SCREENSHOT_DIR")
-	if dir == "" {
-		dir = e.t.TempDir()
-	}
-	path := filepath.Join(dir, "widget.png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Logf("screenshot of the widget: %s (%d bytes)", path, len(png))
 }
 
 func TestCornerBadgeAndReducedMotion(t *testing.T) {
