@@ -299,6 +299,9 @@ func TestCloseByKeyboard(t *testing.T) {
 			if shown {
 				t.Fatal("the closed badge came back after a reload")
 			}
+			// An inline widget is not the badge: it still shows.
+			e.run(chromedp.Navigate(e.page("/kbd-inline", productPage("de", e.snippet()+`<script>svc("product",{product_id:"p-kbd"})</script>`, "", `<div data-svc-proof></div>`))))
+			e.shown()
 			e.noErrors()
 		})
 	}

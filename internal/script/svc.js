@@ -334,7 +334,8 @@
       w.addEventListener("scroll", function () { requestAnimationFrame(guard); }, { passive: true, capture: true });
       widget.guard = guard;
     }
-    box.hidden = closed;
+    // Closing is the badge's: a product page's inline widget still shows.
+    box.hidden = closed = corner && closed;
     root.appendChild(box);
     return widget;
   }
@@ -374,8 +375,8 @@
     // A product named in <head> must not draw before [data-svc-proof] is parsed.
     if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
     if (wopt().show === false) return log("widget.show is false");
-    if (closed || d.visibilityState == "hidden") return;
     mount();
+    if (closed || d.visibilityState == "hidden") return;
     var again = true;
     proof().then(draw).catch(function (e) {
       log("no proof: " + why(e));
