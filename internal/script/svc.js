@@ -252,8 +252,8 @@
     "margin-inline:.5rem -.375rem;border-radius:.25rem;cursor:pointer;font:1.125rem/1 system-ui,sans-serif;color:var(--m)}" +
     "button:focus-visible{outline:.125rem solid var(--a)}@media (pointer:coarse){button{min-width:44px;min-height:44px}}" +
     // Narrow or zoomed in, the badge is a chip of icons and numbers (the
-    // sentences stay for screen readers) that a tap opens.
-    "@media (max-width:30em){.c:not(.o){cursor:pointer}.c:not(.o) .r{display:flex;gap:.75rem}.c:not(.o) span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}" +
+    // sentences stay for screen readers) that a tap, or focus, opens.
+    "@media (max-width:30em){.k{cursor:pointer}.k:not(:focus-within) .r{display:flex;gap:.75rem}.k:not(:focus-within) span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}" +
     "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){p{animation:none}}";
 
   // Icons: an eye for viewers, a bag for purchases.
@@ -298,7 +298,7 @@
       root.appendChild(st);
     }
     var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
-    box.className = "w e" + (corner ? " c" : "");
+    box.className = "w e" + (corner ? " c k" : "");
     region.className = "r";
     region.setAttribute("role", "status");
     region.setAttribute("aria-live", "polite");
@@ -320,7 +320,7 @@
         if (e.key == "Escape") close();
       };
       box.onclick = function (e) {
-        if (e.target != x) box.classList.toggle("o");
+        if (e.target != x) box.classList.toggle("k");
       };
       // The badge never covers the focused element: it fades out while it would.
       var guard = function () {
