@@ -413,25 +413,35 @@ func TestBadgeNeverCoversFocus(t *testing.T) {
 
 // TestWidgetFontSizeAndLayoutShift: the widget follows the shopper's font
 // size, and its reserved height (min-height 3.625rem on [data-svc-proof])
-// holds at 320, 768 and 1280 px: cumulative layout shift under 0.01.
+// holds at 320, 768 and 1280 px, in every language and on an Arabic page:
+// cumulative layout shift under 0.01.
 func TestWidgetFontSizeAndLayoutShift(t *testing.T) {
 	e := newEnv(t)
 	e.seed("p-cls", 5, 2)
-	html := productPage("de", e.snippet()+`<script>svc("product",{product_id:"p-cls"})</script>`, shiftObserver,
-		`<main><h1>Schuh</h1><div data-svc-proof style="min-height:3.625rem"></div><p>Beschreibung des Artikels, lang genug für eine Zeile.</p></main>`)
+	pageFor := func(lang string) string {
+		html := productPage(lang, e.snippet()+`<script>svc("product",{product_id:"p-cls"})</script>`, shiftObserver,
+			`<main><h1>Schuh</h1><div data-svc-proof style="min-height:3.625rem"></div><p>Beschreibung des Artikels, lang genug für eine Zeile.</p></main>`)
+		if lang == "ar" {
+			html = strings.Replace(html, "<html ", `<html dir="rtl" `, 1)
+		}
+		return html
+	}
+	html := pageFor("de")
 	defer e.viewport(0, 0, 0)
 	for _, width := range []int64{320, 768, 1280} {
-		t.Run(fmt.Sprint(width), func(t *testing.T) {
-			e.t = t
-			e.viewport(width, 800, 1)
-			e.run(chromedp.Navigate(e.page("/cls", html)))
-			e.shown()
-			var m struct{ Shift, Height, Reserved, Right, HostRight float64 }
-			e.eval(`(()=>{const h=document.querySelector('[data-svc-proof]'),w=`+box+`;return {Shift:window.shifts,Height:w.getBoundingClientRect().height,Reserved:h.getBoundingClientRect().height,Right:w.getBoundingClientRect().right,HostRight:h.getBoundingClientRect().right}})()`, &m)
-			if m.Shift >= 0.01 || m.Height != m.Reserved || m.Right > m.HostRight {
-				t.Fatalf("at %d px: %+v, want CLS < 0.01 and the widget filling its reserved height, inside its host", width, m)
-			}
-		})
+		for _, lang := range []string{"en", "de", "fr", "es", "ar"} {
+			t.Run(fmt.Sprint(width, lang), func(t *testing.T) {
+				e.t = t
+				e.viewport(width, 800, 1)
+				e.run(chromedp.Navigate(e.page("/cls", pageFor(lang))))
+				e.shown()
+				var m struct{ Shift, Height, Reserved, Left, HostLeft, Right, HostRight float64 }
+				e.eval(`(()=>{const h=document.querySelector('[data-svc-proof]'),w=`+box+`;return {Shift:window.shifts,Height:w.getBoundingClientRect().height,Reserved:h.getBoundingClientRect().height,Left:w.getBoundingClientRect().left,HostLeft:h.getBoundingClientRect().left,Right:w.getBoundingClientRect().right,HostRight:h.getBoundingClientRect().right}})()`, &m)
+				if m.Shift >= 0.01 || m.Height != m.Reserved || m.Left < m.HostLeft || m.Right > m.HostRight {
+					t.Fatalf("at %d px: %+v, want CLS < 0.01 and the widget filling its reserved height, inside its host", width, m)
+				}
+			})
+		}
 	}
 	t.Run("font size 32px", func(t *testing.T) {
 		e.t = t
