@@ -30,8 +30,8 @@ var demoPage = template.Must(template.New("demo").Parse(`<!doctype html>
   h1 { margin: 0 0 8px; font-size: 28px; }
   .price { font-size: 22px; font-weight: 600; margin: 8px 0 16px; }
   button { font: inherit; padding: 10px 20px; border: 0; border-radius: 8px; background: #0b69a3; color: #fff; cursor: pointer; }
-  .proof { margin: 16px 0; min-height: 60px; } /* the widget on two lines */
-  .note { color: #627d98; font-size: 14px; }
+  .proof { margin: 16px 0; min-height: 3.625rem; } /* the widget on two lines: docs/client-script.md */
+  .note { color: #486581; font-size: 0.875rem; } /* 5.7:1 on the page background */
   @media (max-width: 640px) { main { grid-template-columns: 1fr; } }
 </style>
 </head>

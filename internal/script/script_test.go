@@ -11,7 +11,7 @@ import (
 
 // The budgets of docs/client-script.md, Size: they fail the build when the script outgrows them.
 const (
-	maxScriptGzipBytes = 4096
+	maxScriptGzipBytes = 5120
 	maxSnippetBytes    = 400
 )
 

@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, shown = "", closed = false, ready;
+  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, closed, ready;
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -28,35 +28,35 @@
   var apiBase = /\/svc\.js([?#].*)?$/.test(src) ? src.replace(/\/svc\.js([?#].*)?$/, "") : src ? new URL(src).origin : "";
 
   // Sentences per language, with plural forms from Intl.PluralRules. {n} is
-  // the count, {d} the window ("in the last hour").
+  // the count and starts every sentence, {d} the window ("in the last hour").
   var T = {
     en: {
       v: { one: "{n} person viewed this {d}", other: "{n} people viewed this {d}" },
-      p: { other: "{n} bought {d}" },
+      p: { one: "{n} purchase {d}", other: "{n} purchases {d}" },
       h: ["in the last hour", "in the last {n} hours"],
       m: ["in the last minute", "in the last {n} minutes"],
-      x: "Close"
+      x: "Dismiss product activity"
     },
     de: {
-      v: { one: "{n} Person hat sich das {d} angesehen", other: "{n} Personen haben sich das {d} angesehen" },
+      v: { one: "{n} Person hat diesen Artikel {d} angesehen", other: "{n} Personen haben diesen Artikel {d} angesehen" },
       p: { one: "{n} Kauf {d}", other: "{n} Käufe {d}" },
       h: ["in der letzten Stunde", "in den letzten {n} Stunden"],
       m: ["in der letzten Minute", "in den letzten {n} Minuten"],
-      x: "Schließen"
+      x: "Hinweis zur Produktaktivität schließen"
     },
     fr: {
-      v: { one: "{n} personne a consulté ce produit {d}", other: "{n} personnes ont consulté ce produit {d}" },
+      v: { one: "{n} personne a consulté cet article {d}", other: "{n} personnes ont consulté cet article {d}" },
       p: { one: "{n} achat {d}", other: "{n} achats {d}" },
       h: ["au cours de la dernière heure", "au cours des {n} dernières heures"],
       m: ["au cours de la dernière minute", "au cours des {n} dernières minutes"],
-      x: "Fermer"
+      x: "Masquer l’activité de l’article"
     },
     es: {
-      v: { one: "{n} persona vio esto {d}", other: "{n} personas vieron esto {d}" },
+      v: { one: "{n} persona vio este artículo {d}", other: "{n} personas vieron este artículo {d}" },
       p: { one: "{n} compra {d}", other: "{n} compras {d}" },
       h: ["en la última hora", "en las últimas {n} horas"],
       m: ["en el último minuto", "en los últimos {n} minutos"],
-      x: "Cerrar"
+      x: "Ocultar la actividad del artículo"
     }
   };
 
@@ -209,40 +209,72 @@
     return opts.widget || {};
   }
 
-  // sentences turns a proof into the lines to show; counts below the
-  // brand's thresholds give none: social proof is never shown for tiny numbers.
+  // sentences turns a proof into the facts to show, each {k: signal, n:
+  // number, z: the rest of its sentence}, in the language they are written
+  // in (the shopper's, or English); counts below the brand's thresholds
+  // give none: social proof is never shown for tiny numbers.
   function sentences(pr) {
-    var l = locale(), t = T[l[0]] || T.en, out = [], th = pr.thresholds || {}, tag = l[0] + (l[1] ? "-" + l[1] : "");
-    var fmt = function (n) { return w.Intl ? new Intl.NumberFormat(tag).format(n) : n; };
-    var plural = function (n) { return w.Intl && Intl.PluralRules ? new Intl.PluralRules(tag).select(n) : n == 1 ? "one" : "other"; };
-    function say(forms, n, unit, len) {
+    var l = locale(), t = T[l[0]], out = [], th = pr.thresholds || {};
+    // Numbers are formatted in the sentence's language: an English fallback
+    // on an Arabic page says "6", not "٦", and reads left to right.
+    var tag = t ? l[0] + (l[1] ? "-" + l[1] : "") : "en";
+    t = t || T.en;
+    out.lang = tag.slice(0, 2);
+    // Intl is in every browser the script targets (ES2019).
+    var fmt = function (n) { return new Intl.NumberFormat(tag).format(n); };
+    var plural = function (n) { return new Intl.PluralRules(tag).select(n); };
+    function say(k, n, unit, len) {
       var dw = len == 1 ? unit[0] : unit[1].replace("{n}", fmt(len));
-      return (forms[plural(n)] || forms.other).replace("{n}", fmt(n)).replace("{d}", dw);
+      out.push({ k: k, n: fmt(n), z: (t[k][plural(n)] || t[k].other).replace("{d}", dw).replace("{n}", "") });
     }
     var wv = pr.window_views, wp = pr.window_purchases;
-    if (pr.viewers >= Math.max(th.viewers || 3, 1))
-      out.push(say(t.v, pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60));
-    if (pr.purchases >= Math.max(th.purchases || 1, 1))
-      out.push(say(t.p, pr.purchases, t.h, wp));
+    if (pr.viewers >= Math.max(th.viewers || 3, 1)) say("v", pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60);
+    if (pr.purchases >= Math.max(th.purchases || 1, 1)) say("p", pr.purchases, t.h, wp);
     if (!out.length) log("below the brand's thresholds: viewers " + pr.viewers + "/" + (th.viewers || 3) + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
     return out;
   }
 
-  // The host keeps the page's layout; the box inherits nothing from the page.
+  // The host keeps the page's layout; the box inherits nothing from the page
+  // but its direction, so the badge mirrors on a right-to-left page. Colours
+  // are custom properties a shop may set (docs/client-script.md, Theming);
+  // sizes are in rem, so the shopper's font size holds. One line per fact,
+  // never wrapped, so the inline widget's height is the same at every width.
   var CSS = ":host{display:block}" +
-    ".w{all:initial;display:block;font:14px/20px system-ui,sans-serif;color:#1f2933;background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:8px 12px;box-shadow:0 2px 8px rgba(0,0,0,.12);animation:f .3s ease-out}" +
-    ".w[hidden]{display:none}.w p{margin:0}.w p+p{margin-top:2px}" +
-    ".c{position:fixed;left:16px;bottom:16px;z-index:1000;max-width:320px;padding-right:32px}" +
-    "button{all:initial;position:absolute;top:4px;right:8px;cursor:pointer;font:18px/1 system-ui,sans-serif;color:#627d98;padding:4px}" +
-    "button:focus-visible{outline:2px solid #0b69a3}" +
-    "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){.w{animation:none}}";
+    ".w{all:initial;--b:var(--svc-bg,#fff);--f:var(--svc-text,#1f2933);--m:var(--svc-muted,#52606d);--l:var(--svc-border,#d9e2ec);--a:var(--svc-accent,#0b69a3);" +
+    "box-sizing:border-box;display:inline-flex;align-items:center;max-width:100%;font:.875rem/1.25rem system-ui,sans-serif;color:var(--f);background:var(--b);" +
+    "border:.0625rem solid var(--l);border-radius:.5rem;padding:.5rem .75rem;box-shadow:0 .125rem .5rem #0002}" +
+    "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--m:var(--svc-muted,#bcccdc);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
+    ".w[hidden]{display:none}.e{all:initial}.e button{display:none}" +
+    ".r{min-width:0}p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;animation:f .2s}" +
+    "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--a)}" +
+    ".c{position:fixed;inset-inline-start:16px;bottom:16px;z-index:1000;max-width:calc(100vw - 32px)}.h{opacity:0;pointer-events:none}" +
+    "button{all:initial;flex:none;display:grid;place-items:center;min-width:24px;min-height:24px;width:1.5rem;height:1.5rem;" +
+    "margin-inline:.5rem -.375rem;border-radius:.25rem;cursor:pointer;font:1.125rem/1 system-ui,sans-serif;color:var(--m)}" +
+    "button:focus-visible{outline:.125rem solid var(--a)}@media (pointer:coarse){button{min-width:44px;min-height:44px}}" +
+    // Narrow or zoomed in, the badge is a chip of icons and numbers (the
+    // sentences stay for screen readers) that a tap, or focus, opens.
+    "@media (max-width:30em){.k{cursor:pointer}.k:not(:focus-within) .r{display:flex;gap:.75rem}.k:not(:focus-within) span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}" +
+    "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){p{animation:none}}";
+
+  // Icons: an eye for viewers, a bag for purchases.
+  var ICON = { v: "M1 8s2.5-5 7-5 7 5 7 5-2.5 5-7 5-7-5-7-5zm7-2a2 2 0 1 0 0 4 2 2 0 0 0 0-4z", p: "M3 5h10l-1 9H4zm3 0V4a2 2 0 0 1 4 0v1" };
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function store(k, v) {
+    try {
+      return v ? sessionStorage.setItem(k, v) : sessionStorage.getItem(k);
+    } catch (e) {}
+  }
+  // A badge the shopper closed stays closed for the session.
+  closed = !!store("svc_closed");
 
   // mount builds the widget in a shadow root: inside [data-svc-proof] if the
   // page has one, else as a fixed corner badge, which shifts no layout and
-  // which the shopper can close.
+  // which the shopper can close. The live region is there, empty and not
+  // hidden, before any text arrives, so that its first text is announced.
   function mount() {
     if (widget) return widget;
-    var host = d.querySelector("[data-svc-proof]"), corner = !host, root;
+    var host = d.querySelector("[data-svc-proof]"), corner = !host, root, o = d.querySelector("[data-svc-offset]"), css = CSS;
     if (corner) host = d.body.appendChild(d.createElement("div"));
     try {
       root = host.shadowRoot || host.attachShadow({ mode: "open" });
@@ -250,46 +282,92 @@
       // Elements such as <li> take no shadow root: use a child that does.
       root = host.appendChild(d.createElement("div")).attachShadow({ mode: "open" });
     }
+    // data-svc-offset lifts the badge by that many pixels, off a sticky bar.
+    if (o) css += ".c{bottom:" + (16 + (+o.dataset.svcOffset || 0)) + "px}";
+    // widget.accent: the brand's colour for icons and numbers on the light
+    // background (dark mode keeps its own); nothing that could end the rule.
+    var a = wopt().accent;
+    if (/^[#\w(), .%-]+$/.test(a || "")) css += "@media (prefers-color-scheme:light){.w{--a:" + a + "}}";
     try {
       var sheet = new CSSStyleSheet();
-      sheet.replaceSync(CSS); // constructed sheets need no style-src for inline CSS
+      sheet.replaceSync(css); // constructed sheets need no style-src for inline CSS
       root.adoptedStyleSheets = [sheet];
     } catch (e) {
       var st = d.createElement("style");
-      st.textContent = CSS;
+      st.textContent = css;
       root.appendChild(st);
     }
-    var box = d.createElement("div"), lines = d.createElement("div");
-    box.className = "w" + (corner ? " c" : "");
-    box.setAttribute("role", "status");
-    box.setAttribute("aria-live", "polite");
-    box.hidden = true;
-    box.appendChild(lines);
+    var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
+    box.className = "w e" + (corner ? " c k" : "");
+    region.className = "r";
+    region.setAttribute("role", "status");
+    region.setAttribute("aria-live", "polite");
+    widget = { box: box, region: region, p: {} };
     if (corner) {
-      var x = box.appendChild(d.createElement("button"));
+      // The close button is outside the live region: it is never announced.
+      var x = box.appendChild(d.createElement("button")), last;
       x.textContent = "×";
       x.setAttribute("aria-label", (T[locale()[0]] || T.en).x);
-      x.onclick = function () {
+      var close = function () {
         closed = box.hidden = true;
+        store("svc_closed", "1");
         clearTimeout(timer);
+        // Focus goes back where it was before the badge, not to <body>.
+        if (root.activeElement && last) last.focus({ preventScroll: true });
       };
+      x.onclick = close;
+      box.onkeydown = function (e) {
+        if (e.key == "Escape") close();
+      };
+      box.onclick = function (e) {
+        if (e.target != x) box.classList.toggle("k");
+      };
+      // The badge never covers the focused element: it fades out while it would.
+      var guard = function () {
+        var a = d.activeElement, r = a && a != host && a != d.body && a.getBoundingClientRect(), s = box.getBoundingClientRect();
+        box.classList.toggle("h", !!r && r.right > s.left && r.left < s.right && r.bottom > s.top && r.top < s.bottom);
+      };
+      d.addEventListener("focusin", function (e) {
+        if (e.target != host) last = e.target;
+        requestAnimationFrame(guard);
+      });
+      w.addEventListener("scroll", function () { requestAnimationFrame(guard); }, { passive: true, capture: true });
+      widget.guard = guard;
     }
+    // Closing is the badge's: a product page's inline widget still shows.
+    box.hidden = closed = corner && closed;
     root.appendChild(box);
-    widget = { box: box, lines: lines };
     return widget;
   }
 
+  // draw writes only what changed: a refresh with the same counts writes
+  // nothing, a new count rewrites its number (and its words if the plural
+  // changed), each sentence being atomic: a screen reader reads the one
+  // changed sentence once (docs/client-script.md, Accessibility).
   function draw(pr) {
-    var lines = sentences(pr), text = lines.join("\n"), wd = mount();
-    // Only a change is written, so a screen reader announces nothing twice.
-    if (text != shown) {
-      shown = text;
-      wd.lines.textContent = "";
-      lines.forEach(function (s) {
-        wd.lines.appendChild(d.createElement("p")).textContent = s;
-      });
-    }
-    wd.box.hidden = !lines.length || closed;
+    var facts = sentences(pr), wd = mount(), seen = {};
+    facts.forEach(function (f, i) {
+      var p = wd.p[f.k];
+      if (!p) {
+        p = wd.p[f.k] = d.createElement("p");
+        p.lang = facts.lang; // the sentence's own language and direction
+        p.dir = "ltr";
+        p.setAttribute("aria-atomic", "true");
+        var svg = p.appendChild(d.createElementNS(SVG, "svg"));
+        svg.setAttribute("viewBox", "0 0 16 16");
+        svg.setAttribute("aria-hidden", "true");
+        svg.appendChild(d.createElementNS(SVG, "path")).setAttribute("d", ICON[f.k]);
+        p.n = p.appendChild(d.createElement("b")).appendChild(d.createTextNode(""));
+        p.z = p.appendChild(d.createElement("span")).appendChild(d.createTextNode(""));
+      }
+      if (p.n.data != f.n) p.n.data = f.n;
+      if (p.z.data != f.z) p.z.data = f.z;
+      if (wd.region.children[i] != p) wd.region.insertBefore(p, wd.region.children[i] || null);
+      seen[f.k] = 1;
+    });
+    for (var k in wd.p) if (!seen[k]) wd.region.removeChild(wd.p[k]), delete wd.p[k];
+    wd.box.classList.toggle("e", !facts.length);
+    if (wd.guard) wd.guard();
   }
 
   function render() {
@@ -297,6 +375,7 @@
     // A product named in <head> must not draw before [data-svc-proof] is parsed.
     if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
     if (wopt().show === false) return log("widget.show is false");
+    mount();
     if (closed || d.visibilityState == "hidden") return;
     var again = true;
     proof().then(draw).catch(function (e) {
