@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/svc-project/svc"
 )
@@ -24,6 +25,15 @@ func fuzzDecode[E any](t *testing.T, body []byte, validate func(*E) []svc.FieldE
 	if err != nil {
 		if code := svc.ErrorCode(err); code != svc.EINVALID || err.(*svc.Error).Message == "" || typeErrs != nil {
 			t.Fatalf("%q: error %v (%s) with fields %v", body, err, code, typeErrs)
+		}
+		// A body refused as written (bad UTF-8, a name twice or in another
+		// case) names each field once; it may be a member we do not know.
+		seen := map[string]bool{}
+		for _, e := range err.(*svc.Error).Fields {
+			if e.Field == "" || e.Message == "" || seen[e.Field] || !utf8.ValidString(e.Field) {
+				t.Fatalf("%q: bad field error %+v in %v", body, e, err)
+			}
+			seen[e.Field] = true
 		}
 		return
 	}
@@ -62,6 +72,8 @@ var viewSeeds = []string{
 	`{"BRAND_ID":"b","Product":{"Product_ID":"p"}}`,
 	`{"brand_id":1,"brand_id":"b","product":{"product_id":"p"}}`,
 	`{"brand_id":"b\u0000","product":{"product_id":"\ud800"}}`,
+	"{\"brand_id\":\"b\",\"product\":{\"product_id\":\"u\xff\xfeX\",\"title\":\"a\\u001b[31m\"}}",
+	`{"brand_id":"b","product":{"product_id":"p","Product_Id":"q"},"x":1,"x":2}`,
 	`[1,2]`, `"x"`, `null`, `{`, `{"brand_id":"b"} trailing`,
 }
 
@@ -79,6 +91,8 @@ var purchaseSeeds = []string{
 	`{"brand_id":"b","order":{"order_id":"o","items":{}}}`,
 	`{"brand_id":"b","order":{"order_id":"o","items":[null,{"product_id":"p","quantity":1}]}}`,
 	`{"brand_id":"b","order":{"order_id":"o","items":[]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[{"product_id":"p","quantity":1,"QUANTITY":7}]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[{"product_id":"p","quantity":1,"quantity":7}]}}`,
 }
 
 func FuzzDecodePurchase(f *testing.F) {
