@@ -41,7 +41,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) (body []byte, _ [
 }
 
 // unmarshal decodes body into v; see decodeJSON. A body is read exactly as
-// written (docs/decisions.md, Decoding bodies): invalid UTF-8, a member
+// written (docs/decisions.md, Events): invalid UTF-8, a member
 // name given twice, and a name that differs from one of v's only by case
 // are errors naming the field, so that no proxy or log reading the same
 // body can see another event than the one counted.
