@@ -59,24 +59,26 @@ func unmarshal(body []byte, v any) ([]svc.FieldError, error) {
 	if err := checkSyntax(body, t); err != nil {
 		return nil, err
 	}
-	// The body is now known to be one object of valid UTF-8 without
-	// duplicate names; decode its generic form to name every case
-	// variant and every wrong type.
+	// The body is one object of valid UTF-8 with exact, unique names of
+	// ours: only unknown members or wrong types remain.
+	if jsonv2.Unmarshal(body, v) == nil {
+		return nil, nil
+	}
+	// A wrong type: v2 stops at the first; name every one from the
+	// generic form, then decode with encoding/json, which reads the same
+	// members now that names are exact and unique, and goes on past a
+	// wrong type.
+	rv.SetZero()
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var raw map[string]any
 	if dec.Decode(&raw) != nil {
 		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON")
 	}
-	var names, types []svc.FieldError
-	walk(raw, t, "", &names, &types)
-	if len(names) > 0 {
-		return nil, svc.Invalid(names)
-	}
-	// With exact, unique names, encoding/json reads the same members as
-	// v2 does, and it goes on past a wrong type, which types names.
+	var fields []svc.FieldError
+	typeErrors(raw, t, "", &fields)
 	_ = json.Unmarshal(body, v)
-	return types, nil
+	return fields, nil
 }
 
 // errInvalidUTF8 is the error jsontext reports for invalid UTF-8; the
@@ -91,20 +93,84 @@ var errInvalidUTF8 = func() error {
 }()
 
 // checkSyntax returns an EINVALID error unless body is one JSON object of
-// valid UTF-8 with unique member names. Invalid UTF-8 and a repeated name
-// name their field.
+// valid UTF-8 with unique member names, none of which differs from one of
+// t's only by case. Each of these names its field.
 func checkSyntax(body []byte, t reflect.Type) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(body))
-	val, err := dec.ReadValue()
-	if err == nil {
-		object := val.Kind() == '{' // val is valid until the next read
-		if _, err = dec.ReadToken(); err != io.EOF {
-			return svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
+	if dec.PeekKind() == '{' {
+		if variant, err := checkNames(dec, t, t); err != nil || variant != nil {
+			return syntaxError(err, variant, t)
 		}
-		if !object {
-			return svc.Errorf(svc.EINVALID, "the body must be a JSON object")
+	} else if err := dec.SkipValue(); err != nil {
+		return syntaxError(err, nil, t)
+	} else {
+		return svc.Errorf(svc.EINVALID, "the body must be a JSON object")
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
+	}
+	return nil
+}
+
+// checkNames reads the value at dec, of Go type t (nil when it is not
+// ours), and returns the first member whose name differs from one of t's
+// only by case, as a field error, or the first syntax error.
+func checkNames(dec *jsontext.Decoder, t, root reflect.Type) (*svc.FieldError, error) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch k := dec.PeekKind(); {
+	case k == '{' && t != nil && t.Kind() == reflect.Struct:
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
 		}
-		return nil
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String()
+			f, ok := fieldByName(t, name)
+			if !ok {
+				if f, ok := fieldByFold(t, name); ok {
+					field := jsonName(f)
+					if parent := pointerField(dec.StackPointer().Parent(), root); parent != "" {
+						field = parent + "." + field
+					}
+					return &svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))}, nil
+				}
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if variant, err := checkNames(dec, f.Type, root); err != nil || variant != nil {
+				return variant, err
+			}
+		}
+		_, err := dec.ReadToken()
+		return nil, err
+	case k == '[' && t != nil && t.Kind() == reflect.Slice:
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		for dec.PeekKind() != ']' {
+			if variant, err := checkNames(dec, t.Elem(), root); err != nil || variant != nil {
+				return variant, err
+			}
+		}
+		_, err := dec.ReadToken()
+		return nil, err
+	}
+	return nil, dec.SkipValue()
+}
+
+// syntaxError is the answer to a body checkSyntax refuses: a case variant,
+// or a syntax error, which names its field when it is invalid UTF-8 or a
+// repeated name.
+func syntaxError(err error, variant *svc.FieldError, t reflect.Type) error {
+	if variant != nil {
+		return svc.Invalid([]svc.FieldError{*variant})
 	}
 	var serr *jsontext.SyntacticError
 	if !errors.As(err, &serr) {
@@ -167,18 +233,28 @@ func fieldByName(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-// walk appends to names a FieldError for every member of raw (decoded with
-// UseNumber) whose name is one of t's in another case, and to types one for
-// every value whose JSON type does not fit the Go type t. Null fits
+// fieldByFold finds the field whose name equals name but for case, as
+// encoding/json would have matched it.
+func fieldByFold(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); jsonName(f) != "" && strings.EqualFold(jsonName(f), name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// typeErrors appends a FieldError for every value of raw (decoded with
+// UseNumber) whose JSON type does not fit the Go type t. Null fits
 // anything: it means absent.
-func walk(raw any, t reflect.Type, path string, names, types *[]svc.FieldError) {
+func typeErrors(raw any, t reflect.Type, path string, out *[]svc.FieldError) {
 	if raw == nil {
 		return
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	bad := func(msg string) { *types = append(*types, svc.FieldError{Field: path, Message: msg}) }
+	bad := func(msg string) { *out = append(*out, svc.FieldError{Field: path, Message: msg}) }
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := raw.(map[string]any)
@@ -192,18 +268,12 @@ func walk(raw any, t reflect.Type, path string, names, types *[]svc.FieldError) 
 			if name == "" {
 				continue
 			}
-			p := name
-			if path != "" {
-				p = path + "." + name
-			}
-			for k := range m { // objects are small: a handful of members
-				if k != name && strings.EqualFold(k, name) {
-					*names = append(*names, svc.FieldError{Field: p, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(k))})
-					break
-				}
-			}
 			if v, ok := m[name]; ok {
-				walk(v, f.Type, p, names, types)
+				p := name
+				if path != "" {
+					p = path + "." + name
+				}
+				typeErrors(v, f.Type, p, out)
 			}
 		}
 	case reflect.Slice:
@@ -213,7 +283,7 @@ func walk(raw any, t reflect.Type, path string, names, types *[]svc.FieldError) 
 			return
 		}
 		for i, e := range a {
-			walk(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), names, types)
+			typeErrors(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	case reflect.String:
 		if _, ok := raw.(string); !ok {
