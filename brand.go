@@ -36,9 +36,13 @@ const (
 
 // AllowsOrigin reports whether a browser request with the Origin header
 // origin may act for the brand without a key. The port does not matter.
+// Only a web page is the brand's site: an origin of another scheme
+// (chrome-extension://, ftp://) or one that is not a bare scheme://host[:port]
+// never is.
 func (b *Brand) AllowsOrigin(origin string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") ||
+		u.User != nil || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return false
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")

@@ -28,6 +28,15 @@ func TestAllowsOrigin(t *testing.T) {
 		{"null", false},
 		{"", false},
 		{"shop.example", false},
+		// Only a web page of the brand's site counts (issue 18, finding 10).
+		{"chrome-extension://shop.example", false},
+		{"moz-extension://shop.example", false},
+		{"ftp://shop.example", false},
+		{"ws://shop.example", false},
+		{"HTTPS://shop.example", true}, // url.Parse lowers the scheme
+		{"https://evil@shop.example", false},
+		{"https://shop.example/path", false},
+		{"https://shop.example?", false},
 	}
 	for _, tt := range tests {
 		if got := b.AllowsOrigin(tt.origin); got != tt.want {

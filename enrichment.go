@@ -40,8 +40,12 @@ type UserContext struct {
 // Validate returns every bad field of the request, or nil.
 func (r *SearchEnrichRequest) Validate() []FieldError {
 	var fe fieldErrors
-	if r.Query != nil && utf8.RuneCountInString(*r.Query) > MaxQueryLen {
+	switch {
+	case r.Query == nil:
+	case utf8.RuneCountInString(*r.Query) > MaxQueryLen:
 		fe.add("query", "must be at most %d characters", MaxQueryLen)
+	case hasControl(*r.Query):
+		fe.add("query", controlMessage)
 	}
 	switch {
 	case r.Results == nil: // absent or null; [] is fine
@@ -104,8 +108,12 @@ func (r *ProductEnrichRequest) Validate() []FieldError {
 	fe.url("context.url", r.Context.URL)
 	fe.userContext("context.", r.Context.Country, r.Context.Locale)
 	fe.title("product.title", r.Product.Title)
-	if r.Product.Brand != nil && utf8.RuneCountInString(*r.Product.Brand) > MaxIDLen {
+	switch {
+	case r.Product.Brand == nil:
+	case utf8.RuneCountInString(*r.Product.Brand) > MaxIDLen:
 		fe.add("product.brand", "must be at most %d characters", MaxIDLen)
+	case hasControl(*r.Product.Brand):
+		fe.add("product.brand", controlMessage)
 	}
 	fe.optID("product.sku", r.Product.SKU)
 	fe.amount("product.price", r.Product.Price)

@@ -107,12 +107,19 @@ func (fe *fieldErrors) id(field, v string, required bool) {
 		fe.add(field, "is required")
 	case n < 1 || n > MaxIDLen:
 		fe.add(field, "must be 1 to %d characters", MaxIDLen)
-	case !utf8.ValidString(v): // only from Go callers: JSON decoding replaces bad bytes
+	case !utf8.ValidString(v): // only from Go callers: the JSON decoder refuses bad bytes
 		fe.add(field, "must be valid UTF-8")
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		fe.add(field, "must not contain control characters")
+	case hasControl(v):
+		fe.add(field, controlMessage)
 	}
 }
+
+// controlMessage refuses C0 and C1 control characters, tabs and line
+// breaks included, in every text field: none belongs in an id, a title or
+// a URL, and NUL or ESC would reach exports and terminals.
+const controlMessage = "must not contain control characters"
+
+func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
 
 func (fe *fieldErrors) optID(field string, v *string) {
 	if v != nil {
@@ -127,6 +134,8 @@ func (fe *fieldErrors) title(field string, v *string) {
 		fe.add(field, "must be at most %d characters", MaxTitleLen)
 	case !utf8.ValidString(*v):
 		fe.add(field, "must be valid UTF-8")
+	case hasControl(*v):
+		fe.add(field, controlMessage)
 	}
 }
 
@@ -136,6 +145,10 @@ func (fe *fieldErrors) url(field string, v *string) {
 	}
 	if len(*v) > MaxURLLen {
 		fe.add(field, "must be at most %d characters", MaxURLLen)
+		return
+	}
+	if hasControl(*v) {
+		fe.add(field, controlMessage)
 		return
 	}
 	u, err := url.Parse(*v)

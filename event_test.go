@@ -63,3 +63,42 @@ func TestMergeFieldErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every text field refuses C0 and C1 control characters, naming the field
+// (issue 18, finding 10: a title with NUL and ESC was stored and exported).
+func TestTextFieldsRefuseControlCharacters(t *testing.T) {
+	bad := []string{"a\x00", "a\x1b[31m", "a\tb", "a\nb", "a\x7f", "a\u0085", "a\u009b31m"}
+	for _, s := range bad {
+		p := &s
+		view := svc.ViewEvent{BrandID: s, Product: svc.ViewProduct{ProductID: s, SKU: p, Title: p, URL: p}, Context: svc.ViewContext{SessionID: p}}
+		q := int64(1)
+		buy := svc.PurchaseEvent{BrandID: "b", Order: svc.Order{OrderID: s, Items: []svc.PurchaseItem{{ProductID: s, SKU: p, Title: p, Quantity: &q}}}, Context: svc.PurchaseContext{SessionID: p}}
+		u := "https://shop.example/" + s
+		search := svc.SearchEnrichRequest{Query: p, Results: []svc.SearchResult{{Title: p, URL: &u}}}
+		product := svc.ProductEnrichRequest{Context: svc.PageContext{URL: &u}, Product: svc.PageProduct{Title: p, Brand: p, SKU: p}}
+		for _, c := range []struct {
+			errs []svc.FieldError
+			want []string
+		}{
+			{view.Validate(), []string{"brand_id", "product.product_id", "product.sku", "product.title", "product.url", "context.session_id"}},
+			{buy.Validate(), []string{"order.order_id", "order.items[0].product_id", "order.items[0].sku", "order.items[0].title", "context.session_id"}},
+			{search.Validate(), []string{"query", "results[0].url", "results[0].title"}},
+			{product.Validate(), []string{"context.url", "product.title", "product.brand", "product.sku"}},
+		} {
+			got := map[string]string{}
+			for _, e := range c.errs {
+				got[e.Field] = e.Message
+			}
+			for _, f := range c.want {
+				if got[f] == "" {
+					t.Errorf("%q: %s not refused; errors %v", s, f, c.errs)
+				}
+			}
+		}
+	}
+	title, id := "Trail Runner 2 – ½ price ✓", "sku-42"
+	ok := svc.ViewEvent{BrandID: "b", Product: svc.ViewProduct{ProductID: id, Title: &title}}
+	if errs := ok.Validate(); errs != nil {
+		t.Errorf("printable text refused: %v", errs)
+	}
+}

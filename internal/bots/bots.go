@@ -76,8 +76,9 @@ func New() (*Detector, error) {
 	return d, nil
 }
 
-// IsBot reports whether the User-Agent is a known bot. An empty one counts
-// as a bot: every browser sends one.
+// IsBot reports whether the User-Agent is a known bot, or one that no
+// browser sends (see notBrowser). An empty one counts as a bot: every
+// browser sends one.
 func (d *Detector) IsBot(userAgent string) bool {
 	d.mu.RLock()
 	bot, ok := d.seen[userAgent]
@@ -98,7 +99,7 @@ func (d *Detector) IsBot(userAgent string) bool {
 }
 
 func (d *Detector) match(userAgent string) bool {
-	if userAgent == "" || d.literals.in(userAgent) {
+	if notBrowser(userAgent) || d.literals.in(userAgent) {
 		return true
 	}
 	for _, p := range d.patterns {
@@ -149,4 +150,50 @@ func plainLiterals(re *syntax.Regexp) []string {
 		return out
 	}
 	return nil
+}
+
+// The rule for agents no browser sends (docs/security.md, Bot filter): the
+// list names crawlers by their own names, and HTTP libraries and tools
+// that send a bare or a made-up agent slipped through (issue 18, finding
+// 10: Java/17, PostmanRuntime/7.36, Mozilla/5.0, x).
+const minBrowserAgent = 40 // "Mozilla/5.0 (…) Gecko/20100101 Firefox/133.0" is 70 and the shortest kind
+
+// engines are the rendering-engine tokens every browser agent of the last
+// fifteen years carries: Blink and WebKit (Chrome, Edge, Safari, Opera,
+// Samsung, in-app browsers) say AppleWebKit/, Firefox says Gecko/,
+// Internet Explorer Trident/, Opera Mini Presto/.
+var engines = []string{"AppleWebKit/", "Gecko/", "Trident/", "Presto/"}
+
+// tools are names of HTTP clients and automation, in lower case, that are
+// never part of a browser's agent. HeadlessChrome is here: a shopper does
+// not browse headless (docs/security.md says so).
+var tools = []string{
+	"curl/", "wget/", "java/", "postmanruntime/", "insomnia/", "python-requests/", "python-urllib/",
+	"python-httpx/", "aiohttp/", "go-http-client/", "okhttp/", "axios/", "node-fetch/", "undici",
+	"libwww-perl/", "apache-httpclient/", "httpie/", "guzzlehttp/", "headlesschrome", "phantomjs",
+}
+
+// notBrowser reports whether no browser sends the agent: empty, too short,
+// without an engine token, or naming a tool.
+func notBrowser(userAgent string) bool {
+	if len(userAgent) < minBrowserAgent {
+		return true
+	}
+	engine := false
+	for _, e := range engines {
+		if strings.Contains(userAgent, e) {
+			engine = true
+			break
+		}
+	}
+	if !engine {
+		return true
+	}
+	lower := strings.ToLower(userAgent)
+	for _, t := range tools {
+		if strings.Contains(lower, t) {
+			return true
+		}
+	}
+	return false
 }

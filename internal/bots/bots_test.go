@@ -47,6 +47,14 @@ func TestBrowsersAreNotBots(t *testing.T) {
 		"Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
 		"Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
 		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+		"Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0",
+		"Mozilla/5.0 (iPad; CPU OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1",
+		"Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0",
+		"Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko",
+		"Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.0.0 Mobile Safari/537.36 Instagram 358.0.0.0",
 	} {
 		for range 2 { // the second time from the verdicts remembered
 			if d.IsBot(ua) {
@@ -58,6 +66,30 @@ func TestBrowsersAreNotBots(t *testing.T) {
 		if !d.IsBot(ua) {
 			t.Errorf("%q not detected as a bot", ua)
 		}
+	}
+}
+
+// Agents no browser sends are bots, though the list does not name them
+// (issue 18, finding 10): too short, no engine token, or a tool's name.
+func TestAgentsNoBrowserSendsAreBots(t *testing.T) {
+	d, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	for _, ua := range []string{
+		"Java/17", "PostmanRuntime/7.36", "Mozilla/5.0", "x", "Mozilla/5.0 curl/8.5.0", // the probe's
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0.0.0 Safari/537.36", // no engine
+		"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36",
+		chrome + " curl/8.5.0", chrome + " Java/17.0.2", chrome + " PostmanRuntime/7.36.0", chrome + " python-requests/2.32",
+		chrome + " Go-http-client/1.1", chrome + " okhttp/4.12.0", chrome + " Wget/1.21",
+	} {
+		if !d.IsBot(ua) {
+			t.Errorf("%q not detected as a bot", ua)
+		}
+	}
+	if d.IsBot(chrome) {
+		t.Errorf("%q detected as a bot", chrome)
 	}
 }
 

@@ -8,7 +8,11 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/svc-project/svc"
 )
@@ -36,39 +40,213 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) (body []byte, _ [
 	return body, fields, err
 }
 
-// unmarshal decodes body into v; see decodeJSON.
+// unmarshal decodes body into v; see decodeJSON. A body is read exactly as
+// written (docs/decisions.md, Events): invalid UTF-8, a member
+// name given twice, and a name that differs from one of v's only by case
+// are errors naming the field, so that no proxy or log reading the same
+// body can see another event than the one counted.
+//
+// JSON v2 does all three in one pass when every member is known and well
+// typed, which is what svc.js and brands' servers send. Anything else
+// takes the slow path, which names every problem.
 func unmarshal(body []byte, v any) ([]svc.FieldError, error) {
-	err := json.Unmarshal(body, v)
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case err == nil:
+	if jsonv2.Unmarshal(body, v, jsonv2.RejectUnknownMembers(true)) == nil {
 		return nil, nil
-	case errors.As(err, &syntax):
-		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON: %s (at byte %d)", syntax.Error(), syntax.Offset)
-	case errors.As(err, &typ):
-		// json stops reporting at the first wrong type; walk the generic
-		// form of the body to name every one.
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber()
-		var raw any
-		if dec.Decode(&raw) != nil {
-			return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON")
-		}
-		if _, ok := raw.(map[string]any); !ok {
-			return nil, svc.Errorf(svc.EINVALID, "the body must be a JSON object")
-		}
-		var fields []svc.FieldError
-		typeErrors(raw, reflect.TypeOf(v).Elem(), "", &fields)
-		return fields, nil
-	default:
+	}
+	rv := reflect.ValueOf(v).Elem()
+	rv.SetZero() // the fast path may have filled part of it
+	t := rv.Type()
+	if err := checkSyntax(body, t); err != nil {
+		return nil, err
+	}
+	// The body is one object of valid UTF-8 with exact, unique names of
+	// ours: only unknown members or wrong types remain.
+	if jsonv2.Unmarshal(body, v) == nil {
+		return nil, nil
+	}
+	// A wrong type: v2 stops at the first; name every one from the
+	// generic form, then decode with encoding/json, which reads the same
+	// members now that names are exact and unique, and goes on past a
+	// wrong type.
+	rv.SetZero()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var raw map[string]any
+	if dec.Decode(&raw) != nil {
 		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON")
 	}
+	var fields []svc.FieldError
+	typeErrors(raw, t, "", &fields)
+	_ = json.Unmarshal(body, v)
+	return fields, nil
+}
+
+// errInvalidUTF8 is the error jsontext reports for invalid UTF-8; the
+// package does not export it.
+var errInvalidUTF8 = func() error {
+	_, err := jsontext.NewDecoder(strings.NewReader("\"\xff\"")).ReadValue()
+	var serr *jsontext.SyntacticError
+	if !errors.As(err, &serr) {
+		panic("jsontext accepts invalid UTF-8")
+	}
+	return serr.Err
+}()
+
+// checkSyntax returns an EINVALID error unless body is one JSON object of
+// valid UTF-8 with unique member names, none of which differs from one of
+// t's only by case. Each of these names its field.
+func checkSyntax(body []byte, t reflect.Type) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	if dec.PeekKind() == '{' {
+		if variant, err := checkNames(dec, t, t); err != nil || variant != nil {
+			return syntaxError(err, variant, t)
+		}
+	} else if err := dec.SkipValue(); err != nil {
+		return syntaxError(err, nil, t)
+	} else {
+		return svc.Errorf(svc.EINVALID, "the body must be a JSON object")
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
+	}
+	return nil
+}
+
+// checkNames reads the value at dec, of Go type t (nil when it is not
+// ours), and returns the first member whose name differs from one of t's
+// only by case, as a field error, or the first syntax error.
+func checkNames(dec *jsontext.Decoder, t, root reflect.Type) (*svc.FieldError, error) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch k := dec.PeekKind(); {
+	case k == '{' && t != nil && t.Kind() == reflect.Struct:
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String()
+			f, ok := fieldByName(t, name)
+			if !ok {
+				if f, ok := fieldByFold(t, name); ok {
+					field := jsonName(f)
+					if parent := pointerField(dec.StackPointer().Parent(), root); parent != "" {
+						field = parent + "." + field
+					}
+					return &svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))}, nil
+				}
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if variant, err := checkNames(dec, f.Type, root); err != nil || variant != nil {
+				return variant, err
+			}
+		}
+		_, err := dec.ReadToken()
+		return nil, err
+	case k == '[' && t != nil && t.Kind() == reflect.Slice:
+		if _, err := dec.ReadToken(); err != nil {
+			return nil, err
+		}
+		for dec.PeekKind() != ']' {
+			if variant, err := checkNames(dec, t.Elem(), root); err != nil || variant != nil {
+				return variant, err
+			}
+		}
+		_, err := dec.ReadToken()
+		return nil, err
+	}
+	return nil, dec.SkipValue()
+}
+
+// syntaxError is the answer to a body checkSyntax refuses: a case variant,
+// or a syntax error, which names its field when it is invalid UTF-8 or a
+// repeated name.
+func syntaxError(err error, variant *svc.FieldError, t reflect.Type) error {
+	if variant != nil {
+		return svc.Invalid([]svc.FieldError{*variant})
+	}
+	var serr *jsontext.SyntacticError
+	if !errors.As(err, &serr) {
+		return svc.Errorf(svc.EINVALID, "the body is not valid JSON: it ends too early")
+	}
+	field := pointerField(serr.JSONPointer, t)
+	switch {
+	case field != "" && errors.Is(serr.Err, jsontext.ErrDuplicateName):
+		return svc.Invalid([]svc.FieldError{{Field: field, Message: "appears more than once: each name may be given once"}})
+	case field != "" && errors.Is(serr.Err, errInvalidUTF8):
+		return svc.Invalid([]svc.FieldError{{Field: field, Message: "must be valid UTF-8"}})
+	}
+	return svc.Errorf(svc.EINVALID, "the body is not valid JSON: %s (at byte %d)", strings.ToValidUTF8(serr.Err.Error(), "\uFFFD"), serr.ByteOffset)
+}
+
+// pointerField turns a JSON pointer into a field as errors name it:
+// product.product_id, order.items[0].quantity. Members outside t are
+// named as sent.
+func pointerField(p jsontext.Pointer, t reflect.Type) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Slice {
+			b.WriteString("[" + tok + "]")
+			t = t.Elem()
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(strings.ToValidUTF8(tok, "\uFFFD"))
+		var next reflect.Type
+		if t != nil && t.Kind() == reflect.Struct {
+			if f, ok := fieldByName(t, tok); ok {
+				next = f.Type
+			}
+		}
+		t = next
+	}
+	return b.String()
+}
+
+// jsonName is the member name of a struct field, or "" for none.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+func fieldByName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); jsonName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// fieldByFold finds the field whose name equals name but for case, as
+// encoding/json would have matched it.
+func fieldByFold(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); jsonName(f) != "" && strings.EqualFold(jsonName(f), name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // typeErrors appends a FieldError for every value of raw (decoded with
-// UseNumber) whose JSON type does not fit the Go type t. Null fits anything:
-// it means absent.
+// UseNumber) whose JSON type does not fit the Go type t. Null fits
+// anything: it means absent.
 func typeErrors(raw any, t reflect.Type, path string, out *[]svc.FieldError) {
 	if raw == nil {
 		return
@@ -86,8 +264,8 @@ func typeErrors(raw any, t reflect.Type, path string, out *[]svc.FieldError) {
 		}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
+			name := jsonName(f)
+			if name == "" {
 				continue
 			}
 			if v, ok := m[name]; ok {

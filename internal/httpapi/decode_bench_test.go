@@ -12,6 +12,7 @@ import (
 var (
 	benchView     = []byte(`{"brand_id":"br_AbCdEfGhIjKl","product":{"product_id":"p4711","sku":"SKU-4711","title":"Product 4711","url":"https://b11.bench.test/p/4711"},"context":{"session_id":"s829113","country":"DE","locale":"de-DE"}}`)
 	benchPurchase = []byte(`{"brand_id":"br_AbCdEfGhIjKl","order":{"order_id":"o-1-42","currency":"EUR","items":[{"product_id":"p4711","sku":"SKU-4711","title":"Product 4711","quantity":2,"unit_price":19.99},{"product_id":"p11","sku":"SKU-11","title":"Product 11","quantity":1,"unit_price":5.5}],"total_value":45.48},"context":{"session_id":"s829113"}}`)
+	benchUnknown  = []byte(`{"brand_id":"br_AbCdEfGhIjKl","product":{"product_id":"p4711","sku":"SKU-4711","title":"Product 4711","url":"https://b11.bench.test/p/4711","color":"red"},"context":{"session_id":"s829113","country":"DE","locale":"de-DE"}}`)
 	benchBadTypes = []byte(`{"brand_id":7,"product":{"product_id":"p1","title":["x"]},"context":{"country":1}}`)
 )
 
@@ -32,6 +33,10 @@ func benchmarkDecode[E any](b *testing.B, body []byte) {
 
 func BenchmarkDecodeView(b *testing.B)     { benchmarkDecode[svc.ViewEvent](b, benchView) }
 func BenchmarkDecodePurchase(b *testing.B) { benchmarkDecode[svc.PurchaseEvent](b, benchPurchase) }
+
+// BenchmarkDecodeUnknownMember is a valid body with a member we do not
+// read: it takes the slow path, which checks names member by member.
+func BenchmarkDecodeUnknownMember(b *testing.B) { benchmarkDecode[svc.ViewEvent](b, benchUnknown) }
 
 // BenchmarkDecodeWrongTypes is the slow path that names every badly typed
 // field; valid bodies never take it.

@@ -5,25 +5,37 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/svc-project/svc"
 )
 
-// bodyField is what a field error may name in a collect body: a JSON path
-// of the event types.
-var bodyField = regexp.MustCompile(`^(brand_id|product(\.(product_id|sku|title|url))?|context(\.(timestamp|session_id|country|locale))?|order(\.(order_id|currency|total_value)|\.items(\[\d+\](\.(product_id|sku|title|quantity|unit_price))?)?)?)$`)
+// viewField and purchaseField are what a field error may name in a
+// collect body: a JSON path of the event types.
+var viewField = regexp.MustCompile(`^(brand_id|product(\.(product_id|sku|title|url))?|context(\.(timestamp|session_id|country|locale))?)$`)
+
+var purchaseField = regexp.MustCompile(`^(brand_id|context(\.(timestamp|session_id))?|order(\.(order_id|currency|total_value)|\.items(\[\d+\](\.(product_id|sku|title|quantity|unit_price))?)?)?)$`)
 
 // fuzzDecode checks the decoding and validation of one body as the collect
 // handler does them: no panic; an unreadable body is one EINVALID error with
 // a message; otherwise every error names a field of the body once, with a
 // message; and a body without errors round-trips: marshalled and decoded
 // again, it is the same event and still valid.
-func fuzzDecode[E any](t *testing.T, body []byte, validate func(*E) []svc.FieldError) {
+func fuzzDecode[E any](t *testing.T, body []byte, bodyField *regexp.Regexp, validate func(*E) []svc.FieldError) {
 	ev := new(E)
 	typeErrs, err := unmarshal(body, ev)
 	if err != nil {
 		if code := svc.ErrorCode(err); code != svc.EINVALID || err.(*svc.Error).Message == "" || typeErrs != nil {
 			t.Fatalf("%q: error %v (%s) with fields %v", body, err, code, typeErrs)
+		}
+		// A body refused as written (bad UTF-8, a name twice or in another
+		// case) names each field once; it may be a member we do not know.
+		seen := map[string]bool{}
+		for _, e := range err.(*svc.Error).Fields {
+			if e.Field == "" || e.Message == "" || seen[e.Field] || !utf8.ValidString(e.Field) {
+				t.Fatalf("%q: bad field error %+v in %v", body, e, err)
+			}
+			seen[e.Field] = true
 		}
 		return
 	}
@@ -62,6 +74,8 @@ var viewSeeds = []string{
 	`{"BRAND_ID":"b","Product":{"Product_ID":"p"}}`,
 	`{"brand_id":1,"brand_id":"b","product":{"product_id":"p"}}`,
 	`{"brand_id":"b\u0000","product":{"product_id":"\ud800"}}`,
+	"{\"brand_id\":\"b\",\"product\":{\"product_id\":\"u\xff\xfeX\",\"title\":\"a\\u001b[31m\"}}",
+	`{"brand_id":"b","product":{"product_id":"p","Product_Id":"q"},"x":1,"x":2}`,
 	`[1,2]`, `"x"`, `null`, `{`, `{"brand_id":"b"} trailing`,
 }
 
@@ -69,7 +83,7 @@ func FuzzDecodeView(f *testing.F) {
 	for _, s := range viewSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, (*svc.ViewEvent).Validate) })
+	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, viewField, (*svc.ViewEvent).Validate) })
 }
 
 var purchaseSeeds = []string{
@@ -79,11 +93,44 @@ var purchaseSeeds = []string{
 	`{"brand_id":"b","order":{"order_id":"o","items":{}}}`,
 	`{"brand_id":"b","order":{"order_id":"o","items":[null,{"product_id":"p","quantity":1}]}}`,
 	`{"brand_id":"b","order":{"order_id":"o","items":[]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[{"product_id":"p","quantity":1,"QUANTITY":7}]}}`,
+	`{"brand_id":"b","order":{"order_id":"o","items":[{"product_id":"p","quantity":1,"quantity":7}]}}`,
 }
 
 func FuzzDecodePurchase(f *testing.F) {
 	for _, s := range purchaseSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, (*svc.PurchaseEvent).Validate) })
+	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, purchaseField, (*svc.PurchaseEvent).Validate) })
+}
+
+// The enrichment bodies go through the same decoder.
+var (
+	searchField  = regexp.MustCompile(`^(query|results(\[\d+\](\.(title|url|price|currency|domain))?)?|user_context(\.(country|locale))?)$`)
+	productField = regexp.MustCompile(`^(context(\.(domain|url|country|locale))?|product(\.(title|brand|sku|price|currency))?)$`)
+	enrichSeeds  = []string{
+		`{"query":"sony","results":[{"title":"Sony WH-1000XM5","url":"https://a.example/p","price":299,"currency":"EUR","domain":"a.example"}],"user_context":{"country":"DE","locale":"de-DE"}}`,
+		`{"context":{"domain":"a.example","url":"https://a.example/p","country":"DE","locale":"de-DE"},"product":{"title":"Shoe","brand":"Acme","sku":"S-1","price":1.5,"currency":"EUR"}}`,
+		`{"results":[{"url":"https://a.example/","URL":"x"}],"Query":"q"}`,
+		"{\"results\":[],\"query\":\"\xff\",\"query\":\"a\\u0000\"}",
+		`{"results":{},"context":[],"product":{"price":"1"}}`,
+	}
+)
+
+func FuzzDecodeSearchEnrich(f *testing.F) {
+	for _, s := range enrichSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, body, searchField, (*svc.SearchEnrichRequest).Validate)
+	})
+}
+
+func FuzzDecodeProductEnrich(f *testing.F) {
+	for _, s := range enrichSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, body, productField, (*svc.ProductEnrichRequest).Validate)
+	})
 }

@@ -14,8 +14,9 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q, fields := svc.ParseProofQuery(queryGetter(r.URL.RawQuery))
-	if len(fields) > 0 {
+	params := query{raw: r.URL.RawQuery}
+	q, fields := svc.ParseProofQuery(params.Get)
+	if fields = svc.MergeFieldErrors(params.repeated, fields); len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
 	brand, err := s.auth.Authorize(q.BrandID, key, cred.Origin)
