@@ -251,6 +251,21 @@ func (e *env) noErrors() {
 }
 
 // views returns the stored views of a product: session, country, locale, keyed.
+// productTitle is the title the store keeps for the product.
+func (e *env) productTitle(product string) string {
+	e.t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, sqlite.FileName))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	var title sql.NullString
+	if err := db.QueryRow(`SELECT title FROM products WHERE product_id = ?`, product).Scan(&title); err != nil {
+		e.t.Fatal(err)
+	}
+	return title.String
+}
+
 func (e *env) views(product string) [][4]string {
 	e.t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(e.dir, sqlite.FileName))
@@ -686,6 +701,14 @@ func TestTrackingEdgeCases(t *testing.T) {
 			}
 			e.noErrors()
 		})
+	}
+	// A name broken over lines and tabs, as page templates write them, is
+	// sent as one line: the API refuses control characters in titles.
+	e.run(chromedp.Navigate(e.page("/ws", productPage("en", e.snippet(),
+		ld(`{"@type":"Product","productID":"p-ws","name":"  Trail\n\tRunner  2 \u0007"}`), ""))))
+	e.waitViews("p-ws", 1)
+	if title := e.productTitle("p-ws"); title != "Trail Runner 2" {
+		t.Fatalf("title stored as %q, want %q", title, "Trail Runner 2")
 	}
 	// The custom-rendering example of docs/client-script.md: proof queued
 	// before load on a page whose product comes from JSON-LD. The callback

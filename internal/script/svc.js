@@ -148,7 +148,9 @@
     if (!id) return;
     product = { product_id: id };
     if ((sku = str(sku, 128))) product.sku = sku;
-    if ((title = str(title, 512) || (typeof title == "string" ? title.slice(0, 512) : ""))) product.title = title;
+    // One line: page templates break names over lines, and the API
+    // refuses control characters in titles.
+    if (typeof title == "string" && (title = title.replace(/[\s\0-\x1f\x7f-\x9f]+/g, " ").trim().slice(0, 512))) product.title = title;
     if ((url = str(abs(url || location.href), 2048))) product.url = url;
     ready();
     trackView();
