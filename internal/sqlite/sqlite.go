@@ -152,6 +152,18 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
+// CheckWrite commits checkWriteBytes to the log, as a batch of events
+// would: after a full disk failed a commit, a commit of one page may still
+// fit in the log's slack while the next batch does not.
+func (s *Store) CheckWrite(ctx context.Context) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "UPDATE write_check SET payload = randomblob(?)", checkWriteBytes)
+		return err
+	})
+}
+
+const checkWriteBytes = 256 << 10
+
 // Close closes the database; the WAL is checkpointed by the last close.
 func (s *Store) Close() error {
 	if s.stopCheckpoints != nil {
