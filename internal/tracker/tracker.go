@@ -280,7 +280,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out, err := t.store.EnsureProduct(ctx, p)
 	if err == nil {
-		t.learnProduct(out)
+		t.learnProduct(out, false)
 	}
 	return out, err
 }
