@@ -40,6 +40,7 @@ type serveConfig struct {
 	rateLimit                  float64
 	rateBurst                  int
 	trustedProxies             []netip.Prefix
+	budget                     httpapi.Budget
 }
 
 // options is the table of serve's options; README.md lists the same (a
@@ -66,6 +67,14 @@ func (c *serveConfig) options() []option {
 			usage: "anonymous API requests per second per client address; 0 for no limit"},
 		{name: "rate-burst", env: "SVC_RATE_BURST", def: "100", set: intOpt(&c.rateBurst, 1),
 			usage: "anonymous API requests a client address may send at once"},
+		{name: "anon-new-products-per-address", env: "SVC_ANON_NEW_PRODUCTS_PER_ADDRESS", def: "120", set: floatOpt(&c.budget.NewProductsPerAddress, 0),
+			usage: "products anonymous events from one client address may create a minute, as many at once; 0 for no limit"},
+		{name: "anon-new-products-per-brand", env: "SVC_ANON_NEW_PRODUCTS_PER_BRAND", def: "6000", set: floatOpt(&c.budget.NewProductsPerBrand, 0),
+			usage: "products anonymous events may create a minute per brand, as many at once; 0 for no limit"},
+		{name: "anon-max-lines", env: "SVC_ANON_MAX_LINES", def: "50", set: intOpt(&c.budget.LinesPerOrder, 0),
+			usage: "lines of one anonymous order; 0 for no limit"},
+		{name: "anon-max-units", env: "SVC_ANON_MAX_UNITS", def: "100", set: intOpt(&c.budget.UnitsPerLine, 0),
+			usage: "quantity of one line of an anonymous order; 0 for no limit"},
 		{name: "trusted-proxy", env: "SVC_TRUSTED_PROXIES", list: true, set: prefixOpt(&c.trustedProxies),
 			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
 		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
@@ -217,7 +226,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 		return nil, err
 	}
 	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
-		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}}}
+		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget}}
 	if c.demo {
 		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)

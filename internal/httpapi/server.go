@@ -29,6 +29,7 @@ type Server struct {
 	handler  http.Handler
 	opts     Options
 	limiter  *limiter
+	budgets  *budgets
 }
 
 // Options are the parts of the server beside the API.
@@ -36,6 +37,7 @@ type Options struct {
 	Script    http.Handler     // serves /svc.js
 	Demo      http.Handler     // serves /demo; nil unless serve --demo
 	RateLimit RateLimit        // for anonymous API requests; zero: none
+	Budget    Budget           // what anonymous events may create; zero: no limit
 	Metrics   *metrics.Metrics // served at /metrics; nil: none
 	OpenAPI   http.Handler     // serves /openapi.json; nil: none
 	// IsBot tells known bots by User-Agent; their anonymous events are
@@ -45,7 +47,8 @@ type Options struct {
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
+	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {

@@ -275,6 +275,13 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 	}, nil
 }
 
+// KnownProduct reports whether the brand's product is registered, as far
+// as this server has seen.
+func (t *Tracker) KnownProduct(brandID, productID string) bool {
+	_, ok := t.products.Ref(brandID, productID)
+	return ok
+}
+
 // EnsureProduct registers a product without counting anything, as the
 // demo does for its page.
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
