@@ -41,6 +41,8 @@ type serveConfig struct {
 	rateBurst                  int
 	trustedProxies             []netip.Prefix
 	budget                     httpapi.Budget
+	maxConnsPerAddress         int
+	idleTimeout                time.Duration
 }
 
 // options is the table of serve's options; README.md lists the same (a
@@ -75,6 +77,10 @@ func (c *serveConfig) options() []option {
 			usage: "lines of one anonymous order; 0 for no limit"},
 		{name: "anon-max-units", env: "SVC_ANON_MAX_UNITS", def: "100", set: intOpt(&c.budget.UnitsPerLine, 0),
 			usage: "quantity of one line of an anonymous order; 0 for no limit"},
+		{name: "max-conns-per-address", env: "SVC_MAX_CONNS_PER_ADDRESS", def: "256", set: intOpt(&c.maxConnsPerAddress, 0),
+			usage: "connections one client address may hold open (trusted proxies are exempt); 0 for no limit"},
+		{name: "idle-timeout", env: "SVC_IDLE_TIMEOUT", def: "30s", set: durationOpt(&c.idleTimeout, time.Second, ""),
+			usage: "how long an idle keep-alive connection is kept open"},
 		{name: "trusted-proxy", env: "SVC_TRUSTED_PROXIES", list: true, set: prefixOpt(&c.trustedProxies),
 			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
 		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
@@ -144,9 +150,10 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	api := httpapi.New(t, brands, log, parts.opts)
-	srv := newHTTPServer(api.Handler(), log)
+	srv := newHTTPServer(api.Handler(), c.idleTimeout, log)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	limits := httpapi.ConnLimits{PerAddress: c.maxConnsPerAddress, TrustedProxies: c.trustedProxies}
+	go func() { served <- srv.Serve(httpapi.Listener(ln, limits, m)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", parts.script.GzSize)
 	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
 	if c.adminAddr != "" {
@@ -235,13 +242,13 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	return p, nil
 }
 
-func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+func newHTTPServer(h http.Handler, idle time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idle, // an idle connection holds about 19 KB
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

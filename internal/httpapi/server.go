@@ -75,7 +75,16 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	s.handler = accessLog(log, securityHeaders(c.Handler(mux)))
+	// /metrics answers no CORS at all: no web page may read it (issue 18).
+	// It stays on this listener unless --admin-addr moves it.
+	withCORS := c.Handler(mux)
+	s.handler = accessLog(log, securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		withCORS.ServeHTTP(w, r)
+	})))
 	return s
 }
 
