@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/svc-project/svc/internal/testdisk"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -149,7 +149,7 @@ func TestProbeReplay(t *testing.T) {
 			t.Skip("no disk of its own to fill (needs root to mount a tmpfs)")
 		}
 		filler := filepath.Join(dir, "filler")
-		fillDisk(t, filler)
+		testdisk.Fill(t, filler)
 		var st int
 		var m map[string]any
 		for i := 0; ; i++ {
@@ -223,37 +223,7 @@ func probeDisk(t *testing.T) (string, bool) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Logf("cannot mount a small disk (the full-disk probe is skipped): %v: %s", err, out)
-		return dir, false
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir, true
-}
-
-// fillDisk writes a file at path until the disk is full.
-func fillDisk(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for _, n := range []int{len(buf), 4096, 512, 1} {
-		for {
-			if _, err := f.Write(buf[:n]); err != nil {
-				if !errors.Is(err, syscall.ENOSPC) {
-					t.Fatalf("fill the disk: %v", err)
-				}
-				break
-			}
-		}
-	}
+	return dir, testdisk.Mount(t, dir, "16m")
 }
 
 // rawRequest sends bytes as a request on a new connection and reads the answer.
