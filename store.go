@@ -127,6 +127,10 @@ type EventStore interface {
 	ErasureVersion(ctx context.Context) (int64, error)
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error
+	// CheckWrite commits a transaction that writes and changes nothing
+	// that is read, to tell whether the store can write again after
+	// commits failed (a full disk, a read-only database).
+	CheckWrite(ctx context.Context) error
 }
 
 // ViewRecord is a stored view, as the window engine needs it.

@@ -57,9 +57,9 @@ type WriteLookup interface {
 	// Answer returns the answer of an idempotency key given by a write
 	// received after since; ok is false when there is none.
 	Answer(ctx context.Context, k IdempotencyKey, since time.Time) (a Answer, ok bool, err error)
-	// Order returns the event id of the brand's stored order with the id;
-	// ok is false when there is none.
-	Order(ctx context.Context, brandID, orderID string) (eventID string, ok bool, err error)
+	// Order returns the event id of the brand's stored order with the id,
+	// sent keyed or not as keyed says; ok is false when there is none.
+	Order(ctx context.Context, brandID, orderID string, keyed bool) (eventID string, ok bool, err error)
 	ProductLookup
 }
 
@@ -101,7 +101,14 @@ func Decide(ctx context.Context, w *Write, look WriteLookup) (accept bool, err e
 		}
 	}
 	if e := w.Purchase; e != nil {
-		first, ok, err := look.Order(ctx, brandID, e.Order.OrderID)
+		// A brand's keyed orders and anonymous ones are apart, as their
+		// idempotency keys are: an anonymous order never makes the brand's
+		// keyed order of the same id a duplicate, whoever sent it first. An
+		// anonymous order repeating a keyed one is its duplicate.
+		first, ok, err := look.Order(ctx, brandID, e.Order.OrderID, meta.Keyed)
+		if err == nil && !ok && !meta.Keyed {
+			first, ok, err = look.Order(ctx, brandID, e.Order.OrderID, true)
+		}
 		switch {
 		case err != nil:
 			return false, err

@@ -55,7 +55,7 @@ func TestKeyScope(t *testing.T) {
 // registers and updates.
 type lookup struct {
 	answers  map[svc.IdempotencyKey]svc.Answer
-	orders   map[string]string
+	orders   map[string]string // "keyed:" or "anonymous:", then the order id
 	products map[string]svc.Product
 	asked    []string // the products looked up, in order
 	writes   []string // what was registered or updated
@@ -69,8 +69,12 @@ func (l *lookup) Answer(_ context.Context, k svc.IdempotencyKey, since time.Time
 	return a, ok, nil
 }
 
-func (l *lookup) Order(_ context.Context, _, orderID string) (string, bool, error) {
-	id, ok := l.orders[orderID]
+func (l *lookup) Order(_ context.Context, _, orderID string, keyed bool) (string, bool, error) {
+	sender := "anonymous:"
+	if keyed {
+		sender = "keyed:"
+	}
+	id, ok := l.orders[sender+orderID]
 	return id, ok, nil
 }
 
@@ -132,8 +136,15 @@ func TestDecide(t *testing.T) {
 			wantCode: svc.ECONFLICT},
 		{name: "same key of another kind of sender", w: orderWrite(false, "k", item("p1", 1, nil)), answers: stored(true), products: known(),
 			orders: map[string]string{}, wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
-		{name: "duplicate order", w: orderWrite(true, "", item("p1", 1, nil)), orders: map[string]string{"o1": "ev0"}, products: known(),
+		{name: "duplicate order", w: orderWrite(true, "", item("p1", 1, nil)), orders: map[string]string{"keyed:o1": "ev0"}, products: known(),
 			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
+		{name: "duplicate anonymous order", w: orderWrite(false, "", item("p1", 1, nil)), orders: map[string]string{"anonymous:o1": "ev0"}, products: known(),
+			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
+		{name: "an anonymous order repeating a keyed one is a duplicate", w: orderWrite(false, "", item("p1", 1, nil)), orders: map[string]string{"keyed:o1": "ev0"}, products: known(),
+			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
+		// Issue 18, finding 6: an anonymous purchase squatted a real order id.
+		{name: "a keyed order is never a duplicate of an anonymous one", w: orderWrite(true, "", item("p1", 1, nil)), orders: map[string]string{"anonymous:o1": "ev0"}, products: known(),
+			wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
 		{name: "closed catalog, unknown product", w: viewWrite(false, ""), closed: true, products: map[string]svc.Product{},
 			wantCode: svc.ENOTFOUND},
 		{name: "closed catalog, one unknown line writes nothing", w: orderWrite(false, "", item("p1", 1, nil), item("p2", 1, nil)),

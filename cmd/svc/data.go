@@ -94,10 +94,14 @@ func export(ctx context.Context, env environment, args []string) error {
 	defer store.Close()
 	w, f := env.stdout, (*os.File)(nil)
 	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
+		// The events name shoppers' sessions: private, whatever the umask.
+		if f, err = os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
 			return err
 		}
 		defer f.Close()
+		if err := f.Chmod(0o600); err != nil {
+			return err
+		}
 		w = f
 	}
 	n, err := writeExport(ctx, store, *brandID, w)

@@ -40,6 +40,9 @@ type serveConfig struct {
 	rateLimit                  float64
 	rateBurst                  int
 	trustedProxies             []netip.Prefix
+	budget                     httpapi.Budget
+	maxConnsPerAddress         int
+	idleTimeout                time.Duration
 }
 
 // options is the table of serve's options; README.md lists the same (a
@@ -66,6 +69,18 @@ func (c *serveConfig) options() []option {
 			usage: "anonymous API requests per second per client address; 0 for no limit"},
 		{name: "rate-burst", env: "SVC_RATE_BURST", def: "100", set: intOpt(&c.rateBurst, 1),
 			usage: "anonymous API requests a client address may send at once"},
+		{name: "anon-new-products-per-address", env: "SVC_ANON_NEW_PRODUCTS_PER_ADDRESS", def: "120", set: floatOpt(&c.budget.NewProductsPerAddress, 0),
+			usage: "products anonymous events from one client address may create a minute, as many at once; 0 for no limit"},
+		{name: "anon-new-products-per-brand", env: "SVC_ANON_NEW_PRODUCTS_PER_BRAND", def: "6000", set: floatOpt(&c.budget.NewProductsPerBrand, 0),
+			usage: "products anonymous events may create a minute per brand, as many at once; 0 for no limit"},
+		{name: "anon-max-lines", env: "SVC_ANON_MAX_LINES", def: "50", set: intOpt(&c.budget.LinesPerOrder, 0),
+			usage: "lines of one anonymous order; 0 for no limit"},
+		{name: "anon-max-units", env: "SVC_ANON_MAX_UNITS", def: "100", set: intOpt(&c.budget.UnitsPerLine, 0),
+			usage: "quantity of one line of an anonymous order; 0 for no limit"},
+		{name: "max-conns-per-address", env: "SVC_MAX_CONNS_PER_ADDRESS", def: "256", set: intOpt(&c.maxConnsPerAddress, 0),
+			usage: "connections one client address may hold open (trusted proxies are exempt); 0 for no limit"},
+		{name: "idle-timeout", env: "SVC_IDLE_TIMEOUT", def: "30s", set: durationOpt(&c.idleTimeout, time.Second, ""),
+			usage: "how long an idle keep-alive connection is kept open"},
 		{name: "trusted-proxy", env: "SVC_TRUSTED_PROXIES", list: true, set: prefixOpt(&c.trustedProxies),
 			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
 		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
@@ -135,9 +150,10 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	api := httpapi.New(t, brands, log, parts.opts)
-	srv := newHTTPServer(api.Handler(), log)
+	srv := newHTTPServer(api.Handler(), c.idleTimeout, log)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	limits := httpapi.ConnLimits{PerAddress: c.maxConnsPerAddress, TrustedProxies: c.trustedProxies}
+	go func() { served <- srv.Serve(httpapi.Listener(ln, limits, m)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "url", base, "script_bytes_gzip", parts.script.GzSize)
 	fmt.Fprintf(env.stdout, "svc listening on %s\n", base)
 	if c.adminAddr != "" {
@@ -217,7 +233,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 		return nil, err
 	}
 	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
-		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}}}
+		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget}}
 	if c.demo {
 		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
@@ -226,13 +242,13 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	return p, nil
 }
 
-func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+func newHTTPServer(h http.Handler, idle time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idle, // an idle connection holds about 19 KB
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

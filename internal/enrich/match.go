@@ -44,7 +44,11 @@ func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
 		b = m.Dir.Brand(domain)
 	}
 	if c, ok := urlcanon.URL(rawURL); ok {
-		if p, ok := m.Index.ByURL(c); ok && (b == nil || b.ID == p.BrandID) {
+		brandID := ""
+		if b != nil {
+			brandID = b.ID
+		}
+		if p, ok := m.Index.ByURL(brandID, c); ok {
 			return Found{Hit: match.Hit{Product: p, Confidence: 1}, Method: MethodURL}, true
 		}
 	}

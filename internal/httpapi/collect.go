@@ -106,6 +106,11 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts fu
 	}
 	wr := ev.write
 	wr.MayRegister = key != nil || !brand.ClosedCatalog
+	if key == nil && wr.MayRegister {
+		if err := s.budgets.takeNewProducts(w, r, wr, s.tracker.Now()); err != nil {
+			return ack{}, err
+		}
+	}
 	if idempotencyKey != "" {
 		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, sha256.Sum256(body)
 	}
@@ -126,6 +131,9 @@ func (s *Server) validate(ev incoming, decodeErrors []svc.FieldError, idempotenc
 		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
 	fields = append(fields, svc.Stamp(ev.meta, ev.ts, keyed, s.tracker.Now(), s.tracker.Retention())...)
+	if p := ev.write.Purchase; p != nil && !keyed {
+		fields = append(fields, s.budgets.orderFields(p)...)
+	}
 	if len(fields) > 0 {
 		return svc.Invalid(fields)
 	}

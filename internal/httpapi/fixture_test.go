@@ -56,7 +56,13 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts ...httpapi.Options) *fixture {
 	t.Helper()
-	f := &fixture{t: t, dir: t.TempDir(), clock: &clock{now: t0}, keys: map[string]string{}}
+	return newFixtureIn(t, t.TempDir(), opts...)
+}
+
+// newFixtureIn is newFixture with its store in the folder dir.
+func newFixtureIn(t *testing.T, dir string, opts ...httpapi.Options) *fixture {
+	t.Helper()
+	f := &fixture{t: t, dir: dir, clock: &clock{now: t0}, keys: map[string]string{}}
 	if len(opts) > 0 {
 		f.opts = opts[0]
 	}

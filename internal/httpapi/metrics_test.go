@@ -41,3 +41,22 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18, finding 10: /metrics on the public listener reflected any
+// Origin, so any web page could read it. It answers no CORS headers.
+func TestMetricsAnswerNoCORS(t *testing.T) {
+	f := newFixture(t, httpapi.Options{Metrics: metrics.New()})
+	for _, method := range []string{"GET", "OPTIONS"} {
+		r := f.do(method, "/metrics", nil, "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")
+		for name := range r.header {
+			if strings.HasPrefix(name, "Access-Control-") {
+				t.Errorf("%s /metrics answers %s: %q", method, name, r.header.Get(name))
+			}
+		}
+	}
+	// The API keeps answering browsers.
+	r := f.do("GET", "/api/svc/product-proof?brand_id=br_open&product_id=p1", nil, "Origin", "https://shop.example")
+	if r.header.Get("Access-Control-Allow-Origin") == "" {
+		t.Errorf("the API lost its CORS headers: %v", r.header)
+	}
+}

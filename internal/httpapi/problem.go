@@ -58,9 +58,17 @@ func (s *Server) handle(fn handlerFunc) http.Handler {
 			s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status), slog.Any("err", err))
 		}
+		if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+			// Unavailable is passing: a store that cannot write, a node
+			// that shuts down. A client retries, with the same key.
+			w.Header().Set("Retry-After", retryUnavailable)
+		}
 		writeProblem(w, p)
 	})
 }
+
+// retryUnavailable is the Retry-After of a 503, in seconds.
+const retryUnavailable = "5"
 
 func writeProblem(w http.ResponseWriter, p Problem) {
 	w.Header().Set("Content-Type", "application/problem+json")

@@ -29,6 +29,7 @@ type Server struct {
 	handler  http.Handler
 	opts     Options
 	limiter  *limiter
+	budgets  *budgets
 }
 
 // Options are the parts of the server beside the API.
@@ -36,6 +37,7 @@ type Options struct {
 	Script    http.Handler     // serves /svc.js
 	Demo      http.Handler     // serves /demo; nil unless serve --demo
 	RateLimit RateLimit        // for anonymous API requests; zero: none
+	Budget    Budget           // what anonymous events may create; zero: no limit
 	Metrics   *metrics.Metrics // served at /metrics; nil: none
 	OpenAPI   http.Handler     // serves /openapi.json; nil: none
 	// IsBot tells known bots by User-Agent; their anonymous events are
@@ -45,7 +47,8 @@ type Options struct {
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit)}
+	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -72,7 +75,16 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	s.handler = accessLog(log, securityHeaders(c.Handler(mux)))
+	// /metrics answers no CORS at all: no web page may read it (issue 18).
+	// It stays on this listener unless --admin-addr moves it.
+	withCORS := c.Handler(mux)
+	s.handler = accessLog(log, securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		withCORS.ServeHTTP(w, r)
+	})))
 	return s
 }
 

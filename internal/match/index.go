@@ -6,6 +6,7 @@ package match
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,7 +34,8 @@ type Index struct {
 	wordIDs  []uint32 // each entry's title words, at entry.words
 	idWaste  int      // wordIDs no entry uses any more
 	byRef    refIndex
-	byURL    table             // canonical URL → entry
+	byURL    table             // (brand, canonical URL) → the brand's latest entry with it
+	anyURL   table             // canonical URL → the entry that binds it for a host no brand owns
 	bySKU    table             // folded SKU → the latest entry with it
 	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
 	brands   map[string]uint32 // brand id → index
@@ -92,10 +94,23 @@ func prepare(p *svc.Product) prepared {
 
 // Put adds a product or updates the attributes it gives (nil ones are kept),
 // as the store does with the latest values seen in events.
-func (c *Index) Put(p *svc.Product) {
+//
+// A page binds to a product of each brand that names it (the brand's
+// latest), and a brand's site matches only its own products (ByURL): no
+// event of another brand can take a brand's page (issue 18, finding 4). A
+// page on a host no brand owns binds to the first product that names it,
+// and moves to another brand's product only by that brand's keyed event
+// (PutKeyed).
+func (c *Index) Put(p *svc.Product) { c.putAs(p, false) }
+
+// PutKeyed is Put for a product named by a keyed event: its page, on a
+// host no brand owns, binds to it whichever product had it before.
+func (c *Index) PutKeyed(p *svc.Product) { c.putAs(p, true) }
+
+func (c *Index) putAs(p *svc.Product, keyed bool) {
 	c.mu.RLock()
 	i, ok := c.byRef.get(p.Ref)
-	same := ok && c.same(&c.entries[i], p)
+	same := ok && c.same(&c.entries[i], p) && !(keyed && p.URL != nil && !c.bindsAny(i))
 	c.mu.RUnlock()
 	if same {
 		return
@@ -103,7 +118,48 @@ func (c *Index) Put(p *svc.Product) {
 	pr := prepare(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.put(p, &pr)
+	c.put(p, &pr, keyed)
+}
+
+// urlHash is the key of a brand's page in byURL.
+func (c *Index) urlHash(brand uint32, canon string) uint64 {
+	return c.hash(canon) ^ bits.RotateLeft64(uint64(brand+1)*0x9e3779b97f4a7c15, 17)
+}
+
+// bindsAny reports whether entry i is the one its page binds to in anyURL.
+func (c *Index) bindsAny(i uint32) bool {
+	canon, ok := urlcanon.URL(c.str(c.entries[i].url))
+	if !ok {
+		return true // nothing to bind
+	}
+	j, ok := c.anyURL.find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
+	return ok && j == i
+}
+
+// bindURL binds entry i's page, canon, for its brand and, as Put says, for
+// a host no brand owns.
+func (c *Index) bindURL(i uint32, canon string, keyed bool) {
+	e := &c.entries[i]
+	h := c.urlHash(e.brand, canon)
+	if j, ok := c.byURL.find(h, func(j uint32) bool { return c.entries[j].brand == e.brand && c.canonOf(j) == canon }); ok {
+		if j != i {
+			c.byURL.replace(h, j, i) // the brand's page is this product's now
+		}
+	} else {
+		c.byURL.add(h, i)
+	}
+	h = c.hash(canon)
+	if j, ok := c.anyURL.find(h, func(j uint32) bool { return c.canonOf(j) == canon }); !ok {
+		c.anyURL.add(h, i)
+	} else if j != i && (keyed || c.entries[j].brand == e.brand) {
+		c.anyURL.replace(h, j, i)
+	}
+}
+
+// unbindURL takes entry i off its page, canon.
+func (c *Index) unbindURL(i uint32, canon string) {
+	c.byURL.remove(c.urlHash(c.entries[i].brand, canon), i)
+	c.anyURL.remove(c.hash(canon), i)
 }
 
 // Load puts every product that fill hands to put, as a start does: the
@@ -140,7 +196,7 @@ func (c *Index) Load(fill func(put func(*svc.Product)) error) error {
 			c.mu.Lock()
 			c.deferred = true
 			for i := range b.ps {
-				c.put(&b.ps[i], &b.prep[i])
+				c.put(&b.ps[i], &b.prep[i], false)
 			}
 			c.mu.Unlock()
 		}
@@ -180,7 +236,7 @@ func (c *Index) trim() {
 	c.text.b = clipped(c.text.b)
 	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
-	for _, x := range []*table{&c.vocab, &c.byURL, &c.bySKU} {
+	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU} {
 		x.fit()
 	}
 }
@@ -192,7 +248,7 @@ func clipped[S ~[]E, E any](s S) S {
 	return s
 }
 
-func (c *Index) put(p *svc.Product, pr *prepared) {
+func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 	i, ok := c.byRef.get(p.Ref)
 	if !ok {
 		b, known := c.brands[p.BrandID]
@@ -217,18 +273,15 @@ func (c *Index) put(p *svc.Product, pr *prepared) {
 	}
 	if p.URL != nil && *p.URL != c.str(e.url) {
 		if old, ok := urlcanon.URL(c.str(e.url)); ok && e.url != 0 {
-			c.byURL.remove(c.hash(old), i)
+			c.unbindURL(i, old)
 		}
 		c.text.drop(e.url)
 		e.url = c.text.add(*p.URL)
 		if pr.canon != "" {
-			h := c.hash(pr.canon)
-			if j, ok := c.byURL.find(h, func(j uint32) bool { return c.canonOf(j) == pr.canon }); ok {
-				c.byURL.replace(h, j, i) // the page is this product's now
-			} else {
-				c.byURL.add(h, i)
-			}
+			c.bindURL(i, pr.canon, keyed)
 		}
+	} else if keyed && pr.canon != "" {
+		c.bindURL(i, pr.canon, keyed) // a keyed event takes its page back
 	}
 	if p.SKU != nil && pr.sku != c.str(e.sku) {
 		if e.sku != 0 {
@@ -433,11 +486,22 @@ func (c *Index) product(i uint32) Product {
 		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku)}
 }
 
-// ByURL finds the product whose page has the canonical address.
-func (c *Index) ByURL(canonical string) (Product, bool) {
+// ByURL finds the product whose page has the canonical address: the
+// brand's, for a page on the site of the brand with the id brandID, or the
+// one the page binds to (see Put) when brandID is "", for a host no brand
+// owns.
+func (c *Index) ByURL(brandID, canonical string) (Product, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byURL.find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
+	var i uint32
+	var ok bool
+	if brandID == "" {
+		i, ok = c.anyURL.find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
+	} else if b, known := c.brands[brandID]; known {
+		i, ok = c.byURL.find(c.urlHash(b, canonical), func(i uint32) bool {
+			return c.entries[i].brand == b && c.canonOf(i) == canonical
+		})
+	}
 	if !ok {
 		return Product{}, false
 	}

@@ -158,8 +158,10 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 			p := &ps[i]
 			for _, c := range []*Index{put, load} {
 				canon, _ := urlcanon.URL(*p.URL)
-				if got, ok := c.ByURL(canon); !ok || got.Ref != p.Ref || got.ProductID != p.ProductID || got.Title != *p.Title {
-					t.Fatalf("%s: ByURL(%s) = %+v, %v", when, canon, got, ok)
+				for _, brand := range []string{p.BrandID, ""} {
+					if got, ok := c.ByURL(brand, canon); !ok || got.Ref != p.Ref || got.ProductID != p.ProductID || got.Title != *p.Title {
+						t.Fatalf("%s: ByURL(%q, %s) = %+v, %v", when, brand, canon, got, ok)
+					}
 				}
 			}
 			m1, ok1 := put.ByTitle(p.BrandID, *p.Title, nil)
@@ -191,7 +193,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 		c.mu.Unlock()
 	}
 	check("compacted")
-	if _, ok := put.ByURL("shop1.example/p/1"); ok {
+	if _, ok := put.ByURL("", "shop1.example/p/1"); ok {
 		t.Error("an old address still finds its product")
 	}
 	if put.Len() != len(ps) || load.Len() != len(ps) {
@@ -251,5 +253,57 @@ func TestPostingsAgreeWithAMap(t *testing.T) {
 	}
 	if ps.waste > len(ps.pool)/2+1<<16 {
 		t.Errorf("waste %d of %d", ps.waste, len(ps.pool))
+	}
+}
+
+// Issue 18, finding 4: one anonymous view to an open brand A naming brand
+// B's page made every enrichment of the page unmatched, and B's keyed
+// views did not restore it. A brand's site matches only its own products,
+// whatever other brands name; a page on a host no brand owns moves to
+// another brand's product only by a keyed event.
+func TestURLBindings(t *testing.T) {
+	c := New()
+	u := func(s string) *string { return &s }
+	const page = "https://beta.example/p/bag-7"
+	canon, _ := urlcanon.URL(page)
+	want := func(brand, wantProduct string) {
+		t.Helper()
+		got, ok := c.ByURL(brand, canon)
+		if wantProduct == "" {
+			if ok {
+				t.Errorf("ByURL(%q) = %s/%s, want none", brand, got.BrandID, got.ProductID)
+			}
+			return
+		}
+		if !ok || got.BrandID+"/"+got.ProductID != wantProduct {
+			t.Errorf("ByURL(%q) = %s/%s %v, want %s", brand, got.BrandID, got.ProductID, ok, wantProduct)
+		}
+	}
+	c.PutKeyed(&svc.Product{Ref: 1, BrandID: "br_beta", ProductID: "bag-7", URL: u(page)})
+	c.Put(&svc.Product{Ref: 2, BrandID: "br_open", ProductID: "squat", URL: u(page)}) // anonymous
+	want("br_beta", "br_beta/bag-7")
+	want("", "br_beta/bag-7")
+	want("br_open", "br_open/squat") // its own site's view of it, if it owned the host
+	c.PutKeyed(&svc.Product{Ref: 1, BrandID: "br_beta", ProductID: "bag-7", URL: u(page)})
+	want("br_beta", "br_beta/bag-7")
+
+	// A host no brand owns: the first product binds it; an anonymous
+	// event of another brand does not move it, a keyed one does, and
+	// the brand's own anonymous events may.
+	const market = "https://market.example/item/9"
+	mc, _ := urlcanon.URL(market)
+	c.Put(&svc.Product{Ref: 3, BrandID: "br_beta", ProductID: "m9", URL: u(market)})
+	c.Put(&svc.Product{Ref: 4, BrandID: "br_open", ProductID: "m9-squat", URL: u(market)})
+	if got, _ := c.ByURL("", mc); got.ProductID != "m9" {
+		t.Errorf("an anonymous event of another brand took a page: %s/%s", got.BrandID, got.ProductID)
+	}
+	c.PutKeyed(&svc.Product{Ref: 5, BrandID: "br_gamma", ProductID: "g9", URL: u(market)})
+	if got, _ := c.ByURL("", mc); got.ProductID != "g9" {
+		t.Errorf("a keyed event did not take the page: %s/%s", got.BrandID, got.ProductID)
+	}
+	c.Put(&svc.Product{Ref: 3, BrandID: "br_beta", ProductID: "m9", URL: u(market + "?again=1")})
+	c.Put(&svc.Product{Ref: 3, BrandID: "br_beta", ProductID: "m9", URL: u(market)})
+	if got, _ := c.ByURL("", mc); got.ProductID != "g9" {
+		t.Errorf("an anonymous event took a keyed binding: %s/%s", got.BrandID, got.ProductID)
 	}
 }

@@ -60,6 +60,13 @@ func (m *Metrics) Gauge(name, help string, fn func() float64) {
 	}
 }
 
+// CounterFunc registers a counter whose value fn reads at each scrape.
+func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
+	if m != nil {
+		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+	}
+}
+
 // Event counts one event of kind with its outcome.
 func (m *Metrics) Event(kind, outcome string) {
 	if m != nil {

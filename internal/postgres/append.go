@@ -94,7 +94,10 @@ func (s *Store) appendTx(ctx context.Context, fn func(tx pgx.Tx, xid *int64) err
 }
 
 type productKey struct{ brand, product string }
-type orderKey struct{ brand, order string }
+type orderKey struct {
+	brand, order string
+	keyed        bool // keyed and anonymous orders are apart (svc.Decide)
+}
 
 // batch is what one Append works out before it writes. svc.Decide decides
 // the writes in their order, as if they were stored one after the other,
@@ -232,12 +235,12 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	}
 	b.queueProductReads(q, pb, pp)
 	if len(oo) > 0 {
-		q.Queue(`SELECT brand_id, order_id, event_id FROM purchase_events
+		q.Queue(`SELECT brand_id, order_id, keyed, event_id FROM purchase_events
 			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, ob, oo).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
 				var k orderKey
 				var eventID string
-				if err := rows.Scan(&k.brand, &k.order, &eventID); err != nil {
+				if err := rows.Scan(&k.brand, &k.order, &k.keyed, &eventID); err != nil {
 					return err
 				}
 				b.orders[k] = eventID
@@ -287,7 +290,7 @@ func (b *batch) decide(ctx context.Context) error {
 			return err
 		}
 		if accept && w.Purchase != nil {
-			b.inBatch[orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}] = w
+			b.inBatch[purchaseKey(w.Purchase)] = w
 		}
 		if w.Remembers() {
 			b.cur.key.first = w
@@ -317,8 +320,8 @@ func (b *batch) Answer(_ context.Context, k svc.IdempotencyKey, _ time.Time) (sv
 
 // Order returns the event id of an order stored or accepted by the batch
 // (svc.WriteLookup).
-func (b *batch) Order(_ context.Context, brandID, orderID string) (string, bool, error) {
-	k := orderKey{brandID, orderID}
+func (b *batch) Order(_ context.Context, brandID, orderID string, keyed bool) (string, bool, error) {
+	k := orderKey{brandID, orderID, keyed}
 	if eventID, ok := b.orders[k]; ok {
 		return eventID, true, nil
 	}
@@ -432,18 +435,23 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
 			$7::text[], $8::text[], $9::float8[], $10::bool[]) AS x(e, b, o, t, g, r, s, c, v, k)
 		ORDER BY b, o
-		ON CONFLICT (brand_id, order_id) DO NOTHING
-		RETURNING id, brand_id, order_id`,
+		ON CONFLICT (brand_id, order_id, keyed) DO NOTHING
+		RETURNING id, brand_id, order_id, keyed`,
 		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var k orderKey
 			var id int64
-			err := rows.Scan(&id, &k.brand, &k.order)
+			err := rows.Scan(&id, &k.brand, &k.order, &k.keyed)
 			inserted[k] = id
 			return err
 		})
 	})
 	return inserted
+}
+
+// purchaseKey is the key of an order as the store keeps it apart.
+func purchaseKey(e *svc.PurchaseEvent) orderKey {
+	return orderKey{e.BrandID, e.Order.OrderID, e.Meta.Keyed}
 }
 
 // inserts reports whether the batch inserts write i's order.
@@ -460,7 +468,7 @@ func (b *batch) settleOrders(ctx context.Context, tx pgx.Tx, inserted map[orderK
 		if !b.inserts(i) {
 			continue
 		}
-		k := orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}
+		k := purchaseKey(w.Purchase)
 		if id, ok := inserted[k]; ok {
 			b.info[i].purchase = id
 		} else {
@@ -474,10 +482,10 @@ func (b *batch) settleOrders(ctx context.Context, tx pgx.Tx, inserted map[orderK
 	err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 		var k orderKey
 		var eventID string
-		err := rows.Scan(&k.brand, &k.order, &eventID)
+		err := rows.Scan(&k.brand, &k.order, &k.keyed, &eventID)
 		winners[k] = eventID
 		return err
-	}, `SELECT brand_id, order_id, event_id FROM purchase_events
+	}, `SELECT brand_id, order_id, keyed, event_id FROM purchase_events
 		WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, lostBrands, lostOrders)
 	if err != nil {
 		return err
@@ -486,7 +494,7 @@ func (b *batch) settleOrders(ctx context.Context, tx pgx.Tx, inserted map[orderK
 		if !b.inserts(i) || b.info[i].purchase != 0 {
 			continue
 		}
-		eventID, ok := winners[orderKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}]
+		eventID, ok := winners[purchaseKey(w.Purchase)]
 		if !ok {
 			return svc.Internal(fmt.Errorf("order %q: neither inserted nor found", w.Purchase.Order.OrderID))
 		}

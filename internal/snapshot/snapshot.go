@@ -83,6 +83,10 @@ func (f *File) Save(ctx context.Context, e *window.Engine, cp CommitPath, erasur
 	if err != nil {
 		return err
 	}
+	if err := out.Chmod(0o600); err != nil { // whatever the umask, or an older file's mode
+		out.Close()
+		return err
+	}
 	defer func() {
 		if err != nil {
 			out.Close()

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -17,15 +19,28 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}
-	if _, err := os.Stat(abs); err == nil {
+	// Created empty and private first, which VACUUM INTO accepts: it would
+	// create the file readable by everyone under the usual umask.
+	f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("sqlite: backup: %s already exists", abs)
+	} else if err != nil {
+		return fmt.Errorf("sqlite: backup: %w", err)
+	}
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(abs)
+		return fmt.Errorf("sqlite: backup: %w", err)
 	}
 	if _, err := s.r.ExecContext(ctx, "VACUUM INTO ?", abs); err != nil {
 		_ = os.Remove(abs) // a partial copy is worse than none
 		return fmt.Errorf("sqlite: backup to %s: %w", abs, err)
 	}
 	// VACUUM INTO does not sync its output: make the copy durable.
-	f, err := os.Open(abs)
+	f, err = os.Open(abs)
 	if err != nil {
 		return fmt.Errorf("sqlite: backup: %w", err)
 	}

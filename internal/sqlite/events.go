@@ -140,9 +140,9 @@ func (p *preparedTx) Answer(ctx context.Context, k svc.IdempotencyKey, since tim
 }
 
 // Order returns the event id of a stored order (svc.WriteLookup).
-func (p *preparedTx) Order(ctx context.Context, brandID, orderID string) (string, bool, error) {
+func (p *preparedTx) Order(ctx context.Context, brandID, orderID string, keyed bool) (string, bool, error) {
 	var eventID string
-	ok, err := found(p.QueryRowContext(ctx, qOrderGet, brandID, orderID).Scan(&eventID))
+	ok, err := found(p.QueryRowContext(ctx, qOrderGet, brandID, orderID, keyed).Scan(&eventID))
 	return eventID, ok, err
 }
 

@@ -17,7 +17,7 @@ const (
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	viewColumns     = 9
-	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ?"
+	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`

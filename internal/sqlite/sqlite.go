@@ -50,10 +50,10 @@ var _ svc.Store = (*Store)(nil)
 // Open opens (creating if needed) the store in the folder dir and migrates
 // it to the schema this binary knows.
 func Open(ctx context.Context, dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	path := filepath.Join(dir, FileName)
+	if err := private(dir, path); err != nil {
 		return nil, fmt.Errorf("sqlite: data folder: %w", err)
 	}
-	path := filepath.Join(dir, FileName)
 	// synchronous(FULL): in WAL mode only FULL fsyncs the log at each
 	// commit, which is what makes an acknowledged event survive a power cut.
 	// wal_autocheckpoint: the log is copied into the database by
@@ -92,6 +92,33 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	s.stopCheckpoints, s.checkpoints = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
 	return s, nil
+}
+
+// private makes the data folder 0700 and the database file 0600 before
+// SQLite opens it, whatever the umask: the events name shoppers' sessions.
+// SQLite gives the log and the shared-memory file the database file's
+// mode; the modes of files left by an older version are set right too.
+func private(dir, path string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 const (
@@ -151,6 +178,18 @@ func (s *Store) Ping(ctx context.Context) error {
 	var one int
 	return s.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
+
+// CheckWrite commits checkWriteBytes to the log, as a batch of events
+// would: after a full disk failed a commit, a commit of one page may still
+// fit in the log's slack while the next batch does not.
+func (s *Store) CheckWrite(ctx context.Context) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "UPDATE write_check SET payload = randomblob(?)", checkWriteBytes)
+		return err
+	})
+}
+
+const checkWriteBytes = 256 << 10
 
 // Close closes the database; the WAL is checkpointed by the last close.
 func (s *Store) Close() error {

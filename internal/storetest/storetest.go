@@ -35,6 +35,7 @@ var tests = []struct {
 	{"AppendAcrossBatches", testAppendAcrossBatches},
 	{"BadWriteFailsAlone", testBadWriteFailsAlone},
 	{"IdempotencyScopesAndExpiry", testIdempotencyScopesAndExpiry},
+	{"KeyedOrdersApartFromAnonymous", testKeyedOrdersApart},
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
 	{"EnsureProduct", testEnsureProduct},
@@ -312,6 +313,50 @@ func testAppendAcrossBatches(t *testing.T, s svc.Store) {
 	}
 	if views, lines := countViews(t, s), purchaseLines(t, s); views != 1 || len(lines) != 2 {
 		t.Fatalf("%d views and %d orders stored, want 1 and 2", views, len(lines))
+	}
+}
+
+// Issue 18, finding 6: an anonymous purchase made the brand's later keyed
+// purchase of the same order id a duplicate. A keyed order is never a
+// duplicate of an anonymous one, across batches or within one; an
+// anonymous order repeating a keyed one is its duplicate.
+func testKeyedOrdersApart(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	order := func(id string, keyed bool) *svc.Write {
+		w := purchase(id, "p1", 1)
+		w.Purchase.Meta.Keyed = keyed
+		w.Purchase.Meta.EventID = fmt.Sprintf("ev-%s-%v-%p", id, keyed, w)
+		return w
+	}
+	want := func(w *svc.Write, status string, first *svc.Write) {
+		t.Helper()
+		r := w.Result
+		if r.Err != nil || r.Status != status || r.EventID != first.Purchase.Meta.EventID {
+			t.Errorf("order %s (keyed %v): %+v, want %s with the event id of %s", w.Purchase.Order.OrderID, w.Purchase.Meta.Keyed, r, status, first.Purchase.Meta.EventID)
+		}
+	}
+	squat, real := order("A-90001", false), order("A-90001", true)
+	appendAll(t, s, squat)
+	appendAll(t, s, real)
+	want(squat, svc.StatusAccepted, squat)
+	want(real, svc.StatusAccepted, real)
+	if len(real.Result.Lines) != 1 {
+		t.Errorf("the keyed order counts no line: %+v", real.Result)
+	}
+	again, againKeyed := order("A-90001", false), order("A-90001", true)
+	appendAll(t, s, again, againKeyed)
+	want(again, svc.StatusDuplicate, squat)
+	want(againKeyed, svc.StatusDuplicate, real)
+
+	// Within one batch, in either order.
+	k2, a2, a3, k3 := order("o2", true), order("o2", false), order("o3", false), order("o3", true)
+	appendAll(t, s, k2, a2, a3, k3)
+	want(k2, svc.StatusAccepted, k2)
+	want(a2, svc.StatusDuplicate, k2)
+	want(a3, svc.StatusAccepted, a3)
+	want(k3, svc.StatusAccepted, k3)
+	if n := len(purchaseLines(t, s)); n != 5 {
+		t.Errorf("%d purchase lines stored, want 5: A-90001 and o3 of both senders, o2 once", n)
 	}
 }
 

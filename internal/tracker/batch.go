@@ -3,6 +3,7 @@ package tracker
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -31,6 +32,9 @@ type batcher struct {
 	in        chan *job
 	committed chan committed
 	done      chan struct{}
+	// failing counts the commits that failed in a row; 0 after one
+	// succeeds. Readiness reads it (Tracker.Ready).
+	failing atomic.Int64
 }
 
 // committed is a batch whose transaction has ended, with its outcome.
@@ -107,9 +111,16 @@ func (b *batcher) applyCommitted() {
 	for c := range b.committed {
 		err := c.err
 		if err == nil {
+			b.failing.Store(0)
 			b.apply(c.writes)
-		} else if svc.ErrorCode(err) != svc.EUNAVAILABLE { // an unreachable store says so
-			err = svc.Internal(err)
+		} else {
+			// Nothing of the batch is stored: the store cannot write (a full
+			// disk, a read-only or unreachable database). The client may
+			// retry, here or on another node, which readiness steers it to.
+			b.failing.Add(1)
+			if svc.ErrorCode(err) != svc.EUNAVAILABLE {
+				err = &svc.Error{Code: svc.EUNAVAILABLE, Message: "the store cannot write; retry later with the same Idempotency-Key", Err: err}
+			}
 		}
 		b.unapplied.Done()
 		for _, j := range c.jobs {

@@ -26,10 +26,16 @@ func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases tim
 	return t.engine.Load().Counts(ref, now, views, purchases)
 }
 
-// learnProduct puts a stored product into the ref index and the search index.
-func (t *Tracker) learnProduct(p *svc.Product) {
+// learnProduct puts a stored product into the ref index and the search
+// index; keyed says a keyed event named it, whose page binds to it
+// (match.Index.PutKeyed).
+func (t *Tracker) learnProduct(p *svc.Product, keyed bool) {
 	t.products.Put(p.BrandID, p.ProductID, p.Ref)
-	t.search.Put(p)
+	if keyed {
+		t.search.PutKeyed(p)
+	} else {
+		t.search.Put(p)
+	}
 }
 
 // learnPurchaseLine records the price one order paid for a product.
@@ -48,7 +54,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 		if w.MayRegister {
 			p.SKU, p.Title, p.URL = v.Product.SKU, v.Product.Title, v.Product.URL
 		}
-		t.learnProduct(p)
+		t.learnProduct(p, v.Meta.Keyed)
 		return
 	}
 	e := w.Purchase
@@ -61,7 +67,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 		if w.MayRegister {
 			p.SKU, p.Title = it.SKU, it.Title
 		}
-		t.learnProduct(p)
+		t.learnProduct(p, e.Meta.Keyed)
 	}
 	currency := ""
 	if e.Order.Currency != nil {

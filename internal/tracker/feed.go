@@ -103,7 +103,7 @@ func (t *Tracker) pollChanges(ctx context.Context) {
 // this node's own commits.
 func (t *Tracker) applyChanges(ch *svc.Changes) {
 	for _, p := range ch.Products {
-		t.learnProduct(p)
+		t.learnProduct(p, false)
 	}
 	t.apply(ch.Writes)
 }

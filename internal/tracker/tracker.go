@@ -128,6 +128,7 @@ func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, erro
 	st := t.engine.Load().Sweep(cfg.Now())
 	t.stats.Store(&st)
 	t.batch = newBatcher(store, cfg.MaxBatch, t.apply, cfg.Metrics)
+	cfg.Metrics.Gauge("svc_commits_failing", "Commits that failed in a row; 0 once one succeeds.", func() float64 { return float64(t.batch.failing.Load()) })
 	t.startBackground()
 	return t, nil
 }
@@ -274,12 +275,19 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 	}, nil
 }
 
+// KnownProduct reports whether the brand's product is registered, as far
+// as this server has seen.
+func (t *Tracker) KnownProduct(brandID, productID string) bool {
+	_, ok := t.products.Ref(brandID, productID)
+	return ok
+}
+
 // EnsureProduct registers a product without counting anything, as the
 // demo does for its page.
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out, err := t.store.EnsureProduct(ctx, p)
 	if err == nil {
-		t.learnProduct(out)
+		t.learnProduct(out, false)
 	}
 	return out, err
 }
@@ -291,10 +299,19 @@ func (t *Tracker) Now() time.Time { return t.cfg.Now() }
 // is refused.
 func (t *Tracker) Retention() time.Duration { return t.cfg.Retention }
 
-// Ready reports whether the store answers.
+// Ready reports whether the store answers and, after a commit failed,
+// whether it can write again: until a commit or a write check succeeds,
+// the node is not ready, so that a load balancer sends writes elsewhere.
+// Returns EUNAVAILABLE when not ready.
 func (t *Tracker) Ready(ctx context.Context) error {
 	if err := t.store.Ping(ctx); err != nil {
 		return &svc.Error{Code: svc.EUNAVAILABLE, Message: "the store does not answer", Err: err}
+	}
+	if n := t.batch.failing.Load(); n > 0 {
+		if err := t.store.CheckWrite(ctx); err != nil {
+			return &svc.Error{Code: svc.EUNAVAILABLE, Message: "the store cannot write", Err: err}
+		}
+		t.batch.failing.CompareAndSwap(n, 0) // unless a commit failed meanwhile
 	}
 	return nil
 }

@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/svc-project/svc"
+)
+
+// Budget limits what anonymous events create, not how many requests they
+// are: one purchase of 500 new products is 500 products (issue 18, finding
+// 5; docs/decisions.md, Abuse). Keyed events are brands' servers: exempt.
+// A zero field is no limit.
+type Budget struct {
+	// NewProductsPerAddress and NewProductsPerBrand are how many products
+	// anonymous events may register a minute, per client address (an IPv6
+	// /64) and per brand; as many may come at once.
+	NewProductsPerAddress float64
+	NewProductsPerBrand   float64
+	LinesPerOrder         int // lines of one anonymous order
+	UnitsPerLine          int // quantity of one line of an anonymous order
+}
+
+// budgets holds the token buckets of the new-product budgets.
+type budgets struct {
+	cfg     Budget
+	addrs   *buckets[netip.Addr]
+	brands  *buckets[string]
+	addrOf  func(*http.Request) netip.Addr
+	isKnown func(brandID, productID string) bool
+}
+
+func newBudgets(cfg Budget, proxies RateLimit, isKnown func(brandID, productID string) bool) *budgets {
+	return &budgets{cfg: cfg, addrs: newBuckets[netip.Addr](cfg.NewProductsPerAddress), brands: newBuckets[string](cfg.NewProductsPerBrand),
+		addrOf: (&limiter{cfg: proxies}).clientIP, isKnown: isKnown}
+}
+
+// orderFields reports the lines and units of an anonymous order over the
+// budget, as bad fields.
+func (b *budgets) orderFields(e *svc.PurchaseEvent) []svc.FieldError {
+	var fields []svc.FieldError
+	if n := b.cfg.LinesPerOrder; n > 0 && len(e.Order.Items) > n {
+		fields = append(fields, svc.FieldError{Field: "order.items",
+			Message: fmt.Sprintf("an anonymous order has at most %d lines (--anon-max-lines); send larger orders with an API key", n)})
+	}
+	if n := b.cfg.UnitsPerLine; n > 0 {
+		for i, it := range e.Order.Items {
+			if it.Quantity != nil && *it.Quantity > int64(n) {
+				fields = append(fields, svc.FieldError{Field: fmt.Sprintf("order.items[%d].quantity", i),
+					Message: fmt.Sprintf("a line of an anonymous order has at most %d units (--anon-max-units); send larger orders with an API key", n)})
+			}
+		}
+	}
+	return fields
+}
+
+// takeNewProducts charges an anonymous write that may register products
+// for those it names that are not known yet, to its address and its brand.
+// Over either budget, nothing is charged and it returns ERATELIMIT, with
+// Retry-After set.
+func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *svc.Write, now time.Time) error {
+	if b.addrs == nil && b.brands == nil {
+		return nil
+	}
+	brandID, _ := wr.Event()
+	n := 0
+	if v := wr.View; v != nil {
+		if !b.isKnown(brandID, v.Product.ProductID) {
+			n = 1
+		}
+	} else {
+		seen := make(map[string]bool, len(wr.Purchase.Order.Items))
+		for _, it := range wr.Purchase.Order.Items {
+			if !seen[it.ProductID] && !b.isKnown(brandID, it.ProductID) {
+				n++
+			}
+			seen[it.ProductID] = true
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	addr := b.addrOf(r)
+	if addr.Is6() {
+		addr = netip.PrefixFrom(addr, 64).Masked().Addr()
+	}
+	ra, wait, ok := b.addrs.reserve(addr, n, now)
+	if !ok {
+		return refuse(w, wait, "this address", b.cfg.NewProductsPerAddress, "--anon-new-products-per-address")
+	}
+	if _, wait, ok := b.brands.reserve(brandID, n, now); !ok {
+		ra.cancel(now)
+		return refuse(w, wait, "the brand", b.cfg.NewProductsPerBrand, "--anon-new-products-per-brand")
+	}
+	return nil
+}
+
+func refuse(w http.ResponseWriter, wait time.Duration, who string, perMinute float64, flag string) error {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+	return svc.Errorf(svc.ERATELIMIT, "anonymous events from %s may create %g new products a minute (%s); retry after the time in Retry-After, or send an API key", who, perMinute, flag)
+}
+
+// buckets is a token bucket per key, refilled at perMinute, forgetting
+// keys idle for a while so that memory stays bounded.
+type buckets[K comparable] struct {
+	perMinute float64
+	mu        sync.Mutex
+	byKey     map[K]*bucket
+	swept     time.Time
+}
+
+func newBuckets[K comparable](perMinute float64) *buckets[K] {
+	if perMinute <= 0 {
+		return nil
+	}
+	return &buckets[K]{perMinute: perMinute, byKey: make(map[K]*bucket)}
+}
+
+// reservation is tokens taken, which cancel gives back.
+type reservation struct{ r *rate.Reservation }
+
+func (r reservation) cancel(now time.Time) {
+	if r.r != nil {
+		r.r.CancelAt(now)
+	}
+}
+
+// reserve takes n tokens for k. When they are not all there, it takes
+// none and returns how long until they would be (a minute when n is more
+// than a bucket holds), and false.
+func (x *buckets[K]) reserve(k K, n int, now time.Time) (reservation, time.Duration, bool) {
+	if x == nil {
+		return reservation{}, 0, true
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if now.Sub(x.swept) > time.Minute {
+		for key, b := range x.byKey {
+			if now.Sub(b.seen) > idleForget {
+				delete(x.byKey, key)
+			}
+		}
+		x.swept = now
+	}
+	b := x.byKey[k]
+	if b == nil {
+		burst := max(int(x.perMinute), 1)
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(x.perMinute/60), burst)}
+		x.byKey[k] = b
+	}
+	b.seen = now
+	r := b.lim.ReserveN(now, n)
+	if !r.OK() {
+		return reservation{}, time.Minute, false
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return reservation{}, d, false
+	}
+	return reservation{r}, 0, true
+}

@@ -1,0 +1,57 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svc-project/svc/internal/testdisk"
+	"github.com/svc-project/svc/internal/testwait"
+)
+
+// Finding 7 of issue 18: on a full disk every write answered 500 and
+// /readyz stayed 200. Writes now answer 503 unavailable with Retry-After,
+// /readyz follows, and both recover once the disk has room again.
+func TestFullDiskUnavailableAndNotReady(t *testing.T) {
+	f := newFixtureIn(t, testdisk.Small(t, "8m"))
+	if r := f.do("GET", "/readyz", nil); r.status != 200 {
+		t.Fatalf("readyz before: %d %s", r.status, r.body)
+	}
+	filler := filepath.Join(f.dir, "filler")
+	testdisk.Fill(t, filler)
+	title := strings.Repeat("t", 500)
+	var failed response
+	for i := 0; ; i++ {
+		if i == 5000 {
+			t.Fatal("5,000 views on a full disk were all stored")
+		}
+		v := view("br_open", fmt.Sprintf("p-%d", i), nil)
+		v["product"].(map[string]any)["title"] = title
+		r := f.do("POST", "/api/collect/product-view", v, "X-svc-Api-Key", f.keys["br_open"])
+		if r.status != 200 {
+			failed = r
+			break
+		}
+	}
+	if failed.status != 503 || failed.header.Get("Retry-After") == "" || !strings.HasSuffix(failed.json(t)["type"].(string), "#unavailable") {
+		t.Fatalf("a write on a full disk: %d Retry-After %q %s, want 503 unavailable with Retry-After", failed.status, failed.header.Get("Retry-After"), failed.body)
+	}
+	r := f.do("GET", "/readyz", nil)
+	if r.status != 503 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("readyz while the store cannot write: %d %s, want 503 with Retry-After", r.status, r.body)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, func() error {
+		if r := f.do("GET", "/readyz", nil); r.status != 200 {
+			return fmt.Errorf("readyz after the disk has room: %d %s", r.status, r.body)
+		}
+		return nil
+	})
+	if r := f.do("POST", "/api/collect/product-view", view("br_open", "after", nil), "X-svc-Api-Key", f.keys["br_open"]); r.status != 200 {
+		t.Fatalf("a write after the disk has room: %d %s", r.status, r.body)
+	}
+}
