@@ -28,7 +28,7 @@ func TestAllowsOrigin(t *testing.T) {
 		{"null", false},
 		{"", false},
 		{"shop.example", false},
-		// Only a web page of the brand's site counts (issue 18, finding 10).
+		// Only a web page of the brand's site counts (docs/security.md, What we tested and how).
 		{"chrome-extension://shop.example", false},
 		{"moz-extension://shop.example", false},
 		{"ftp://shop.example", false},

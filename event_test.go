@@ -65,7 +65,7 @@ func TestMergeFieldErrors(t *testing.T) {
 }
 
 // Every text field refuses C0 and C1 control characters, naming the field
-// (issue 18, finding 10: a title with NUL and ESC was stored and exported).
+// (docs/security.md, What we tested and how: a title with NUL and ESC was stored and exported).
 func TestTextFieldsRefuseControlCharacters(t *testing.T) {
 	bad := []string{"a\x00", "a\x1b[31m", "a\tb", "a\nb", "a\x7f", "a\u0085", "a\u009b31m"}
 	for _, s := range bad {

@@ -19,9 +19,10 @@ import (
 	"github.com/svc-project/svc/internal/testwait"
 )
 
-// TestProbeReplay replays the probes of issue 18's findings 4 to 9, and
-// the connection parts of 10, against a real server, black-box: it fails
-// if any of them comes back. (Findings 1 to 3 are replayed beside it.)
+// TestProbeReplay replays the outside probe's findings on matching,
+// budgets, orders, disks, files and connections (docs/security.md, What we
+// tested and how) against a real server, black-box: it fails if any of
+// them comes back. (The findings on bodies and queries are replayed beside it.)
 // The full disk needs a tmpfs of its own, so root: without it that probe
 // is skipped and the others run on a temporary folder.
 func TestProbeReplay(t *testing.T) {

@@ -70,7 +70,7 @@ func TestBrowsersAreNotBots(t *testing.T) {
 }
 
 // Agents no browser sends are bots, though the list does not name them
-// (issue 18, finding 10): too short, no engine token, or a tool's name.
+// (docs/security.md, What we tested and how): too short, no engine token, or a tool's name.
 func TestAgentsNoBrowserSendsAreBots(t *testing.T) {
 	d, err := New()
 	if err != nil {

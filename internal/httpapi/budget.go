@@ -15,8 +15,8 @@ import (
 )
 
 // Budget limits what anonymous events create, not how many requests they
-// are: one purchase of 500 new products is 500 products (issue 18, finding
-// 5; docs/decisions.md, Abuse). Keyed events are brands' servers: exempt.
+// are: one purchase of 500 new products is 500 products (docs/decisions.md,
+// Abuse). Keyed events are brands' servers: exempt.
 // A zero field is no limit.
 type Budget struct {
 	// NewProductsPerAddress and NewProductsPerBrand are how many products

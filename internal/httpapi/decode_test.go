@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// A body is read exactly as written (issue 18, findings 1 and 2): invalid
+// A body is read exactly as written (docs/security.md, What we tested and how): invalid
 // UTF-8, a name given twice and a name in another case are a 400 naming
 // the field, on every route that decodes a body, where they used to be
 // rewritten (U+FFFD), last-wins or matched case-insensitively.

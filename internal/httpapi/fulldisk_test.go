@@ -11,7 +11,7 @@ import (
 	"github.com/svc-project/svc/internal/testwait"
 )
 
-// Finding 7 of issue 18: on a full disk every write answered 500 and
+// An outside probe found that on a full disk every write answered 500 and
 // /readyz stayed 200. Writes now answer 503 unavailable with Retry-After,
 // /readyz follows, and both recover once the disk has room again.
 func TestFullDiskUnavailableAndNotReady(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // (a ';', a bad escape) are skipped.
 //
 // A parameter that is read and given more than once is an error
-// (issue 18, finding 3): first-wins would let a proxy or a log see another
+// (docs/security.md, What we tested and how): first-wins would let a proxy or a log see another
 // value than the one we answer for.
 type query struct {
 	raw      string

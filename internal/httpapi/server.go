@@ -75,7 +75,7 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	// /metrics answers no CORS at all: no web page may read it (issue 18).
+	// /metrics answers no CORS at all: no web page may read it (docs/security.md).
 	// It stays on this listener unless --admin-addr moves it.
 	withCORS := c.Handler(mux)
 	s.handler = accessLog(log, securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -97,7 +97,7 @@ func prepare(p *svc.Product) prepared {
 //
 // A page binds to a product of each brand that names it (the brand's
 // latest), and a brand's site matches only its own products (ByURL): no
-// event of another brand can take a brand's page (issue 18, finding 4). A
+// event of another brand can take a brand's page (docs/security.md, What we tested and how). A
 // page on a host no brand owns binds to the first product that names it,
 // and moves to another brand's product only by that brand's keyed event
 // (PutKeyed).

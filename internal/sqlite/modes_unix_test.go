@@ -13,7 +13,7 @@ import (
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
-// Finding 9 of issue 18: with umask 022 the database, its log and backups
+// The outside probe found that with umask 022 the database, its log and backups
 // were readable by everyone. Every file the store writes is 0600 and its
 // folder 0700, whatever the umask, and files an older version left behind
 // are set right when the store opens.
