@@ -142,7 +142,7 @@ func TestDecide(t *testing.T) {
 			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
 		{name: "an anonymous order repeating a keyed one is a duplicate", w: orderWrite(false, "", item("p1", 1, nil)), orders: map[string]string{"keyed:o1": "ev0"}, products: known(),
 			wantResult: svc.WriteResult{Status: svc.StatusDuplicate, EventID: "ev0"}, wantAsked: []string{}},
-		// Issue 18, finding 6: an anonymous purchase squatted a real order id.
+		// An outside probe found that an anonymous purchase squatted a real order id.
 		{name: "a keyed order is never a duplicate of an anonymous one", w: orderWrite(true, "", item("p1", 1, nil)), orders: map[string]string{"anonymous:o1": "ev0"}, products: known(),
 			wantAccept: true, wantResult: svc.WriteResult{Status: svc.StatusAccepted, EventID: "ev1"}},
 		{name: "closed catalog, unknown product", w: viewWrite(false, ""), closed: true, products: map[string]svc.Product{},

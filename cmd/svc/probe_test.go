@@ -26,7 +26,7 @@ import (
 // The full disk needs a tmpfs of its own, so root: without it that probe
 // is skipped and the others run on a temporary folder.
 func TestProbeReplay(t *testing.T) {
-	old := syscall.Umask(0) // the loosest: any mode left to the umask shows (finding 9)
+	old := syscall.Umask(0) // the loosest: any mode left to the umask shows
 	defer syscall.Umask(old)
 	dir, disk := probeDisk(t)
 	beta := addBrand(t, dir, "--domain", "beta.example")

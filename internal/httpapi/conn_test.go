@@ -53,7 +53,7 @@ func raw(t *testing.T, addr, request string) (*http.Response, []byte) {
 	return res, body
 }
 
-// Issue 18, finding 8: a 40 KB header got 431 text/plain with none of our
+// An outside probe found that a 40 KB header got 431 text/plain with none of our
 // security headers, two Content-Length headers a bare 400, and
 // Transfer-Encoding: xchunked a bare 501. They are problem+json now.
 func TestNetHTTPErrorsAreProblems(t *testing.T) {
@@ -90,7 +90,7 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 	}
 }
 
-// Issue 18, finding 10: 18,700 idle connections from one address pushed
+// An outside probe found that 18,700 idle connections from one address pushed
 // the memory to 748 MB. An address holds at most PerAddress connections.
 func TestConnectionsPerAddress(t *testing.T) {
 	addr := serveListener(t, httpapi.ConnLimits{PerAddress: 2}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

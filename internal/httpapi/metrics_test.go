@@ -42,7 +42,7 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// Issue 18, finding 10: /metrics on the public listener reflected any
+// An outside probe found that /metrics on the public listener reflected any
 // Origin, so any web page could read it. It answers no CORS headers.
 func TestMetricsAnswerNoCORS(t *testing.T) {
 	f := newFixture(t, httpapi.Options{Metrics: metrics.New()})

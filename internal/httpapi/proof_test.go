@@ -95,7 +95,7 @@ func TestProofErrors(t *testing.T) {
 		{"windows too small", "?brand_id=br_open&product_id=p1&window_views=0&window_purchases=0", nil, 400, []string{"window_purchases", "window_views"}},
 		{"windows too large", "?brand_id=br_open&product_id=p1&window_views=10081&window_purchases=721", nil, 400, []string{"window_purchases", "window_views"}},
 		{"windows not integers", "?brand_id=br_open&product_id=p1&window_views=1.5&window_purchases=abc", nil, 400, []string{"window_purchases", "window_views"}},
-		// Issue 18, finding 3: a parameter read twice is refused, not first-wins.
+		// A parameter read twice is refused, not first-wins (an outside probe).
 		{"repeated parameters", "?brand_id=br_open&brand_id=br_other&product_id=p1&window_views=7&window_views=abc", nil, 400, []string{"brand_id", "window_views"}},
 		{"repeated with the same value", "?brand_id=br_open&product_id=p1&product_id=p1", nil, 400, []string{"product_id"}},
 		{"repeated and escaped", "?brand_id=br_open&product_id=p1&window%5Fpurchases=2&window_purchases=2", nil, 400, []string{"window_purchases"}},

@@ -256,7 +256,7 @@ func TestPostingsAgreeWithAMap(t *testing.T) {
 	}
 }
 
-// Issue 18, finding 4: one anonymous view to an open brand A naming brand
+// An outside probe found that one anonymous view to an open brand A naming brand
 // B's page made every enrichment of the page unmatched, and B's keyed
 // views did not restore it. A brand's site matches only its own products,
 // whatever other brands name; a page on a host no brand owns moves to

@@ -316,7 +316,7 @@ func testAppendAcrossBatches(t *testing.T, s svc.Store) {
 	}
 }
 
-// Issue 18, finding 6: an anonymous purchase made the brand's later keyed
+// An outside probe found that an anonymous purchase made the brand's later keyed
 // purchase of the same order id a duplicate. A keyed order is never a
 // duplicate of an anonymous one, across batches or within one; an
 // anonymous order repeating a keyed one is its duplicate.

@@ -16,7 +16,7 @@ import (
 	"github.com/svc-project/svc/internal/testwait"
 )
 
-// Issue 18, finding 7: on a full disk every write failed and the node
+// An outside probe found that on a full disk every write failed and the node
 // stayed ready. A failed commit answers EUNAVAILABLE, Ready says so until
 // the store can write again, and then recovers by itself, with no write
 // sent to it meanwhile.
