@@ -19,10 +19,10 @@ import (
 	"github.com/svc-project/svc/internal/testwait"
 )
 
-// TestProbeReplay replays the outside probe's findings on matching,
-// budgets, orders, disks, files and connections (docs/security.md, What we
-// tested and how) against a real server, black-box: it fails if any of
-// them comes back. (The findings on bodies and queries are replayed beside it.)
+// TestProbeReplay replays the outside probe's findings (docs/security.md,
+// What we tested and how) against a real server, black-box: bodies,
+// queries, matching, budgets, orders, disks, files and connections. It
+// fails if any of them comes back.
 // The full disk needs a tmpfs of its own, so root: without it that probe
 // is skipped and the others run on a temporary folder.
 func TestProbeReplay(t *testing.T) {
@@ -42,6 +42,54 @@ func TestProbeReplay(t *testing.T) {
 		}
 		return m
 	}
+
+	rawPost := func(url, body string) (int, string) {
+		t.Helper()
+		res, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	refused := func(what string, status int, body string, fields ...string) {
+		t.Helper()
+		if status != 400 {
+			t.Errorf("%s: %d %s, want 400", what, status, body)
+		}
+		for _, f := range fields {
+			if !strings.Contains(body, `"field":"`+f+`"`) {
+				t.Errorf("%s: the 400 does not name %s: %s", what, f, body)
+			}
+		}
+	}
+
+	t.Run("1 invalid UTF-8 in a body is refused, naming the field", func(t *testing.T) {
+		for _, id := range []string{"u\xff\xfeX", "u\xc0\xafX"} {
+			st, body := rawPost(view, `{"brand_id":"`+beta.BrandID+`","product":{"product_id":"`+id+`"}}`)
+			refused(fmt.Sprintf("product_id %q", id), st, body, "product.product_id")
+		}
+	})
+
+	t.Run("2 repeated and case-variant names are refused", func(t *testing.T) {
+		st, body := rawPost(view, `{"brand_id":"br_other","brand_id":"`+beta.BrandID+`","product":{"product_id":"p"}}`)
+		refused("brand_id twice", st, body, "brand_id")
+		st, body = rawPost(view, `{"BRAND_ID":"`+beta.BrandID+`","product":{"Product_Id":"p"}}`)
+		refused("names in another case", st, body, "brand_id", "product.product_id")
+		st, body = rawPost(buy, `{"brand_id":"`+beta.BrandID+`","order":{"order_id":"case","items":[{"product_id":"p","quantity":1,"QUANTITY":7}]}}`)
+		refused("quantity and QUANTITY", st, body, "order.items[0].quantity")
+	})
+
+	t.Run("3 a repeated query parameter is refused", func(t *testing.T) {
+		res, err := http.Get(s.url + "/api/svc/product-proof?brand_id=" + beta.BrandID + "&brand_id=br_other&product_id=p&window_views=7&window_views=abc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		refused("brand_id and window_views twice", res.StatusCode, string(b), "brand_id", "window_views")
+	})
 
 	t.Run("4 an anonymous view cannot take another brand's page", func(t *testing.T) {
 		const page = "https://beta.example/p/bag-7"

@@ -98,11 +98,15 @@ var errInvalidUTF8 = func() error {
 func checkSyntax(body []byte, t reflect.Type) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(body))
 	if dec.PeekKind() == '{' {
-		if variant, err := checkNames(dec, t, t); err != nil || variant != nil {
-			return syntaxError(err, variant, t)
+		var variants []svc.FieldError
+		if err := checkNames(dec, t, t, &variants); err != nil {
+			return syntaxError(err, t)
+		}
+		if len(variants) > 0 {
+			return svc.Invalid(variants)
 		}
 	} else if err := dec.SkipValue(); err != nil {
-		return syntaxError(err, nil, t)
+		return syntaxError(err, t)
 	} else {
 		return svc.Errorf(svc.EINVALID, "the body must be a JSON object")
 	}
@@ -113,21 +117,21 @@ func checkSyntax(body []byte, t reflect.Type) error {
 }
 
 // checkNames reads the value at dec, of Go type t (nil when it is not
-// ours), and returns the first member whose name differs from one of t's
-// only by case, as a field error, or the first syntax error.
-func checkNames(dec *jsontext.Decoder, t, root reflect.Type) (*svc.FieldError, error) {
+// ours), adds every member whose name differs from one of t's only by case
+// to variants, as a field error, and returns the first syntax error.
+func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.FieldError) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch k := dec.PeekKind(); {
 	case k == '{' && t != nil && t.Kind() == reflect.Struct:
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
+			return err
 		}
 		for dec.PeekKind() != '}' {
 			tok, err := dec.ReadToken()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			name := tok.String()
 			f, ok := fieldByName(t, name)
@@ -137,41 +141,37 @@ func checkNames(dec *jsontext.Decoder, t, root reflect.Type) (*svc.FieldError, e
 					if parent := pointerField(dec.StackPointer().Parent(), root); parent != "" {
 						field = parent + "." + field
 					}
-					return &svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))}, nil
+					*variants = append(*variants, svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))})
 				}
 				if err := dec.SkipValue(); err != nil {
-					return nil, err
+					return err
 				}
 				continue
 			}
-			if variant, err := checkNames(dec, f.Type, root); err != nil || variant != nil {
-				return variant, err
+			if err := checkNames(dec, f.Type, root, variants); err != nil {
+				return err
 			}
 		}
 		_, err := dec.ReadToken()
-		return nil, err
+		return err
 	case k == '[' && t != nil && t.Kind() == reflect.Slice:
 		if _, err := dec.ReadToken(); err != nil {
-			return nil, err
+			return err
 		}
 		for dec.PeekKind() != ']' {
-			if variant, err := checkNames(dec, t.Elem(), root); err != nil || variant != nil {
-				return variant, err
+			if err := checkNames(dec, t.Elem(), root, variants); err != nil {
+				return err
 			}
 		}
 		_, err := dec.ReadToken()
-		return nil, err
+		return err
 	}
-	return nil, dec.SkipValue()
+	return dec.SkipValue()
 }
 
-// syntaxError is the answer to a body checkSyntax refuses: a case variant,
-// or a syntax error, which names its field when it is invalid UTF-8 or a
-// repeated name.
-func syntaxError(err error, variant *svc.FieldError, t reflect.Type) error {
-	if variant != nil {
-		return svc.Invalid([]svc.FieldError{*variant})
-	}
+// syntaxError is the answer to a syntax error, which names its field when
+// it is invalid UTF-8 or a repeated name.
+func syntaxError(err error, t reflect.Type) error {
 	var serr *jsontext.SyntacticError
 	if !errors.As(err, &serr) {
 		return svc.Errorf(svc.EINVALID, "the body is not valid JSON: it ends too early")

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,13 @@ func TestBodiesAreReadAsWritten(t *testing.T) {
 				t.Fatalf("errors %+v, want %s: …%s…\n%s", p.Errors, tt.wantField, tt.wantMessage, r.body)
 			}
 		})
+	}
+	// Every case variant is named, not only the first.
+	r := f.do("POST", viewPath, `{"BRAND_ID":"br_open","product":{"Product_Id":"p","TITLE":"t"}}`)
+	var p struct{ Errors []struct{ Field string } }
+	_ = json.Unmarshal(r.body, &p)
+	if got := fmt.Sprint(p.Errors); r.status != 400 || got != "[{brand_id} {product.product_id} {product.title}]" {
+		t.Errorf("three case variants: %d %s, want brand_id, product.product_id and product.title named", r.status, r.body)
 	}
 	// Nothing above was stored.
 	for _, id := range []string{"p", "u\uFFFD\uFFFDX"} {
