@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -38,7 +37,7 @@ type budgets struct {
 }
 
 func newBudgets(cfg Budget, proxies RateLimit, isKnown func(brandID, productID string) bool) *budgets {
-	return &budgets{cfg: cfg, addrs: newBuckets[netip.Addr](cfg.NewProductsPerAddress), brands: newBuckets[string](cfg.NewProductsPerBrand),
+	return &budgets{cfg: cfg, addrs: perMinute[netip.Addr](cfg.NewProductsPerAddress), brands: perMinute[string](cfg.NewProductsPerBrand),
 		addrOf: (&limiter{cfg: proxies}).clientIP, isKnown: isKnown}
 }
 
@@ -107,20 +106,13 @@ func refuse(w http.ResponseWriter, wait time.Duration, who string, perMinute flo
 	return svc.Errorf(svc.ERATELIMIT, "anonymous events from %s may create %g new products a minute (%s); retry after the time in Retry-After, or send an API key", who, perMinute, flag)
 }
 
-// buckets is a token bucket per key, refilled at perMinute, forgetting
-// keys idle for a while so that memory stays bounded.
-type buckets[K comparable] struct {
-	perMinute float64
-	mu        sync.Mutex
-	byKey     map[K]*bucket
-	swept     time.Time
-}
-
-func newBuckets[K comparable](perMinute float64) *buckets[K] {
-	if perMinute <= 0 {
+// perMinute returns buckets refilled at n a minute, holding a minute's
+// worth; nil, which reserves everything, for no limit.
+func perMinute[K comparable](n float64) *buckets[K] {
+	if n <= 0 {
 		return nil
 	}
-	return &buckets[K]{perMinute: perMinute, byKey: make(map[K]*bucket)}
+	return newBuckets[K](rate.Limit(n/60), int(n))
 }
 
 // reservation is tokens taken, which cancel gives back.
@@ -139,24 +131,7 @@ func (x *buckets[K]) reserve(k K, n int, now time.Time) (reservation, time.Durat
 	if x == nil {
 		return reservation{}, 0, true
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if now.Sub(x.swept) > time.Minute {
-		for key, b := range x.byKey {
-			if now.Sub(b.seen) > idleForget {
-				delete(x.byKey, key)
-			}
-		}
-		x.swept = now
-	}
-	b := x.byKey[k]
-	if b == nil {
-		burst := max(int(x.perMinute), 1)
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(x.perMinute/60), burst)}
-		x.byKey[k] = b
-	}
-	b.seen = now
-	r := b.lim.ReserveN(now, n)
+	r := x.get(k, now).ReserveN(now, n)
 	if !r.OK() {
 		return reservation{}, time.Minute, false
 	}

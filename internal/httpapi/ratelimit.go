@@ -24,12 +24,27 @@ type RateLimit struct {
 	TrustedProxies []netip.Prefix
 }
 
-// limiter holds a token bucket per client address, forgetting addresses
-// idle for a while so that memory stays bounded.
+// limiter holds a token bucket per client address.
 type limiter struct {
-	cfg   RateLimit
+	cfg RateLimit
+	ips *buckets[netip.Addr]
+}
+
+func newLimiter(cfg RateLimit) *limiter {
+	if cfg.PerSecond <= 0 {
+		return nil
+	}
+	return &limiter{cfg: cfg, ips: newBuckets[netip.Addr](rate.Limit(cfg.PerSecond), cfg.Burst)}
+}
+
+// buckets holds a token bucket per key, forgetting keys idle for a while so
+// that memory stays bounded: the rate limit's per address, the budgets' per
+// address and per brand.
+type buckets[K comparable] struct {
+	limit rate.Limit
+	burst int
 	mu    sync.Mutex
-	byIP  map[netip.Addr]*bucket
+	byKey map[K]*bucket
 	swept time.Time
 }
 
@@ -40,11 +55,29 @@ type bucket struct {
 
 const idleForget = 5 * time.Minute
 
-func newLimiter(cfg RateLimit) *limiter {
-	if cfg.PerSecond <= 0 {
-		return nil
+func newBuckets[K comparable](limit rate.Limit, burst int) *buckets[K] {
+	return &buckets[K]{limit: limit, burst: max(burst, 1), byKey: make(map[K]*bucket)}
+}
+
+// get returns k's bucket, a full one when k is new or was forgotten.
+func (x *buckets[K]) get(k K, now time.Time) *rate.Limiter {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if now.Sub(x.swept) > time.Minute {
+		for key, b := range x.byKey {
+			if now.Sub(b.seen) > idleForget {
+				delete(x.byKey, key)
+			}
+		}
+		x.swept = now
 	}
-	return &limiter{cfg: cfg, byIP: make(map[netip.Addr]*bucket)}
+	b := x.byKey[k]
+	if b == nil {
+		b = &bucket{lim: rate.NewLimiter(x.limit, x.burst)}
+		x.byKey[k] = b
+	}
+	b.seen = now
+	return b.lim
 }
 
 // allow takes a token for ip, or says how long until one is there.
@@ -54,26 +87,11 @@ func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
 	if ip.Is6() {
 		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.swept) > time.Minute {
-		for k, b := range l.byIP {
-			if now.Sub(b.seen) > idleForget {
-				delete(l.byIP, k)
-			}
-		}
-		l.swept = now
-	}
-	b := l.byIP[ip]
-	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(l.cfg.PerSecond), max(l.cfg.Burst, 1))}
-		l.byIP[ip] = b
-	}
-	b.seen = now
-	if b.lim.AllowN(now, 1) {
+	lim := l.ips.get(ip, now)
+	if lim.AllowN(now, 1) {
 		return true, 0
 	}
-	r := b.lim.ReserveN(now, 1)
+	r := lim.ReserveN(now, 1)
 	wait := r.DelayFrom(now)
 	r.CancelAt(now) // only asked how long; the token is not taken
 	return false, wait

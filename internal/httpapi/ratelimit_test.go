@@ -47,7 +47,7 @@ func TestLimiterForgetsIdleAddresses(t *testing.T) {
 		t.Fatalf("second request in the same instant: ok=%v wait=%s", ok, wait)
 	}
 	l.allow(netip.AddrFrom4([4]byte{198, 51, 100, 1}), now.Add(idleForget+2*time.Minute))
-	if n := len(l.byIP); n != 1 {
+	if n := len(l.ips.byKey); n != 1 {
 		t.Fatalf("%d addresses held after they went idle, want 1", n)
 	}
 }
