@@ -86,11 +86,7 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 	if n == 0 {
 		return nil
 	}
-	addr := b.addrOf(r)
-	if addr.Is6() {
-		addr = netip.PrefixFrom(addr, 64).Masked().Addr()
-	}
-	ra, wait, ok := b.addrs.reserve(addr, n, now)
+	ra, wait, ok := b.addrs.reserve(subscriber(b.addrOf(r)), n, now)
 	if !ok {
 		return refuse(w, wait, "this address", b.cfg.NewProductsPerAddress, "--anon-new-products-per-address")
 	}

@@ -90,15 +90,10 @@ func (l *listener) limitedAddr(c net.Conn) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	addr := ap.Addr().Unmap()
-	for _, p := range l.lim.TrustedProxies {
-		if p.Contains(addr) {
-			return addr, false
-		}
+	if trusted(l.lim.TrustedProxies, addr) {
+		return addr, false
 	}
-	if addr.Is6() {
-		addr = netip.PrefixFrom(addr, 64).Masked().Addr()
-	}
-	return addr, true
+	return subscriber(addr), true
 }
 
 func (l *listener) release(c *conn) {

@@ -80,14 +80,20 @@ func (x *buckets[K]) get(k K, now time.Time) *rate.Limiter {
 	return b.lim
 }
 
-// allow takes a token for ip, or says how long until one is there.
-// An IPv6 client is limited by its /64: one subscriber usually holds a whole
-// /64, and would otherwise get a fresh bucket per address.
-func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
+// subscriber is the address limits count ip under: an IPv6 client counts
+// by its /64, since one subscriber usually holds a whole /64 and would
+// otherwise get a fresh count per address.
+func subscriber(ip netip.Addr) netip.Addr {
 	if ip.Is6() {
-		ip = netip.PrefixFrom(ip, 64).Masked().Addr()
+		return netip.PrefixFrom(ip, 64).Masked().Addr()
 	}
-	lim := l.ips.get(ip, now)
+	return ip
+}
+
+// allow takes a token for ip's subscriber, or says how long until one is
+// there.
+func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
+	lim := l.ips.get(subscriber(ip), now)
 	if lim.AllowN(now, 1) {
 		return true, 0
 	}
@@ -109,7 +115,7 @@ func (l *limiter) clientIP(r *http.Request) netip.Addr {
 		return netip.Addr{}
 	}
 	ip = ip.Unmap()
-	if !l.trusted(ip) {
+	if !trusted(l.cfg.TrustedProxies, ip) {
 		return ip
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -119,15 +125,16 @@ func (l *limiter) clientIP(r *http.Request) netip.Addr {
 			break // a forged or broken entry: stop at the last good address
 		}
 		ip = hop.Unmap()
-		if !l.trusted(ip) {
+		if !trusted(l.cfg.TrustedProxies, ip) {
 			break
 		}
 	}
 	return ip
 }
 
-func (l *limiter) trusted(ip netip.Addr) bool {
-	for _, p := range l.cfg.TrustedProxies {
+// trusted reports whether ip is one of the trusted proxies.
+func trusted(proxies []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range proxies {
 		if p.Contains(ip) {
 			return true
 		}
