@@ -261,12 +261,9 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64) 
 		return nil, perr == nil, errors.Join(err, perr)
 	}
 	decoded := time.Since(start)
-	prices, views, lines, err := f.catchUp(ctx, snap.Engine, marks, now)
+	views, lines, err := f.catchUp(ctx, snap.Engine, marks, now)
 	if err := errors.Join(err, <-products); err != nil {
 		return nil, false, err
-	}
-	for _, r := range prices {
-		f.load.Price(r)
 	}
 	debug.FreeOSMemory() // the decoding's garbage
 	log.Info("counts restored from the snapshot", "path", f.path, "written", snap.Written,
@@ -337,17 +334,16 @@ func (f *File) marks(ctx context.Context, snap *window.Snapshot, erasure int64) 
 // catchUp adds to e the events committed after each shard's mark. One pass
 // over the orders of the window, in the log's order (a scan by row id,
 // cheaper than the replay's by time), counts the lines after their shard's
-// mark and returns every line's price, to be handed over once the catalog
-// has the products they are of.
-func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, now time.Time) (prices []svc.PurchaseRecord, views, lines int, err error) {
+// mark and hands every line's price over; the price history keeps prices
+// of products the indexes do not hold yet, so they need not wait for the
+// products to load.
+func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, now time.Time) (views, lines int, err error) {
 	first := marks[0]
 	for _, m := range marks {
 		first.Views = min(first.Views, m.Views)
 	}
 	err = f.log.PurchaseLinesAfter(ctx, 0, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
-		if r.UnitPrice != nil && r.Currency != "" {
-			prices = append(prices, r)
-		}
+		f.load.Price(r)
 		if pos > marks[window.ShardOf(r.Product)].Orders {
 			e.AddPurchase(r.Product, r.Time, r.Units, now)
 			lines++
@@ -355,7 +351,7 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 		return nil
 	})
 	if err != nil {
-		return nil, 0, 0, err
+		return 0, 0, err
 	}
 	err = f.log.ViewsAfter(ctx, first.Views, now.Add(-svc.MaxViewWindow), func(pos int64, r svc.ViewRecord) error {
 		if pos > marks[window.ShardOf(r.Product)].Views {
@@ -364,5 +360,5 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 		}
 		return nil
 	})
-	return prices, views, lines, err
+	return views, lines, err
 }
