@@ -205,20 +205,3 @@ func (b *Brand) Stored() Brand {
 	}
 	return out
 }
-
-// LinesOf sums an order's units per product, given each line's product
-// reference: an order counts once for every product it contains.
-func LinesOf(e *PurchaseEvent, refs []ProductRef) []Line {
-	var lines []Line
-	at := make(map[ProductRef]int, len(refs))
-	for i, it := range e.Order.Items {
-		j, ok := at[refs[i]]
-		if !ok {
-			j = len(lines)
-			at[refs[i]] = j
-			lines = append(lines, Line{Product: refs[i], ProductID: it.ProductID})
-		}
-		lines[j].Units += *it.Quantity
-	}
-	return lines
-}

@@ -148,6 +148,23 @@ func (w *Write) Lines(refs []ProductRef) []Line {
 	return LinesOf(w.Purchase, refs)
 }
 
+// LinesOf sums an order's units per product, given each line's product
+// reference: an order counts once for every product it contains.
+func LinesOf(e *PurchaseEvent, refs []ProductRef) []Line {
+	var lines []Line
+	at := make(map[ProductRef]int, len(refs))
+	for i, it := range e.Order.Items {
+		j, ok := at[refs[i]]
+		if !ok {
+			j = len(lines)
+			at[refs[i]] = j
+			lines = append(lines, Line{Product: refs[i], ProductID: it.ProductID})
+		}
+		lines[j].Units += *it.Quantity
+	}
+	return lines
+}
+
 // products returns how many products the write names: one for a view, and
 // one per line of an order (a product may come more than once).
 func (w *Write) products() int {
