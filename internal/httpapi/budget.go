@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"fmt"
-	"math"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -98,7 +96,7 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 }
 
 func refuse(w http.ResponseWriter, wait time.Duration, who string, perMinute float64, flag string) error {
-	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+	setRetryAfter(w, wait)
 	return svc.Errorf(svc.ERATELIMIT, "anonymous events from %s may create %g new products a minute (%s); retry after the time in Retry-After, or send an API key", who, perMinute, flag)
 }
 

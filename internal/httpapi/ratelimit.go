@@ -162,9 +162,15 @@ func (s *Server) limit(kind string, next http.Handler) http.Handler {
 		if kind != "" {
 			s.opts.Metrics.Event(kind, "rejected_"+svc.ERATELIMIT)
 		}
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+		setRetryAfter(w, wait)
 		s.handle(func(http.ResponseWriter, *http.Request) error {
 			return svc.Errorf(svc.ERATELIMIT, "too many requests from this address; retry after the time in Retry-After, or send an API key")
 		}).ServeHTTP(w, r)
 	})
+}
+
+// setRetryAfter tells a refused client how long to wait: whole seconds,
+// rounded up, at least one.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
 }
