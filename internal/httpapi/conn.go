@@ -181,15 +181,18 @@ func rewriteOwnError(b []byte) ([]byte, bool) {
 func problemResponse(status int, code, detail, retryAfter string) []byte {
 	body, _ := json.Marshal(Problem{Type: ProblemTypeBase + code, Title: http.StatusText(status), Status: status, Detail: detail})
 	body = append(body, '\n')
+	hd := http.Header{}
+	setSecurityHeaders(hd, false)
+	hd.Set("Content-Type", "application/problem+json")
+	hd.Set("Connection", "close")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	if retryAfter != "" {
+		hd.Set("Retry-After", retryAfter)
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
-	b.WriteString("Content-Type: application/problem+json\r\nConnection: close\r\n")
-	fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
-	if retryAfter != "" {
-		fmt.Fprintf(&b, "Retry-After: %s\r\n", retryAfter)
-	}
-	fmt.Fprintf(&b, "X-Content-Type-Options: %s\r\nReferrer-Policy: %s\r\nX-Frame-Options: %s\r\nContent-Security-Policy: %s\r\n\r\n",
-		hNosniff[0], hNoReferrer[0], hDeny[0], hCSP[0])
+	_ = hd.Write(&b) // a bytes.Buffer does not fail
+	b.WriteString("\r\n")
 	b.Write(body)
 	return b.Bytes()
 }
