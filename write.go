@@ -117,8 +117,8 @@ func Decide(ctx context.Context, w *Write, look WriteLookup) (accept bool, err e
 			return false, nil
 		}
 	}
-	for i := range w.products() {
-		named := w.product(i)
+	for i := range w.Products() {
+		named := w.Product(i)
 		found, err := resolveProduct(ctx, look, named, w.MayRegister, meta.ReceivedAt)
 		if err != nil {
 			return false, err
@@ -165,18 +165,18 @@ func LinesOf(e *PurchaseEvent, refs []ProductRef) []Line {
 	return lines
 }
 
-// products returns how many products the write names: one for a view, and
+// Products returns how many products the write names: one for a view, and
 // one per line of an order (a product may come more than once).
-func (w *Write) products() int {
+func (w *Write) Products() int {
 	if w.View != nil {
 		return 1
 	}
 	return len(w.Purchase.Order.Items)
 }
 
-// product returns the i-th product the write names, with the attributes
+// Product returns the i-th product the write names, with the attributes
 // it gives: a view's sku, title and url, an order line's sku and title.
-func (w *Write) product(i int) Product {
+func (w *Write) Product(i int) Product {
 	if v := w.View; v != nil {
 		return Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
 	}

@@ -49,12 +49,19 @@ func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {
 // latest attributes, as the store keeps them, and the prices paid.
 func (t *Tracker) learnWrite(w *svc.Write) {
 	r := &w.Result
-	if v := w.View; v != nil {
-		p := &svc.Product{Ref: r.Lines[0].Product, BrandID: v.BrandID, ProductID: r.Lines[0].ProductID}
-		if w.MayRegister {
-			p.SKU, p.Title, p.URL = v.Product.SKU, v.Product.Title, v.Product.URL
+	_, meta := w.Event()
+	// named is the i-th product of the write as the store now keeps it:
+	// an event that may not register changes no attribute.
+	named := func(i int, ref svc.ProductRef) *svc.Product {
+		p := w.Product(i)
+		if !w.MayRegister {
+			p = svc.Product{BrandID: p.BrandID, ProductID: p.ProductID}
 		}
-		t.learnProduct(p, v.Meta.Keyed)
+		p.Ref = ref
+		return &p
+	}
+	if w.View != nil {
+		t.learnProduct(named(0, r.Lines[0].Product), meta.Keyed)
 		return
 	}
 	e := w.Purchase
@@ -62,12 +69,8 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 	for _, l := range r.Lines {
 		refs[l.ProductID] = l.Product
 	}
-	for _, it := range e.Order.Items {
-		p := &svc.Product{Ref: refs[it.ProductID], BrandID: e.BrandID, ProductID: it.ProductID}
-		if w.MayRegister {
-			p.SKU, p.Title = it.SKU, it.Title
-		}
-		t.learnProduct(p, e.Meta.Keyed)
+	for i, it := range e.Order.Items {
+		t.learnProduct(named(i, refs[it.ProductID]), meta.Keyed)
 	}
 	currency := ""
 	if e.Order.Currency != nil {
