@@ -45,6 +45,8 @@ var tests = []struct {
 	{"ForgetSession", testForgetSession},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"RecentPurchases", testRecentPurchases},
+	{"BrandRecentSettings", testBrandRecentSettings},
 }
 
 var (
