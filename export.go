@@ -15,7 +15,9 @@ const (
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price`
-	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product"
+	// A line whose every unit is cancelled is left out, and an order with
+	// no line left, or none (a cancelled order's id that never came).
+	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0 JOIN products p ON p.id = i.product"
 )
 
 // ViewRow is a stored view as read back: select ViewRowColumns, scan them
