@@ -48,6 +48,8 @@ var tests = []struct {
 	{"CancelIdempotency", testCancelIdempotency},
 	{"CancelBeforeOrder", testCancelBeforeOrder},
 	{"CancelAnonymousOrder", testCancelAnonymousOrder},
+	{"Carts", testCarts},
+	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 }
 
 var (
