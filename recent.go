@@ -149,10 +149,10 @@ type RecentPurchase struct {
 }
 
 // RecentPurchasesQuery selects one RecentPurchase per product of every
-// order at or after the time given as the one parameter, written param
+// order at or after the time given, its cancelled units left out, as the one parameter, written param
 // ("?" or "$1"), oldest first; both stores run it.
 func RecentPurchasesQuery(param string) string {
 	return `SELECT e.brand_id, e.event_id, i.product, e.ts, sum(i.quantity), coalesce(e.country, ''), coalesce(e.city, '')
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
 		WHERE e.ts >= ` + param + ` GROUP BY e.id, i.product ORDER BY e.ts, e.id, min(i.line)`
 }

@@ -250,3 +250,47 @@ func TestPurchasePlaceValidation(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 }
+
+// A cancelled order disappears from the feed and from the counts; a
+// refund of some units leaves the purchase; the places follow.
+func TestCancelledOrderLeavesFeedAndCounts(t *testing.T) {
+	f := newFixture(t)
+	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
+	f.bought("br_open", "o1", 10*time.Minute, "DE", "Berlin", "p1")
+	f.bought("br_open", "o2", 20*time.Minute, "DE", "Berlin", "p1", "p2")
+	f.bought("br_open", "o3", 30*time.Minute, "DE", "Berlin", "p2")
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 10", "p2 DE/Berlin 20", "p1 DE/Berlin 20", "p2 DE/Berlin 30"}) {
+		t.Fatalf("before: %v", got)
+	}
+	cancel := func(body map[string]any) {
+		t.Helper()
+		if r := f.do("POST", "/api/collect/order-cancel", body, key...); r.status != 200 {
+			t.Fatalf("cancel %v: %d %s", body, r.status, r.body)
+		}
+	}
+	// o2 bought one p1 and one p2; refunding p2 takes that product out.
+	cancel(map[string]any{"brand_id": "br_open", "order_id": "o2", "items": []any{map[string]any{"product_id": "p2", "quantity": 1}}})
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 10", "p1 DE/Berlin 20", "p2 DE/Berlin 30"}) {
+		t.Fatalf("after refunding o2's p2: %v", got)
+	}
+	if c := f.counts("br_open", "p2"); c[2] != 1 {
+		t.Fatalf("p2's purchases after the refund: %v", c)
+	}
+	// The whole of o1: three Berlin orders become two, fewer than k.
+	cancel(map[string]any{"brand_id": "br_open", "order_id": "o1"})
+	want := []string{"p1 - 20", "p2 - 30"}
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after cancelling o1: %v", got)
+	}
+	if c := f.counts("br_open", "p1"); c[2] != 1 || c[3] != 1 {
+		t.Fatalf("p1's purchases and units after cancelling o1: %v", c)
+	}
+	// The store agrees: after a restart the feed is rebuilt the same.
+	f.restart()
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a restart: %v", got)
+	}
+	if c := f.counts("br_open", "p1"); c[2] != 1 {
+		t.Fatalf("p1 after a restart: %v", c)
+	}
+}

@@ -19,10 +19,13 @@ import (
 type Feed struct {
 	mu     sync.RWMutex
 	brands map[string][]svc.RecentPurchase
+	orders map[string]string // order event id -> brand, for cancellations
 }
 
 // New returns an empty feed.
-func New() *Feed { return &Feed{brands: map[string][]svc.RecentPurchase{}} }
+func New() *Feed {
+	return &Feed{brands: map[string][]svc.RecentPurchase{}, orders: map[string]string{}}
+}
 
 // Add records one product of an accepted order.
 func (f *Feed) Add(p svc.RecentPurchase) {
@@ -35,14 +38,19 @@ func (f *Feed) Add(p svc.RecentPurchase) {
 		i--
 	}
 	f.brands[p.BrandID] = slices.Insert(ps, i, p)
+	f.orders[p.Order] = p.BrandID
 }
 
-// Cancel takes units of the product out of the brand's order, the whole
-// line when units is 0 or at least what is left of it. It reports whether
-// the order's line was there.
-func (f *Feed) Cancel(brandID, order string, product svc.ProductRef, units int64) bool {
+// Cancel takes units of the product out of the order with the event id
+// given, the whole line when units is 0 or at least what is left of it. It
+// reports whether the order's line was there.
+func (f *Feed) Cancel(order string, product svc.ProductRef, units int64) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	brandID, ok := f.orders[order]
+	if !ok {
+		return false
+	}
 	ps := f.brands[brandID]
 	for i := range ps {
 		p := &ps[i]
@@ -52,7 +60,11 @@ func (f *Feed) Cancel(brandID, order string, product svc.ProductRef, units int64
 		if units > 0 && units < p.Units {
 			p.Units -= units
 		} else {
-			f.brands[brandID] = slices.Delete(ps, i, i+1)
+			ps = slices.Delete(ps, i, i+1)
+			f.brands[brandID] = ps
+			if !slices.ContainsFunc(ps, func(p svc.RecentPurchase) bool { return p.Order == order }) {
+				delete(f.orders, order)
+			}
 		}
 		return true
 	}
@@ -65,6 +77,9 @@ func (f *Feed) Sweep(cut time.Time) {
 	defer f.mu.Unlock()
 	for b, ps := range f.brands {
 		i, _ := slices.BinarySearchFunc(ps, cut, func(p svc.RecentPurchase, t time.Time) int { return p.Time.Compare(t) })
+		for _, p := range ps[:i] {
+			delete(f.orders, p.Order) // its other lines, if any, go too: an order has one time
+		}
 		switch {
 		case i == len(ps):
 			delete(f.brands, b)

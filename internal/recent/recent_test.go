@@ -65,19 +65,19 @@ func TestCancelAndSweep(t *testing.T) {
 	buy(f, "o1", 1, 10*time.Minute, "DE", "Berlin")
 	buy(f, "o1", 2, 10*time.Minute, "DE", "Berlin")
 	buy(f, "o2", 1, 30*time.Minute, "DE", "Berlin")
-	if !f.Cancel("b", "o1", 1, 1) {
+	if !f.Cancel("o1", 1, 1) {
 		t.Fatal("a part of a line")
 	}
 	if got := show(f.Recent("b", 0, rules, t0)); len(got) != 3 {
 		t.Fatalf("one of two units cancelled: the purchase stays: %v", got)
 	}
-	if !f.Cancel("b", "o1", 1, 0) || f.Cancel("b", "o1", 1, 0) || f.Cancel("other", "o1", 2, 0) {
-		t.Fatal("the whole line, once, of its brand only")
+	if !f.Cancel("o1", 1, 0) || f.Cancel("o1", 1, 0) || f.Cancel("nope", 2, 0) {
+		t.Fatal("the whole line, once, of a known order only")
 	}
 	if got := show(f.Recent("b", 0, rules, t0)); !reflect.DeepEqual(got, []string{"2 DE/Berlin 10m0s", "1 DE/Berlin 30m0s"}) {
 		t.Fatalf("after the cancellation: %v", got)
 	}
-	if !f.Cancel("b", "o2", 1, 5) {
+	if !f.Cancel("o2", 1, 5) {
 		t.Fatal("more units than the line has")
 	}
 	// Berlin now has one order: its place is withheld.
@@ -85,7 +85,7 @@ func TestCancelAndSweep(t *testing.T) {
 		t.Fatalf("after the second: %v", got)
 	}
 	f.Sweep(t0)
-	if len(f.brands) != 0 {
-		t.Fatalf("swept: %v", f.brands)
+	if len(f.brands) != 0 || len(f.orders) != 0 {
+		t.Fatalf("swept: %v %v", f.brands, f.orders)
 	}
 }

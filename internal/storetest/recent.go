@@ -9,7 +9,8 @@ import (
 
 // testRecentPurchases covers what the recent purchases feed reads: one
 // record per product of each order, its units summed, with the order's
-// event id and place, oldest first; and the place in the export.
+// event id and place, oldest first, cancelled units left out; and the
+// place in the export.
 func testRecentPurchases(t *testing.T, s svc.Store) {
 	withBrand(t, s, "br_1")
 	o := purchase("o1", "p1", 1)
@@ -41,6 +42,22 @@ func testRecentPurchases(t *testing.T, s svc.Store) {
 			g.Units != w.Units || g.Country != w.Country || g.City != w.City {
 			t.Fatalf("record %d: got %+v, want %+v", i, g, w)
 		}
+	}
+	// A cancelled line leaves the records; a refund of some units leaves
+	// the rest.
+	cancel(t, s, cancelOf("o1", item("p2", 2), item("p1", 1)))
+	got = nil
+	if err := s.RecentPurchases(ctx, t0.Add(-2*time.Hour), func(r svc.RecentPurchase) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Product != p1 || got[1].Units != 3 {
+		t.Fatalf("after cancelling p2 and one p1 of o1: %+v", got)
+	}
+	cancel(t, s, cancelOf("o2"))
+	got = nil
+	_ = s.RecentPurchases(ctx, t0.Add(-2*time.Hour), func(r svc.RecentPurchase) error { got = append(got, r); return nil })
+	if len(got) != 1 || got[0].Order != o.Purchase.Meta.EventID {
+		t.Fatalf("after cancelling o2: %+v", got)
 	}
 	var exported *svc.PurchaseEvent
 	_ = s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {

@@ -38,6 +38,16 @@ func (s *signals) addPurchase(e *svc.PurchaseEvent, lines []svc.Line) {
 	}
 }
 
+// cancelPurchase takes what a cancellation removed out of the feed: the
+// order's product goes when none of it is left.
+func (s *signals) cancelPurchase(r svc.CancelRecord) {
+	units := r.Units
+	if r.Orders > 0 {
+		units = 0 // the whole line
+	}
+	s.recent.Cancel(r.OrderEventID, r.Product, units)
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
