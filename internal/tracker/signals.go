@@ -32,10 +32,12 @@ func (s *signals) addPurchase(e *svc.PurchaseEvent, lines []svc.Line) {
 	if country == "" {
 		city = "" // a city without its country is no place to show
 	}
-	for _, l := range lines {
-		s.recent.Add(svc.RecentPurchase{BrandID: e.BrandID, Order: e.Meta.EventID, Product: l.Product, Time: e.Meta.Time,
-			Units: l.Units, Country: country, City: city})
+	ps := make([]svc.RecentPurchase, len(lines))
+	for i, l := range lines {
+		ps[i] = svc.RecentPurchase{BrandID: e.BrandID, Order: e.Meta.EventID, Product: l.Product, Time: e.Meta.Time,
+			Units: l.Units, Country: country, City: city}
 	}
+	s.recent.Add(ps...) // together: the feed counts an order's lines as one order
 }
 
 // cancelPurchase takes what a cancellation removed out of the feed: the
