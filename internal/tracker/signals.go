@@ -11,10 +11,11 @@ import (
 
 // signals are what is kept beside the engine: add-to-carts, as distinct
 // sessions per product, and the recent purchases of each brand, with
-// where they went. They are not in the snapshot file; every load
-// reads them from the store, at the same moment as the engine's events, and
-// they are swapped in with it, so that a recount (an erasure, a
-// cancellation) leaves nothing of what it removed.
+// where they went. They are not in the snapshot file: every load reads
+// them from the store, at the same moment as the engine's events, and
+// swaps them in with it, so that a recount after an erasure leaves nothing
+// of what it removed. Cancellations take out what they remove as they
+// come, with the engine (applyCancels).
 type signals struct {
 	// carts counts each session once per product, at its latest
 	// add-to-cart: the engine's viewer count, fed with carts.
