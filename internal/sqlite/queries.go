@@ -23,11 +23,12 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	qItemInsert = `INSERT INTO purchase_items
 		(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`
-	qProductGet    = "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?"
-	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
-		url = coalesce(?, url), updated_at = ? WHERE id = ?`
+		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
+		maker = coalesce(?, maker), updated_at = ? WHERE id = ?`
 )
 
 // viewInserts[i] inserts 1<<i views in one statement: a batch's views go

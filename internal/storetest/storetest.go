@@ -38,6 +38,7 @@ var tests = []struct {
 	{"KeyedOrdersApartFromAnonymous", testKeyedOrdersApart},
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
+	{"ProductIdentifiers", testProductIdentifiers},
 	{"EnsureProduct", testEnsureProduct},
 	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
