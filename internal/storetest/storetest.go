@@ -44,6 +44,8 @@ var tests = []struct {
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
 	{"ExportEvents", testExportEvents},
 	{"ForgetSession", testForgetSession},
+	{"Carts", testCarts},
+	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 }
 
 var (
