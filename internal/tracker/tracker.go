@@ -270,7 +270,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
-		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases,
+		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout,
 		GeneratedAt: now.UTC(),
 	}, nil
 }
