@@ -38,6 +38,7 @@ var layers = map[string]int{
 
 	"internal/auth":     2,
 	"internal/snapshot": 2,
+	"internal/insights": 2,
 
 	"internal/tracker": 3,
 	"internal/enrich":  4,
