@@ -25,7 +25,10 @@ type Brand struct {
 	// them are not shown to shoppers (docs/decisions.md, Honesty).
 	MinViewers   int
 	MinPurchases int
-	CreatedAt    time.Time
+	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
+	// the widget, so that its lift can be measured (ArmOf).
+	Holdout   int
+	CreatedAt time.Time
 }
 
 // Default honesty thresholds of a brand.
@@ -78,6 +81,9 @@ func (b *Brand) Validate() error {
 	}
 	if b.MinPurchases < 1 {
 		fields = append(fields, FieldError{Field: "min_purchases", Message: "must be at least 1"})
+	}
+	if b.Holdout < 0 || b.Holdout > MaxHoldout {
+		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})
 	}
 	if len(fields) > 0 {
 		return Invalid(fields)

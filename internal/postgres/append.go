@@ -547,6 +547,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		vGiven                      []*int64
 		vSession, vCountry, vLocale []*string
 		vKeyed                      []bool
+		vArm                        []string
 		iPurchase, iProduct, iQty   []int64
 		iLine                       []int32
 		iSKU, iTitle                []*string
@@ -568,6 +569,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
 			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
 			vKeyed = append(vKeyed, m.Keyed)
+			vArm = append(vArm, m.Arm)
 			continue
 		}
 		if c := w.Cart; c != nil {
@@ -594,9 +596,9 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	if len(vEvent) > 0 {
-		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[])`,
-			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed)
+		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
+			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[])`,
+			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed, vArm)
 	}
 	carts.queue(q)
 	if len(iPurchase) > 0 {

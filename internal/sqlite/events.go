@@ -108,7 +108,7 @@ func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 	// Plain values: database/sql converts named types and pointers by
 	// reflection.
 	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed}
+		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed, m.Arm}
 	if tx.queueView(args[:]) {
 		return nil
 	}

@@ -14,9 +14,9 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
 		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`
 	qViewInsert = `INSERT INTO view_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	viewColumns     = 9
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	viewColumns     = 10
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)

@@ -46,6 +46,7 @@ var tests = []struct {
 	{"ForgetSession", testForgetSession},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"Holdout", testHoldout},
 }
 
 var (
