@@ -155,12 +155,13 @@
       if (one) x = x.replace(/[\s\0-\x1f\x7f-\x9f]+/g, " ").trim().slice(0, one);
       return x && x.length <= max ? x : undefined;
     }
-    var u = o.url || (page && location.href), g = str(o.gtin, 14, 15), i, s = 0, j = 0, p = { product_id: str(o.product_id || o.id, 128) },
+    var u = o.url || (page && location.href), g = str(o.gtin, 14, 15), i, s = 0, p = { product_id: str(o.product_id || o.id, 128) },
       k = { sku: str(o.sku, 128), title: str(o.title, 512, 512), url: u && str(abs(u), 2048), mpn: str(o.mpn, 128, 129), brand: str(o.brand, 128, 129) };
     if (!p.product_id) return;
-    // GS1's check: weights 1, 3, 1, ... from the right make a multiple of 10.
-    if (/^(\d{8}|\d{12,14})$/.test(g)) {
-      for (i = g.length; i--; ) s += g[i] * (j++ % 2 ? 3 : 1);
+    // Sent as GTIN-14: a number in JSON-LD has lost its leading zeros. GS1's
+    // check: weights 1, 3, 1, ... from the right make a multiple of 10.
+    if (/^\d{8,14}$/.test(g)) {
+      for (g = ("000000" + g).slice(-14), i = 14; i--; ) s += g[i] * (i % 2 ? 1 : 3);
       if (s % 10 == 0) k.gtin = g;
     }
     for (i in k) if (k[i]) p[i] = k[i];
