@@ -204,6 +204,7 @@ func TestNowLine(t *testing.T) {
 					t.Fatalf("widget says %q, want %q", got, tt.want)
 				}
 				if tt.name == "now" {
+					e.shown()
 					e.shot("now-" + l)
 				}
 				e.noErrors()

@@ -52,7 +52,8 @@
     // Empty between toasts, the box keeps its live region in the page, so
     // that the next toast is announced, but draws nothing.
     ".e{all:initial;position:fixed}.x{inset-inline:auto 16px}.r{min-width:0}" +
-    "p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}" +
+    // The title is cut with "…" when too long; the purchase's line wraps.
+    "p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}p+p{white-space:normal}" +
     "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--f)}" +
     BUTTON +
     // Below 480 px the toast is centred at the bottom, clear of the page's
@@ -207,7 +208,7 @@
     svg.appendChild(d.createElementNS("http://www.w3.org/2000/svg", "path")).setAttribute("d", "M3 5h10l-1 9H4zm3 0V4a2 2 0 0 1 4 0v1");
     p.appendChild(d.createElement("b")).textContent = it.product.title;
     p = region.appendChild(d.createElement("p"));
-    p.lang = t[0];
+    p.lang = t[0].slice(0, 2);
     p.textContent = t[1][0] + " " + when + (where.length ? " · " + where.join(", ") : "");
     box.classList.remove("e");
     k.s("svc_tn", String(++shown));
