@@ -14,7 +14,7 @@ const (
 		v.session_id, v.country, v.locale, v.keyed, v.arm`
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
-		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price`
+		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
 	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product"
 	CartRowColumns = `c.event_id, p.product_id, p.sku, p.title, p.url, c.ts, c.given_ts, c.received_at,
 		c.session_id, c.country, c.locale, c.keyed, c.quantity`
@@ -82,7 +82,7 @@ func (r *OrderRow) Dest() []any {
 	e, it := &r.e, &r.it
 	return []any{&r.ID, &e.Meta.EventID, &e.Order.OrderID, &r.time, &r.given, &r.receive, &e.Context.SessionID,
 		&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
-		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice}
+		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice, &e.Context.Country, &e.Context.City}
 }
 
 // Event returns the order, of the brand given, without its items.

@@ -47,6 +47,8 @@ var tests = []struct {
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"Holdout", testHoldout},
+	{"RecentPurchases", testRecentPurchases},
+	{"BrandRecentSettings", testBrandRecentSettings},
 }
 
 var (

@@ -229,6 +229,7 @@ func (t *Tracker) apply(writes []*svc.Write) {
 		for _, l := range r.Lines {
 			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
+		sig.addPurchase(w.Purchase, r.Lines)
 	}
 }
 
