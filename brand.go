@@ -27,7 +27,7 @@ type Brand struct {
 	MinPurchases int
 	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
 	// the widget, so that its lift can be measured (ArmOf).
-	Holdout   int
+	Holdout int
 	// Recent are the privacy rules of the brand's recent purchases feed.
 	Recent    RecentSettings
 	CreatedAt time.Time
