@@ -163,19 +163,27 @@
     box.addEventListener("focusout", function (e) { pause(hov, box.contains(e.relatedTarget)); });
   }
 
+  // off tells whether the shopper closed the toasts, or the corner badge:
+  // one who closed either wants neither, for the rest of the session.
+  function off() {
+    return k.s("svc_tc") || k.s("svc_closed");
+  }
+
   // next fetches the recent purchases and shows the next one this session
   // has not seen yet, if any: the feed is newest first, and the n-th toast
   // of a session is its n-th item.
   function next() {
-    if (k.s("svc_tc") || shown >= max) return;
+    if (off() || shown >= max) return;
     if (d.visibilityState == "hidden") return d.addEventListener("visibilitychange", next, { once: true });
     mount();
     fetch(base + "/api/svc/recent-activity?brand_id=" + encodeURIComponent(k.o.brandId), { credentials: "omit" }).then(function (r) {
       if (!r.ok) throw new Error("recent activity: " + r.status);
       return r.json();
     }).then(function (a) {
-      // A held-out session sees no toasts either (svc.js, held).
+      // A held-out session sees no toasts either (svc.js, held); nor one
+      // that closed them while the feed was on its way.
       if (held || (held = k.h(a))) return k.g("held out");
+      if (off()) return;
       var it = (a.items || []).filter(function (i) { return i.product && i.product.title; })[shown];
       if (it) return show(it);
       k.g("no recent purchase to show");
@@ -228,7 +236,7 @@
   k.t = function (wd, api) {
     badge = wd;
     base = api;
-    if (!started && !k.s("svc_tc") && shown < max) timer = setTimeout(next, delay * 1000);
+    if (!started && !off() && shown < max) timer = setTimeout(next, delay * 1000);
     started = 1;
   };
 })(window, document);

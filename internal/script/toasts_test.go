@@ -251,6 +251,13 @@ func TestToasts(t *testing.T) {
 		if p.Badge != 16 || p.Toast != 16 {
 			t.Fatalf("badge %g px from the left, toast %g px from the right; want 16 and 16", p.Badge, p.Toast)
 		}
+		// Closing the badge ends the toasts too: the next one is never asked for.
+		var ok bool
+		e.eval(`document.querySelector('body > div:not([data-svc-toasts])').shadowRoot.querySelector('button').click(),__clock.fire(6000),__clock.fire(14000),true`, &ok)
+		e.waitFor(`__net.settled == __net.sent.length`)
+		if n, _ := e.fetches("/api/svc/recent-activity"); n != 1 || e.text(toastText) != "" {
+			t.Fatalf("after closing the badge: %d feed requests, toast %q", n, e.text(toastText))
+		}
 		e.noErrors()
 	})
 
