@@ -137,8 +137,13 @@ func TestToasts(t *testing.T) {
 		waitPending(6000, 0)
 		e.run(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 5, 5))
 		waitPending(6000, 1)
-		// Then it goes, and the next comes 20 s after the first began.
+		// So does focus in it, for keyboard users.
 		var ok bool
+		e.eval(toast+`.querySelector('button').focus(),true`, &ok)
+		waitPending(6000, 0)
+		e.eval(`document.activeElement.blur(),true`, &ok) // the shadow host: its focus goes
+		waitPending(6000, 1)
+		// Then it goes, and the next comes 20 s after the first began.
 		e.eval(`__clock.fire(6000),true`, &ok)
 		e.waitFor(toastText + ` == ""`)
 		waitPending(14000, 1)
