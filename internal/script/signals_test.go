@@ -258,6 +258,31 @@ func TestHoldout(t *testing.T) {
 			e.noErrors()
 		})
 	}
+	// A page without a product has no proof: the toasts ask for the feed's
+	// first product's, and show nothing to a held-out session.
+	e.t = t
+	e.bought("o-hold", "p-hold", "Hold Shoe", 20*time.Minute, "DE", "")
+	for _, held := range []bool{false, true} {
+		t.Run(fmt.Sprint("toasts without a product, held out ", held), func(t *testing.T) {
+			e.t = t
+			sid := bucketed(50, held)
+			page := productPage("en", `<script>sessionStorage.clear();sessionStorage.setItem("svc_sid",`+strconvQuote(sid)+`)</script>`+harness+e.snippet(), "",
+				`<main><h1>Home</h1></main><span data-svc-variant="toasts"></span>`)
+			e.run(chromedp.Navigate(e.page(fmt.Sprint("/hold/home/", held), page)))
+			e.waitFor(`window.__svc&&__svc.k&&__svc.k.t&&__clock.pending(8000)==1`)
+			var ok bool
+			e.eval(`__clock.fire(8000),true`, &ok)
+			if !held {
+				e.waitFor(toastText + ` == "Hold Shoe|Bought 20 minutes ago"`)
+				return
+			}
+			e.waitFor(`__net.sent.includes("/api/svc/product-proof") && __net.settled == __net.sent.length`)
+			if got := e.text(toastText); got != "" {
+				t.Fatalf("a held-out session sees the toast %q", got)
+			}
+			e.noErrors()
+		})
+	}
 	// The script's bucket is the server's, for every holdout.
 	e.t = t
 	for i := 0; i < 30; i++ {

@@ -16,7 +16,7 @@
     return v != null && v !== "" && +v >= 0 ? +v : def;
   }
   var delay = opt("delay", 8), every = opt("every", 20), max = opt("max", 3), dur = Math.max(opt("duration", 6), 1);
-  var shown = +k.s("svc_tn") || 0, timer = 0, hide = 0, hov = 0, foc = 0, started, host, box, region, held, badge, base;
+  var shown = +k.s("svc_tn") || 0, timer = 0, hide = 0, hov = 0, foc = 0, started, host, box, region, held, badge, base, known;
 
   // Per language: the toasts' verb, their close button's name, the badge's.
   var T = {
@@ -172,6 +172,22 @@
   // next fetches the recent purchases and shows the next one this session
   // has not seen yet, if any: the feed is newest first, and the n-th toast
   // of a session is its n-th item.
+  // arm learns the session's arm on a page without a product, which has no
+  // proof of its own: every proof of the brand carries its holdout, so the
+  // feed's first product's says it. Until it is known, nothing is shown.
+  function arm(a) {
+    var u = base + "/api/svc/product-proof?brand_id=" + encodeURIComponent(k.o.brandId) + "&product_id=";
+    if (known || !(a.items || [])[0]) return a;
+    return fetch(u + encodeURIComponent(a.items[0].product.product_id), { credentials: "omit" }).then(function (r) {
+      if (!r.ok) throw new Error("proof: " + r.status);
+      return r.json();
+    }).then(function (pr) {
+      known = 1;
+      held = k.h(pr);
+      return a;
+    });
+  }
+
   function next() {
     if (off() || shown >= max) return;
     if (d.visibilityState == "hidden") return d.addEventListener("visibilitychange", next, { once: true });
@@ -179,7 +195,7 @@
     fetch(base + "/api/svc/recent-activity?brand_id=" + encodeURIComponent(k.o.brandId), { credentials: "omit" }).then(function (r) {
       if (!r.ok) throw new Error("recent activity: " + r.status);
       return r.json();
-    }).then(function (a) {
+    }).then(arm).then(function (a) {
       // A held-out session sees no toasts either (svc.js, held); nor one
       // that closed them while the feed was on its way.
       if (held || (held = k.h(a))) return k.g("held out");
@@ -232,10 +248,12 @@
   }
 
   // t starts the toasts, once: the first comes after `delay` seconds. It
-  // takes svc.js's widget, if any, and where the API is.
-  k.t = function (wd, api) {
+  // takes svc.js's widget, if any, where the API is, and the page's proof,
+  // whose holdout svc.js has checked, if the page has a product.
+  k.t = function (wd, api, pr) {
     badge = wd;
     base = api;
+    known = !!pr;
     if (!started && !off() && shown < max) timer = setTimeout(next, delay * 1000);
     started = 1;
   };

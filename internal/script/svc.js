@@ -262,19 +262,19 @@
   // badge's controls and of the toasts, which a page showing the widget
   // inline only never needs. Then it calls f with the script's kit.
   function corner(f) {
+    // If it fails to load, the promise never settles and nothing shows.
     more =
       more ||
-      new Promise(function (ok, no) {
+      new Promise(function (ok) {
         var s = d.head.appendChild(d.createElement("script"));
         s.onload = ok;
-        s.onerror = no;
         s.src = apiBase + "/svc-corner.js";
       });
-    more.then(function () { f(api.k); }, noop);
+    more.then(function () { f(api.k); });
   }
 
   function toasts(pr) {
-    if (has(variant(pr), "toasts") && !held(pr) && wopt().show !== false) corner(function (k) { k.t(widget, apiBase); });
+    if (has(variant(pr), "toasts") && !held(pr) && wopt().show !== false) corner(function (k) { k.t(widget, apiBase, pr); });
   }
 
   // sentences turns a proof into the facts to show, each {k: signal, n:
