@@ -218,6 +218,12 @@ func TestToasts(t *testing.T) {
 		if a := e.text(`getComputedStyle(` + toast + `).animationName`); a != "s" {
 			t.Fatalf("animation %q, want s", a)
 		}
+		// A right-to-left page mirrors it.
+		e.freshToasts(e.page("/toasts/rtl", nonced(strings.Replace(productPage("ar", harness+e.snippet(), ld, body), "<html ", `<html dir="rtl" `, 1))))
+		e.firstToast()
+		if p := where(); p.Right != 16 || p.Bottom != 16 {
+			t.Fatalf("right to left: toast at %+v, want 16 px from the right and bottom", p)
+		}
 		// Below 480 px: centred at the bottom.
 		e.viewport(375, 700, 1)
 		e.freshToasts(url)
