@@ -477,7 +477,7 @@
     return call(arguments);
   });
   api.loaded = true;
-  // What svc-toast.js takes from this script.
+  // What svc-corner.js takes from this script.
   api.k = { l: locale, s: store, h: held, g: log, o: opts };
   w[name] = api;
   queued.forEach(call);
