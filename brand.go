@@ -25,6 +25,9 @@ type Brand struct {
 	// them are not shown to shoppers (docs/decisions.md, Honesty).
 	MinViewers   int
 	MinPurchases int
+	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
+	// the widget, so that its lift can be measured (ArmOf).
+	Holdout int
 	// Recent are the privacy rules of the brand's recent purchases feed.
 	Recent    RecentSettings
 	CreatedAt time.Time
@@ -80,6 +83,9 @@ func (b *Brand) Validate() error {
 	}
 	if b.MinPurchases < 1 {
 		fields = append(fields, FieldError{Field: "min_purchases", Message: "must be at least 1"})
+	}
+	if b.Holdout < 0 || b.Holdout > MaxHoldout {
+		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})
 	}
 	fields = append(fields, b.Recent.validate()...)
 	if len(fields) > 0 {

@@ -29,6 +29,9 @@ type SearchResult struct {
 	Price    *float64 `json:"price"`
 	Currency *string  `json:"currency"`
 	Domain   *string  `json:"domain"`
+	GTIN     *string  `json:"gtin"`
+	MPN      *string  `json:"mpn"`
+	Brand    *string  `json:"brand"`
 }
 
 // UserContext is what the shopper's extension says about the shopper.
@@ -67,6 +70,7 @@ func (r *SearchEnrichRequest) Validate() []FieldError {
 		fe.amount(p+"price", res.Price)
 		fe.pattern(p+"currency", res.Currency, currencyRe, "three upper-case letters, such as EUR")
 		fe.domain(p+"domain", res.Domain)
+		fe.identifiers(p, res.GTIN, res.MPN, res.Brand)
 	}
 	fe.userContext("user_context.", r.UserContext.Country, r.UserContext.Locale)
 	return fe
@@ -95,6 +99,8 @@ type PageProduct struct {
 	SKU      *string  `json:"sku"`
 	Price    *float64 `json:"price"`
 	Currency *string  `json:"currency"`
+	GTIN     *string  `json:"gtin"`
+	MPN      *string  `json:"mpn"`
 }
 
 // Validate returns every bad field of the request, or nil.
@@ -116,6 +122,8 @@ func (r *ProductEnrichRequest) Validate() []FieldError {
 		fe.add("product.brand", controlMessage)
 	}
 	fe.optID("product.sku", r.Product.SKU)
+	fe.gtin("product.gtin", r.Product.GTIN)
+	fe.name("product.mpn", r.Product.MPN)
 	fe.amount("product.price", r.Product.Price)
 	fe.pattern("product.currency", r.Product.Currency, currencyRe, "three upper-case letters, such as EUR")
 	return fe

@@ -27,6 +27,11 @@ type ViewProduct struct {
 	SKU       *string `json:"sku"`
 	Title     *string `json:"title"`
 	URL       *string `json:"url"`
+	// The maker's identifiers (identifiers.go): a GTIN of 8 to 14
+	// digits, the part number and the maker's name.
+	GTIN  *string `json:"gtin"`
+	MPN   *string `json:"mpn"`
+	Brand *string `json:"brand"`
 }
 
 // ViewContext is the circumstances of a view.
@@ -61,6 +66,9 @@ type PurchaseItem struct {
 	Title     *string  `json:"title"`
 	Quantity  *int64   `json:"quantity"`
 	UnitPrice *float64 `json:"unit_price"`
+	GTIN      *string  `json:"gtin"`
+	MPN       *string  `json:"mpn"`
+	Brand     *string  `json:"brand"`
 }
 
 // PurchaseContext is the circumstances of a purchase.
@@ -80,6 +88,8 @@ type EventMeta struct {
 	GivenTime  *time.Time // the client's timestamp, when it was replaced by the receive time
 	ReceivedAt time.Time
 	Keyed      bool // came with a valid key of the brand
+	// Arm is the holdout arm of a view's session (ArmOf), "" without one.
+	Arm string
 }
 
 // Limits of the collect endpoints (docs/spec.md, Limits).
@@ -190,6 +200,7 @@ func (e *ViewEvent) Validate() []FieldError {
 	fe.optID("product.sku", e.Product.SKU)
 	fe.title("product.title", e.Product.Title)
 	fe.url("product.url", e.Product.URL)
+	fe.identifiers("product.", e.Product.GTIN, e.Product.MPN, e.Product.Brand)
 	fe.timestamp("context.timestamp", e.Context.Timestamp)
 	fe.optID("context.session_id", e.Context.SessionID)
 	fe.pattern("context.country", e.Context.Country, countryRe, "two upper-case letters, such as DE")
@@ -225,6 +236,7 @@ func (e *PurchaseEvent) Validate() []FieldError {
 			fe.add(p+"quantity", "must be an integer from 1 to %d", MaxQuantity)
 		}
 		fe.amount(p+"unit_price", it.UnitPrice)
+		fe.identifiers(p, it.GTIN, it.MPN, it.Brand)
 	}
 	fe.timestamp("context.timestamp", e.Context.Timestamp)
 	fe.optID("context.session_id", e.Context.SessionID)

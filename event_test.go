@@ -102,3 +102,23 @@ func TestTextFieldsRefuseControlCharacters(t *testing.T) {
 		t.Errorf("printable text refused: %v", errs)
 	}
 }
+
+func TestGTIN14(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"96385074", "00000096385074"},       // GTIN-8
+		{"036000291452", "00036000291452"},   // UPC-A
+		{"4006381333931", "04006381333931"},  // EAN-13
+		{"10614141000415", "10614141000415"}, // GTIN-14
+		{"96385075", ""},                     // wrong check digit
+		{"4006381333932", ""},
+		{"03600029145", ""}, // 11 digits
+		{"", ""},
+		{"40063813339ab", ""},
+		{"٤٠٠٦٣٨١٣٣٣٩٣١", ""}, // other digits than ASCII
+	} {
+		got, ok := svc.GTIN14(tc.in)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("GTIN14(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}

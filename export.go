@@ -11,7 +11,7 @@ import "time"
 // one order.
 const (
 	ViewRowColumns = `v.event_id, p.product_id, p.sku, p.title, p.url, v.ts, v.given_ts, v.received_at,
-		v.session_id, v.country, v.locale, v.keyed`
+		v.session_id, v.country, v.locale, v.keyed, v.arm`
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
@@ -58,7 +58,7 @@ type ViewRow struct {
 func (r *ViewRow) Dest() []any {
 	v := &r.v
 	return []any{&v.Meta.EventID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title, &v.Product.URL,
-		&r.time, &r.given, &r.receive, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed}
+		&r.time, &r.given, &r.receive, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed, &v.Meta.Arm}
 }
 
 // Event returns the view, of the brand given.

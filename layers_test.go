@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
 	"internal/bots":            0,
+	"internal/lift":            0,
 	"internal/metrics":         0,
 	"internal/script":          0,
 	"internal/testwait":        0,
@@ -38,6 +39,7 @@ var layers = map[string]int{
 
 	"internal/auth":     2,
 	"internal/snapshot": 2,
+	"internal/insights": 2,
 
 	"internal/tracker": 3,
 	"internal/enrich":  4,

@@ -58,7 +58,10 @@ type Proof struct {
 	// The brand's honesty thresholds, so that a widget shows nothing below them.
 	MinViewers   int
 	MinPurchases int
-	GeneratedAt  time.Time
+	// Holdout is the brand's percent of sessions that never see the widget
+	// (Brand.Holdout); the widget computes its own session's arm.
+	Holdout     int
+	GeneratedAt time.Time
 }
 
 // ViewsField is the name of the view count in the response: the window is

@@ -45,6 +45,9 @@ type Product struct {
 	SKU       *string
 	Title     *string
 	URL       *string
+	GTIN      *string // GTIN-14 (GTIN14)
+	MPN       *string
+	Maker     *string // the maker's name, an event's product brand
 }
 
 // Write is one event to append, with what the store answers about it.

@@ -183,16 +183,19 @@ func (w *Write) Products() int {
 }
 
 // Product returns the i-th product the write names, with the attributes
-// it gives: a view's sku, title and url, an order line's sku and title.
+// it gives: a view's sku, title, url and identifiers, an order line's sku,
+// title and identifiers (a GTIN as GTIN-14).
 func (w *Write) Product(i int) Product {
 	if v := w.View; v != nil {
-		return Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
+		return Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL,
+			GTIN: normalGTIN(v.Product.GTIN), MPN: v.Product.MPN, Maker: v.Product.Brand}
 	}
 	if c := w.Cart; c != nil {
 		return Product{BrandID: c.BrandID, ProductID: c.Product.ProductID, SKU: c.Product.SKU, Title: c.Product.Title, URL: c.Product.URL}
 	}
 	it := &w.Purchase.Order.Items[i]
-	return Product{BrandID: w.Purchase.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title}
+	return Product{BrandID: w.Purchase.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title,
+		GTIN: normalGTIN(it.GTIN), MPN: it.MPN, Maker: it.Brand}
 }
 
 // EnsureProduct registers p if the store has no such product and otherwise
@@ -234,7 +237,10 @@ func (p *Product) Update(named Product) (set Product, changed bool) {
 	set.SKU = update(&p.SKU, named.SKU)
 	set.Title = update(&p.Title, named.Title)
 	set.URL = update(&p.URL, named.URL)
-	return set, set.SKU != nil || set.Title != nil || set.URL != nil
+	set.GTIN = update(&p.GTIN, named.GTIN)
+	set.MPN = update(&p.MPN, named.MPN)
+	set.Maker = update(&p.Maker, named.Maker)
+	return set, set.SKU != nil || set.Title != nil || set.URL != nil || set.GTIN != nil || set.MPN != nil || set.Maker != nil
 }
 
 // update sets *stored to given when given is set and differs, and returns

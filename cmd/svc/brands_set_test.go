@@ -77,6 +77,8 @@ func TestBrandsSetErrors(t *testing.T) {
 		{[]string{"--brand", b.BrandID, "--name", " "}, "--name is required"},
 		{[]string{"--brand", b.BrandID, "--domain", "https://x.example/"}, "not a host name"},
 		{[]string{"--brand", "br_nope", "--min-viewers", "2"}, "not found"},
+		{[]string{"--brand", b.BrandID, "--holdout", "51"}, "--holdout must be a whole percent from 0 to 50"},
+		{[]string{"--brand", b.BrandID, "--holdout", "-1"}, "--holdout must be a whole percent from 0 to 50"},
 	} {
 		args := append([]string{"brands", "set", "--data", dir}, tc.args...)
 		err := run(context.Background(), args, noEnv, io.Discard, io.Discard)
@@ -97,4 +99,38 @@ func TestBrandsSetErrors(t *testing.T) {
 	if l := list[0]; len(l.Domains) != 2 || l.Domains[1] != "b.example" || !l.RequireKey || l.MinViewers != 3 {
 		t.Fatalf("after set: %+v", l)
 	}
+}
+
+// A holdout set by `svc brands add` or `svc brands set` reaches the
+// widget through the proof answer.
+func TestBrandsHoldout(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir, "--domain", "shop.example", "--holdout", "5")
+	testwait.Eventually(t, func() error {
+		st, _, err := post(s.url+"/api/collect/product-view", b.APIKey, "", viewBody(b.BrandID, "p1"))
+		if err != nil {
+			return err
+		}
+		return status("view", st, 200)
+	})
+	holdout := func() any { return proof(t, s.url, b.BrandID, "p1")["widget"].(map[string]any)["holdout"] }
+	if h := holdout(); h != 5.0 {
+		t.Fatalf("proof widget.holdout %v after brands add --holdout 5", h)
+	}
+	var out struct {
+		Holdout int `json:"holdout"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "set", "--data", dir, "--brand", b.BrandID, "--holdout", "10", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Holdout != 10 {
+		t.Fatalf("brands set --holdout 10: %+v", out)
+	}
+	testwait.Eventually(t, func() error {
+		if h := holdout(); h != 10.0 {
+			return fmt.Errorf("proof widget.holdout %v, want 10", h)
+		}
+		return nil
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
@@ -236,7 +237,8 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 		return nil, err
 	}
 	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
-		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget}}
+		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
+		Insights: &insights.Cache{Store: store, Now: t.Now, TTL: insightsTTL}}}
 	if c.demo {
 		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
@@ -244,6 +246,11 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	}
 	return p, nil
 }
+
+// insightsTTL is how long a brand's figures are reused: the dashboard and
+// the experiment read every stored event of the brand, which a page load
+// should not do each time.
+const insightsTTL = 5 * time.Second
 
 func newHTTPServer(h http.Handler, idle time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{

@@ -115,6 +115,7 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts fu
 	}
 	wr := ev.write
 	wr.MayRegister = key != nil || !brand.ClosedCatalog
+	wr.AssignArm(brand.Holdout)
 	if key == nil && wr.MayRegister {
 		if err := s.budgets.takeNewProducts(w, r, wr, s.tracker.Now()); err != nil {
 			return ack{}, err

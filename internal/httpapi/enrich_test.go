@@ -377,6 +377,12 @@ func TestEnrichValidation(t *testing.T) {
 		}, "user_context": map[string]any{"country": "de", "locale": "german"}},
 			[]string{"query", "results[0].url", "results[1].currency", "results[1].domain", "results[1].price", "results[1].url",
 				"user_context.country", "user_context.locale"}},
+		{"bad identifiers", searchPath, map[string]any{"results": []any{
+			map[string]any{"url": "https://a.example/p", "gtin": "12345678", "mpn": "", "brand": "Sony"},
+			map[string]any{"url": "https://a.example/p", "gtin": "96385074", "mpn": "A-1"},
+		}}, []string{"results[0].gtin", "results[0].mpn"}},
+		{"product: bad identifiers", productPath, map[string]any{"product": map[string]any{"title": "x", "gtin": "0036000291453", "mpn": "a\x01"}},
+			[]string{"product.gtin", "product.mpn"}},
 		{"wrong types", searchPath, `{"query":1,"results":[{"url":"https://a.example","price":"12"}]}`, []string{"query", "results[0].price"}},
 		{"product: nothing to match", productPath, map[string]any{"product": map[string]any{"brand": "Sony"}}, []string{"context.url", "product.title"}},
 		{"product: every bad field", productPath, map[string]any{

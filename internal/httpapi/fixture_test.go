@@ -18,6 +18,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -122,6 +123,9 @@ func (f *fixture) start() {
 	f.tracker, f.auth = tr, a
 	opts := f.opts
 	opts.IsBot = detector.IsBot
+	if opts.Insights == nil {
+		opts.Insights = &insights.Cache{Store: f.store, Now: f.clock.Now} // no TTL: every request reads the store
+	}
 	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }
 

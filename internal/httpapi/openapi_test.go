@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-project/svc/internal/apidoc"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
 )
@@ -29,7 +30,8 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi}
+	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi,
+		Insights: &insights.Cache{Store: f.store, Now: f.clock.Now}, Dashboard: http.NotFoundHandler()}
 	routes := httpapi.New(f.tracker, f.auth, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
 	for _, r := range routes {

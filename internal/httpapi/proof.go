@@ -79,6 +79,8 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = strconv.AppendInt(b, int64(p.MinViewers), 10)
 	b = append(b, `,"purchases":`...)
 	b = strconv.AppendInt(b, int64(p.MinPurchases), 10)
+	b = append(b, `},"widget":{"holdout":`...)
+	b = strconv.AppendInt(b, int64(p.Holdout), 10)
 	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)

@@ -14,6 +14,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -43,6 +44,11 @@ type Options struct {
 	// IsBot tells known bots by User-Agent; their anonymous events are
 	// answered but not counted. Nil counts everything.
 	IsBot func(userAgent string) bool
+	// Insights reads a brand's figures for the experiment endpoint; nil:
+	// no such endpoint.
+	Insights *insights.Cache
+	// Dashboard serves /dashboard and everything under it; nil: none.
+	Dashboard http.Handler
 }
 
 // New returns the API server; Handler serves it.
@@ -75,11 +81,12 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
 		MaxAge:          86400,
 	})
-	// /metrics answers no CORS at all: no web page may read it (docs/security.md).
+	// /metrics answers no CORS at all: no web page may read it (docs/security.md);
+	// neither does the dashboard, whose pages only its own origin uses.
 	// It stays on this listener unless --admin-addr moves it.
 	withCORS := c.Handler(mux)
 	s.handler = accessLog(log, securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" {
+		if r.URL.Path == "/metrics" || isDashboard(r.URL.Path) {
 			mux.ServeHTTP(w, r)
 			return
 		}
@@ -119,6 +126,8 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Script != nil {
 		routes = append(routes, Route{"GET", "/svc.js", s.opts.Script})
+		// The corner badge's controls and the toasts, which svc.js loads.
+		routes = append(routes, Route{"GET", "/svc-corner.js", s.opts.Script})
 	}
 	if s.opts.Demo != nil {
 		routes = append(routes, Route{"GET", "/demo", s.opts.Demo})
@@ -128,6 +137,13 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.OpenAPI != nil {
 		routes = append(routes, Route{"GET", "/openapi.json", s.opts.OpenAPI})
+	}
+	if s.opts.Insights != nil {
+		routes = append(routes, Route{"GET", "/api/svc/experiment", s.limit("", s.handle(s.experiment))})
+	}
+	if s.opts.Dashboard != nil {
+		routes = append(routes, Route{"GET", "/dashboard", s.opts.Dashboard}, Route{"GET", "/dashboard/", s.opts.Dashboard},
+			Route{"POST", "/dashboard/", s.opts.Dashboard})
 	}
 	return routes
 }
@@ -153,9 +169,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 // own type and may be framed by nobody either.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setSecurityHeaders(w.Header(), r.URL.Path == "/demo")
+		setSecurityHeaders(w.Header(), r.URL.Path == "/demo" || isDashboard(r.URL.Path))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// isDashboard reports whether a path is the dashboard's: its pages are
+// documents with their own Content-Security-Policy, for its own origin
+// only, so no CORS either.
+func isDashboard(path string) bool {
+	return path == "/dashboard" || strings.HasPrefix(path, "/dashboard/")
 }
 
 // setSecurityHeaders sets the standard headers on hd; a document (the demo

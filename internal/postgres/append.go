@@ -262,11 +262,11 @@ func (b *batch) queueProductReads(q *pgx.Batch, brands, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	q.Queue(`SELECT id, brand_id, product_id, sku, title, url FROM products
+	q.Queue(`SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products
 		WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			p := new(productState)
-			if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL); err != nil {
+			if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
 				return err
 			}
 			b.products[productKey{p.BrandID, p.ProductID}] = p
@@ -360,6 +360,7 @@ func (b *batch) UpdateProduct(_ context.Context, p, set svc.Product, at time.Tim
 	ps := b.products[productKey{p.BrandID, p.ProductID}]
 	ps.Product, ps.write, ps.at = p, true, millis(at)
 	ps.set.SKU, ps.set.Title, ps.set.URL = cmp.Or(set.SKU, ps.set.SKU), cmp.Or(set.Title, ps.set.Title), cmp.Or(set.URL, ps.set.URL)
+	ps.set.GTIN, ps.set.MPN, ps.set.Maker = cmp.Or(set.GTIN, ps.set.GTIN), cmp.Or(set.MPN, ps.set.MPN), cmp.Or(set.Maker, ps.set.Maker)
 	return nil
 }
 
@@ -380,20 +381,25 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 	slices.SortFunc(ps, func(x, y *productState) int {
 		return cmp.Or(cmp.Compare(x.BrandID, y.BrandID), cmp.Compare(x.ProductID, y.ProductID))
 	})
-	cols := make([][]*string, 3)
+	cols := make([][]*string, 6)
 	var brands, ids []string
 	var at []int64
 	for _, p := range ps {
 		brands, ids, at = append(brands, p.BrandID), append(ids, p.ProductID), append(at, p.at)
 		cols[0], cols[1], cols[2] = append(cols[0], p.set.SKU), append(cols[1], p.set.Title), append(cols[2], p.set.URL)
+		cols[3], cols[4], cols[5] = append(cols[3], p.set.GTIN), append(cols[4], p.set.MPN), append(cols[5], p.set.Maker)
 	}
-	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-		SELECT b, p, s, t, u, a, a FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS x(b, p, s, t, u, a)
+	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
+		SELECT b, p, s, t, u, g, m, k, a, a
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[])
+			AS x(b, p, s, t, u, a, g, m, k)
 		ORDER BY b, p
 		ON CONFLICT (brand_id, product_id) DO UPDATE SET sku = coalesce(excluded.sku, products.sku),
 			title = coalesce(excluded.title, products.title), url = coalesce(excluded.url, products.url),
+			gtin = coalesce(excluded.gtin, products.gtin), mpn = coalesce(excluded.mpn, products.mpn),
+			maker = coalesce(excluded.maker, products.maker),
 			updated_at = excluded.updated_at, txid = pg_current_xact_id()
-		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at).Query(func(rows pgx.Rows) error {
+		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at, cols[3], cols[4], cols[5]).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var ref svc.ProductRef
 			var k productKey
@@ -543,6 +549,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		vGiven                      []*int64
 		vSession, vCountry, vLocale []*string
 		vKeyed                      []bool
+		vArm                        []string
 		iPurchase, iProduct, iQty   []int64
 		iLine                       []int32
 		iSKU, iTitle                []*string
@@ -564,6 +571,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
 			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
 			vKeyed = append(vKeyed, m.Keyed)
+			vArm = append(vArm, m.Arm)
 			continue
 		}
 		if c := w.Cart; c != nil {
@@ -590,9 +598,9 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	if len(vEvent) > 0 {
-		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[])`,
-			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed)
+		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
+			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[])`,
+			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed, vArm)
 	}
 	carts.queue(q)
 	if len(iPurchase) > 0 {

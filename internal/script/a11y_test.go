@@ -72,12 +72,18 @@ func (e *env) viewport(width, height int64, scale float64) {
 // otherwise it does nothing, so CI rewrites no file.
 func (e *env) shot(name string) {
 	e.t.Helper()
+	e.shotOf(name, box)
+}
+
+// shotOf saves the element that the JavaScript expression el names, like shot.
+func (e *env) shotOf(name, el string) {
+	e.t.Helper()
 	dir := os.Getenv("SVC_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
 	var r struct{ X, Y, W, H float64 }
-	e.eval(`(()=>{const r=`+box+`.getBoundingClientRect();return {X:r.x,Y:r.y,W:r.width,H:r.height}})()`, &r)
+	e.eval(`(()=>{const r=`+el+`.getBoundingClientRect();return {X:r.x,Y:r.y,W:r.width,H:r.height}})()`, &r)
 	const m = 12
 	x, y := math.Max(r.X-m, 0), math.Max(r.Y-m, 0)
 	res, err := chromedp.Call(e.ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{

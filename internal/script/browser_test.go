@@ -1,10 +1,12 @@
 package script_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,18 +55,39 @@ type env struct {
 	viewDelay atomic.Int64
 	errs      []string // exceptions, console errors and log errors in the page
 	infos     []string // console.info messages: the script's debug mode
+	// bodies holds the bodies of the events the service received, by path.
+	bodies map[string][]string
+	// answers holds the status of each event the service answered, by path.
+	answers map[string][]int
 }
 
-func newEnv(t *testing.T) *env {
+// statusRecorder keeps the status of an answer.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// newEnv starts the service with brand br_shop, which each of set may
+// change first (a holdout, say).
+func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	t.Helper()
-	e := &env{t: t, dir: t.TempDir(), html: map[string]string{}, headers: map[string]string{}}
+	e := &env{t: t, dir: t.TempDir(), html: map[string]string{}, headers: map[string]string{}, bodies: map[string][]string{}, answers: map[string][]int{}}
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, e.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret, k := svc.NewAPIKey(brandID, time.Now())
-	if err := store.CreateBrand(ctx, &svc.Brand{ID: brandID, Name: "Shop", Domains: []string{"127.0.0.1"}, CreatedAt: time.Now()}, k); err != nil {
+	b := &svc.Brand{ID: brandID, Name: "Shop", Domains: []string{"127.0.0.1"}, CreatedAt: time.Now()}
+	for _, f := range set {
+		f(b)
+	}
+	if err := store.CreateBrand(ctx, b, k); err != nil {
 		t.Fatal(err)
 	}
 	e.key = secret
@@ -88,7 +111,18 @@ func newEnv(t *testing.T) *env {
 		if d := time.Duration(e.viewDelay.Load()); d > 0 && r.URL.Path == "/api/collect/product-view" {
 			time.Sleep(d)
 		}
-		api.ServeHTTP(w, r)
+		if !strings.HasPrefix(r.URL.Path, "/api/collect/") || r.Method != "POST" {
+			api.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := &statusRecorder{ResponseWriter: w, status: 200}
+		api.ServeHTTP(rec, r)
+		e.mu.Lock()
+		e.bodies[r.URL.Path] = append(e.bodies[r.URL.Path], string(body))
+		e.answers[r.URL.Path] = append(e.answers[r.URL.Path], rec.status)
+		e.mu.Unlock()
 	}))
 	e.pages = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()

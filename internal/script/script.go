@@ -20,18 +20,48 @@ import (
 //go:embed svc.js
 var source string
 
-// Script is svc.js, minified by esbuild once at start, with its gzip form
-// and their ETags.
+// cornerSource is the code of the corner badge's controls and of the
+// toasts, which svc.js loads only on pages that show one: most pages never
+// need its bytes.
+//
+//go:embed svc-corner.js
+var cornerSource string
+
+// Script serves svc.js and, at /svc-corner.js, the code it loads for the
+// widgets in a corner: each minified by esbuild once at start, with its
+// gzip form and their ETags.
 type Script struct {
-	min, gz         []byte
-	etag, gzETag    string
-	built           time.Time
-	MinSize, GzSize int
+	main, corner asset
+	built        time.Time
+	// The sizes of svc.js, and of svc-corner.js.
+	MinSize, GzSize             int
+	CornerMinSize, CornerGzSize int
 }
 
-// Build minifies and compresses svc.js.
+type asset struct {
+	min, gz      []byte
+	etag, gzETag string
+}
+
+// Build minifies and compresses svc.js and svc-corner.js.
 func Build() (*Script, error) {
-	res := api.Transform(source, api.TransformOptions{
+	main, err := build("svc.js", source)
+	if err != nil {
+		return nil, err
+	}
+	corner, err := build("svc-corner.js", cornerSource)
+	if err != nil {
+		return nil, err
+	}
+	return &Script{
+		main: main, corner: corner, built: time.Now(),
+		MinSize: len(main.min), GzSize: len(main.gz),
+		CornerMinSize: len(corner.min), CornerGzSize: len(corner.gz),
+	}, nil
+}
+
+func build(name, src string) (asset, error) {
+	res := api.Transform(src, api.TransformOptions{
 		Loader:            api.LoaderJS,
 		Target:            api.ES2019,
 		MinifyWhitespace:  true,
@@ -41,29 +71,25 @@ func Build() (*Script, error) {
 	})
 	if len(res.Errors) > 0 {
 		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return nil, errors.New("svc.js: " + strings.Join(msgs, "\n"))
+		return asset{}, errors.New(name + ": " + strings.Join(msgs, "\n"))
 	}
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // the level is valid
 	if _, err := zw.Write(res.Code); err != nil {
-		return nil, err
+		return asset{}, err
 	}
 	if err := zw.Close(); err != nil {
-		return nil, err
+		return asset{}, err
 	}
 	sum := sha256.Sum256(res.Code)
 	tag := hex.EncodeToString(sum[:8])
-	return &Script{
-		min: res.Code, gz: gz.Bytes(),
-		etag: `"` + tag + `"`, gzETag: `"` + tag + `-gz"`,
-		built:   time.Now(),
-		MinSize: len(res.Code), GzSize: gz.Len(),
-	}, nil
+	return asset{min: res.Code, gz: gz.Bytes(), etag: `"` + tag + `"`, gzETag: `"` + tag + `-gz"`}, nil
 }
 
 // ServeHTTP serves the script, gzipped when the client takes it, with an
-// ETag per representation. Brands embed a fixed URL, so the cache life is
-// short and revalidation cheap: a 304 when nothing changed.
+// ETag per representation: svc-corner.js for a path ending so, else svc.js.
+// Brands embed a fixed URL, so the cache life is short and revalidation
+// cheap: a 304 when nothing changed.
 func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
@@ -73,9 +99,13 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Add("Vary", "Accept-Encoding")
 	// Pages isolated with COEP may load it from another origin.
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	body, tag := s.min, s.etag
+	a := &s.main
+	if strings.HasSuffix(r.URL.Path, "/svc-corner.js") {
+		a = &s.corner
+	}
+	body, tag := a.min, a.etag
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body, tag = s.gz, s.gzETag
+		body, tag = a.gz, a.gzETag
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", tag)

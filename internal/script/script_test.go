@@ -13,6 +13,8 @@ import (
 const (
 	maxScriptGzipBytes = 5120
 	maxSnippetBytes    = 400
+	// svc-corner.js, loaded only by pages with a corner widget.
+	maxCornerGzipBytes = 4096
 )
 
 func TestScriptBudget(t *testing.T) {
@@ -27,6 +29,10 @@ func TestScriptBudget(t *testing.T) {
 	if s.MinSize >= len(source)*2/3 {
 		t.Errorf("minified %d bytes from %d: not minified?", s.MinSize, len(source))
 	}
+	t.Logf("svc-corner.js: %d bytes of source, %d minified, %d gzipped", len(cornerSource), s.CornerMinSize, s.CornerGzSize)
+	if s.CornerGzSize > maxCornerGzipBytes || s.CornerMinSize >= len(cornerSource)*2/3 {
+		t.Errorf("svc-corner.js is %d bytes gzipped (budget %d), %d minified from %d", s.CornerGzSize, maxCornerGzipBytes, s.CornerMinSize, len(cornerSource))
+	}
 }
 
 func TestServeScript(t *testing.T) {
@@ -36,8 +42,9 @@ func TestServeScript(t *testing.T) {
 	}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
+	path := "/svc.js"
 	get := func(headers ...string) *http.Response {
-		req, _ := http.NewRequest("GET", srv.URL+"/svc.js", nil)
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
 		for i := 0; i+1 < len(headers); i += 2 {
 			req.Header.Set(headers[i], headers[i+1])
 		}
@@ -68,5 +75,16 @@ func TestServeScript(t *testing.T) {
 	}
 	if res := get("Accept-Encoding", "gzip;q=0"); res.Header.Get("Content-Encoding") != "" {
 		t.Fatal("gzip sent to a client that refused it")
+	}
+	// The corner code is served beside it, like it.
+	path = "/svc-corner.js"
+	corner := get()
+	cbody, _ := io.ReadAll(corner.Body)
+	if corner.StatusCode != 200 || len(cbody) != s.CornerMinSize || corner.Header.Get("ETag") == plain.Header.Get("ETag") ||
+		!strings.HasPrefix(corner.Header.Get("Content-Type"), "text/javascript") {
+		t.Fatalf("svc-corner.js: %d %v (%d bytes, want %d)", corner.StatusCode, corner.Header, len(cbody), s.CornerMinSize)
+	}
+	if res := get("If-None-Match", corner.Header.Get("ETag")); res.StatusCode != 304 {
+		t.Fatalf("svc-corner.js revalidation: %d", res.StatusCode)
 	}
 }

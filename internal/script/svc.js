@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, closed, ready;
+  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more;
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -32,31 +32,31 @@
   var T = {
     en: {
       v: { one: "{n} person viewed this {d}", other: "{n} people viewed this {d}" },
+      n: { one: "{n} person is viewing this now", other: "{n} people are viewing this now" },
       p: { one: "{n} purchase {d}", other: "{n} purchases {d}" },
       h: ["in the last hour", "in the last {n} hours"],
-      m: ["in the last minute", "in the last {n} minutes"],
-      x: "Dismiss product activity"
+      m: ["in the last minute", "in the last {n} minutes"]
     },
     de: {
       v: { one: "{n} Person hat diesen Artikel {d} angesehen", other: "{n} Personen haben diesen Artikel {d} angesehen" },
+      n: { one: "{n} Person sieht sich diesen Artikel gerade an", other: "{n} Personen sehen sich diesen Artikel gerade an" },
       p: { one: "{n} Kauf {d}", other: "{n} Käufe {d}" },
       h: ["in der letzten Stunde", "in den letzten {n} Stunden"],
-      m: ["in der letzten Minute", "in den letzten {n} Minuten"],
-      x: "Hinweis zur Produktaktivität schließen"
+      m: ["in der letzten Minute", "in den letzten {n} Minuten"]
     },
     fr: {
       v: { one: "{n} personne a consulté cet article {d}", other: "{n} personnes ont consulté cet article {d}" },
+      n: { one: "{n} personne consulte cet article en ce moment", other: "{n} personnes consultent cet article en ce moment" },
       p: { one: "{n} achat {d}", other: "{n} achats {d}" },
       h: ["au cours de la dernière heure", "au cours des {n} dernières heures"],
-      m: ["au cours de la dernière minute", "au cours des {n} dernières minutes"],
-      x: "Masquer l’activité de l’article"
+      m: ["au cours de la dernière minute", "au cours des {n} dernières minutes"]
     },
     es: {
       v: { one: "{n} persona vio este artículo {d}", other: "{n} personas vieron este artículo {d}" },
+      n: { one: "{n} persona está viendo este artículo ahora", other: "{n} personas están viendo este artículo ahora" },
       p: { one: "{n} compra {d}", other: "{n} compras {d}" },
       h: ["en la última hora", "en las últimas {n} horas"],
-      m: ["en el último minuto", "en los últimos {n} minutos"],
-      x: "Ocultar la actividad del artículo"
+      m: ["en el último minuto", "en los últimos {n} minutos"]
     }
   };
 
@@ -131,27 +131,46 @@
     if (d.prerendering) return d.addEventListener("prerenderingchange", trackView, { once: true });
     sentFor = product.product_id;
     // Draw once the view is counted, so the widget includes this visit.
-    viewed = send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() }).then(function (r) {
-      if (r && !r.ok) return problem(r).then(function (e) { log("view refused: " + why(e)); });
-    });
+    viewed = send("/api/collect/product-view", { brand_id: opts.brandId, product: product, context: context() }).then(refused("view"));
     viewed.then(render);
   }
 
-  // setProduct keeps what the server would accept: ids up to 128
-  // characters, titles up to 512, URLs up to 2048; strings only.
-  function setProduct(id, sku, title, url) {
-    function str(x, max) {
+  // refused logs why the service refused an event, in debug mode.
+  function refused(what) {
+    return function (r) {
+      if (r && !r.ok) return problem(r).then(function (e) { log(what + " refused: " + why(e)); });
+    };
+  }
+
+  // item keeps of a product what the server would accept: ids, part
+  // numbers and makers up to 128 characters, titles up to 512, URLs up to
+  // 2048, a GTIN only with its check digit right (the API refuses a whole
+  // view for a bad one); strings only. The page's product has the page's URL.
+  function item(o, page) {
+    function str(x, max, one) {
       x = typeof x == "number" ? String(x) : x;
-      return typeof x == "string" && x && x.length <= max ? x : undefined;
+      if (typeof x != "string") return;
+      // One line: page templates break names over lines, and the API
+      // refuses control characters. Titles are cut, names dropped.
+      if (one) x = x.replace(/[\s\0-\x1f\x7f-\x9f]+/g, " ").trim().slice(0, one);
+      return x && x.length <= max ? x : undefined;
     }
-    id = str(id, 128);
-    if (!id) return;
-    product = { product_id: id };
-    if ((sku = str(sku, 128))) product.sku = sku;
-    // One line: page templates break names over lines, and the API
-    // refuses control characters in titles.
-    if (typeof title == "string" && (title = title.replace(/[\s\0-\x1f\x7f-\x9f]+/g, " ").trim().slice(0, 512))) product.title = title;
-    if ((url = str(abs(url || location.href), 2048))) product.url = url;
+    var u = o.url || (page && location.href), g = str(o.gtin, 14, 15), i, s = 0, p = { product_id: str(o.product_id || o.id, 128) },
+      k = { sku: str(o.sku, 128), title: str(o.title, 512, 512), url: u && str(abs(u), 2048), mpn: str(o.mpn, 128, 129), brand: str(o.brand, 128, 129) };
+    if (!p.product_id) return;
+    // Sent as GTIN-14: a number in JSON-LD has lost its leading zeros. GS1's
+    // check: weights 1, 3, 1, ... from the right make a multiple of 10.
+    if (/^\d{8,14}$/.test(g)) {
+      for (g = ("000000" + g).slice(-14), i = 14; i--; ) s += g[i] * (i % 2 ? 1 : 3);
+      if (s % 10 == 0) k.gtin = g;
+    }
+    for (i in k) if (k[i]) p[i] = k[i];
+    return p;
+  }
+
+  function setProduct(o) {
+    if (!(o = item(o, 1))) return;
+    product = o;
     ready();
     trackView();
   }
@@ -165,9 +184,11 @@
       if (!x || typeof x != "object" || found) return;
       if (Array.isArray(x)) return x.forEach(visit);
       if ([].concat(x["@type"]).some(function (t) { return /(^|[/:])Product(Group)?$/.test(t); })) {
-        var offer = [].concat(x.offers || [])[0] || {};
+        var offer = [].concat(x.offers || [])[0] || {}, b = [].concat(x.brand)[0];
         var id = x.productID || x.productGroupID || x.sku || x.mpn || offer.sku || x["@id"];
-        if (id) return (found = [id, x.sku || offer.sku, typeof x.name == "string" ? x.name : "", x.url || offer.url]);
+        // The identifiers let svc match this product with other shops' (docs/enrichment.md).
+        if (id)
+          return (found = { product_id: id, sku: x.sku || offer.sku, title: x.name, url: x.url || offer.url, gtin: x.gtin13 || x.gtin12 || x.gtin8 || x.gtin14 || x.gtin, mpn: x.mpn, brand: (b && b.name) || b });
       }
       [x["@graph"], x.mainEntity, x.itemOffered].forEach(visit);
     }
@@ -211,6 +232,51 @@
     return opts.widget || {};
   }
 
+  // variant lists the parts of the widget to show: the embed's
+  // data-svc-variant, else init's widget.variant, else the brand's (its
+  // proof's widget.variant), else the inline line (docs/client-script.md).
+  function variant(pr) {
+    var e = d.querySelector("[data-svc-variant]");
+    return (e && e.dataset.svcVariant) || wopt().variant || brand(pr).variant || "inline";
+  }
+  // brand is the brand's widget settings, from its proof.
+  function brand(pr) {
+    return (pr && pr.widget) || {};
+  }
+  function has(v, k) {
+    return RegExp("\\b" + k + "\\b").test(v);
+  }
+
+  // held tells whether the session is in the brand's holdout: FNV-1a 32 of
+  // the UTF-8 bytes of its id, mod 100, under widget.holdout percent. A
+  // held-out session sees nothing, so that the brand can measure the lift.
+  function held(pr) {
+    var h = 2166136261, x = +brand(pr).holdout || 0;
+    new TextEncoder().encode(session()).forEach(function (c) {
+      h = Math.imul(h ^ c, 16777619) >>> 0;
+    });
+    return x > 0 && h % 100 < x;
+  }
+
+  // corner loads svc-corner.js, beside svc.js, once: the code of the corner
+  // badge's controls and of the toasts, which a page showing the widget
+  // inline only never needs. Then it calls f with the script's kit.
+  function corner(f) {
+    // If it fails to load, the promise never settles and nothing shows.
+    more =
+      more ||
+      new Promise(function (ok) {
+        var s = d.head.appendChild(d.createElement("script"));
+        s.onload = ok;
+        s.src = apiBase + "/svc-corner.js";
+      });
+    more.then(function () { f(api.k); });
+  }
+
+  function toasts(pr) {
+    if (has(variant(pr), "toasts") && !held(pr) && wopt().show !== false) corner(function (k) { k.t(widget, apiBase, pr); });
+  }
+
   // sentences turns a proof into the facts to show, each {k: signal, n:
   // number, z: the rest of its sentence}, in the language they are written
   // in (the shopper's, or English); counts below the brand's thresholds
@@ -226,13 +292,18 @@
     var fmt = function (n) { return new Intl.NumberFormat(tag).format(n); };
     var plural = function (n) { return new Intl.PluralRules(tag).select(n); };
     function say(k, n, unit, len) {
-      var dw = len == 1 ? unit[0] : unit[1].replace("{n}", fmt(len));
+      var dw = unit ? (len == 1 ? unit[0] : unit[1].replace("{n}", fmt(len))) : "";
       out.push({ k: k, n: fmt(n), z: (t[k][plural(n)] || t[k].other).replace("{d}", dw).replace("{n}", "") });
     }
-    var wv = pr.window_views, wp = pr.window_purchases;
-    if (pr.viewers >= Math.max(th.viewers || 3, 1)) say("v", pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60);
-    if (pr.purchases >= Math.max(th.purchases || 1, 1)) say("p", pr.purchases, t.h, wp);
-    if (!out.length) log("below the brand's thresholds: viewers " + pr.viewers + "/" + (th.viewers || 3) + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
+    var wv = pr.window_views, wp = pr.window_purchases, v = variant(pr), tv = Math.max(th.viewers || 3, 1);
+    if (held(pr)) return log("held out"), out;
+    // The server says null below the threshold; the script checks again.
+    if (has(v, "now") && pr.viewers_now >= tv) say("n", pr.viewers_now);
+    if (has(v, "inline")) {
+      if (pr.viewers >= tv) say("v", pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60);
+      if (pr.purchases >= Math.max(th.purchases || 1, 1)) say("p", pr.purchases, t.h, wp);
+      if (!out.length) log("below the brand's thresholds: viewers " + pr.viewers + "/" + tv + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
+    }
     return out;
   }
 
@@ -242,20 +313,13 @@
   // sizes are in rem, so the shopper's font size holds. One line per fact,
   // never wrapped, so the inline widget's height is the same at every width.
   var CSS = ":host{display:block}" +
-    ".w{all:initial;--b:var(--svc-bg,#fff);--f:var(--svc-text,#1f2933);--m:var(--svc-muted,#52606d);--l:var(--svc-border,#d9e2ec);--a:var(--svc-accent,#0b69a3);" +
+    ".w{all:initial;--b:var(--svc-bg,#fff);--f:var(--svc-text,#1f2933);--l:var(--svc-border,#d9e2ec);--a:var(--svc-accent,#0b69a3);" +
     "box-sizing:border-box;display:inline-flex;align-items:center;max-width:100%;font:.875rem/1.25rem system-ui,sans-serif;color:var(--f);background:var(--b);" +
     "border:.0625rem solid var(--l);border-radius:.5rem;padding:.5rem .75rem;box-shadow:0 .125rem .5rem #0002}" +
-    "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--m:var(--svc-muted,#bcccdc);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
-    ".w[hidden]{display:none}.e{all:initial}.e button{display:none}" +
+    "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
+    ".w[hidden]{display:none}.e{all:initial}" +
     ".r{min-width:0}p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;animation:f .2s}" +
     "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--a)}" +
-    ".c{position:fixed;inset-inline-start:16px;bottom:16px;z-index:1000;max-width:calc(100vw - 32px)}.h{opacity:0;pointer-events:none}" +
-    "button{all:initial;flex:none;display:grid;place-items:center;min-width:24px;min-height:24px;width:1.5rem;height:1.5rem;" +
-    "margin-inline:.5rem -.375rem;border-radius:.25rem;cursor:pointer;font:1.125rem/1 system-ui,sans-serif;color:var(--m)}" +
-    "button:focus-visible{outline:.125rem solid var(--a)}@media (pointer:coarse){button{min-width:44px;min-height:44px}}" +
-    // Narrow or zoomed in, the badge is a chip of icons and numbers (the
-    // sentences stay for screen readers) that a tap, or focus, opens.
-    "@media (max-width:30em){.k{cursor:pointer}.k:not(:focus-within) .r{display:flex;gap:.75rem}.k:not(:focus-within) span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}" +
     "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){p{animation:none}}";
 
   // Icons: an eye for viewers, a bag for purchases.
@@ -267,25 +331,21 @@
       return v ? sessionStorage.setItem(k, v) : sessionStorage.getItem(k);
     } catch (e) {}
   }
-  // A badge the shopper closed stays closed for the session.
-  closed = !!store("svc_closed");
-
   // mount builds the widget in a shadow root: inside [data-svc-proof] if the
   // page has one, else as a fixed corner badge, which shifts no layout and
-  // which the shopper can close. The live region is there, empty and not
-  // hidden, before any text arrives, so that its first text is announced.
+  // which the shopper can close (svc-corner.js). The live region is there,
+  // empty and not hidden, before any text arrives, so that its first text
+  // is announced.
   function mount() {
     if (widget) return widget;
-    var host = d.querySelector("[data-svc-proof]"), corner = !host, root, o = d.querySelector("[data-svc-offset]"), css = CSS;
-    if (corner) host = d.body.appendChild(d.createElement("div"));
+    var host = d.querySelector("[data-svc-proof]"), c = !host, root, css = CSS;
+    if (c) host = d.body.appendChild(d.createElement("div"));
     try {
       root = host.shadowRoot || host.attachShadow({ mode: "open" });
     } catch (e) {
       // Elements such as <li> take no shadow root: use a child that does.
       root = host.appendChild(d.createElement("div")).attachShadow({ mode: "open" });
     }
-    // data-svc-offset lifts the badge by that many pixels, off a sticky bar.
-    if (o) css += ".c{bottom:" + (16 + (+o.dataset.svcOffset || 0)) + "px}";
     // widget.accent: the brand's colour for icons and numbers on the light
     // background (dark mode keeps its own); nothing that could end the rule.
     var a = wopt().accent;
@@ -300,44 +360,14 @@
       root.appendChild(st);
     }
     var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
-    box.className = "w e" + (corner ? " c k" : "");
+    box.className = "w e" + (c ? " c k" : "");
     region.className = "r";
     region.setAttribute("role", "status");
     region.setAttribute("aria-live", "polite");
-    widget = { box: box, region: region, p: {} };
-    if (corner) {
-      // The close button is outside the live region: it is never announced.
-      var x = box.appendChild(d.createElement("button")), last;
-      x.textContent = "×";
-      x.setAttribute("aria-label", (T[locale()[0]] || T.en).x);
-      var close = function () {
-        closed = box.hidden = true;
-        store("svc_closed", "1");
-        clearTimeout(timer);
-        // Focus goes back where it was before the badge, not to <body>.
-        if (root.activeElement && last) last.focus({ preventScroll: true });
-      };
-      x.onclick = close;
-      box.onkeydown = function (e) {
-        if (e.key == "Escape") close();
-      };
-      box.onclick = function (e) {
-        if (e.target != x) box.classList.toggle("k");
-      };
-      // The badge never covers the focused element: it fades out while it would.
-      var guard = function () {
-        var a = d.activeElement, r = a && a != host && a != d.body && a.getBoundingClientRect(), s = box.getBoundingClientRect();
-        box.classList.toggle("h", !!r && r.right > s.left && r.left < s.right && r.bottom > s.top && r.top < s.bottom);
-      };
-      d.addEventListener("focusin", function (e) {
-        if (e.target != host) last = e.target;
-        requestAnimationFrame(guard);
-      });
-      w.addEventListener("scroll", function () { requestAnimationFrame(guard); }, { passive: true, capture: true });
-      widget.guard = guard;
-    }
-    // Closing is the badge's: a product page's inline widget still shows.
-    box.hidden = closed = corner && closed;
+    widget = { box: box, region: region, p: {}, c: c && host, r: root };
+    // A badge the shopper closed stays closed for the session; an inline
+    // widget still shows.
+    box.hidden = c && !!store("svc_closed");
     root.appendChild(box);
     return widget;
   }
@@ -348,6 +378,9 @@
   // changed sentence once (docs/client-script.md, Accessibility).
   function draw(pr) {
     var facts = sentences(pr), wd = mount(), seen = {};
+    toasts(pr);
+    // The badge shows once its close button is there.
+    if (wd.c && facts.length && !wd.x) return corner(function (k) { k.b(wd); draw(pr); });
     facts.forEach(function (f, i) {
       var p = wd.p[f.k];
       if (!p) {
@@ -358,7 +391,7 @@
         var svg = p.appendChild(d.createElementNS(SVG, "svg"));
         svg.setAttribute("viewBox", "0 0 16 16");
         svg.setAttribute("aria-hidden", "true");
-        svg.appendChild(d.createElementNS(SVG, "path")).setAttribute("d", ICON[f.k]);
+        svg.appendChild(d.createElementNS(SVG, "path")).setAttribute("d", ICON[f.k] || ICON.v);
         p.n = p.appendChild(d.createElement("b")).appendChild(d.createTextNode(""));
         p.z = p.appendChild(d.createElement("span")).appendChild(d.createTextNode(""));
       }
@@ -378,7 +411,7 @@
     if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
     if (wopt().show === false) return log("widget.show is false");
     mount();
-    if (closed || d.visibilityState == "hidden") return;
+    if (widget.box.hidden || d.visibilityState == "hidden") return;
     var again = true;
     proof().then(draw).catch(function (e) {
       log("no proof: " + why(e));
@@ -407,8 +440,14 @@
       if (opts.apiBase) apiBase = String(opts.apiBase).replace(/\/$/, "");
       trackView();
     },
-    product: function (p) {
-      setProduct(p.product_id || p.id, p.sku, p.title, p.url);
+    product: setProduct,
+    // cart reports an add-to-cart: of the page's product, or of the one named.
+    cart: function (o) {
+      o = o || {};
+      var p = o.product_id || o.id ? item(o) : product, b = { brand_id: opts.brandId, product: p, context: context() };
+      if (!opts.brandId || !p) return;
+      if (o.quantity != null) b.quantity = o.quantity;
+      send("/api/collect/product-cart", b).then(refused("cart"));
     },
     purchase: function (o) {
       if (!opts.brandId || !o) return;
@@ -438,15 +477,17 @@
     return call(arguments);
   });
   api.loaded = true;
+  // What svc-corner.js takes from this script.
+  api.k = { l: locale, s: store, h: held, g: log, o: opts };
   w[name] = api;
   queued.forEach(call);
 
   function auto() {
     if (!product) {
       var f = fromJSONLD();
-      if (f) setProduct(f[0], f[1], f[2], f[3]);
+      if (f) setProduct(f);
     }
-    if (!product) log("no product: call svc(\"product\", ...) or add JSON-LD");
+    if (!product) log("no product: call svc(\"product\", ...) or add JSON-LD"), toasts();
     ready(); // proof calls waiting for a product stop waiting
   }
   d.readyState == "loading" ? d.addEventListener("DOMContentLoaded", auto) : auto();

@@ -108,7 +108,7 @@ func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 	// Plain values: database/sql converts named types and pointers by
 	// reflection.
 	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed}
+		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed, m.Arm}
 	if tx.queueView(args[:]) {
 		return nil
 	}
@@ -163,7 +163,7 @@ func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (sv
 	r, ok := p.lookup(key)
 	if !ok {
 		r = svc.Product{BrandID: brandID, ProductID: productID}
-		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL))
+		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker))
 		if !ok {
 			return r, false, err
 		}
@@ -176,7 +176,7 @@ func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (sv
 // RegisterProduct inserts a product (svc.ProductLookup) and notes its ref.
 func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time.Time) error {
 	err := p.QueryRowContext(ctx, qProductInsert,
-		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, millis(at), millis(at)).Scan(&r.Ref)
+		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, r.GTIN, r.MPN, r.Maker, millis(at), millis(at)).Scan(&r.Ref)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,8 @@ func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time
 // UpdateProduct writes the changed attributes of a product
 // (svc.ProductLookup).
 func (p *preparedTx) UpdateProduct(ctx context.Context, r, set svc.Product, at time.Time) error {
-	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL), millis(at), int64(r.Ref))
+	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL),
+		optString(set.GTIN), optString(set.MPN), optString(set.Maker), millis(at), int64(r.Ref))
 	if err == nil {
 		p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
 	}
@@ -250,10 +251,10 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // decoding are the two halves of loading a million products.
 func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error {
 	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM products WHERE id >= ?",
-		"SELECT id, brand_id, product_id, sku, title, url FROM products WHERE id >= ? AND id < ? ORDER BY id",
+		"SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL)
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker)
 			return &p, err
 		}, fn)
 }

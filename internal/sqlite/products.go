@@ -88,6 +88,7 @@ func (p *preparedTx) remember(k productKey, r svc.Product) {
 // the cache outlives the events.
 func owned(r svc.Product) svc.Product {
 	r.SKU, r.Title, r.URL = clone(r.SKU), clone(r.Title), clone(r.URL)
+	r.GTIN, r.MPN, r.Maker = clone(r.GTIN), clone(r.MPN), clone(r.Maker)
 	return r
 }
 

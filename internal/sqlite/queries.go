@@ -14,9 +14,9 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
 		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`
 	qViewInsert = `INSERT INTO view_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	viewColumns     = 9
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	viewColumns     = 10
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
@@ -26,11 +26,12 @@ const (
 	qCartInsert = `INSERT INTO cart_events
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qProductGet    = "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?"
-	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
-		url = coalesce(?, url), updated_at = ? WHERE id = ?`
+		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
+		maker = coalesce(?, maker), updated_at = ? WHERE id = ?`
 )
 
 // viewInserts[i] inserts 1<<i views in one statement: a batch's views go

@@ -38,6 +38,7 @@ var tests = []struct {
 	{"KeyedOrdersApartFromAnonymous", testKeyedOrdersApart},
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
+	{"ProductIdentifiers", testProductIdentifiers},
 	{"EnsureProduct", testEnsureProduct},
 	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
@@ -50,6 +51,7 @@ var tests = []struct {
 	{"CancelAnonymousOrder", testCancelAnonymousOrder},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"Holdout", testHoldout},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
 }

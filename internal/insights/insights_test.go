@@ -1,0 +1,174 @@
+package insights
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// events is an Exporter over a fixed list.
+type events []svc.ExportedEvent
+
+func (e events) ExportEvents(_ context.Context, _ string, fn func(svc.ExportedEvent) error) error {
+	for _, ev := range e {
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var now = time.Date(2026, 11, 21, 10, 30, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+func viewAt(ago time.Duration, product, session, arm string) svc.ExportedEvent {
+	v := &svc.ViewEvent{Product: svc.ViewProduct{ProductID: product, Title: ptr("Title " + product)}}
+	if session != "" {
+		v.Context.SessionID = ptr(session)
+	}
+	v.Meta.Time, v.Meta.Arm = now.Add(-ago), arm
+	return svc.ExportedEvent{View: v}
+}
+
+func orderAt(ago time.Duration, session string, total *float64, lines ...svc.PurchaseItem) svc.ExportedEvent {
+	p := &svc.PurchaseEvent{Order: svc.Order{Currency: ptr("EUR"), TotalValue: total, Items: lines}}
+	if session != "" {
+		p.Context.SessionID = ptr(session)
+	}
+	p.Meta.Time = now.Add(-ago)
+	return svc.ExportedEvent{Purchase: p}
+}
+
+func item(product string, qty int64, price float64) svc.PurchaseItem {
+	return svc.PurchaseItem{ProductID: product, Quantity: &qty, UnitPrice: &price}
+}
+
+func load(t *testing.T, e events) *Data {
+	t.Helper()
+	d, err := Load(context.Background(), e, "br_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestTotalsAndOverview(t *testing.T) {
+	h := time.Hour
+	d := load(t, events{
+		viewAt(20*time.Minute, "p1", "a", svc.ArmShown),
+		viewAt(30*time.Minute, "p1", "a", svc.ArmShown),
+		viewAt(40*time.Minute, "p2", "b", svc.ArmHeldOut),
+		viewAt(50*time.Minute, "p2", "", ""),
+		viewAt(25*h, "p1", "c", svc.ArmShown),    // yesterday, before this hour of the day
+		viewAt(3*24*h, "p1", "d", svc.ArmShown),  // in the last 7 days
+		viewAt(10*24*h, "p1", "e", svc.ArmShown), // the 7 days before
+		orderAt(10*time.Minute, "a", nil, item("p1", 2, 10), item("p2", 1, 5)),
+		orderAt(2*24*h, "x", ptr(99.0), item("p2", 1, 80)),
+	})
+	today := d.Totals("", now.Truncate(24*h), now)
+	if today != (Totals{Views: 4, Viewers: 2, Purchases: 1, Units: 3, Revenue: 25}) {
+		t.Errorf("today %+v", today)
+	}
+	if p1 := d.Totals("p1", now.Add(-7*24*h), now); p1 != (Totals{Views: 4, Viewers: 3, Purchases: 1, Units: 2, Revenue: 20}) {
+		t.Errorf("p1 over 7 days %+v", p1)
+	}
+	o := d.Overview(now)
+	if len(o) != 3 || o[0].Name != "Today" || o[1].Current.Purchases != 2 || o[1].Current.Revenue != 124 || o[1].Earlier.Views != 1 || o[0].Earlier.Views != 1 {
+		t.Errorf("overview %+v", o)
+	}
+	if d.Currency != "EUR" || d.Titles["p2"] != "Title p2" {
+		t.Errorf("currency %q, titles %v", d.Currency, d.Titles)
+	}
+}
+
+func TestSeries(t *testing.T) {
+	d := load(t, events{
+		viewAt(10*time.Minute, "p1", "a", ""),
+		viewAt(70*time.Minute, "p1", "a", ""),
+		viewAt(80*time.Minute, "p2", "a", ""),
+		orderAt(5*time.Minute, "a", nil, item("p1", 1, 10), item("p1", 3, 20)),
+		orderAt(49*time.Hour, "a", nil, item("p1", 1, 10)), // before the 48 hours
+	})
+	s := d.Series("", now, time.Hour, 48)
+	last, prev := s[47], s[46]
+	if len(s) != 48 || !last.At.Equal(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)) || last.Views != 1 || last.Purchases != 1 || prev.Views != 2 {
+		t.Errorf("hourly: last %+v, before %+v", last, prev)
+	}
+	p := d.Series("p1", now, 24*time.Hour, 30)
+	if l := p[29]; l.Views != 2 || l.Units != 4 || !l.HasPrice || l.Price != 17.5 {
+		t.Errorf("daily p1, today: %+v", l)
+	}
+	if p[27].Purchases != 1 || p[0].HasPrice {
+		t.Errorf("daily p1: %+v, %+v", p[27], p[0])
+	}
+}
+
+func TestProductsAndWithheld(t *testing.T) {
+	var e events
+	for i := range 3 {
+		e = append(e, viewAt(time.Duration(i+1)*time.Minute, "hot", string(rune('a'+i)), ""))
+	}
+	e = append(e, viewAt(2*time.Hour, "cold", "z", ""), viewAt(3*24*time.Hour, "cold", "y", ""))
+	d := load(t, e)
+	rows := d.Products(now)
+	if len(rows) != 2 || rows[0].ProductID != "cold" || rows[1].ProductID != "hot" {
+		t.Fatalf("rows %+v", rows)
+	}
+	b := &svc.Brand{MinViewers: 3, MinPurchases: 1}
+	if rows[1].LiveViewers != 3 || rows[1].Withheld(b) || !rows[0].Withheld(b) {
+		t.Errorf("withheld: %+v", rows)
+	}
+	if rows[1].Trend != 4 || rows[0].Week.Views != 2 {
+		t.Errorf("trend %v, week %+v", rows[1].Trend, rows[0].Week)
+	}
+}
+
+func TestArms(t *testing.T) {
+	d := load(t, events{
+		viewAt(3*time.Hour, "p1", "a", svc.ArmShown),
+		viewAt(2*time.Hour, "p1", "a", svc.ArmHeldOut), // the first view's arm holds
+		viewAt(3*time.Hour, "p1", "b", svc.ArmHeldOut),
+		viewAt(3*time.Hour, "p1", "c", svc.ArmHeldOut),
+		viewAt(3*time.Hour, "p1", "", ""),
+		orderAt(time.Hour, "a", ptr(30.0), item("p1", 1, 30)),
+		orderAt(time.Hour, "a", ptr(10.0), item("p1", 1, 10)),
+		orderAt(time.Hour, "b", ptr(8.0), item("p1", 1, 8)),
+		orderAt(time.Hour, "nobody", ptr(500.0), item("p1", 1, 500)),
+	})
+	shown, held := d.Arms()
+	if shown.Sessions != 1 || len(shown.Revenues) != 1 || shown.Revenues[0] != 40 || held.Sessions != 2 || held.Converted() != 1 || held.RevenuePerSession() != 4 {
+		t.Errorf("shown %+v, held out %+v", shown, held)
+	}
+	e := d.Experiment(10)
+	if e.Arms.Shown.Conversion != 1 || e.Arms.HeldOut.Conversion != 0.5 || e.Difference.CI95 == nil || e.Holdout != 10 {
+		t.Errorf("experiment %+v", e)
+	}
+}
+
+func TestCache(t *testing.T) {
+	calls := 0
+	clock := now
+	c := &Cache{Store: countingExporter{&calls}, Now: func() time.Time { return clock }, TTL: time.Minute}
+	for range 3 {
+		if _, err := c.Brand(context.Background(), "br_1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock = clock.Add(time.Minute)
+	c.Brand(context.Background(), "br_1")
+	c.Forget("br_1")
+	c.Brand(context.Background(), "br_1")
+	if calls != 3 {
+		t.Errorf("%d reads of the store, want 3 (first, after the TTL, after Forget)", calls)
+	}
+}
+
+type countingExporter struct{ n *int }
+
+func (c countingExporter) ExportEvents(context.Context, string, func(svc.ExportedEvent) error) error {
+	*c.n++
+	return nil
+}

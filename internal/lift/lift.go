@@ -1,0 +1,115 @@
+// Package lift measures the widget's effect on a brand's shoppers: the
+// difference between the sessions that saw it and those held out, with
+// how sure the difference is.
+package lift
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Z returns the standard normal quantile of p, 0 < p < 1.
+func Z(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// z95 is the two-sided 95% critical value, Z(0.975).
+var z95 = Z(0.975)
+
+// Interval is a point estimate with its 95% confidence interval.
+type Interval struct {
+	Estimate float64
+	Lo, Hi   float64
+}
+
+// Significant reports whether the interval excludes zero.
+func (i Interval) Significant() bool { return i.Lo > 0 || i.Hi < 0 }
+
+// DiffProportions returns the difference x1/n1 - x2/n2 of two independent
+// proportions with its 95% Wald interval (unpooled standard error), as
+// textbooks give it for large samples. Both n must be positive.
+func DiffProportions(x1, n1, x2, n2 int64) Interval {
+	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
+	se := math.Sqrt(p1*(1-p1)/float64(n1) + p2*(1-p2)/float64(n2))
+	d := p1 - p2
+	return Interval{Estimate: d, Lo: d - z95*se, Hi: d + z95*se}
+}
+
+// SampleSize returns how many sessions in all two arms need, split as
+// ratio sessions of the first arm to one of the second, to detect a
+// difference between proportions p1 and p2 with a two-sided test at the
+// 5% level and 80% power (the normal approximation with unpooled
+// variances; Chow, Shao and Wang, Sample Size Calculations in Clinical
+// Research, 4.2). It returns 0 when p1 equals p2: no sample can.
+func SampleSize(p1, p2, ratio float64) int64 {
+	d := p1 - p2
+	if d == 0 || ratio <= 0 {
+		return 0
+	}
+	z := z95 + Z(0.80)
+	n2 := z * z * (p1*(1-p1)/ratio + p2*(1-p2)) / (d * d)
+	n2 = math.Ceil(n2)
+	return int64(math.Ceil(n2*ratio)) + int64(n2)
+}
+
+// BootstrapSeed seeds the bootstrap: the same figures give the same
+// interval on every page load and every node.
+const BootstrapSeed = 0x5eed
+
+// Sample is n values of which only the first few may be non-zero:
+// revenue per session is zero for every session that did not buy, so
+// only the buyers' revenues are kept.
+type Sample struct {
+	N       int64
+	NonZero []float64 // at most N values; the other N-len(NonZero) are 0
+}
+
+// Mean returns the sample's mean, 0 when it is empty.
+func (s Sample) Mean() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range s.NonZero {
+		sum += v
+	}
+	return sum / float64(s.N)
+}
+
+// DiffMeans returns the difference of the means of a and b with a 95%
+// percentile bootstrap interval from resamples resamplings of each
+// sample, drawn with the given seed. Revenue per session is such a mean:
+// zero for most sessions, so its distribution is far from normal, and the
+// bootstrap assumes nothing about it. Both samples must be non-empty.
+func DiffMeans(a, b Sample, resamples int, seed uint64) Interval {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	diffs := make([]float64, resamples)
+	for i := range diffs {
+		diffs[i] = resampleMean(rng, a) - resampleMean(rng, b)
+	}
+	slices.Sort(diffs)
+	return Interval{Estimate: a.Mean() - b.Mean(), Lo: quantile(diffs, 0.025), Hi: quantile(diffs, 0.975)}
+}
+
+// resampleMean draws s.N values with replacement: a draw past the
+// non-zero values is one of the zeros.
+func resampleMean(rng *rand.Rand, s Sample) float64 {
+	var sum float64
+	k := int64(len(s.NonZero))
+	for range s.N {
+		if i := rng.Int64N(s.N); i < k {
+			sum += s.NonZero[i]
+		}
+	}
+	return sum / float64(s.N)
+}
+
+// quantile interpolates linearly between the order statistics of sorted
+// (type 7 of Hyndman and Fan, R's default).
+func quantile(sorted []float64, p float64) float64 {
+	h := p * float64(len(sorted)-1)
+	i := int(h)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-float64(i))*(sorted[i+1]-sorted[i])
+}

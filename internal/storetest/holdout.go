@@ -1,0 +1,51 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/svc-project/svc"
+)
+
+// testHoldout checks that a brand's holdout is kept and that a view keeps
+// the arm it came with.
+func testHoldout(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	b, err := s.Brand(ctx, "br_1")
+	if err != nil || b.Holdout != 0 {
+		t.Fatalf("new brand: holdout %v, %v; want 0", b, err)
+	}
+	b.Holdout = 20
+	if err := s.UpdateBrand(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 {
+		t.Fatalf("updated brand %+v, %v; want holdout 20", b, err)
+	}
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", Holdout: 7, CreatedAt: t0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = s.Brand(ctx, "br_2"); err != nil || b.Holdout != 7 {
+		t.Fatalf("created brand %+v, %v; want holdout 7", b, err)
+	}
+
+	held, shown, none := view("p1", ""), view("p1", ""), view("p1", "")
+	held.View.Context.SessionID, held.View.Meta.Arm = ptr("s-held"), svc.ArmHeldOut
+	shown.View.Context.SessionID, shown.View.Meta.Arm = ptr("s-shown"), svc.ArmShown
+	appendAll(t, s, held, shown, none)
+	arms := map[string]string{}
+	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {
+		if e.View != nil {
+			sid := ""
+			if e.View.Context.SessionID != nil {
+				sid = *e.View.Context.SessionID
+			}
+			arms[sid] = e.View.Meta.Arm
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if arms["s-held"] != svc.ArmHeldOut || arms["s-shown"] != svc.ArmShown || arms[""] != "" || len(arms) != 3 {
+		t.Fatalf("exported arms %v", arms)
+	}
+}
