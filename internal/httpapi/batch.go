@@ -268,29 +268,9 @@ func batchEvents(body []byte) ([]jsontext.Value, error) {
 // Order of checks), and returns it ready to store, or its bad fields,
 // named inside the event.
 func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *svc.Write, []svc.FieldError) {
-	if raw.Kind() != '{' {
-		return nil, nil, []svc.FieldError{{Message: "must be an object"}}
-	}
-	var head struct {
-		Type *string `json:"type"`
-	}
-	if err := jsonv2.Unmarshal(raw, &head); err != nil {
-		return nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
-	}
-	if head.Type == nil {
-		return nil, nil, []svc.FieldError{{Field: "type", Message: "is required: " + batchTypes}}
-	}
-	k := batchKinds[*head.Type]
-	if k == nil {
-		return nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
-	}
-	ev, idempotencyKey, decodeErrors, err := k.decode(raw)
-	if err != nil {
-		var e *svc.Error
-		if errors.As(err, &e) && len(e.Fields) > 0 {
-			return k, nil, e.Fields
-		}
-		return k, nil, []svc.FieldError{{Message: strings.TrimPrefix(err.Error(), "svc invalid: ")}}
+	k, ev, idempotencyKey, decodeErrors, bad := readBatchEvent(raw)
+	if bad != nil {
+		return k, nil, bad
 	}
 	wr, in := k.write(ev)
 	var fields []svc.FieldError
@@ -315,6 +295,36 @@ func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *s
 		wr.IdempotencyKey, wr.BodyHash = *idempotencyKey, batchEventHash(raw)
 	}
 	return k, wr, nil
+}
+
+// readBatchEvent decodes one event of a batch by its type. bad is set
+// when the event cannot be read at all; decodeErrors are its fields of a
+// wrong JSON type.
+func readBatchEvent(raw jsontext.Value) (k *batchKind, ev any, idempotencyKey *string, decodeErrors, bad []svc.FieldError) {
+	if raw.Kind() != '{' {
+		return nil, nil, nil, nil, []svc.FieldError{{Message: "must be an object"}}
+	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := jsonv2.Unmarshal(raw, &head); err != nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
+	}
+	if head.Type == nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "is required: " + batchTypes}}
+	}
+	if k = batchKinds[*head.Type]; k == nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
+	}
+	ev, idempotencyKey, decodeErrors, err := k.decode(raw)
+	if err != nil {
+		var e *svc.Error
+		if errors.As(err, &e) && len(e.Fields) > 0 {
+			return k, nil, nil, nil, e.Fields
+		}
+		return k, nil, nil, nil, []svc.FieldError{{Message: strings.TrimPrefix(err.Error(), "svc invalid: ")}}
+	}
+	return k, ev, idempotencyKey, decodeErrors, nil
 }
 
 func names(fields []svc.FieldError, field string) bool {
