@@ -1,10 +1,14 @@
 package postgres_test
 
 import (
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 )
 
@@ -72,5 +76,66 @@ func TestChangeFeedCancels(t *testing.T) {
 	}
 	if ch := poll(); len(ch.Cancels) != 1 || ch.Cancels[0].Orders != 1 || ch.Cancels[0].Units != 1 {
 		t.Errorf("cancels: %+v, want o2's last unit and its order", ch.Cancels)
+	}
+}
+
+// TestNodesRaceOnCancellations has two nodes take the same order and its
+// cancellation at the same moment, and the same refund with one
+// Idempotency-Key: whoever commits first, the order ends cancelled and the
+// refund takes its units out once.
+func TestNodesRaceOnCancellations(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	br := brand(t, a)
+	race := func(fa, fb func() error) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		for i, f := range []func() error{fa, fb} {
+			wg.Go(func() {
+				<-start
+				errs[i] = f()
+			})
+		}
+		close(start)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 30
+	for i := range rounds {
+		o := order(br, fmt.Sprint("race-", i), "p1")
+		o.Purchase.Meta.Keyed = true
+		race(func() error { return a.Append(ctx, []*svc.Write{o}) },
+			func() error { return b.CancelOrder(ctx, cancelOf(br, fmt.Sprint("race-", i))) })
+
+		kept := order(br, fmt.Sprint("refund-", i), "p2")
+		kept.Purchase.Order.Items[0].Quantity = new(int64(5))
+		if err := a.Append(ctx, []*svc.Write{kept}); err != nil {
+			t.Fatal(err)
+		}
+		refund := func(s *postgres.Store) func() error {
+			return func() error {
+				two := int64(2)
+				c := cancelOf(br, fmt.Sprint("refund-", i), svc.CancelItem{ProductID: "p2", Quantity: &two})
+				c.IdempotencyKey, c.BodyHash = fmt.Sprint("refund-", i), [32]byte{1}
+				return s.CancelOrder(ctx, c)
+			}
+		}
+		race(refund(a), refund(b))
+	}
+	units := map[svc.ProductRef]int64{}
+	if err := a.PurchaseLines(ctx, time.Now().Add(-time.Hour), func(r svc.PurchaseRecord) error { units[r.Product] += r.Units; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(units) != 1 {
+		t.Fatalf("units by product %v: want p2's alone, every raced order cancelled", units)
+	}
+	for _, u := range units {
+		if u != 3*rounds {
+			t.Fatalf("p2 has %d units left, want %d: each refund of 2 taken out once", u, 3*rounds)
+		}
 	}
 }
