@@ -18,9 +18,9 @@ func cancelOf(brandID, order string, items ...svc.CancelItem) *svc.CancelEvent {
 	return c
 }
 
-// TestChangeFeedCancels: another node's cancellation of an order this node
-// counted comes through the feed; of an order new to this node, read as it
-// stands, it does not (it would be taken out twice); this node's own do not.
+// TestChangeFeedCancels: another node's cancellations come through the
+// feed, and its orders as they were ordered, so that each counts once
+// whichever node counted which first; this node's own cancellations do not.
 func TestChangeFeedCancels(t *testing.T) {
 	url := pgtest.URL(t)
 	a, b := open(t, url), open(t, url)
@@ -56,11 +56,12 @@ func TestChangeFeedCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := poll()
-	if len(ch.Cancels) != 1 || ch.Cancels[0].OrderEventID != counted.Purchase.Meta.EventID || ch.Cancels[0].Units != 1 || ch.Cancels[0].Orders != 0 {
-		t.Errorf("cancels: %+v, want o1's one unit alone", ch.Cancels)
+	if len(ch.Cancels) != 2 || ch.Cancels[0].OrderEventID != counted.Purchase.Meta.EventID || ch.Cancels[0].Units != 1 || ch.Cancels[0].Orders != 0 ||
+		ch.Cancels[1].OrderEventID != fresh.Purchase.Meta.EventID || ch.Cancels[1].Units != 1 {
+		t.Errorf("cancels: %+v, want a unit of o1, then of o2", ch.Cancels)
 	}
-	if len(ch.Writes) != 1 || ch.Writes[0].Result.Lines[0].Units != 1 {
-		t.Errorf("writes: %+v, want o2 with the unit left", ch.Writes)
+	if len(ch.Writes) != 1 || ch.Writes[0].Result.Lines[0].Units != 2 {
+		t.Errorf("writes: %+v, want o2 with the 2 units ordered", ch.Writes)
 	}
 
 	// This node's own cancellation, of an order of its own or not.
@@ -70,12 +71,23 @@ func TestChangeFeedCancels(t *testing.T) {
 	if ch := poll(); len(ch.Cancels) != 0 || len(ch.Writes) != 0 {
 		t.Errorf("own cancellation: %+v", ch)
 	}
-	// Another node's whole cancellation of the order this node saw fresh.
+	// Another node's whole cancellation of the order.
 	if err := b.CancelOrder(ctx, cancelOf(br, "o2")); err != nil {
 		t.Fatal(err)
 	}
 	if ch := poll(); len(ch.Cancels) != 1 || ch.Cancels[0].Orders != 1 || ch.Cancels[0].Units != 1 {
 		t.Errorf("cancels: %+v, want o2's last unit and its order", ch.Cancels)
+	}
+	// An order wholly cancelled before this node met it still comes, whole.
+	gone := order(br, "o4", "p1")
+	if err := b.Append(ctx, []*svc.Write{gone}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CancelOrder(ctx, cancelOf(br, "o4")); err != nil {
+		t.Fatal(err)
+	}
+	if ch := poll(); len(ch.Writes) != 1 || ch.Writes[0].Result.Lines[0].Units != 1 || len(ch.Cancels) != 1 || ch.Cancels[0].Orders != 1 {
+		t.Errorf("an order and its cancellation: %+v, %+v", ch.Writes, ch.Cancels)
 	}
 }
 
