@@ -37,8 +37,10 @@ type CancelResult struct {
 	// Status is StatusAccepted when the cancellation took units out of the
 	// order, or recorded it before the order came; StatusDuplicate when
 	// nothing of what it names was left to take out.
-	Status  string
-	EventID string // this cancellation's, or the order's latest one for a duplicate
+	Status string
+	// EventID is this cancellation's; for a duplicate, the order's latest
+	// cancellation's, or the order's own when it has none.
+	EventID string
 	Replay  bool
 	// Removed is what the counts lose, one record per product of each order
 	// touched; empty for a replay, a duplicate, or an order not seen yet.
@@ -204,8 +206,8 @@ func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 	switch {
 	case c.Result.Status == StatusAccepted || len(c.Result.Removed) > 0:
 		c.Result.Status, c.Result.EventID = StatusAccepted, c.Meta.EventID
-	default:
-		c.Result.Status, c.Result.EventID = StatusDuplicate, c.Meta.EventID
+	default: // orders is not empty: a keyed one at least
+		c.Result.Status, c.Result.EventID = StatusDuplicate, orders[0].EventID
 		for _, o := range orders {
 			switch {
 			case o.LastCancel != "":

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"net/http"
 
 	"github.com/svc-project/svc"
@@ -42,7 +41,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {
 		return ack{}, err
 	}
 	if idempotencyKey != "" {
-		ev.IdempotencyKey, ev.BodyHash = idempotencyKey, sha256.Sum256(body)
+		ev.IdempotencyKey, ev.BodyHash = idempotencyKey, bodyHash(body)
 	}
 	ev.Meta.ReceivedAt = s.tracker.Now().UTC()
 	if err := s.tracker.Cancel(r.Context(), &ev); err != nil { // 5. the store

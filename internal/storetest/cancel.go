@@ -99,6 +99,7 @@ func testCancelWholeOrder(t *testing.T, s svc.Store) {
 func testCancelPartly(t *testing.T, s svc.Store) {
 	withBrand(t, s, "br_1")
 	o := purchase("B-1", "p1", 1)
+	o.Purchase.Meta.Keyed = true
 	o.Purchase.Order.Currency = ptr("EUR")
 	o.Purchase.Order.Items[0].UnitPrice = ptr(10.0)
 	o.Purchase.Order.Items = append(o.Purchase.Order.Items,
@@ -106,6 +107,9 @@ func testCancelPartly(t *testing.T, s svc.Store) {
 		svc.PurchaseItem{ProductID: "p1", Quantity: ptr[int64](2), UnitPrice: ptr(20.0)})
 	appendAll(t, s, o)
 
+	if r := cancel(t, s, cancelOf("B-1", item("nope", 3))); r.Status != svc.StatusDuplicate || r.EventID != o.Purchase.Meta.EventID {
+		t.Errorf("a product the order lacks: %+v, want a duplicate naming the order", r)
+	}
 	r := cancel(t, s, cancelOf("B-1", item("p1", 1), item("nope", 3)))
 	if r.Status != svc.StatusAccepted || len(r.Removed) != 1 {
 		t.Fatalf("cancel one of p1: %+v", r)
