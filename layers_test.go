@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
 	"internal/bots":            0,
+	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/script":          0,
 	"internal/testwait":        0,
