@@ -37,6 +37,7 @@ var layers = map[string]int{
 	"internal/window":    1,
 
 	"internal/auth":     2,
+	"internal/signing":  2,
 	"internal/snapshot": 2,
 
 	"internal/tracker": 3,

@@ -85,6 +85,13 @@ func commands() []command {
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
 			"revoke one of a brand's API keys", keysRevoke},
+		{"keys signing rotate", []string{"[--grace DURATION] [--json]"},
+			"add a signing key; the one it replaces stays published for --grace (7 days)", keysSigningRotate},
+		{"keys signing list", []string{"[--json]"},
+			"list the published signing keys", keysSigningList},
+		{"verify", []string{"--url URL [--method M] [--data JSON | --data-file FILE]",
+			"[--answer FILE] [--keys URL_OR_FILE]"},
+			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -194,6 +201,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 		name, rest = name+" "+rest[0], rest[1:]
+		if name == "keys signing" && len(rest) > 0 && !isHelp(rest[0]) {
+			name, rest = name+" "+rest[0], rest[1:]
+		}
 	}
 	c, ok := lookup(name)
 	if group, _, sub := strings.Cut(name, " "); !ok && sub {

@@ -18,6 +18,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -52,6 +53,7 @@ type fixture struct {
 	keys    map[string]string // brand id -> secret
 	revoked string
 	opts    httpapi.Options
+	keyring *signing.Keyring // signs every fixture's answers
 }
 
 func newFixture(t *testing.T, opts ...httpapi.Options) *fixture {
@@ -119,9 +121,14 @@ func (f *fixture) start() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.tracker, f.auth = tr, a
+	kr, err := signing.Open(context.Background(), f.store, 0, f.clock.Now, discard)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.tracker, f.auth, f.keyring = tr, a, kr
 	opts := f.opts
 	opts.IsBot = detector.IsBot
+	opts.Keys = kr
 	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }
 
@@ -132,6 +139,7 @@ func (f *fixture) stop() {
 	f.srv.Close()
 	f.tracker.Close()
 	f.auth.Close()
+	f.keyring.Close()
 	f.store.Close()
 	f.srv, f.store = nil, nil
 }

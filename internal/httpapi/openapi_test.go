@@ -29,7 +29,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi}
+	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi, Keys: f.keyring}
 	routes := httpapi.New(f.tracker, f.auth, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
 	for _, r := range routes {
@@ -65,7 +65,7 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, httpapi.Options{Script: js, Demo: demo, Metrics: metrics.New(), OpenAPI: openapi})
-	for _, path := range []string{"/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/nope"} {
+	for _, path := range []string{"/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/.well-known/svc-keys.json", "/nope"} {
 		f.do("GET", path, nil)
 	}
 	f.do("GET", "/svc.js", nil, "Accept-Encoding", "gzip")

@@ -15,6 +15,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	// IsBot tells known bots by User-Agent; their anonymous events are
 	// answered but not counted. Nil counts everything.
 	IsBot func(userAgent string) bool
+	// Keys sign the answers of the counts (signed in routes) and are
+	// published at /.well-known/svc-keys.json; nil: unsigned.
+	Keys *signing.Keyring
+	// PublicURL is the address clients call, which signatures cover
+	// (@target-uri); "": the request's scheme and Host.
+	PublicURL string
 }
 
 // New returns the API server; Handler serves it.
@@ -72,7 +79,7 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 		AllowOriginFunc: func(string) bool { return true },
 		AllowedMethods:  []string{http.MethodGet, http.MethodPost},
 		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key"},
-		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
+		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After", "Content-Digest", "Signature-Input", "Signature"},
 		MaxAge:          86400,
 	})
 	// /metrics answers no CORS at all: no web page may read it (docs/security.md).
@@ -108,9 +115,9 @@ func (s *Server) routes() []Route {
 	routes := []Route{
 		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
 		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
-		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
-		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
-		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
+		{"GET", "/api/svc/product-proof", s.limit("", s.signed(s.handle(s.productProof)))},
+		{"POST", "/api/svc/search-enrich", s.limit("", s.signed(s.handle(s.searchEnrich)))},
+		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
@@ -125,6 +132,9 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.OpenAPI != nil {
 		routes = append(routes, Route{"GET", "/openapi.json", s.opts.OpenAPI})
+	}
+	if s.opts.Keys != nil {
+		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})
 	}
 	return routes
 }

@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/svc-project/svc/internal/httpsig"
+	"github.com/svc-project/svc/internal/signing"
+)
+
+// signed signs h's 2xx answers with the current key: Content-Digest of the
+// body, then Signature-Input and Signature (docs/verification.md). Errors
+// are not signed: they carry no count. Without keys, h answers unsigned.
+func (s *Server) signed(h http.Handler) http.Handler {
+	if s.opts.Keys == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{header: w.Header()}
+		h.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		if rec.status/100 == 2 {
+			if err := s.sign(w.Header(), rec.status, rec.body.Bytes(), r); err != nil {
+				// Never an unsigned 2xx: the adapter answers 500 and logs why.
+				for _, k := range []string{"Content-Digest", "Signature-Input", "Signature", "Cache-Control"} {
+					w.Header().Del(k)
+				}
+				s.handle(func(http.ResponseWriter, *http.Request) error { return err }).ServeHTTP(w, r)
+				return
+			}
+		}
+		w.WriteHeader(rec.status)
+		_, _ = w.Write(rec.body.Bytes())
+	})
+}
+
+func (s *Server) sign(h http.Header, status int, body []byte, r *http.Request) error {
+	key := s.opts.Keys.Current()
+	h.Set("Content-Digest", httpsig.Digest(body))
+	m := &httpsig.Message{Status: status, Header: h,
+		Request: &httpsig.Message{Method: r.Method, TargetURI: s.targetURI(r)}}
+	p := &httpsig.Params{Components: signing.Components, Created: s.tracker.Now(), KeyID: key.ID, Alg: httpsig.Alg}
+	input, sig, err := httpsig.Sign(m, signing.Label, p, key.Private)
+	if err != nil {
+		return err
+	}
+	h.Set("Signature-Input", input)
+	h.Set("Signature", sig)
+	return nil
+}
+
+// targetURI is the URL the client asked for: under --public-url when it is
+// set (behind a proxy the request's own scheme and host are the proxy's
+// upstream), else the request's scheme and Host.
+func (s *Server) targetURI(r *http.Request) *url.URL {
+	base := s.opts.PublicURL
+	if base == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	u, err := url.Parse(strings.TrimSuffix(base, "/") + r.URL.RequestURI())
+	if err != nil {
+		return &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: r.URL.RawQuery}
+	}
+	return u
+}
+
+// recorder holds an answer until it is signed. Its header is the real
+// writer's, so what the handler sets is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+
+// keysJWKS publishes the public keys that verify answers.
+func (s *Server) keysJWKS(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	writeJSON(w, http.StatusOK, s.opts.Keys.JWKSet())
+	return nil
+}
