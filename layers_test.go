@@ -17,6 +17,7 @@ import (
 var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
+	"extension":                0,
 	"internal/bots":            0,
 	"internal/httpsig":         0,
 	"internal/metrics":         0,

@@ -92,6 +92,8 @@ func commands() []command {
 		{"verify", []string{"--url URL [--method M] [--data JSON | --data-file FILE]",
 			"[--answer FILE] [--keys URL_OR_FILE]"},
 			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
+		{"extension pack", []string{"[--out FILE] [--base-url URL]"},
+			"write the browser extension as a zip for a store upload", extensionPack},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -124,7 +126,7 @@ func usage(w io.Writer) {
 	for _, l := range synopses() {
 		fmt.Fprintln(w, "  "+l)
 	}
-	fmt.Fprint(w, "\nEvery command but version takes --data DIR (SVC_DATA, default ./svc-data) or\n--store URL (SVC_STORE). Run 'svc COMMAND --help' for what each flag means;\n'svc serve --help' lists every option of the server.\n")
+	fmt.Fprint(w, "\nEvery command but version, verify and extension pack takes --data DIR (SVC_DATA,\ndefault ./svc-data) or --store URL (SVC_STORE). Run 'svc COMMAND --help' for what each flag means;\n'svc serve --help' lists every option of the server.\n")
 }
 
 // synopses are the lines of the commands with their flags, as README.md's
@@ -165,6 +167,9 @@ func subcommands(group string) string {
 			subs = append(subs, sub)
 		}
 	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
 	return strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
 }
 
@@ -191,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys":
+	case name == "brands" || name == "keys" || name == "extension":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)
