@@ -21,6 +21,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	closedCatalog := fs.Bool("closed-catalog", false, "accept anonymous events only for products that exist (--closed-catalog=false to open it)")
 	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
+	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -30,8 +31,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers or --min-purchases"}
+	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] && !recentGiven(set) {
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases or --recent-*"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -60,6 +61,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if set["min-purchases"] {
 		b.MinPurchases = *minPurchases
 	}
+	recentRules.apply(b, set)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -69,7 +71,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(env.stdout).Encode(infoOf(b))
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d\n",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases)
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, %s\n",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, recentInfoOf(b))
 	return nil
 }

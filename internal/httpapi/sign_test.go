@@ -102,6 +102,15 @@ func TestSignedAnswersVerify(t *testing.T) {
 		}
 	}
 
+	// The recent purchases feed is signed the same way.
+	f.bought("br_alpha", "o-feed", time.Minute, "DE", "", "wh5")
+	feedPath := recentPath + "?brand_id=br_alpha"
+	if r := f.do("GET", feedPath, nil); r.status != 200 {
+		t.Errorf("recent-activity: %d %s", r.status, r.body)
+	} else if _, err := signing.Verify(answer(t, r, "GET", f.srv.URL, feedPath), lookup(keys)); err != nil {
+		t.Errorf("recent-activity: %v", err)
+	}
+
 	// Errors carry no count and are not signed.
 	r := f.do("GET", "/api/svc/product-proof?brand_id=br_alpha&product_id=nope", nil)
 	if r.status != 404 || r.header.Get("Signature") != "" || r.header.Get("Content-Digest") != "" {

@@ -43,6 +43,15 @@ var tests = []struct {
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
 	{"ExportEvents", testExportEvents},
 	{"ForgetSession", testForgetSession},
+	{"CancelWholeOrder", testCancelWholeOrder},
+	{"CancelPartly", testCancelPartly},
+	{"CancelIdempotency", testCancelIdempotency},
+	{"CancelBeforeOrder", testCancelBeforeOrder},
+	{"CancelAnonymousOrder", testCancelAnonymousOrder},
+	{"Carts", testCarts},
+	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"RecentPurchases", testRecentPurchases},
+	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
 }
 
