@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,18 +34,35 @@ type Component struct {
 }
 
 // String is the component identifier as the signature base writes it:
-// "@method";req.
+// "@method";req. It is written by hand: httpsfv's Marshal cost most of the
+// allocations of a signature, and the serialization of a string with one
+// boolean parameter is fixed (RFC 8941, 4.1.6 and 4.1.1.2).
 func (c Component) String() string {
-	s, _ := httpsfv.Marshal(c.item()) // a lower-case name always marshals
+	s := quote(c.Name)
+	if c.Req {
+		s += ";req"
+	}
 	return s
 }
 
-func (c Component) item() httpsfv.Item {
-	it := httpsfv.NewItem(c.Name)
-	if c.Req {
-		it.Params.Add("req", true)
+// quote serializes s as a structured-field string: printable ASCII, with
+// \ and " escaped. Other bytes, which no field name or keyid holds, are
+// dropped rather than break the field.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c <= 0x7e:
+			b.WriteByte(c)
+		}
 	}
-	return it
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Message is what a signature covers: a request or a response and, for a
@@ -63,25 +81,6 @@ type Params struct {
 	Created    time.Time // whole seconds
 	KeyID      string
 	Alg        string // "" leaves it out
-}
-
-// innerList is the parameters as the structured field Signature-Input
-// holds them for one label, in the order created, keyid, alg.
-func (p *Params) innerList() httpsfv.InnerList {
-	il := httpsfv.InnerList{Params: httpsfv.NewParams()}
-	for _, c := range p.Components {
-		il.Items = append(il.Items, c.item())
-	}
-	if !p.Created.IsZero() {
-		il.Params.Add("created", p.Created.Unix())
-	}
-	if p.KeyID != "" {
-		il.Params.Add("keyid", p.KeyID)
-	}
-	if p.Alg != "" {
-		il.Params.Add("alg", p.Alg)
-	}
-	return il
 }
 
 // Base is the signature base of m for the parameters given as their
@@ -160,27 +159,43 @@ func value(m *Message, c Component) (string, error) {
 	return "", fmt.Errorf("component %s is not supported", c)
 }
 
-// Sign signs m with key under label and returns the values of the
-// Signature-Input and Signature fields.
+// Sign signs m with key under label (a structured-field key: lower case)
+// and returns the values of the Signature-Input and Signature fields.
 func Sign(m *Message, label string, p *Params, key ed25519.PrivateKey) (input, signature string, err error) {
-	il := p.innerList()
-	params, err := httpsfv.Marshal(httpsfv.List{il})
-	if err != nil {
-		return "", "", err
-	}
+	params := p.serialize()
 	base, err := Base(m, p.Components, params)
 	if err != nil {
 		return "", "", err
 	}
-	in := httpsfv.NewDictionary()
-	in.Add(label, il)
-	sig := httpsfv.NewDictionary()
-	sig.Add(label, httpsfv.NewItem(ed25519.Sign(key, base)))
-	if input, err = httpsfv.Marshal(in); err != nil {
-		return "", "", err
+	sig := ed25519.Sign(key, base)
+	return label + "=" + params, label + "=:" + base64.StdEncoding.EncodeToString(sig) + ":", nil
+}
+
+// serialize is the parameters' inner list (RFC 8941, 4.1.1.1), in the
+// order created, keyid, alg.
+func (p *Params) serialize() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, c := range p.Components {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.String())
 	}
-	signature, err = httpsfv.Marshal(sig)
-	return input, signature, err
+	b.WriteByte(')')
+	if !p.Created.IsZero() {
+		b.WriteString(";created=")
+		b.WriteString(strconv.FormatInt(p.Created.Unix(), 10))
+	}
+	if p.KeyID != "" {
+		b.WriteString(";keyid=")
+		b.WriteString(quote(p.KeyID))
+	}
+	if p.Alg != "" {
+		b.WriteString(";alg=")
+		b.WriteString(quote(p.Alg))
+	}
+	return b.String()
 }
 
 // Errors of Verify, so that a caller can say why an answer fails.
