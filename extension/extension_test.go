@@ -293,6 +293,10 @@ func (w *world) browser(extDir string) {
 		for _, tg := range targets {
 			if id, ok := strings.CutPrefix(tg.URL, "chrome-extension://"); ok && tg.Type == "service_worker" {
 				w.extID, _, _ = strings.Cut(id, "/")
+				// The service worker's own errors count too.
+				sw, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(tg.TargetID))
+				t.Cleanup(cancel)
+				w.listen(sw)
 				return nil
 			}
 		}
