@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
@@ -43,8 +44,9 @@ func (s *Server) sign(h http.Header, status int, body []byte, r *http.Request) e
 	h.Set("Content-Digest", httpsig.Digest(body))
 	m := &httpsig.Message{Status: status, Header: h,
 		Request: &httpsig.Message{Method: r.Method, TargetURI: s.targetURI(r)}}
-	p := &httpsig.Params{Components: signing.Components, Created: s.tracker.Now(), KeyID: key.ID, Alg: httpsig.Alg}
-	input, sig, err := httpsig.Sign(m, signing.Label, p, key.Private)
+	created := s.tracker.Now().Unix()
+	p := &httpsig.Params{Components: signing.Components, Created: time.Unix(created, 0), KeyID: key.ID, Alg: httpsig.Alg}
+	input, sig, err := httpsig.SignFunc(m, signing.Label, p, func(base []byte) []byte { return s.opts.Keys.Sign(key, created, base) })
 	if err != nil {
 		return err
 	}

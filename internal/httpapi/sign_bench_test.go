@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,10 @@ import (
 )
 
 // BenchmarkProof reads one product's proof through the handler, signed
-// and unsigned: what signing adds to the hottest read.
+// and unsigned: what signing adds to the hottest read. "signed" asks the
+// same URL each time, so the signature of the second is remembered;
+// "signed-distinct" asks another window each time, so every answer is
+// signed anew.
 //
 //	go test ./internal/httpapi -run '^$' -bench BenchmarkProof -benchmem -count 5
 func BenchmarkProof(b *testing.B) {
@@ -58,13 +62,20 @@ func BenchmarkProof(b *testing.B) {
 		b.Fatalf("view: %d %s", rec.Code, rec.Body)
 	}
 	for _, c := range []struct {
-		name string
-		h    http.Handler
-	}{{"unsigned", unsigned}, {"signed", signed}} {
+		name     string
+		h        http.Handler
+		distinct bool
+	}{{"unsigned", unsigned, false}, {"signed", signed, false}, {"signed-distinct", signed, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			req := httptest.NewRequest("GET", "/api/svc/product-proof?brand_id=br_1&product_id=p1", nil)
-			req.Header.Set(httpapi.APIKeyHeader, secret)
+			i := 0
 			for b.Loop() {
+				target := "/api/svc/product-proof?brand_id=br_1&product_id=p1"
+				if c.distinct {
+					i++
+					target += fmt.Sprintf("&window_views=%d", i%10080+1)
+				}
+				req := httptest.NewRequest("GET", target, nil)
+				req.Header.Set(httpapi.APIKeyHeader, secret)
 				rec := httptest.NewRecorder()
 				c.h.ServeHTTP(rec, req)
 				if rec.Code != 200 {

@@ -162,13 +162,18 @@ func value(m *Message, c Component) (string, error) {
 // Sign signs m with key under label (a structured-field key: lower case)
 // and returns the values of the Signature-Input and Signature fields.
 func Sign(m *Message, label string, p *Params, key ed25519.PrivateKey) (input, signature string, err error) {
+	return SignFunc(m, label, p, func(base []byte) []byte { return ed25519.Sign(key, base) })
+}
+
+// SignFunc is Sign with the Ed25519 signature of the base made by sign,
+// with the key p.KeyID names.
+func SignFunc(m *Message, label string, p *Params, sign func(base []byte) []byte) (input, signature string, err error) {
 	params := p.serialize()
 	base, err := Base(m, p.Components, params)
 	if err != nil {
 		return "", "", err
 	}
-	sig := ed25519.Sign(key, base)
-	return label + "=" + params, label + "=:" + base64.StdEncoding.EncodeToString(sig) + ":", nil
+	return label + "=" + params, label + "=:" + base64.StdEncoding.EncodeToString(sign(base)) + ":", nil
 }
 
 // serialize is the parameters' inner list (RFC 8941, 4.1.1.1), in the
