@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,8 +112,18 @@ func TestSignedAnswersVerify(t *testing.T) {
 		t.Errorf("recent-activity: %v", err)
 	}
 
+	// A web page may read the fields it needs to check an answer.
+	r := f.do("GET", proofPath, nil, "Origin", "https://www.alpha.example")
+	if r.status != 200 {
+		t.Fatalf("a proof from the brand's page: %d %s", r.status, r.body)
+	}
+	if exposed := r.header.Get("Access-Control-Expose-Headers"); !strings.Contains(exposed, "Signature-Input") ||
+		!strings.Contains(exposed, "Content-Digest") || !strings.Contains(exposed, "Signature") {
+		t.Errorf("Access-Control-Expose-Headers %q", exposed)
+	}
+
 	// Errors carry no count and are not signed.
-	r := f.do("GET", "/api/svc/product-proof?brand_id=br_alpha&product_id=nope", nil)
+	r = f.do("GET", "/api/svc/product-proof?brand_id=br_alpha&product_id=nope", nil)
 	if r.status != 404 || r.header.Get("Signature") != "" || r.header.Get("Content-Digest") != "" {
 		t.Errorf("a 404 is signed: %d %v", r.status, r.header)
 	}
