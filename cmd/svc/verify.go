@@ -35,9 +35,20 @@ func verify(ctx context.Context, env environment, args []string) error {
 	data := fs.String("data", "", "the request's JSON body, sent with Content-Type: application/json")
 	dataFile := fs.String("data-file", "", "a file holding the request's body")
 	answerFile := fs.String("answer", "", "a saved answer (status line, fields, blank line, body, as curl -i writes it): check it instead of sending the request")
+	requestFile := fs.String("request", "", "a saved request (request line and fields; an https URL is assumed unless its line has the whole URL): instead of --url and --method, with --answer")
 	keysFrom := fs.String("keys", "", "the JWK Set: a URL or a file (default: /.well-known/svc-keys.json at --url's origin)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *requestFile != "" {
+		if *rawURL != "" || *method != "" || *answerFile == "" {
+			return usageError{"--request takes the place of --url and --method, and needs --answer"}
+		}
+		m, target, err := parseRequest(*requestFile)
+		if err != nil {
+			return usageError{fmt.Sprintf("--request %s: %v", *requestFile, err)}
+		}
+		*method, *rawURL = m, target
 	}
 	u, err := url.Parse(*rawURL)
 	if *rawURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -178,4 +189,25 @@ func loadKeys(ctx context.Context, client *http.Client, from string) (map[string
 		return nil, errors.New("the key set is empty")
 	}
 	return keys, nil
+}
+
+// parseRequest reads a saved request's method and URL: the request line's
+// target with its Host field, or the line's absolute URL.
+func parseRequest(path string) (method, target string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	req, err := http.ReadRequest(bufio.NewReader(f))
+	if err != nil {
+		return "", "", err
+	}
+	if req.URL.IsAbs() {
+		return req.Method, req.URL.String(), nil
+	}
+	if req.Host == "" {
+		return "", "", errors.New("no Host field")
+	}
+	return req.Method, "https://" + req.Host + req.URL.RequestURI(), nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +99,17 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("verify --answer: %v\n%s", err, out)
 	}
 
+	// A saved request names the URL instead of --url.
+	u, _ := url.Parse(proofURL)
+	request := writeFile(t, "GET "+u.RequestURI()+" HTTP/1.1\r\nHost: "+u.Host+"\r\nAccept: */*\r\n\r\n")
+	if out, err := runVerify("--request", request, "--answer", saved, "--keys", keysFile); err == nil || !strings.Contains(err.Error(), "signature does not match") {
+		t.Errorf("a saved request without its scheme is https: %v\n%s", err, out)
+	}
+	request = writeFile(t, "GET "+proofURL+" HTTP/1.1\r\nHost: "+u.Host+"\r\n\r\n")
+	if out, err := runVerify("--request", request, "--answer", saved, "--keys", keysFile); err != nil {
+		t.Errorf("verify --request: %v\n%s", err, out)
+	}
+
 	// Each failure is a 1 that says why.
 	tampered := filepath.Join(t.TempDir(), "tampered.http")
 	file, _ := os.ReadFile(saved)
@@ -130,7 +142,7 @@ func TestVerify(t *testing.T) {
 			t.Errorf("%s: %q, %v; want not verified because %q", c.name, out, err, c.why)
 		}
 	}
-	for _, args := range [][]string{{}, {"--url", "proof.example/x"}, {"--url", proofURL, "--data", "{}", "--data-file", "x"}, {"--url", proofURL, "--answer", "/nonexistent"}} {
+	for _, args := range [][]string{{}, {"--url", "proof.example/x"}, {"--url", proofURL, "--data", "{}", "--data-file", "x"}, {"--url", proofURL, "--answer", "/nonexistent"}, {"--request", "x"}, {"--request", "x", "--answer", "y", "--url", proofURL}} {
 		var usage usageError
 		if _, err := runVerify(args...); !errors.As(err, &usage) {
 			t.Errorf("verify %q: %v, want a usage error", args, err)
