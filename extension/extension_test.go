@@ -150,7 +150,7 @@ func newWorld(t *testing.T) *world {
 		default:
 			// A cookie for 127.0.0.1, which the svc there must never get.
 			http.SetCookie(rw, &http.Cookie{Name: "shop_session", Value: "secret", Path: "/"})
-			fixture(rw, r, map[string]string{"/p/wh1000xm5": "product.html", "/about": "page.html"}[r.URL.Path])
+			fixture(rw, r, map[string]string{"/p/wh1000xm5": "product.html", "/item/77": "product-og.html", "/about": "page.html"}[r.URL.Path])
 		}
 	}))
 	w.engines = httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -557,6 +557,35 @@ func TestExtension(t *testing.T) {
 		if reqs := w.svcRequests(); len(reqs) != 0 {
 			t.Errorf("a page that is no product was sent: %+v", reqs)
 		}
+		w.noErrors()
+	})
+
+	t.Run("ProductByURLInGerman", func(t *testing.T) {
+		w.t = t
+		w.setOptions(w.svc.URL, "de", true, "")
+		defer w.setOptions(w.svc.URL, "auto", true, "")
+		w.svcRequests()
+		w.run(chromedp.Navigate(w.pages.URL + "/item/77"))
+		var p panel
+		w.poll(panelJS, &p)
+		if p.Verified != "true" || !strings.Contains(p.Text, "✓ verifiziert") || !contains(p.Messages, "5 Personen haben sich das in der letzten Stunde angesehen") {
+			t.Errorf("panel %+v", p)
+		}
+		reqs := w.svcRequests()
+		w.checkPrivacy(reqs)
+		var sent struct {
+			Context map[string]any `json:"context"`
+			Product map[string]any `json:"product"`
+		}
+		for _, r := range reqs {
+			if r.path == "/api/svc/product-enrich" {
+				_ = json.Unmarshal([]byte(r.body), &sent)
+			}
+		}
+		if sent.Context["url"] != "https://beta.example/item/77" || sent.Context["locale"] != "de-DE" || len(sent.Product) != 0 {
+			t.Errorf("product-enrich got %+v", sent)
+		}
+		w.shot("extension-product-by-url-de")
 		w.noErrors()
 	})
 
