@@ -9,6 +9,7 @@ package recent
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -18,26 +19,81 @@ import (
 // oldest first. It is safe for concurrent use.
 type Feed struct {
 	mu     sync.RWMutex
-	brands map[string][]svc.RecentPurchase
+	brands map[string]*brand
 	orders map[string]string // order event id -> brand, for cancellations
+	places map[place]uint32  // interned places; 0 is none
+	list   []place           // the place of id i at i-1
+}
+
+type place struct{ country, city string }
+
+// brand is one brand's purchases, oldest first; the lines of an order are
+// next to each other (they share its time, and go in together).
+type brand struct {
+	entries []entry
+	version uint64 // bumped by every change, under the write lock
+	// agg is the latest count of the window, reused by the reads of the
+	// same second: the endpoint needs no key, and a brand with many
+	// orders must not cost a pass over them on every request.
+	agg atomic.Pointer[aggregate]
+}
+
+type entry struct {
+	order   string
+	product svc.ProductRef
+	time    time.Time
+	units   int64
+	country uint32 // the country's place, 0 when none
+	city    uint32 // the city's, 0 when none
 }
 
 // New returns an empty feed.
 func New() *Feed {
-	return &Feed{brands: map[string][]svc.RecentPurchase{}, orders: map[string]string{}}
+	return &Feed{brands: map[string]*brand{}, orders: map[string]string{}, places: map[place]uint32{}}
 }
 
-// Add records one product of an accepted order.
-func (f *Feed) Add(p svc.RecentPurchase) {
+func (f *Feed) intern(p place) uint32 {
+	id, ok := f.places[p]
+	if !ok {
+		f.list = append(f.list, p)
+		id = uint32(len(f.list))
+		f.places[p] = id
+	}
+	return id
+}
+
+// Add records the products of an accepted order, all of one order (one
+// brand, one time), or one product of it: an order's lines must be added
+// one after the other, with no other order's between.
+func (f *Feed) Add(ps ...svc.RecentPurchase) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ps := f.brands[p.BrandID]
-	// Orders come mostly in time order; a backdated one is put in place.
-	i := len(ps)
-	for i > 0 && ps[i-1].Time.After(p.Time) {
+	for _, p := range ps {
+		f.add(p)
+	}
+}
+
+func (f *Feed) add(p svc.RecentPurchase) {
+	b := f.brands[p.BrandID]
+	if b == nil {
+		b = &brand{}
+		f.brands[p.BrandID] = b
+	}
+	e := entry{order: p.Order, product: p.Product, time: p.Time, units: p.Units}
+	if p.Country != "" {
+		e.country = f.intern(place{p.Country, ""})
+		if p.City != "" {
+			e.city = f.intern(place{p.Country, p.City})
+		}
+	}
+	// Orders come mostly in time order; a backdated one is put in place,
+	// after the lines of its own order.
+	i := len(b.entries)
+	for i > 0 && b.entries[i-1].time.After(p.Time) {
 		i--
 	}
-	f.brands[p.BrandID] = slices.Insert(ps, i, p)
+	b.entries = slices.Insert(b.entries, i, e)
+	b.version++
 	f.orders[p.Order] = p.BrandID
 }
 
@@ -51,20 +107,20 @@ func (f *Feed) Cancel(order string, product svc.ProductRef, units int64) bool {
 	if !ok {
 		return false
 	}
-	ps := f.brands[brandID]
-	for i := range ps {
-		p := &ps[i]
-		if p.Order != order || p.Product != product {
+	b := f.brands[brandID]
+	for i := range b.entries {
+		e := &b.entries[i]
+		if e.order != order || e.product != product {
 			continue
 		}
-		if units > 0 && units < p.Units {
-			p.Units -= units
-		} else {
-			ps = slices.Delete(ps, i, i+1)
-			f.brands[brandID] = ps
-			if !slices.ContainsFunc(ps, func(p svc.RecentPurchase) bool { return p.Order == order }) {
-				delete(f.orders, order)
-			}
+		b.version++
+		if units > 0 && units < e.units {
+			e.units -= units
+			return true
+		}
+		b.entries = slices.Delete(b.entries, i, i+1)
+		if !slices.ContainsFunc(b.entries, func(e entry) bool { return e.order == order }) {
+			delete(f.orders, order)
 		}
 		return true
 	}
@@ -75,17 +131,20 @@ func (f *Feed) Cancel(order string, product svc.ProductRef, units int64) bool {
 func (f *Feed) Sweep(cut time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for b, ps := range f.brands {
-		i, _ := slices.BinarySearchFunc(ps, cut, func(p svc.RecentPurchase, t time.Time) int { return p.Time.Compare(t) })
-		for _, p := range ps[:i] {
-			delete(f.orders, p.Order) // its other lines, if any, go too: an order has one time
+	for id, b := range f.brands {
+		i, _ := slices.BinarySearchFunc(b.entries, cut, func(e entry, t time.Time) int { return e.time.Compare(t) })
+		if i == 0 {
+			continue
 		}
-		switch {
-		case i == len(ps):
-			delete(f.brands, b)
-		case i > 0:
-			f.brands[b] = slices.Delete(ps, 0, i)
+		for _, e := range b.entries[:i] {
+			delete(f.orders, e.order) // its other lines go too: an order has one time
 		}
+		if i == len(b.entries) {
+			delete(f.brands, id)
+			continue
+		}
+		b.entries = slices.Delete(b.entries, 0, i)
+		b.version++
 	}
 }
 
@@ -98,66 +157,91 @@ type Rules struct {
 // Item is a purchase the feed may show, with its place as far as the
 // rules allow.
 type Item struct {
-	Product         svc.ProductRef
-	Time            time.Time
-	Country, City   string // "" when withheld
-	OrdersOfProduct int
+	Product       svc.ProductRef
+	Time          time.Time
+	Country, City string // "" when withheld
 }
 
-// Recent returns the brand's purchases to show at now, newest first: of
-// the product only, unless it is 0. A purchase is shown when it is in
-// (now-Window, now-Delay] and its product has at least MinPurchases orders
-// there; its city when at least K of the brand's orders there share it,
-// else its country under the same rule, else no place.
-func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.Time) []Item {
-	lo, hi := now.Add(-r.Window), now.Add(-r.Delay)
-	f.mu.RLock()
-	ps := f.brands[brandID]
-	first, _ := slices.BinarySearchFunc(ps, lo, func(p svc.RecentPurchase, t time.Time) int {
-		if p.Time.After(t) {
-			return 1
-		}
-		return -1
-	})
-	last, _ := slices.BinarySearchFunc(ps, hi, func(p svc.RecentPurchase, t time.Time) int {
-		if p.Time.After(t) {
-			return 1
-		}
-		return -1
-	})
-	shown := slices.Clone(ps[first:max(first, last)])
-	f.mu.RUnlock()
+// aggregate counts a brand's purchases shown in one second: those in
+// entries[first:last], orders per product, and distinct orders per place.
+type aggregate struct {
+	sec           int64
+	window, delay time.Duration
+	version       uint64
+	first, last   int
+	perProduct    map[svc.ProductRef]int
+	perPlace      map[uint32]int
+}
 
-	type place struct{ country, city string }
-	perProduct := map[svc.ProductRef]int{}
-	seen := map[string]bool{}
-	orders := map[place]int{} // distinct orders per city, and per country under city ""
-	for _, p := range shown {
-		perProduct[p.Product]++ // an order names a product once
-		if seen[p.Order] || p.Country == "" {
-			continue
-		}
-		seen[p.Order] = true
-		orders[place{p.Country, ""}]++
-		if p.City != "" {
-			orders[place{p.Country, p.City}]++
-		}
+// Recent returns the brand's purchases to show at now (to the second),
+// newest first: of the product only, unless it is 0. A purchase is shown
+// when it is in (now-Window, now-Delay] and its product has at least
+// MinPurchases orders there; its city when at least K of the brand's
+// orders there share it, else its country under the same rule, else no
+// place.
+func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.Time) []Item {
+	now = now.Truncate(time.Second)
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	b := f.brands[brandID]
+	if b == nil {
+		return nil
+	}
+	a := b.agg.Load()
+	if a == nil || a.sec != now.Unix() || a.window != r.Window || a.delay != r.Delay || a.version != b.version {
+		a = b.count(now, r.Window, r.Delay)
+		b.agg.Store(a)
 	}
 	var out []Item
-	for i := len(shown) - 1; i >= 0 && len(out) < r.MaxItems; i-- {
-		p := &shown[i]
-		if product != 0 && p.Product != product || perProduct[p.Product] < r.MinPurchases {
+	for i := a.last - 1; i >= a.first && len(out) < r.MaxItems; i-- {
+		e := &b.entries[i]
+		if product != 0 && e.product != product || a.perProduct[e.product] < r.MinPurchases {
 			continue
 		}
-		it := Item{Product: p.Product, Time: p.Time, OrdersOfProduct: perProduct[p.Product]}
+		it := Item{Product: e.product, Time: e.time}
 		switch {
-		case p.Country == "":
-		case p.City != "" && orders[place{p.Country, p.City}] >= r.K:
-			it.Country, it.City = p.Country, p.City
-		case orders[place{p.Country, ""}] >= r.K:
-			it.Country = p.Country
+		case e.country == 0:
+		case e.city != 0 && a.perPlace[e.city] >= r.K:
+			it.Country, it.City = f.place(e.city)
+		case a.perPlace[e.country] >= r.K:
+			it.Country, _ = f.place(e.country)
 		}
 		out = append(out, it)
 	}
 	return out
+}
+
+// count counts the purchases shown at now; called under the read lock.
+func (b *brand) count(now time.Time, window, delay time.Duration) *aggregate {
+	lo, hi := now.Add(-window), now.Add(-delay)
+	after := func(t time.Time) int {
+		i, _ := slices.BinarySearchFunc(b.entries, t, func(e entry, t time.Time) int {
+			if e.time.After(t) {
+				return 1
+			}
+			return -1
+		})
+		return i
+	}
+	a := &aggregate{sec: now.Unix(), window: window, delay: delay, version: b.version,
+		first: after(lo), perProduct: map[svc.ProductRef]int{}, perPlace: map[uint32]int{}}
+	a.last = max(a.first, after(hi))
+	for i := a.first; i < a.last; i++ {
+		e := &b.entries[i]
+		a.perProduct[e.product]++ // an order names a product once
+		if i > a.first && b.entries[i-1].order == e.order || e.country == 0 {
+			continue // the order's places are counted once
+		}
+		a.perPlace[e.country]++
+		if e.city != 0 {
+			a.perPlace[e.city]++
+		}
+	}
+	return a
+}
+
+// place returns an interned place; called under the read lock.
+func (f *Feed) place(id uint32) (country, city string) {
+	p := f.list[id-1]
+	return p.country, p.city
 }

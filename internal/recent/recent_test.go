@@ -89,3 +89,34 @@ func TestCancelAndSweep(t *testing.T) {
 		t.Fatalf("swept: %v %v", f.brands, f.orders)
 	}
 }
+
+// Reads share the count of their second while orders and cancellations
+// come (run with -race); each read sees every change made before it.
+func TestConcurrentReads(t *testing.T) {
+	f := New()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 500 {
+			o := fmt.Sprint("o", i)
+			f.Add(svc.RecentPurchase{BrandID: "b", Order: o, Product: 1, Time: t0.Add(-time.Hour), Units: 1, Country: "DE", City: "Berlin"},
+				svc.RecentPurchase{BrandID: "b", Order: o, Product: 2, Time: t0.Add(-time.Hour), Units: 1, Country: "DE", City: "Berlin"})
+			if i%3 == 0 {
+				f.Cancel(o, 2, 0)
+			}
+		}
+	}()
+	for range 200 {
+		f.Recent("b", 0, rules, t0)
+	}
+	<-done
+	r := rules
+	r.MaxItems = 1000
+	items := f.Recent("b", 0, r, t0)
+	if len(items) != 500+333 {
+		t.Fatalf("%d items, want 833", len(items))
+	}
+	if it := items[0]; it.City != "Berlin" {
+		t.Fatalf("500 Berlin orders: %+v", it)
+	}
+}

@@ -11,10 +11,11 @@ import (
 
 // signals are what is kept beside the engine: add-to-carts, as distinct
 // sessions per product, and the recent purchases of each brand, with
-// where they went. They are not in the snapshot file; every load
-// reads them from the store, at the same moment as the engine's events, and
-// they are swapped in with it, so that a recount (an erasure, a
-// cancellation) leaves nothing of what it removed.
+// where they went. They are not in the snapshot file: every load reads
+// them from the store, at the same moment as the engine's events, and
+// swaps them in with it, so that a recount after an erasure leaves nothing
+// of what it removed. Cancellations take out what they remove as they
+// come, with the engine (applyCancels).
 type signals struct {
 	// carts counts each session once per product, at its latest
 	// add-to-cart: the engine's viewer count, fed with carts.
@@ -32,10 +33,12 @@ func (s *signals) addPurchase(e *svc.PurchaseEvent, lines []svc.Line) {
 	if country == "" {
 		city = "" // a city without its country is no place to show
 	}
-	for _, l := range lines {
-		s.recent.Add(svc.RecentPurchase{BrandID: e.BrandID, Order: e.Meta.EventID, Product: l.Product, Time: e.Meta.Time,
-			Units: l.Units, Country: country, City: city})
+	ps := make([]svc.RecentPurchase, len(lines))
+	for i, l := range lines {
+		ps[i] = svc.RecentPurchase{BrandID: e.BrandID, Order: e.Meta.EventID, Product: l.Product, Time: e.Meta.Time,
+			Units: l.Units, Country: country, City: city}
 	}
+	s.recent.Add(ps...) // together: the feed counts an order's lines as one order
 }
 
 // cancelPurchase takes what a cancellation removed out of the feed: the
