@@ -92,7 +92,7 @@ func commands() []command {
 		{"keys signing list", []string{"[--json]"},
 			"list the published signing keys", keysSigningList},
 		{"verify", []string{"--url URL [--method M] [--data JSON | --data-file FILE]",
-			"[--answer FILE [--request FILE]] [--keys URL_OR_FILE]"},
+			"[--answer FILE [--request FILE]] [--keys URL_OR_FILE] [--max-age D]"},
 			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
 		{"extension pack", []string{"[--out FILE] [--base-url URL]"},
 			"write the browser extension as a zip for a store upload", extensionPack},

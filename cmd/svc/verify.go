@@ -36,6 +36,7 @@ func verify(ctx context.Context, env environment, args []string) error {
 	dataFile := fs.String("data-file", "", "a file holding the request's body")
 	answerFile := fs.String("answer", "", "a saved answer (status line, fields, blank line, body, as curl -i writes it): check it instead of sending the request")
 	requestFile := fs.String("request", "", "a saved request (request line and fields; an https URL is assumed unless its line has the whole URL): instead of --url and --method, with --answer")
+	maxAge := fs.Duration("max-age", 0, "refuse an answer signed longer ago than this (a replay); 0: any age")
 	keysFrom := fs.String("keys", "", "the JWK Set: a URL or a file (default: /.well-known/svc-keys.json at --url's origin)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -100,6 +101,9 @@ func verify(ctx context.Context, env environment, args []string) error {
 			err = fmt.Errorf("the answer is a %d, and only 2xx answers are signed: %w", a.Status, err)
 		}
 		return notVerified{err}
+	}
+	if age := time.Since(v.Params.Created); *maxAge > 0 && age > *maxAge {
+		return notVerified{fmt.Errorf("the answer was signed %s ago, more than --max-age %s", age.Round(time.Second), *maxAge)}
 	}
 	var covered []string
 	for _, c := range v.Params.Components {

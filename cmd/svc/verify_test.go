@@ -134,6 +134,7 @@ func TestVerify(t *testing.T) {
 		{"a changed status", []string{"--url", proofURL, "--answer", statusFile}, "signature does not match"},
 		{"another URL", []string{"--url", proofURL + "&window_views=5", "--answer", saved}, "signature does not match"},
 		{"an error answer", []string{"--url", s.url + "/api/svc/product-proof?brand_id=" + b.BrandID + "&product_id=nope"}, "only 2xx answers are signed"},
+		{"an old answer", []string{"--url", proofURL, "--answer", saved, "--max-age", "1ns"}, "more than --max-age"},
 		{"an unknown key", []string{"--url", proofURL, "--answer", saved, "--keys", writeFile(t, `{"keys":[]}`)}, "key set is empty"},
 	} {
 		out, err := runVerify(c.args...)
