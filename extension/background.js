@@ -2,7 +2,7 @@
 // network, and only to the configured svc. It sends what a content script
 // read from a page (titles, URLs, prices: never a query, never a cookie),
 // and says whether each answer is signed by a key svc publishes.
-import { verifyAnswer, importJWK } from './verify.js';
+import { verifyAnswer, importJWK, contentDigest } from './verify.js';
 import { load, locale } from './settings.js';
 
 let keyCache = { base: '', keys: new Map(), fetched: 0 };
@@ -30,8 +30,12 @@ async function ask(path, body) {
   const settings = await load();
   const base = settings.baseURL;
   const url = base + path;
+  const payload = new TextEncoder().encode(JSON.stringify(body));
+  // The body's digest binds svc's answer to this very request: a signed
+  // answer about another product cannot be passed off as this one's.
+  const requestHeaders = new Headers({ 'Content-Type': 'application/json', 'Content-Digest': await contentDigest(payload) });
   const res = await fetch(url, {
-    method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
+    method: 'POST', body: payload, headers: requestHeaders,
     credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer',
   });
   const bytes = new Uint8Array(await res.arrayBuffer());
@@ -39,7 +43,7 @@ async function ask(path, body) {
   let verified = false;
   let reason = '';
   try {
-    await verifyAnswer({ method: 'POST', url, status: res.status, headers: res.headers, body: bytes }, keyFinder(base));
+    await verifyAnswer({ method: 'POST', url, requestHeaders, status: res.status, headers: res.headers, body: bytes }, keyFinder(base));
     verified = true;
   } catch (err) {
     reason = String(err && err.message || err);

@@ -43,12 +43,16 @@ import (
 // answers, shops and search engines on other origins, and Chromium with
 // the extension, packed for that svc, loaded unpacked.
 type world struct {
-	t        *testing.T
-	svc      *httptest.Server
-	proxy    *httptest.Server
-	pages    *httptest.Server // shops, on http://127.0.0.1
-	engines  *httptest.Server // www.google.com and www.bing.com, over TLS
-	tamper   atomic.Int32     // 0: none, tamperDigest, tamperBody
+	t       *testing.T
+	svc     *httptest.Server
+	proxy   *httptest.Server
+	pages   *httptest.Server // shops, on http://127.0.0.1
+	engines *httptest.Server // www.google.com and www.bing.com, over TLS
+	tamper  atomic.Int32     // 0: none, tamperDigest, tamperBody, tamperReplay
+	saved   struct {         // the last genuine product-enrich answer through the proxy
+		header http.Header
+		body   []byte
+	}
 	ctx      context.Context
 	extID    string
 	mu       sync.Mutex
@@ -60,10 +64,11 @@ type world struct {
 const (
 	tamperBody   = 1 // the body only
 	tamperDigest = 2 // the body and its Content-Digest
+	tamperReplay = 3 // another request's answer, untouched
 )
 
 type svcRequest struct {
-	path, body, cookie string
+	path, body, cookie, digest string
 }
 
 func chromium() string {
@@ -117,7 +122,7 @@ func newWorld(t *testing.T) *world {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		w.mu.Lock()
-		w.requests = append(w.requests, svcRequest{r.URL.Path, string(body), r.Header.Get("Cookie")})
+		w.requests = append(w.requests, svcRequest{r.URL.Path, string(body), r.Header.Get("Cookie"), r.Header.Get("Content-Digest")})
 		w.mu.Unlock()
 		api.ServeHTTP(rw, r)
 	}))
@@ -125,7 +130,27 @@ func newWorld(t *testing.T) *world {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ModifyResponse = func(res *http.Response) error {
 		mode := w.tamper.Load()
-		if mode == 0 || !strings.HasPrefix(res.Request.URL.Path, "/api/svc/") {
+		if !strings.HasPrefix(res.Request.URL.Path, "/api/svc/") {
+			return nil
+		}
+		if res.Request.URL.Path == "/api/svc/product-enrich" && (mode == 0 || mode == tamperReplay) {
+			b, err := io.ReadAll(res.Body)
+			if err != nil {
+				return err
+			}
+			w.mu.Lock()
+			if mode == 0 {
+				w.saved.header, w.saved.body = res.Header.Clone(), b
+			} else {
+				// Another product's genuine, signed answer, for the same URL.
+				res.Header, b = w.saved.header.Clone(), w.saved.body
+			}
+			w.mu.Unlock()
+			res.Body = io.NopCloser(bytes.NewReader(b))
+			res.ContentLength = int64(len(b))
+			return nil
+		}
+		if mode == 0 {
 			return nil
 		}
 		// More viewers; with tamperDigest, a man in the middle who knows
@@ -619,6 +644,15 @@ func TestExtension(t *testing.T) {
 		if p.Verified != "true" {
 			t.Errorf("an untouched answer through the proxy: %+v", p)
 		}
+		// That genuine answer, replayed for another product's page: the
+		// signature covers the request's body, so it is not this page's.
+		w.tamper.Store(tamperReplay)
+		w.run(chromedp.Navigate(w.pages.URL + "/item/77"))
+		w.poll(panelJS, &p)
+		if p.Verified != "false" || len(p.Messages) > 0 {
+			t.Errorf("another product's answer, replayed: %+v", p)
+		}
+		w.tamper.Store(0)
 		w.setOptions(w.svc.URL, "auto", true, "")
 		w.noErrors()
 	})
@@ -682,6 +716,9 @@ func (w *world) checkPrivacy(reqs []svcRequest) {
 		}
 		if r.path == "/.well-known/svc-keys.json" {
 			continue
+		}
+		if r.digest != httpsig.Digest([]byte(r.body)) {
+			w.t.Errorf("%s: Content-Digest %q is not the body's", r.path, r.digest)
 		}
 		var body map[string]any
 		_ = json.Unmarshal([]byte(r.body), &body)

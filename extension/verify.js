@@ -230,16 +230,25 @@ export function importJWK(jwk) {
   return crypto.subtle.importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, false, ['verify']);
 }
 
+// contentDigest is the Content-Digest field of a body (RFC 9530, sha-256).
+export async function contentDigest(body) {
+  const sum = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
+  return 'sha-256=:' + btoa(String.fromCharCode(...sum)) + ':';
+}
+
 // verifyAnswer checks an answer of svc: its signature "svc" by a published
 // key, over every required component, and its body's digest. answer is
-// {method, url, status, headers (a Headers), body (Uint8Array)}.
+// {method, url, requestHeaders, status, headers (Headers), body (Uint8Array)};
+// a request that sent its body's Content-Digest needs an answer bound to it.
 export async function verifyAnswer(answer, keyFor) {
+  const requestHeaders = answer.requestHeaders || new Headers();
   const msg = {
     status: answer.status, headers: answer.headers,
-    request: { method: answer.method, targetURI: answer.url },
+    request: { method: answer.method, targetURI: answer.url, headers: requestHeaders },
   };
   const v = await verifySignature(msg, keyFor, 'svc');
-  for (const c of REQUIRED) {
+  const required = requestHeaders.has('content-digest') ? [...REQUIRED, '"content-digest";req'] : REQUIRED;
+  for (const c of required) {
     if (!v.covered.includes(c)) throw new Error(`the signature does not cover ${c}`);
   }
   if (v.alg !== 'ed25519') throw new Error('the signature names no alg');

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
 )
 
@@ -84,6 +85,8 @@ func verify(ctx context.Context, env environment, args []string) error {
 		}
 	} else if a, err = fetchAnswer(ctx, client, *method, u, body); err != nil {
 		return notVerified{err}
+	} else if len(body) > 0 {
+		a.RequestHeader = http.Header{"Content-Digest": {httpsig.Digest(body)}}
 	}
 	a.Method, a.TargetURI = *method, u
 
@@ -126,6 +129,8 @@ func fetchAnswer(ctx context.Context, client *http.Client, method string, u *url
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+		// The answer is then bound to this body (docs/verification.md).
+		req.Header.Set("Content-Digest", httpsig.Digest(body))
 	}
 	res, err := client.Do(req)
 	if err != nil {

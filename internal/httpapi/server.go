@@ -78,7 +78,7 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	c := cors.New(cors.Options{
 		AllowOriginFunc: func(string) bool { return true },
 		AllowedMethods:  []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key"},
+		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key", "Content-Digest"},
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After", "Content-Digest", "Signature-Input", "Signature"},
 		MaxAge:          86400,
 	})

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,13 +20,21 @@ func (s *Server) signed(h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A request that says its body's digest gets an answer bound to that
+		// body: what was read is kept, to check the digest against.
+		var read *teeBody
+		if r.Body != nil && r.Header.Get("Content-Digest") != "" {
+			read = &teeBody{ReadCloser: r.Body}
+			r.Body = read
+		}
 		rec := &recorder{header: w.Header()}
 		h.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
 		if rec.status/100 == 2 {
-			if err := s.sign(w.Header(), rec.status, rec.body.Bytes(), r); err != nil {
+			bound := read != nil && httpsig.CheckDigest(r.Header.Values("Content-Digest"), read.buf.Bytes()) == nil
+			if err := s.sign(w.Header(), rec.status, rec.body.Bytes(), r, bound); err != nil {
 				// Never an unsigned 2xx: the adapter answers 500 and logs why.
 				for _, k := range []string{"Content-Digest", "Signature-Input", "Signature", "Cache-Control"} {
 					w.Header().Del(k)
@@ -39,13 +48,21 @@ func (s *Server) signed(h http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) sign(h http.Header, status int, body []byte, r *http.Request) error {
+// sign adds Content-Digest and the signature to an answer. bound covers
+// the request's Content-Digest too, which sign's caller checked against
+// the body the handler read: a POST's answer then cannot be passed off as
+// the answer to another body sent to the same URL.
+func (s *Server) sign(h http.Header, status int, body []byte, r *http.Request, bound bool) error {
 	key := s.opts.Keys.Current()
 	h.Set("Content-Digest", httpsig.Digest(body))
 	m := &httpsig.Message{Status: status, Header: h,
-		Request: &httpsig.Message{Method: r.Method, TargetURI: s.targetURI(r)}}
+		Request: &httpsig.Message{Method: r.Method, TargetURI: s.targetURI(r), Header: r.Header}}
 	created := s.tracker.Now().Unix()
-	p := &httpsig.Params{Components: signing.Components, Created: time.Unix(created, 0), KeyID: key.ID, Alg: httpsig.Alg}
+	components := signing.Components
+	if bound {
+		components = append(components[:len(components):len(components)], signing.RequestDigest)
+	}
+	p := &httpsig.Params{Components: components, Created: time.Unix(created, 0), KeyID: key.ID, Alg: httpsig.Alg}
 	input, sig, err := httpsig.SignFunc(m, signing.Label, p, func(base []byte) []byte { return s.opts.Keys.Sign(key, created, base) })
 	if err != nil {
 		return err
@@ -95,6 +112,18 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.body.Write(b)
+}
+
+// teeBody keeps what the handler reads of a request's body.
+type teeBody struct {
+	io.ReadCloser
+	buf bytes.Buffer
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	t.buf.Write(p[:n])
+	return n, err
 }
 
 // keysJWKS publishes the public keys that verify answers.

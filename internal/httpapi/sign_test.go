@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -241,5 +242,51 @@ func TestJWKSetValidates(t *testing.T) {
 	}
 	if len(k) != 6 {
 		t.Errorf("members %v, want kty crv x kid use alg", k)
+	}
+}
+
+// TestSignedAnswerBoundToTheRequestBody: a POST that sends its body's
+// Content-Digest gets an answer that covers it, so the answer cannot be
+// shown as the answer to another body sent to the same URL.
+func TestSignedAnswerBoundToTheRequestBody(t *testing.T) {
+	f := enrichFixture(t)
+	keys := f.published()
+	alpha := `{"context":{"url":"https://www.alpha.example/p/wh1000xm5-black"}}`
+	beta := `{"context":{"url":"https://beta.example/item/77"}}`
+	reqHeader := func(body string) http.Header {
+		return http.Header{"Content-Digest": {httpsig.Digest([]byte(body))}}
+	}
+
+	r := f.do("POST", productPath, alpha, "Content-Digest", httpsig.Digest([]byte(alpha)))
+	if r.status != 200 || !strings.Contains(r.header.Get("Signature-Input"), `"content-digest";req`) {
+		t.Fatalf("%d, Signature-Input %q", r.status, r.header.Get("Signature-Input"))
+	}
+	a := answer(t, r, "POST", f.srv.URL, productPath)
+	a.RequestHeader = reqHeader(alpha)
+	if _, err := signing.Verify(a, lookup(keys)); err != nil {
+		t.Errorf("for its own body: %v", err)
+	}
+	a = answer(t, r, "POST", f.srv.URL, productPath)
+	a.RequestHeader = reqHeader(beta)
+	if _, err := signing.Verify(a, lookup(keys)); !errors.Is(err, httpsig.ErrBadSig) {
+		t.Errorf("passed off as another body's answer: err = %v, want ErrBadSig", err)
+	}
+
+	// Without the field the answer is not bound, and a client that sent
+	// one refuses it.
+	r = f.do("POST", productPath, alpha)
+	a = answer(t, r, "POST", f.srv.URL, productPath)
+	if _, err := signing.Verify(a, lookup(keys)); err != nil {
+		t.Errorf("an unbound answer: %v", err)
+	}
+	a.RequestHeader = reqHeader(alpha)
+	if _, err := signing.Verify(a, lookup(keys)); err == nil || !strings.Contains(err.Error(), "request's body") {
+		t.Errorf("an unbound answer to a client that sent a digest: err = %v", err)
+	}
+
+	// A digest that is not the body's is not vouched for.
+	r = f.do("POST", productPath, alpha, "Content-Digest", httpsig.Digest([]byte(beta)))
+	if r.status != 200 || strings.Contains(r.header.Get("Signature-Input"), `"content-digest";req`) {
+		t.Errorf("a wrong request digest: %d, Signature-Input %q", r.status, r.header.Get("Signature-Input"))
 	}
 }

@@ -22,21 +22,28 @@ var Components = []httpsig.Component{
 	{Name: "@method", Req: true}, {Name: "@target-uri", Req: true}, {Name: "@query", Req: true},
 }
 
+// RequestDigest is covered too when the request carried a Content-Digest
+// of its body that matched it: the answer is then bound to that body.
+var RequestDigest = httpsig.Component{Name: "content-digest", Req: true}
+
 // Answer is a signed answer as a client received it, with the request it
 // answers.
 type Answer struct {
 	Method    string   // of the request
 	TargetURI *url.URL // of the request, as the client sent it
-	Status    int
-	Header    http.Header
-	Body      []byte
+	// RequestHeader is the request's fields; when it has a Content-Digest,
+	// the signature must cover it.
+	RequestHeader http.Header
+	Status        int
+	Header        http.Header
+	Body          []byte
 }
 
 // Verify checks that the answer carries svc's signature, made by a key
 // keyFor knows, over every one of Components, and that its body is the
 // one signed. The error says which check failed.
 func Verify(a *Answer, keyFor func(keyID string) ed25519.PublicKey) (*httpsig.Verified, error) {
-	m := &httpsig.Message{Status: a.Status, Header: a.Header, Request: &httpsig.Message{Method: a.Method, TargetURI: a.TargetURI}}
+	m := &httpsig.Message{Status: a.Status, Header: a.Header, Request: &httpsig.Message{Method: a.Method, TargetURI: a.TargetURI, Header: a.RequestHeader}}
 	v, err := httpsig.Verify(m, Label, keyFor)
 	if err != nil {
 		return nil, err
@@ -45,6 +52,9 @@ func Verify(a *Answer, keyFor func(keyID string) ed25519.PublicKey) (*httpsig.Ve
 		if !v.Covers(c) {
 			return nil, fmt.Errorf("the signature does not cover %s", c)
 		}
+	}
+	if a.RequestHeader.Get("Content-Digest") != "" && !v.Covers(RequestDigest) {
+		return nil, fmt.Errorf("the signature does not cover the request's body (%s)", RequestDigest)
 	}
 	if v.Params.Alg != httpsig.Alg {
 		return nil, fmt.Errorf("the signature's alg is %q, not %q", v.Params.Alg, httpsig.Alg)
