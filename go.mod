@@ -8,6 +8,7 @@ require (
 	github.com/chromedp/cdproto v0.159.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dchest/siphash v1.2.3
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/evanw/esbuild v0.28.2
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875

@@ -17,8 +17,10 @@ import (
 var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
+	"extension":                0,
 	"internal/bots":            0,
 	"internal/lift":            0,
+	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/script":          0,
 	"internal/testwait":        0,
@@ -38,6 +40,7 @@ var layers = map[string]int{
 	"internal/window":    1,
 
 	"internal/auth":     2,
+	"internal/signing":  2,
 	"internal/snapshot": 2,
 	"internal/insights": 2,
 

@@ -178,6 +178,7 @@ type ExportedEvent struct {
 type Store interface {
 	BrandStore
 	EventStore
+	SigningKeyStore
 	Close() error
 }
 

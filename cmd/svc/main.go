@@ -87,6 +87,15 @@ func commands() []command {
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
 			"revoke one of a brand's API keys", keysRevoke},
+		{"keys signing rotate", []string{"[--grace DURATION] [--json]"},
+			"add a signing key; the one it replaces stays published for --grace (7 days)", keysSigningRotate},
+		{"keys signing list", []string{"[--json]"},
+			"list the published signing keys", keysSigningList},
+		{"verify", []string{"--url URL [--method M] [--data JSON | --data-file FILE]",
+			"[--answer FILE [--request FILE]] [--keys URL_OR_FILE] [--max-age D]"},
+			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
+		{"extension pack", []string{"[--out FILE] [--base-url URL]"},
+			"write the browser extension as a zip for a store upload", extensionPack},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -119,7 +128,7 @@ func usage(w io.Writer) {
 	for _, l := range synopses() {
 		fmt.Fprintln(w, "  "+l)
 	}
-	fmt.Fprint(w, "\nEvery command but version takes --data DIR (SVC_DATA, default ./svc-data) or\n--store URL (SVC_STORE). Run 'svc COMMAND --help' for what each flag means;\n'svc serve --help' lists every option of the server.\n")
+	fmt.Fprint(w, "\nEvery command but version, verify and extension pack takes --data DIR (SVC_DATA,\ndefault ./svc-data) or --store URL (SVC_STORE). Run 'svc COMMAND --help' for what each flag means;\n'svc serve --help' lists every option of the server.\n")
 }
 
 // synopses are the lines of the commands with their flags, as README.md's
@@ -160,6 +169,9 @@ func subcommands(group string) string {
 			subs = append(subs, sub)
 		}
 	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
 	return strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
 }
 
@@ -186,7 +198,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys":
+	case name == "brands" || name == "keys" || name == "extension":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)
@@ -196,6 +208,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 		name, rest = name+" "+rest[0], rest[1:]
+		if name == "keys signing" && len(rest) > 0 && !isHelp(rest[0]) {
+			name, rest = name+" "+rest[0], rest[1:]
+		}
 	}
 	c, ok := lookup(name)
 	if group, _, sub := strings.Cut(name, " "); !ok && sub {

@@ -23,6 +23,7 @@ import (
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -153,6 +154,13 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The keys that sign answers, shared by every node of the store.
+	keys, err := signing.Open(ctx, store, 0, nil, log)
+	if err != nil {
+		return err
+	}
+	defer keys.Close()
+	parts.opts.Keys, parts.opts.PublicURL = keys, c.publicURL
 	api := httpapi.New(t, brands, log, parts.opts)
 	srv := newHTTPServer(api.Handler(), c.idleTimeout, log)
 	served := make(chan error, 1)

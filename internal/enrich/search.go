@@ -25,6 +25,7 @@ type SearchResult struct {
 	Reason      string       `json:"reason,omitempty"`
 	Badges      []string     `json:"badges"`
 	Messages    []Message    `json:"messages"`
+	Badge       *Badge       `json:"badge"` // what an extension shows beside the result
 }
 
 // Search enriches a result list. The query is echoed and never kept.
@@ -55,6 +56,7 @@ func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *S
 	for i := range out.Results {
 		out.Results[i].Badges = append(out.Results[i].Badges, badges[i]...)
 		out.Results[i].Messages = pr.messages(proofs[i], badges[i], nil)
+		out.Results[i].Badge = searchBadge(lang, proofs[i], out.Results[i].Messages)
 	}
 	return out
 }

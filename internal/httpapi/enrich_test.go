@@ -118,6 +118,8 @@ func TestSearchEnrich(t *testing.T) {
 				"social_proof": map[string]any{"views_last_60_min": 4.0, "viewers": 4.0, "purchases_last_24h": 3.0, "units": 3.0,
 					"window_views": 60.0, "window_purchases": 24.0},
 				"badges": []any{"most_purchased"},
+				"badge": map[string]any{"kind": "most_purchased", "label": "Most bought · 24 h",
+					"title": "4 people viewed this in the last hour · 3 purchases in the last 24 hours · Most bought of these results in the last 24 hours"},
 				"messages": []any{
 					map[string]any{"kind": "views", "text": "4 people viewed this in the last hour"},
 					map[string]any{"kind": "purchases", "text": "3 purchases in the last 24 hours"},
@@ -133,11 +135,12 @@ func TestSearchEnrich(t *testing.T) {
 					"reasons": map[string]any{"views_last_60_min": "below_threshold", "viewers": "below_threshold",
 						"purchases_last_24h": "below_threshold", "units": "below_threshold"}},
 				"badges":   []any{},
+				"badge":    nil,
 				"messages": []any{},
 			},
 			map[string]any{
 				"index": 2.0, "url": "https://unknown.example/x", "matched": false, "match": nil, "social_proof": nil,
-				"reason": "no_match", "badges": []any{"lowest_price"},
+				"reason": "no_match", "badges": []any{"lowest_price"}, "badge": nil,
 				"messages": []any{map[string]any{"kind": "lowest_price", "text": "Lowest price of these results"}},
 			},
 			map[string]any{
@@ -148,6 +151,8 @@ func TestSearchEnrich(t *testing.T) {
 					"window_views": 60.0, "window_purchases": 24.0,
 					"reasons": map[string]any{"purchases_last_24h": "below_threshold", "units": "below_threshold"}},
 				"badges": []any{"most_viewed", "trending"},
+				"badge": map[string]any{"kind": "most_viewed", "label": "Most viewed · last hour",
+					"title": "5 people viewed this in the last hour · Most viewed of these results in the last hour · More views than usual in the last hour"},
 				"messages": []any{
 					map[string]any{"kind": "views", "text": "5 people viewed this in the last hour"},
 					map[string]any{"kind": "most_viewed", "text": "Most viewed of these results in the last hour"},
@@ -156,7 +161,7 @@ func TestSearchEnrich(t *testing.T) {
 			},
 			map[string]any{ // a near-miss of the phone: no match
 				"index": 4.0, "url": "https://alpha.example/c/cases", "matched": false, "match": nil, "social_proof": nil,
-				"reason": "no_match", "badges": []any{}, "messages": []any{},
+				"reason": "no_match", "badges": []any{}, "badge": nil, "messages": []any{},
 			},
 		},
 	}

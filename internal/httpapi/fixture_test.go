@@ -19,6 +19,7 @@ import (
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -53,6 +54,7 @@ type fixture struct {
 	keys    map[string]string // brand id -> secret
 	revoked string
 	opts    httpapi.Options
+	keyring *signing.Keyring // signs every fixture's answers
 }
 
 func newFixture(t *testing.T, opts ...httpapi.Options) *fixture {
@@ -120,12 +122,17 @@ func (f *fixture) start() {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.tracker, f.auth = tr, a
+	kr, err := signing.Open(context.Background(), f.store, 0, f.clock.Now, discard)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.tracker, f.auth, f.keyring = tr, a, kr
 	opts := f.opts
 	opts.IsBot = detector.IsBot
 	if opts.Insights == nil {
 		opts.Insights = &insights.Cache{Store: f.store, Now: f.clock.Now} // no TTL: every request reads the store
 	}
+	opts.Keys = kr
 	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }
 
@@ -136,6 +143,7 @@ func (f *fixture) stop() {
 	f.srv.Close()
 	f.tracker.Close()
 	f.auth.Close()
+	f.keyring.Close()
 	f.store.Close()
 	f.srv, f.store = nil, nil
 }

@@ -30,7 +30,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi,
+	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi, Keys: f.keyring,
 		Insights: &insights.Cache{Store: f.store, Now: f.clock.Now}, Dashboard: http.NotFoundHandler()}
 	routes := httpapi.New(f.tracker, f.auth, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
@@ -67,7 +67,7 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, httpapi.Options{Script: js, Demo: demo, Metrics: metrics.New(), OpenAPI: openapi})
-	for _, path := range []string{"/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/nope"} {
+	for _, path := range []string{"/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/.well-known/svc-keys.json", "/nope"} {
 		f.do("GET", path, nil)
 	}
 	f.do("GET", "/svc.js", nil, "Accept-Encoding", "gzip")

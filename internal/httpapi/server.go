@@ -16,6 +16,7 @@ import (
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -49,6 +50,12 @@ type Options struct {
 	Insights *insights.Cache
 	// Dashboard serves /dashboard and everything under it; nil: none.
 	Dashboard http.Handler
+	// Keys sign the answers of the counts (signed in routes) and are
+	// published at /.well-known/svc-keys.json; nil: unsigned.
+	Keys *signing.Keyring
+	// PublicURL is the address clients call, which signatures cover
+	// (@target-uri); "": the request's scheme and Host.
+	PublicURL string
 }
 
 // New returns the API server; Handler serves it.
@@ -77,8 +84,8 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	c := cors.New(cors.Options{
 		AllowOriginFunc: func(string) bool { return true },
 		AllowedMethods:  []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key"},
-		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After"},
+		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key", "Content-Digest"},
+		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After", "Content-Digest", "Signature-Input", "Signature"},
 		MaxAge:          86400,
 	})
 	// /metrics answers no CORS at all: no web page may read it (docs/security.md);
@@ -118,10 +125,10 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
 		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
 		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
-		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
-		{"GET", "/api/svc/recent-activity", s.limit("", s.handle(s.recentActivity))},
-		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
-		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
+		{"GET", "/api/svc/product-proof", s.limit("", s.signed(s.handle(s.productProof)))},
+		{"GET", "/api/svc/recent-activity", s.limit("", s.signed(s.handle(s.recentActivity)))},
+		{"POST", "/api/svc/search-enrich", s.limit("", s.signed(s.handle(s.searchEnrich)))},
+		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
@@ -145,6 +152,9 @@ func (s *Server) routes() []Route {
 	if s.opts.Dashboard != nil {
 		routes = append(routes, Route{"GET", "/dashboard", s.opts.Dashboard}, Route{"GET", "/dashboard/", s.opts.Dashboard},
 			Route{"POST", "/dashboard/", s.opts.Dashboard})
+	}
+	if s.opts.Keys != nil {
+		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})
 	}
 	return routes
 }

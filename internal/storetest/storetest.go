@@ -54,6 +54,7 @@ var tests = []struct {
 	{"Holdout", testHoldout},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
+	{"SigningKeys", testSigningKeys},
 }
 
 var (

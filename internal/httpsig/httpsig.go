@@ -1,0 +1,381 @@
+// Package httpsig signs and verifies HTTP messages as RFC 9421 (HTTP
+// Message Signatures) says, with Ed25519, and computes RFC 9530
+// Content-Digest. It builds the signature base itself: no maintained Go
+// module for RFC 9421 is served by the module proxy, and the part svc needs
+// is small. Structured fields are read and written with httpsfv.
+package httpsig
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// Alg is the only algorithm this package signs and verifies with.
+const Alg = "ed25519"
+
+// Component is one covered component: a header field (lower case) or a
+// derived component ("@method"); Req takes it from the request a response
+// answers (RFC 9421, section 2.4).
+type Component struct {
+	Name string
+	Req  bool
+}
+
+// String is the component identifier as the signature base writes it:
+// "@method";req. It is written by hand: httpsfv's Marshal cost most of the
+// allocations of a signature, and the serialization of a string with one
+// boolean parameter is fixed (RFC 8941, 4.1.6 and 4.1.1.2).
+func (c Component) String() string {
+	s := quote(c.Name)
+	if c.Req {
+		s += ";req"
+	}
+	return s
+}
+
+// quote serializes s as a structured-field string: printable ASCII, with
+// \ and " escaped. Other bytes, which no field name or keyid holds, are
+// dropped rather than break the field.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c <= 0x7e:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Message is what a signature covers: a request or a response and, for a
+// response, the request it answers.
+type Message struct {
+	Method    string   // of a request
+	TargetURI *url.URL // of a request: absolute, as the client sent it
+	Status    int      // of a response; 0 for a request
+	Header    http.Header
+	Request   *Message // the request a response answers, for ;req components
+}
+
+// Params are the signature parameters svc reads and writes.
+type Params struct {
+	Components []Component
+	Created    time.Time // whole seconds
+	KeyID      string
+	Alg        string // "" leaves it out
+}
+
+// Base is the signature base of m for the parameters given as their
+// serialized inner list (RFC 9421, section 2.5).
+func Base(m *Message, components []Component, params string) ([]byte, error) {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, c := range components {
+		id := c.String()
+		if seen[id] {
+			return nil, fmt.Errorf("component %s is covered twice", id)
+		}
+		seen[id] = true
+		v, err := value(m, c)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(id)
+		b.WriteString(": ")
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	b.WriteString(`"@signature-params": `)
+	b.WriteString(params)
+	return []byte(b.String()), nil
+}
+
+// value is a component's value in m (RFC 9421, sections 2.1 and 2.2).
+func value(m *Message, c Component) (string, error) {
+	if c.Req {
+		if m.Request == nil {
+			return "", fmt.Errorf("component %s: the message is not a response", c)
+		}
+		m = m.Request
+	}
+	if !strings.HasPrefix(c.Name, "@") {
+		vs, ok := m.Header[http.CanonicalHeaderKey(c.Name)]
+		if !ok {
+			return "", fmt.Errorf("component %s: the message has no %s field", c, c.Name)
+		}
+		trimmed := make([]string, len(vs))
+		for i, v := range vs {
+			trimmed[i] = strings.TrimSpace(v)
+		}
+		return strings.Join(trimmed, ", "), nil
+	}
+	if c.Name == "@status" {
+		if m.Status == 0 {
+			return "", fmt.Errorf("component %s: the message is not a response", c)
+		}
+		return strconv.Itoa(m.Status), nil
+	}
+	if m.TargetURI == nil || m.Method == "" {
+		return "", fmt.Errorf("component %s: the message is not a request", c)
+	}
+	u := m.TargetURI
+	switch c.Name {
+	case "@method":
+		return m.Method, nil
+	case "@target-uri":
+		return u.String(), nil
+	case "@authority":
+		return strings.ToLower(u.Host), nil
+	case "@scheme":
+		return strings.ToLower(u.Scheme), nil
+	case "@request-target":
+		return u.RequestURI(), nil
+	case "@path":
+		if p := u.EscapedPath(); p != "" {
+			return p, nil
+		}
+		return "/", nil
+	case "@query":
+		return "?" + u.RawQuery, nil
+	}
+	return "", fmt.Errorf("component %s is not supported", c)
+}
+
+// Sign signs m with key under label (a structured-field key: lower case)
+// and returns the values of the Signature-Input and Signature fields.
+func Sign(m *Message, label string, p *Params, key ed25519.PrivateKey) (input, signature string, err error) {
+	return SignFunc(m, label, p, func(base []byte) []byte { return ed25519.Sign(key, base) })
+}
+
+// SignFunc is Sign with the Ed25519 signature of the base made by sign,
+// with the key p.KeyID names.
+func SignFunc(m *Message, label string, p *Params, sign func(base []byte) []byte) (input, signature string, err error) {
+	params := p.serialize()
+	base, err := Base(m, p.Components, params)
+	if err != nil {
+		return "", "", err
+	}
+	return label + "=" + params, label + "=:" + base64.StdEncoding.EncodeToString(sign(base)) + ":", nil
+}
+
+// serialize is the parameters' inner list (RFC 8941, 4.1.1.1), in the
+// order created, keyid, alg.
+func (p *Params) serialize() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, c := range p.Components {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.String())
+	}
+	b.WriteByte(')')
+	if !p.Created.IsZero() {
+		b.WriteString(";created=")
+		b.WriteString(strconv.FormatInt(p.Created.Unix(), 10))
+	}
+	if p.KeyID != "" {
+		b.WriteString(";keyid=")
+		b.WriteString(quote(p.KeyID))
+	}
+	if p.Alg != "" {
+		b.WriteString(";alg=")
+		b.WriteString(quote(p.Alg))
+	}
+	return b.String()
+}
+
+// Errors of Verify, so that a caller can say why an answer fails.
+var (
+	ErrNoSignature = errors.New("no signature")
+	ErrUnknownKey  = errors.New("the key is not published")
+	ErrBadSig      = errors.New("the signature does not match the message")
+)
+
+// Verified is a signature that checked out.
+type Verified struct {
+	Label  string
+	Params Params
+}
+
+// Covers reports whether the signature covers c.
+func (v *Verified) Covers(c Component) bool {
+	for _, have := range v.Params.Components {
+		if have == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Verify checks the signature of m labelled label ("" for the only one),
+// with the key that keyFor returns for its keyid (nil: ErrUnknownKey). It
+// checks the cryptography only: which components must be covered, and how
+// old a signature may be, are the caller's rules.
+func Verify(m *Message, label string, keyFor func(keyID string) ed25519.PublicKey) (*Verified, error) {
+	inputs, err := dictionary(m.Header, "Signature-Input")
+	if err != nil {
+		return nil, err
+	}
+	sigs, err := dictionary(m.Header, "Signature")
+	if err != nil {
+		return nil, err
+	}
+	if label == "" {
+		names := inputs.Names()
+		if len(names) != 1 {
+			return nil, fmt.Errorf("%w: Signature-Input has %d signatures; name one", ErrNoSignature, len(names))
+		}
+		label = names[0]
+	}
+	member, ok := inputs.Get(label)
+	il, isList := member.(httpsfv.InnerList)
+	if !ok || !isList {
+		return nil, fmt.Errorf("%w: Signature-Input has no inner list %q", ErrNoSignature, label)
+	}
+	member, ok = sigs.Get(label)
+	sigItem, isItem := member.(httpsfv.Item)
+	sig, isBytes := sigItem.Value.([]byte)
+	if !ok || !isItem || !isBytes {
+		return nil, fmt.Errorf("%w: Signature has no byte sequence %q", ErrNoSignature, label)
+	}
+	p, err := parseParams(il)
+	if err != nil {
+		return nil, err
+	}
+	if p.Alg != "" && p.Alg != Alg {
+		return nil, fmt.Errorf("alg %q is not %s", p.Alg, Alg)
+	}
+	key := keyFor(p.KeyID)
+	if key == nil {
+		return nil, fmt.Errorf("%w: keyid %q", ErrUnknownKey, p.KeyID)
+	}
+	params, err := httpsfv.Marshal(httpsfv.List{il})
+	if err != nil {
+		return nil, err
+	}
+	base, err := Base(m, p.Components, params)
+	if err != nil {
+		return nil, err
+	}
+	if !ed25519.Verify(key, base, sig) {
+		return nil, ErrBadSig
+	}
+	return &Verified{Label: label, Params: *p}, nil
+}
+
+func dictionary(h http.Header, name string) (*httpsfv.Dictionary, error) {
+	vs := h.Values(name)
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("%w: no %s field", ErrNoSignature, name)
+	}
+	d, err := httpsfv.UnmarshalDictionary(vs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return d, nil
+}
+
+func parseParams(il httpsfv.InnerList) (*Params, error) {
+	var p Params
+	for _, it := range il.Items {
+		name, ok := it.Value.(string)
+		if !ok {
+			return nil, fmt.Errorf("a covered component is not a string")
+		}
+		c := Component{Name: name}
+		for _, k := range it.Params.Names() {
+			v, _ := it.Params.Get(k)
+			if k != "req" || v != true {
+				return nil, fmt.Errorf("component %q: parameter %q is not supported", name, k)
+			}
+			c.Req = true
+		}
+		p.Components = append(p.Components, c)
+	}
+	if v, ok := il.Params.Get("created"); ok {
+		n, isInt := v.(int64)
+		if !isInt {
+			return nil, errors.New("created is not an integer")
+		}
+		p.Created = time.Unix(n, 0).UTC()
+	}
+	for k, dst := range map[string]*string{"keyid": &p.KeyID, "alg": &p.Alg} {
+		if v, ok := il.Params.Get(k); ok {
+			s, isString := v.(string)
+			if !isString {
+				return nil, fmt.Errorf("%s is not a string", k)
+			}
+			*dst = s
+		}
+	}
+	return &p, nil
+}
+
+// Digest is the Content-Digest field value of body: its SHA-256 (RFC 9530).
+func Digest(body []byte) string {
+	sum := sha256.Sum256(body)
+	d := httpsfv.NewDictionary()
+	d.Add("sha-256", httpsfv.NewItem(sum[:]))
+	s, _ := httpsfv.Marshal(d) // a byte sequence always marshals
+	return s
+}
+
+// ErrDigest is returned by CheckDigest when the body is not the one the
+// field describes.
+var ErrDigest = errors.New("the Content-Digest does not match the body")
+
+// CheckDigest checks body against a Content-Digest field's values. It
+// needs a sha-256 or sha-512 member, and every one of those must match.
+func CheckDigest(values []string, body []byte) error {
+	if len(values) == 0 {
+		return fmt.Errorf("%w: no Content-Digest field", ErrDigest)
+	}
+	d, err := httpsfv.UnmarshalDictionary(values)
+	if err != nil {
+		return fmt.Errorf("the Content-Digest field: %w", err)
+	}
+	checked := 0
+	for _, alg := range d.Names() {
+		var sum []byte
+		switch alg {
+		case "sha-256":
+			s := sha256.Sum256(body)
+			sum = s[:]
+		case "sha-512":
+			s := sha512.Sum512(body)
+			sum = s[:]
+		default:
+			continue
+		}
+		m, _ := d.Get(alg)
+		it, isItem := m.(httpsfv.Item)
+		want, isBytes := it.Value.([]byte)
+		if !isItem || !isBytes || subtle.ConstantTimeCompare(want, sum) != 1 {
+			return fmt.Errorf("%w (%s)", ErrDigest, alg)
+		}
+		checked++
+	}
+	if checked == 0 {
+		return fmt.Errorf("%w: no sha-256 or sha-512 member", ErrDigest)
+	}
+	return nil
+}

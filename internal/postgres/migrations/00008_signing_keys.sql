@@ -1,0 +1,15 @@
+-- +goose Up
+-- The Ed25519 keys that sign answers (svc.SigningKey), shared by every
+-- node: the 32-byte seed is the private key. At most one key is current
+-- (expires_at NULL), which the partial unique index makes sure of even when
+-- two nodes start at once.
+CREATE TABLE signing_keys (
+    kid        TEXT PRIMARY KEY,
+    seed       BYTEA NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ
+);
+CREATE UNIQUE INDEX signing_keys_one_current ON signing_keys ((expires_at IS NULL)) WHERE expires_at IS NULL;
+
+-- +goose Down
+DROP TABLE signing_keys;

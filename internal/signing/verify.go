@@ -1,0 +1,100 @@
+package signing
+
+import (
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/svc-project/svc/internal/httpsig"
+)
+
+// Label names svc's signature in Signature-Input and Signature.
+const Label = "svc"
+
+// Components are what a signed answer covers: its status, body and type,
+// and the request's method, URL and query, so that an answer can be passed
+// off neither as another one nor as the answer to another request (RFC
+// 9421, section 2.4).
+var Components = []httpsig.Component{
+	{Name: "@status"}, {Name: "content-digest"}, {Name: "content-type"},
+	{Name: "@method", Req: true}, {Name: "@target-uri", Req: true}, {Name: "@query", Req: true},
+}
+
+// RequestDigest is covered too when the request carried a Content-Digest
+// of its body that matched it: the answer is then bound to that body.
+var RequestDigest = httpsig.Component{Name: "content-digest", Req: true}
+
+// Answer is a signed answer as a client received it, with the request it
+// answers.
+type Answer struct {
+	Method    string   // of the request
+	TargetURI *url.URL // of the request, as the client sent it
+	// RequestHeader is the request's fields; when it has a Content-Digest,
+	// the signature must cover it.
+	RequestHeader http.Header
+	Status        int
+	Header        http.Header
+	Body          []byte
+}
+
+// Verify checks that the answer carries svc's signature, made by a key
+// keyFor knows, over every one of Components, and that its body is the
+// one signed. The error says which check failed.
+func Verify(a *Answer, keyFor func(keyID string) ed25519.PublicKey) (*httpsig.Verified, error) {
+	m := &httpsig.Message{Status: a.Status, Header: a.Header, Request: &httpsig.Message{Method: a.Method, TargetURI: a.TargetURI, Header: a.RequestHeader}}
+	v, err := httpsig.Verify(m, Label, keyFor)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range Components {
+		if !v.Covers(c) {
+			return nil, fmt.Errorf("the signature does not cover %s", c)
+		}
+	}
+	if a.RequestHeader.Get("Content-Digest") != "" && !v.Covers(RequestDigest) {
+		return nil, fmt.Errorf("the signature does not cover the request's body (%s)", RequestDigest)
+	}
+	if v.Params.Alg != httpsig.Alg {
+		return nil, fmt.Errorf("the signature's alg is %q, not %q", v.Params.Alg, httpsig.Alg)
+	}
+	if v.Params.Created.IsZero() {
+		return nil, fmt.Errorf("the signature has no created time")
+	}
+	if err := httpsig.CheckDigest(a.Header.Values("Content-Digest"), a.Body); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ParseJWKSet reads a JWK Set of Ed25519 keys, by keyid. Every key must be
+// a valid RFC 8037 public key; a private member is refused.
+func ParseJWKSet(b []byte) (map[string]ed25519.PublicKey, error) {
+	var set struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("the key set is not JSON: %w", err)
+	}
+	if set.Keys == nil {
+		return nil, fmt.Errorf("the key set has no keys member")
+	}
+	keys := make(map[string]ed25519.PublicKey, len(set.Keys))
+	for i, raw := range set.Keys {
+		if _, ok := raw["d"]; ok {
+			return nil, fmt.Errorf("key %d of the set holds a private key", i)
+		}
+		str := func(k string) string { s, _ := raw[k].(string); return s }
+		j := JWK{Kty: str("kty"), Crv: str("crv"), X: str("x"), Kid: str("kid")}
+		pub, err := j.PublicKey()
+		if err != nil {
+			return nil, err
+		}
+		if j.Kid == "" {
+			return nil, fmt.Errorf("key %d of the set has no kid", i)
+		}
+		keys[j.Kid] = pub
+	}
+	return keys, nil
+}
