@@ -41,7 +41,8 @@ func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *S
 	for i, r := range req.Results {
 		res := &out.Results[i]
 		res.Index, res.URL, res.Badges = i, deref(r.URL), []string{}
-		found, ok := m.Match(deref(r.Title), deref(r.URL), deref(r.Domain))
+		found, ok := m.Find(Page{Title: deref(r.Title), URL: deref(r.URL), Domain: deref(r.Domain),
+			GTIN: gtin14(r.GTIN), MPN: deref(r.MPN), Maker: deref(r.Brand), MinConfidence: deref(req.MinConfidence)})
 		if !ok {
 			res.Reason = ReasonNoMatch
 			continue

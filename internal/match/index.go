@@ -38,6 +38,8 @@ type Index struct {
 	anyURL   table             // canonical URL → the entry that binds it for a host no brand owns
 	bySKU    table             // folded SKU → the latest entry with it
 	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	byGTIN   idList            // GTIN-14 → entries (identifiers.go)
+	byMPN    idList            // folded part number → entries
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
 	size     []int32  // brand index → products
@@ -51,6 +53,7 @@ type entry struct {
 	nwords                     uint32
 	words                      uint32 // offset in wordIDs of the title's words, sorted, unique
 	productID, title, url, sku str
+	gtin, mpn, maker           str // GTIN-14, part number and maker, folded
 }
 
 // New returns an empty index.
@@ -236,7 +239,8 @@ func (c *Index) trim() {
 	c.text.b = clipped(c.text.b)
 	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
-	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU} {
+	c.byGTIN.next, c.byMPN.next = clipped(c.byGTIN.next), clipped(c.byMPN.next)
+	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU, &c.byGTIN.heads, &c.byMPN.heads} {
 		x.fit()
 	}
 }
@@ -293,6 +297,7 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 			c.linkSKU(i)
 		}
 	}
+	c.putIdentifiers(i, p)
 	if c.text.waste > max(1<<20, len(c.text.b)/2) || c.idWaste > max(1<<18, len(c.wordIDs)/2) {
 		c.compact()
 	}
@@ -354,7 +359,9 @@ func (c *Index) canonOf(i uint32) string {
 
 func (c *Index) same(e *entry, p *svc.Product) bool {
 	return (p.Title == nil || *p.Title == c.str(e.title)) && (p.URL == nil || *p.URL == c.str(e.url)) &&
-		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku))
+		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku)) &&
+		(p.GTIN == nil || *p.GTIN == c.str(e.gtin)) && (p.MPN == nil || foldID(*p.MPN) == c.str(e.mpn)) &&
+		(p.Maker == nil || foldID(*p.Maker) == c.str(e.maker))
 }
 
 // foldSKU makes "ABC-123 " and "abc-123" one SKU.
@@ -453,6 +460,7 @@ func (c *Index) compact() {
 		e.title = text.add(c.str(e.title))
 		e.url = text.add(c.str(e.url))
 		e.sku = text.add(c.str(e.sku))
+		e.gtin, e.mpn, e.maker = text.add(c.str(e.gtin)), text.add(c.str(e.mpn)), text.add(c.str(e.maker))
 		w := c.wordsOf(e)
 		e.words = uint32(len(ids))
 		ids = append(ids, w...)
@@ -478,12 +486,16 @@ type Product struct {
 	Title     string // "" when no event gave one
 	URL       string
 	SKU       string // folded: lower case, trimmed
+	GTIN      string // GTIN-14, "" if none
+	MPN       string // folded: lower case, letters and digits only
+	Maker     string // folded as MPN
 }
 
 func (c *Index) product(i uint32) Product {
 	e := &c.entries[i]
 	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: c.str(e.productID),
-		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku)}
+		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku),
+		GTIN: c.str(e.gtin), MPN: c.str(e.mpn), Maker: c.str(e.maker)}
 }
 
 // ByURL finds the product whose page has the canonical address: the
