@@ -50,15 +50,31 @@ func (m Matcher) Match(title, rawURL, domain string) (Found, bool) {
 // another's pages.
 func (m Matcher) Find(p Page) (Found, bool) {
 	b := m.BrandOf(p.URL, p.Domain)
-	if c, ok := urlcanon.URL(p.URL); ok {
-		brandID := ""
-		if b != nil {
-			brandID = b.ID
-		}
-		if found, ok := m.Index.ByURL(brandID, c); ok {
-			return Found{Hit: match.Hit{Product: found, Confidence: 1, Method: MethodURL}, Method: MethodURL}, true
-		}
+	if found, ok := m.byURL(p, b); ok {
+		return found, true
 	}
+	return m.inCatalog(p, b)
+}
+
+func (m Matcher) byURL(p Page, b *svc.Brand) (Found, bool) {
+	c, ok := urlcanon.URL(p.URL)
+	if !ok {
+		return Found{}, false
+	}
+	brandID := ""
+	if b != nil {
+		brandID = b.ID
+	}
+	found, ok := m.Index.ByURL(brandID, c)
+	if !ok {
+		return Found{}, false
+	}
+	return Found{Hit: match.Hit{Product: found, Confidence: 1, Method: MethodURL}, Method: MethodURL}, true
+}
+
+// inCatalog finds the page's product in its brand's catalog, by its
+// identifiers or its title; the page's address plays no part.
+func (m Matcher) inCatalog(p Page, b *svc.Brand) (Found, bool) {
 	if b == nil || p.Title == "" && p.GTIN == "" && p.MPN == "" {
 		return Found{}, false
 	}

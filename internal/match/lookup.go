@@ -12,7 +12,7 @@ import (
 const (
 	// maxVisits is how many postings gathering candidates reads, rarest
 	// words first.
-	maxVisits = 4096
+	maxVisits = 2048
 	// maxScored is how many of the gathered products are scored in full.
 	maxScored = 48
 	// maxOfferBrands is how many other brands are searched for offers.
@@ -108,7 +108,7 @@ func (c *Index) gather(b uint32, q []queryWord) []uint32 {
 		}
 	}
 	slices.SortFunc(seeds, func(x, y seed) int { return cmp.Compare(x.n, y.n) })
-	acc := make(map[uint32]float64, 64)
+	acc := make(map[uint32]float64, 256)
 	size := float64(max(c.size[b], 1))
 	visits := 0
 	for _, s := range seeds {
@@ -118,12 +118,54 @@ func (c *Index) gather(b uint32, q []queryWord) []uint32 {
 		wt := math.Log1p(size / float64(s.n))
 		visits += c.postings.list(s.id).brandUpTo(b, maxVisits-visits, func(i uint32) { acc[i] += wt })
 	}
-	out := make([]uint32, 0, len(acc))
-	for i := range acc {
-		out = append(out, i)
+	return topScored(acc)
+}
+
+// topScored returns the maxScored entries of most weight, ties to the
+// first entry: a bounded heap, as a brand's thousands of products with
+// one title must not be sorted whole.
+func topScored(acc map[uint32]float64) []uint32 {
+	type weighed struct {
+		i uint32
+		w float64
 	}
-	slices.SortFunc(out, func(x, y uint32) int { return cmp.Or(cmp.Compare(acc[y], acc[x]), cmp.Compare(x, y)) })
-	return out[:min(len(out), maxScored)]
+	worse := func(x, y weighed) bool { return x.w < y.w || x.w == y.w && x.i > y.i }
+	h := make([]weighed, 0, maxScored) // a min-heap by worse
+	down := func(k int) {
+		for {
+			l, m := 2*k+1, k
+			if l < len(h) && worse(h[l], h[m]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+				m = r
+			}
+			if m == k {
+				return
+			}
+			h[k], h[m] = h[m], h[k]
+			k = m
+		}
+	}
+	for i, w := range acc {
+		x := weighed{i, w}
+		switch {
+		case len(h) < maxScored:
+			h = append(h, x)
+			for k := len(h) - 1; k > 0 && worse(h[k], h[(k-1)/2]); k = (k - 1) / 2 {
+				h[k], h[(k-1)/2] = h[(k-1)/2], h[k]
+			}
+		case worse(h[0], x):
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(x, y weighed) int { return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.i, y.i)) })
+	out := make([]uint32, len(h))
+	for k := range h {
+		out[k] = h[k].i
+	}
+	return out
 }
 
 // Candidate is a product scored against a title, for the trainer and the

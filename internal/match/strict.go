@@ -32,7 +32,7 @@ const (
 	// seedWords is how many of a title's rarest words gather candidates.
 	seedWords = 3
 	// maxStrictCandidates bounds the products the strict matcher scores.
-	maxStrictCandidates = 1024
+	maxStrictCandidates = 256
 )
 
 // strict holds what the strict matcher keeps for one title.
