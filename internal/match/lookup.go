@@ -209,7 +209,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	s := c.newScorer(b, true)
 	words := slices.Clone(pq.words) // corrected for this brand's words
-	if i, _, ok := c.strictTitle(b, words, s); ok {
+	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, &c.entries[i]) {
 		pf := analyze(c.str(c.entries[i].title))
 		x, _ := c.features(s, pq, words, i, &pf, func(string) bool { return false })
 		return []assessed{{i: i, x: x, strict: true}}
