@@ -12,7 +12,7 @@ import (
 const (
 	// maxVisits is how many postings gathering candidates reads, rarest
 	// words first.
-	maxVisits = 2048
+	maxVisits = 4096
 	// maxScored is how many of the gathered products are scored in full.
 	maxScored = 48
 	// maxOfferBrands is how many other brands are searched for offers.
