@@ -19,21 +19,26 @@ const (
 	MethodMPN  = "mpn"
 )
 
-// idKey gives an entry's key in one list.
-type idKey func(e *entry) str
+// idents are an entry's identifiers: GTIN-14, part number and maker, the
+// last two folded. Most products have none, so they are kept beside the
+// entries, not in each.
+type idents struct{ gtin, mpn, maker str }
 
-func gtinKey(e *entry) str { return e.gtin }
-func mpnKey(e *entry) str  { return e.mpn }
+// idKey gives an entry's key in one list.
+type idKey func(x idents) str
+
+func gtinKey(x idents) str { return x.gtin }
+func mpnKey(x idents) str  { return x.mpn }
 
 func (c *Index) idHead(l *idList, key idKey, k string) (uint32, bool) {
-	return l.heads.find(c.hash(k), func(j uint32) bool { return c.str(key(&c.entries[j])) == k })
+	return l.heads.find(c.hash(k), func(j uint32) bool { return c.str(key(c.ids[j])) == k })
 }
 
 func (c *Index) idLink(l *idList, key idKey, i uint32) {
 	for uint32(len(l.next)) <= i {
 		l.next = append(l.next, 0)
 	}
-	k := c.str(key(&c.entries[i]))
+	k := c.str(key(c.ids[i]))
 	h := c.hash(k)
 	if j, ok := c.idHead(l, key, k); ok {
 		l.heads.replace(h, j, i)
@@ -45,7 +50,7 @@ func (c *Index) idLink(l *idList, key idKey, i uint32) {
 }
 
 func (c *Index) idUnlink(l *idList, key idKey, i uint32) {
-	k := c.str(key(&c.entries[i]))
+	k := c.str(key(c.ids[i]))
 	j, ok := c.idHead(l, key, k)
 	if !ok {
 		return
@@ -84,7 +89,7 @@ func (c *Index) idEach(l *idList, key idKey, k string, fn func(i uint32) bool) {
 
 // putIdentifiers sets entry i's identifiers to those p gives.
 func (c *Index) putIdentifiers(i uint32, p *svc.Product) {
-	e := &c.entries[i]
+	x := c.ids[i]
 	set := func(l *idList, key idKey, field *str, v *string, fold func(string) string) {
 		if v == nil {
 			return
@@ -98,24 +103,38 @@ func (c *Index) putIdentifiers(i uint32, p *svc.Product) {
 			c.text.drop(*field)
 		}
 		*field = c.text.add(k)
+		c.ids[i] = x
 		if *field != 0 {
 			c.idLink(l, key, i)
 		}
 	}
-	set(&c.byGTIN, gtinKey, &e.gtin, p.GTIN, func(s string) string { g, _ := svc.GTIN14(s); return g })
-	set(&c.byMPN, mpnKey, &e.mpn, p.MPN, foldID)
+	set(&c.byGTIN, gtinKey, &x.gtin, p.GTIN, func(s string) string { g, _ := svc.GTIN14(s); return g })
+	set(&c.byMPN, mpnKey, &x.mpn, p.MPN, foldID)
 	if p.Maker != nil {
-		if k := foldID(*p.Maker); k != c.str(e.maker) {
-			c.text.drop(e.maker)
-			e.maker = c.text.add(k)
+		if k := foldID(*p.Maker); k != c.str(x.maker) {
+			c.text.drop(x.maker)
+			x.maker = c.text.add(k)
 		}
+	}
+	if x == (idents{}) {
+		delete(c.ids, i)
+	} else {
+		c.ids[i] = x
 	}
 }
 
-// sameMaker reports whether an entry's maker may be the query's: equal,
+// sameIdents reports whether an entry has the identifiers p gives.
+func (c *Index) sameIdents(e *entry, p *svc.Product) bool {
+	i, _ := c.byRef.get(e.ref)
+	x := c.ids[i]
+	return (p.GTIN == nil || *p.GTIN == c.str(x.gtin)) && (p.MPN == nil || foldID(*p.MPN) == c.str(x.mpn)) &&
+		(p.Maker == nil || foldID(*p.Maker) == c.str(x.maker))
+}
+
+// sameMaker reports whether entry i's maker may be the query's: equal,
 // or unknown on either side.
-func (c *Index) sameMaker(pq *query, e *entry) bool {
-	m := c.str(e.maker)
+func (c *Index) sameMaker(pq *query, i uint32) bool {
+	m := c.str(c.ids[i].maker)
 	return pq.maker == "" || m == "" || m == pq.maker
 }
 
@@ -134,8 +153,7 @@ func (c *Index) byIdentifier(b uint32, pq *query) (Hit, bool) {
 		return hit, true
 	}
 	c.idEach(&c.byMPN, mpnKey, pq.mpn, func(i uint32) bool {
-		e := &c.entries[i]
-		if e.brand == b && c.sameMaker(pq, e) && !c.gtinClash(pq, e) {
+		if c.entries[i].brand == b && c.sameMaker(pq, i) && !c.gtinClash(pq, i) {
 			hit, found = Hit{Product: c.product(i), Confidence: 1, Method: MethodMPN}, true
 		}
 		return !found
@@ -143,18 +161,18 @@ func (c *Index) byIdentifier(b uint32, pq *query) (Hit, bool) {
 	return hit, found
 }
 
-func (c *Index) gtinClash(pq *query, e *entry) bool {
-	g := c.str(e.gtin)
+func (c *Index) gtinClash(pq *query, i uint32) bool {
+	g := c.str(c.ids[i].gtin)
 	return pq.GTIN != "" && g != "" && g != pq.GTIN
 }
 
 // identifierClash reports whether an entry's identifiers say it is
 // another product than the query's: another GTIN, or another part number
 // of the same maker. Such a product is never a title match.
-func (c *Index) identifierClash(pq *query, e *entry) bool {
-	if c.gtinClash(pq, e) {
+func (c *Index) identifierClash(pq *query, i uint32) bool {
+	if c.gtinClash(pq, i) {
 		return true
 	}
-	m := c.str(e.mpn)
-	return pq.mpn != "" && m != "" && m != pq.mpn && c.sameMaker(pq, e)
+	m := c.str(c.ids[i].mpn)
+	return pq.mpn != "" && m != "" && m != pq.mpn && c.sameMaker(pq, i)
 }

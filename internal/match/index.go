@@ -40,6 +40,7 @@ type Index struct {
 	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
 	byGTIN   idList            // GTIN-14 → entries (identifiers.go)
 	byMPN    idList            // folded part number → entries
+	ids      map[uint32]idents // entry → its identifiers, for the few that have any
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
 	size     []int32  // brand index → products
@@ -53,7 +54,6 @@ type entry struct {
 	nwords                     uint32
 	words                      uint32 // offset in wordIDs of the title's words, sorted, unique
 	productID, title, url, sku str
-	gtin, mpn, maker           str // GTIN-14, part number and maker, folded
 }
 
 // New returns an empty index.
@@ -62,6 +62,7 @@ func New() *Index {
 		seed:   maphash.MakeSeed(),
 		byRef:  refIndex{sparse: make(map[svc.ProductRef]uint32)},
 		brands: make(map[string]uint32),
+		ids:    make(map[uint32]idents),
 	}
 }
 
@@ -360,8 +361,7 @@ func (c *Index) canonOf(i uint32) string {
 func (c *Index) same(e *entry, p *svc.Product) bool {
 	return (p.Title == nil || *p.Title == c.str(e.title)) && (p.URL == nil || *p.URL == c.str(e.url)) &&
 		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku)) &&
-		(p.GTIN == nil || *p.GTIN == c.str(e.gtin)) && (p.MPN == nil || foldID(*p.MPN) == c.str(e.mpn)) &&
-		(p.Maker == nil || foldID(*p.Maker) == c.str(e.maker))
+		c.sameIdents(e, p)
 }
 
 // foldSKU makes "ABC-123 " and "abc-123" one SKU.
@@ -460,13 +460,15 @@ func (c *Index) compact() {
 		e.title = text.add(c.str(e.title))
 		e.url = text.add(c.str(e.url))
 		e.sku = text.add(c.str(e.sku))
-		e.gtin, e.mpn, e.maker = text.add(c.str(e.gtin)), text.add(c.str(e.mpn)), text.add(c.str(e.maker))
 		w := c.wordsOf(e)
 		e.words = uint32(len(ids))
 		ids = append(ids, w...)
 	}
 	for id, w := range c.wordList {
 		c.wordList[id] = text.add(c.str(w))
+	}
+	for i, x := range c.ids {
+		c.ids[i] = idents{text.add(c.str(x.gtin)), text.add(c.str(x.mpn)), text.add(c.str(x.maker))}
 	}
 	c.text, c.wordIDs, c.idWaste = text, ids, 0
 }
@@ -492,10 +494,10 @@ type Product struct {
 }
 
 func (c *Index) product(i uint32) Product {
-	e := &c.entries[i]
+	e, x := &c.entries[i], c.ids[i]
 	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: c.str(e.productID),
 		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku),
-		GTIN: c.str(e.gtin), MPN: c.str(e.mpn), Maker: c.str(e.maker)}
+		GTIN: c.str(x.gtin), MPN: c.str(x.mpn), Maker: c.str(x.maker)}
 }
 
 // ByURL finds the product whose page has the canonical address: the

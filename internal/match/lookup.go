@@ -209,7 +209,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	s := c.newScorer(b, true)
 	words := slices.Clone(pq.words) // corrected for this brand's words
-	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, &c.entries[i]) {
+	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, i) {
 		pf := analyze(c.str(c.entries[i].title))
 		x, _ := c.features(s, pq, words, i, &pf, func(string) bool { return false })
 		return []assessed{{i: i, x: x, strict: true}}
@@ -254,7 +254,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 // difference rules the pair out.
 func (c *Index) features(s *scorer, pq *query, words []queryWord, i uint32, pf *facts, generic func(string) bool) (x [numFeatures]float64, vetoed string) {
 	e := &c.entries[i]
-	if c.identifierClash(pq, e) {
+	if c.identifierClash(pq, i) {
 		return x, "identifier"
 	}
 	vetoed = veto(&pq.facts, pf)

@@ -40,7 +40,7 @@ func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 	}
 	c.idEach(&c.byGTIN, gtinKey, pq.GTIN, func(i uint32) bool { return found(i, MethodGTIN) })
 	c.idEach(&c.byMPN, mpnKey, pq.mpn, func(i uint32) bool {
-		if e := &c.entries[i]; c.sameMaker(pq, e) && !c.gtinClash(pq, e) {
+		if c.sameMaker(pq, i) && !c.gtinClash(pq, i) {
 			found(i, MethodMPN)
 		}
 		return true
@@ -54,7 +54,7 @@ func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 		}
 		slices.Sort(same) // a brand's latest product with the SKU wins
 		for _, i := range slices.Backward(same) {
-			if !c.gtinClash(pq, &c.entries[i]) {
+			if !c.gtinClash(pq, i) {
 				found(i, MethodSKU)
 			}
 		}
