@@ -4,26 +4,14 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
-
-// threadCPU is the CPU time the calling thread has used
-// (CLOCK_THREAD_CPUTIME_ID): a request's own work, whatever else the
-// machine runs.
-func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	const clockThreadCPUTime = 3
-	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
-	return time.Duration(ts.Nano())
-}
 
 // BenchmarkSameTitleAbuse enriches requests of 50 results that all name
 // one title, at a brand that holds 250,000 products with that title (and
