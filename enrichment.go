@@ -20,6 +20,9 @@ type SearchEnrichRequest struct {
 	Query       *string        `json:"query"`
 	Results     []SearchResult `json:"results"`
 	UserContext UserContext    `json:"user_context"`
+	// MinConfidence is the least confidence of a match by title
+	// (docs/enrichment.md, Matching); absent, the default.
+	MinConfidence *float64 `json:"min_confidence"`
 }
 
 // SearchResult is one entry of a search result list.
@@ -73,13 +76,15 @@ func (r *SearchEnrichRequest) Validate() []FieldError {
 		fe.identifiers(p, res.GTIN, res.MPN, res.Brand)
 	}
 	fe.userContext("user_context.", r.UserContext.Country, r.UserContext.Locale)
+	fe.confidence("min_confidence", r.MinConfidence)
 	return fe
 }
 
 // ProductEnrichRequest is a product in its page context (docs/spec.md, Product enrichment).
 type ProductEnrichRequest struct {
-	Context PageContext `json:"context"`
-	Product PageProduct `json:"product"`
+	Context       PageContext `json:"context"`
+	Product       PageProduct `json:"product"`
+	MinConfidence *float64    `json:"min_confidence"`
 }
 
 // PageContext is where the product is shown. Locale is our
@@ -126,6 +131,7 @@ func (r *ProductEnrichRequest) Validate() []FieldError {
 	fe.name("product.mpn", r.Product.MPN)
 	fe.amount("product.price", r.Product.Price)
 	fe.pattern("product.currency", r.Product.Currency, currencyRe, "three upper-case letters, such as EUR")
+	fe.confidence("min_confidence", r.MinConfidence)
 	return fe
 }
 

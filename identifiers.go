@@ -1,6 +1,9 @@
 package svc
 
-import "unicode/utf8"
+import (
+	"math"
+	"unicode/utf8"
+)
 
 // GTIN14 returns a GTIN of 8, 12, 13 or 14 digits as the GTIN-14 it
 // stands for (zeros in front), and false when it is not one: other
@@ -79,4 +82,10 @@ func (fe *fieldErrors) identifiers(prefix string, gtin, mpn, brand *string) {
 	fe.gtin(prefix+"gtin", gtin)
 	fe.name(prefix+"mpn", mpn)
 	fe.name(prefix+"brand", brand)
+}
+
+func (fe *fieldErrors) confidence(field string, v *float64) {
+	if v != nil && (math.IsNaN(*v) || *v < 0 || *v > 1) {
+		fe.add(field, "must be a number from 0 to 1")
+	}
 }

@@ -120,7 +120,7 @@ func TestOfferPrecision(t *testing.T) {
 		if p.SKU == "" || i%3 != 0 {
 			continue
 		}
-		for _, o := range m.Index.Offers(p.BrandID, p.Title, "", "", 10) {
+		for _, o := range m.Index.Offers(p.BrandID, match.Query{Title: p.Title}, "", 10) {
 			other := skus[o.BrandID+"/"+o.ProductID]
 			if other == "" {
 				continue

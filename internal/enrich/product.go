@@ -1,9 +1,11 @@
 package enrich
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -55,7 +57,9 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	lang := Language(deref(c.Locale), acceptLanguage)
 	out := &ProductResponse{Offers: []Offer{}, Badges: []string{}, Language: lang.String(), GeneratedAt: now.UTC()}
 	m := s.matcher()
-	found, ok := m.Match(deref(p.Title), deref(c.URL), deref(c.Domain))
+	page := Page{Title: deref(p.Title), URL: deref(c.URL), Domain: deref(c.Domain),
+		GTIN: gtin14(p.GTIN), MPN: deref(p.MPN), Maker: deref(p.Brand), MinConfidence: deref(req.MinConfidence)}
+	found, ok := m.Find(page)
 	var proof *proofOf
 	except, title, sku := "", deref(p.Title), deref(p.SKU)
 	if ok {
@@ -77,7 +81,13 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		}
 	}
 	offerProofs := []*proofOf{}
-	for _, o := range s.t.SearchIndex().Offers(except, title, deref(p.Brand), sku, maxOffers) {
+	q := match.Query{Title: title, GTIN: page.GTIN, MPN: page.MPN, Maker: page.Maker, MinConfidence: page.MinConfidence}
+	if ok {
+		// The matched product's identifiers stand in for those the page
+		// does not give.
+		q.GTIN, q.MPN, q.Maker = cmp.Or(q.GTIN, found.GTIN), cmp.Or(q.MPN, found.MPN), cmp.Or(q.Maker, found.Maker)
+	}
+	for _, o := range s.t.SearchIndex().Offers(except, q, sku, maxOffers) {
 		op := s.proof(o.Product, now)
 		offerProofs = append(offerProofs, &op)
 		out.Offers = append(out.Offers, Offer{BrandID: o.BrandID, ProductID: o.ProductID, Title: orNull(o.Title), URL: orNull(o.URL),

@@ -39,10 +39,33 @@ func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *S
 	lang := Language(locale, acceptLanguage)
 	out := &SearchResponse{Query: req.Query, Results: make([]SearchResult, len(req.Results)), Language: lang.String(), GeneratedAt: now.UTC()}
 	proofs := make([]*proofOf, len(req.Results))
+	// The same title asked again on one site has the same answer: a
+	// request of 50 copies costs one lookup (docs/enrichment.md, Speed).
+	type asked struct {
+		title, gtin, mpn, maker string
+		brand                   *svc.Brand
+	}
+	type answer struct {
+		found Found
+		ok    bool
+	}
+	seen := map[asked]answer{}
 	for i, r := range req.Results {
 		res := &out.Results[i]
 		res.Index, res.URL, res.Badges = i, deref(r.URL), []string{}
-		found, ok := m.Match(deref(r.Title), deref(r.URL), deref(r.Domain))
+		page := Page{Title: deref(r.Title), URL: deref(r.URL), Domain: deref(r.Domain),
+			GTIN: gtin14(r.GTIN), MPN: deref(r.MPN), Maker: deref(r.Brand), MinConfidence: deref(req.MinConfidence)}
+		b := m.BrandOf(page.URL, page.Domain)
+		found, ok := m.byURL(page, b)
+		if !ok {
+			k := asked{page.Title, page.GTIN, page.MPN, page.Maker, b}
+			a, done := seen[k]
+			if !done {
+				a.found, a.ok = m.inCatalog(page, b)
+				seen[k] = a
+			}
+			found, ok = a.found, a.ok
+		}
 		if !ok {
 			res.Reason = ReasonNoMatch
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/match"
 )
 
 const (
@@ -129,7 +131,7 @@ func TestSearchEnrich(t *testing.T) {
 			map[string]any{
 				"index": 1.0, "url": "https://alpha.example/search?q=iphone", "matched": true,
 				"match": map[string]any{"brand_id": "br_alpha", "product_id": "ip15", "title": "Apple iPhone 15 128GB Black",
-					"url": "https://alpha.example/p/iphone-15", "method": "title", "confidence": 1.0},
+					"url": "https://alpha.example/p/iphone-15", "method": "title", "confidence": strictConfidence},
 				"social_proof": map[string]any{"views_last_60_min": nil, "viewers": nil, "purchases_last_24h": nil, "units": nil,
 					"window_views": 60.0, "window_purchases": 24.0,
 					"reasons": map[string]any{"views_last_60_min": "below_threshold", "viewers": "below_threshold",
@@ -146,7 +148,7 @@ func TestSearchEnrich(t *testing.T) {
 			map[string]any{
 				"index": 3.0, "url": "https://www.beta.example/search?q=sony", "matched": true,
 				"match": map[string]any{"brand_id": "br_beta", "product_id": "b-77", "title": "WH-1000XM5 Noise Cancelling Headphones - Black by Sony",
-					"url": "https://beta.example/item/77", "method": "title", "confidence": 1.0},
+					"url": "https://beta.example/item/77", "method": "title", "confidence": strictConfidence},
 				"social_proof": map[string]any{"views_last_60_min": 5.0, "viewers": 5.0, "purchases_last_24h": nil, "units": nil,
 					"window_views": 60.0, "window_purchases": 24.0,
 					"reasons": map[string]any{"purchases_last_24h": "below_threshold", "units": "below_threshold"}},
@@ -289,7 +291,7 @@ func TestProductEnrich(t *testing.T) {
 			map[string]any{"brand_id": "br_beta", "product_id": "b-77", "title": "WH-1000XM5 Noise Cancelling Headphones - Black by Sony",
 				"url": "https://beta.example/item/77", "method": "sku", "confidence": 1.0, "price": fewPurchases, "social_proof": proof(5.0, nil, noBuys)},
 			map[string]any{"brand_id": "br_gamma", "product_id": "g1", "title": "Sony WH-1000XM5 Wireless Headphones Black",
-				"url": "https://gamma.example/g1", "method": "title", "confidence": 1.0, "price": fewPurchases, "social_proof": proof(nil, nil, both)},
+				"url": "https://gamma.example/g1", "method": "title", "confidence": strictConfidence, "price": fewPurchases, "social_proof": proof(nil, nil, both)},
 		},
 		"badges": []any{"most_purchased"},
 		"messages": []any{
@@ -492,3 +494,7 @@ func TestEnrichKeepsShopsApart(t *testing.T) {
 		}
 	}
 }
+
+// strictConfidence is the confidence of a title that the strict matcher
+// takes, as the committed model says (internal/match/model.json).
+var strictConfidence = math.Round(match.DefaultModel.Strict*1000) / 1000

@@ -38,6 +38,9 @@ type Index struct {
 	anyURL   table             // canonical URL → the entry that binds it for a host no brand owns
 	bySKU    table             // folded SKU → the latest entry with it
 	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	byGTIN   idList            // GTIN-14 → entries (identifiers.go)
+	byMPN    idList            // folded part number → entries
+	ids      map[uint32]idents // entry → its identifiers, for the few that have any
 	brands   map[string]uint32 // brand id → index
 	brandIDs []string
 	size     []int32  // brand index → products
@@ -59,6 +62,7 @@ func New() *Index {
 		seed:   maphash.MakeSeed(),
 		byRef:  refIndex{sparse: make(map[svc.ProductRef]uint32)},
 		brands: make(map[string]uint32),
+		ids:    make(map[uint32]idents),
 	}
 }
 
@@ -236,7 +240,8 @@ func (c *Index) trim() {
 	c.text.b = clipped(c.text.b)
 	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
-	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU} {
+	c.byGTIN.next, c.byMPN.next = clipped(c.byGTIN.next), clipped(c.byMPN.next)
+	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU, &c.byGTIN.heads, &c.byMPN.heads} {
 		x.fit()
 	}
 }
@@ -293,6 +298,7 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 			c.linkSKU(i)
 		}
 	}
+	c.putIdentifiers(i, p)
 	if c.text.waste > max(1<<20, len(c.text.b)/2) || c.idWaste > max(1<<18, len(c.wordIDs)/2) {
 		c.compact()
 	}
@@ -354,7 +360,8 @@ func (c *Index) canonOf(i uint32) string {
 
 func (c *Index) same(e *entry, p *svc.Product) bool {
 	return (p.Title == nil || *p.Title == c.str(e.title)) && (p.URL == nil || *p.URL == c.str(e.url)) &&
-		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku))
+		(p.SKU == nil || foldSKU(*p.SKU) == c.str(e.sku)) &&
+		c.sameIdents(e, p)
 }
 
 // foldSKU makes "ABC-123 " and "abc-123" one SKU.
@@ -460,6 +467,9 @@ func (c *Index) compact() {
 	for id, w := range c.wordList {
 		c.wordList[id] = text.add(c.str(w))
 	}
+	for i, x := range c.ids {
+		c.ids[i] = idents{text.add(c.str(x.gtin)), text.add(c.str(x.mpn)), text.add(c.str(x.maker))}
+	}
 	c.text, c.wordIDs, c.idWaste = text, ids, 0
 }
 
@@ -478,12 +488,16 @@ type Product struct {
 	Title     string // "" when no event gave one
 	URL       string
 	SKU       string // folded: lower case, trimmed
+	GTIN      string // GTIN-14, "" if none
+	MPN       string // folded: lower case, letters and digits only
+	Maker     string // folded as MPN
 }
 
 func (c *Index) product(i uint32) Product {
-	e := &c.entries[i]
+	e, x := &c.entries[i], c.ids[i]
 	return Product{Ref: e.ref, BrandID: c.brandIDs[e.brand], ProductID: c.str(e.productID),
-		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku)}
+		Title: c.str(e.title), URL: c.str(e.url), SKU: c.str(e.sku),
+		GTIN: c.str(x.gtin), MPN: c.str(x.mpn), Maker: c.str(x.maker)}
 }
 
 // ByURL finds the product whose page has the canonical address: the

@@ -146,7 +146,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 		for k, want := range brandsBySKU {
 			for _, c := range []*Index{put, load} {
 				got := map[string]bool{}
-				for _, o := range c.Offers("", "", "", k, 100) {
+				for _, o := range c.Offers("", Query{}, k, 100) {
 					got[o.BrandID] = true
 				}
 				if !maps.Equal(got, want) {
@@ -170,7 +170,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 				t.Fatalf("%s: ByTitle(%q): Put %+v %v, Load %+v %v", when, *p.Title, m1, ok1, m2, ok2)
 			}
 			if i%50 == 0 {
-				o1, o2 := put.Offers("", *p.Title, "", *p.SKU, 10), load.Offers("", *p.Title, "", *p.SKU, 10)
+				o1, o2 := put.Offers("", Query{Title: *p.Title}, *p.SKU, 10), load.Offers("", Query{Title: *p.Title}, *p.SKU, 10)
 				if !slices.Equal(o1, o2) {
 					t.Fatalf("%s: Offers differ: %+v, %+v", when, o1, o2)
 				}

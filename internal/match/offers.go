@@ -2,7 +2,10 @@ package match
 
 import (
 	"cmp"
+	"math"
 	"slices"
+
+	"github.com/svc-project/svc"
 )
 
 // Offer methods: how a product at another brand was found to be the same.
@@ -11,21 +14,37 @@ const (
 	MethodTitle = "title"
 )
 
-// Offer is the same product at another brand.
+// Offer is the same product at another brand; Method says by which
+// evidence: MethodGTIN, MethodMPN, MethodSKU or MethodTitle.
 type Offer struct {
 	Hit
-	Method string // MethodSKU or MethodTitle
 }
 
-// Offers finds the product at brands other than except: by SKU, or by a
-// title that fits as ByTitle demands, judged inside each brand's own
-// catalog (so "WH-1000XM5" is not that shop's "Charger for WH-1000XM5"),
-// and, when the maker is known, names it. At most one offer per brand, the
-// surest first, at most limit.
-func (c *Index) Offers(except, title, maker, sku string, limit int) []Offer {
+// Offers finds the product at brands other than except: by GTIN, by part
+// number and maker, by SKU, or by a title that the same matcher as Lookup
+// finds inside each brand's own catalog (so "WH-1000XM5" is not that
+// shop's "Charger for WH-1000XM5"). When the maker is known, a title
+// offer must name it. At most one offer per brand, the surest first, at
+// most limit.
+func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	pq := c.prepareQuery(q)
 	byBrand := map[uint32]Offer{}
+	found := func(i uint32, method string) bool {
+		e := &c.entries[i]
+		if _, ok := byBrand[e.brand]; !ok && c.brandIDs[e.brand] != except {
+			byBrand[e.brand] = Offer{Hit{Product: c.product(i), Confidence: 1, Method: method}}
+		}
+		return true
+	}
+	c.idEach(&c.byGTIN, gtinKey, pq.GTIN, func(i uint32) bool { return found(i, MethodGTIN) })
+	c.idEach(&c.byMPN, mpnKey, pq.mpn, func(i uint32) bool {
+		if c.sameMaker(pq, i) && !c.gtinClash(pq, i) {
+			found(i, MethodMPN)
+		}
+		return true
+	})
 	if k := foldSKU(sku); k != "" {
 		var same []uint32
 		if i, ok := c.skuHead(k); ok {
@@ -34,50 +53,90 @@ func (c *Index) Offers(except, title, maker, sku string, limit int) []Offer {
 			}
 		}
 		slices.Sort(same) // a brand's latest product with the SKU wins
-		for _, i := range same {
-			if e := &c.entries[i]; c.brandIDs[e.brand] != except {
-				byBrand[e.brand] = Offer{Hit: Hit{Product: c.product(i), Confidence: 1}, Method: MethodSKU}
+		for _, i := range slices.Backward(same) {
+			if !c.gtinClash(pq, i) {
+				found(i, MethodSKU)
 			}
 		}
 	}
-	q := c.queryWords(title, nil)
-	if len(q) == 0 {
+	if len(pq.words) == 0 {
 		return c.sortOffers(byBrand, limit)
 	}
 	var makerIDs []uint32
-	for _, w := range Words(maker) {
+	for _, w := range Words(q.Maker) {
 		id, ok := c.wordID(w)
 		if !ok {
 			return c.sortOffers(byBrand, limit) // no product names this maker
 		}
 		makerIDs = append(makerIDs, id)
 	}
-	// Candidates by brand, each product once.
-	cands := map[uint32][]uint32{}
-	seen := map[uint32]bool{}
-	for _, id := range c.rarest(q, postingList.len) {
-		c.postings.list(id).sample(maxCandidates, func(i uint32) {
-			e := &c.entries[i]
-			if seen[i] || c.brandIDs[e.brand] == except || byBrand[e.brand].Method == MethodSKU {
-				return
-			}
-			seen[i] = true
-			for _, m := range makerIDs {
-				if _, ok := slices.BinarySearch(c.wordsOf(e), m); !ok {
-					return
-				}
-			}
-			cands[e.brand] = append(cands[e.brand], i)
-		})
-	}
-	for b, list := range cands {
-		s := c.newScorer(b, true)
-		s.anchorOn(q)
-		if m, ok := c.best(q, s, list); ok {
-			byBrand[b] = Offer{Hit: m, Method: MethodTitle}
+	for _, b := range c.offerBrands(pq.words, except, byBrand) {
+		h, ok := c.titleIn(b, pq, DefaultModel)
+		if !ok {
+			continue
 		}
+		e := &c.entries[c.mustRef(h.Ref)]
+		if !c.namesAll(e, makerIDs) {
+			continue
+		}
+		byBrand[b] = Offer{h}
 	}
 	return c.sortOffers(byBrand, limit)
+}
+
+func (c *Index) mustRef(ref svc.ProductRef) uint32 {
+	i, _ := c.byRef.get(ref)
+	return i
+}
+
+// namesAll reports whether the entry's title has every word.
+func (c *Index) namesAll(e *entry, ids []uint32) bool {
+	for _, m := range ids {
+		if _, ok := slices.BinarySearch(c.wordsOf(e), m); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// offerBrands returns the brands, other than except and those already
+// offered, whose products share the most weight of the title's words, at
+// most maxOfferBrands, from at most maxVisits postings.
+func (c *Index) offerBrands(q []queryWord, except string, done map[uint32]Offer) []uint32 {
+	type seed struct {
+		id uint32
+		n  int
+	}
+	var seeds []seed
+	for _, w := range q {
+		if w.known && c.df[w.id] > 0 {
+			seeds = append(seeds, seed{w.id, int(c.df[w.id])})
+		}
+	}
+	slices.SortFunc(seeds, func(x, y seed) int { return cmp.Compare(x.n, y.n) })
+	acc := map[uint32]float64{}
+	visits := 0
+	n := float64(max(len(c.entries), 1))
+	for _, s := range seeds {
+		if visits >= maxVisits {
+			break
+		}
+		wt := math.Log1p(n / float64(s.n))
+		c.postings.list(s.id).sample(maxVisits-visits, func(i uint32) {
+			visits++
+			e := &c.entries[i]
+			if _, ok := done[e.brand]; ok || c.brandIDs[e.brand] == except {
+				return
+			}
+			acc[e.brand] = max(acc[e.brand], wt) // the brand's best word so far
+		})
+	}
+	out := make([]uint32, 0, len(acc))
+	for b := range acc {
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(x, y uint32) int { return cmp.Or(cmp.Compare(acc[y], acc[x]), cmp.Compare(x, y)) })
+	return out[:min(len(out), maxOfferBrands)]
 }
 
 func (c *Index) sortOffers(byBrand map[uint32]Offer, limit int) []Offer {

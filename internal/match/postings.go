@@ -156,3 +156,42 @@ func (l postingList) sample(limit int, fn func(entry uint32)) {
 		}
 	}
 }
+
+// brandUpTo calls fn for at most limit of the brand's products, and
+// returns how many it called it for: a word a brand puts on a quarter of a
+// million titles must not cost a quarter of a million steps.
+func (l postingList) brandUpTo(b uint32, limit int, fn func(entry uint32)) int {
+	lo, _ := slices.BinarySearch(l.sorted, posting(b, 0))
+	hi, _ := slices.BinarySearch(l.sorted, posting(b+1, 0))
+	hi = min(hi, lo+limit)
+	for _, p := range l.sorted[lo:hi] {
+		fn(postingEntry(p))
+	}
+	n := hi - lo
+	for _, p := range l.tail {
+		if n >= limit {
+			break
+		}
+		if uint32(p>>32) == b {
+			n++
+			fn(postingEntry(p))
+		}
+	}
+	return n
+}
+
+// manyBrands reports whether products of at least two brands have the
+// word.
+func (l postingList) manyBrands() bool {
+	first, seen := uint32(0), false
+	for _, s := range [][]uint64{l.sorted[:min(len(l.sorted), 1)], l.sorted[max(len(l.sorted)-1, 0):], l.tail} {
+		for _, p := range s {
+			b := uint32(p >> 32)
+			if seen && b != first {
+				return true
+			}
+			first, seen = b, true
+		}
+	}
+	return false
+}

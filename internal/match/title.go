@@ -1,53 +1,31 @@
 package match
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
 	"github.com/adrg/strutil/metrics"
 )
 
-// Matching a title is a weighted Sørensen–Dice over the titles' words:
-// twice the weight of the words both share over the weight of all words of
-// both. A word weighs its inverse document frequency, ln(1 + N/df), so "15"
-// and "iphone" tell more than "black"; inside one brand a word weighs less
-// the more of that brand's titles have it, so a shop's own name or the maker
-// it sells tells nothing. Words no product title has (a shop's slogan, "buy",
-// "online") weigh nothing, unless they carry a number. Two words that differ
-// by a typo count as shared in proportion to their Jaro–Winkler similarity,
-// never words with digits: "15" and "16" are different phones. When both
-// titles have a number the other lacks, they are different products.
+// A title's words weigh their inverse document frequency, ln(1 + N/df),
+// so "15" and "iphone" tell more than "black"; inside one brand a word
+// weighs less the more of that brand's titles have it, so a shop's own name
+// or the maker it sells tells little. Words no product title has (a shop's
+// slogan, "buy", "online") weigh nothing, unless they carry a number. Two
+// words that differ by a typo count as shared in proportion to their
+// Jaro–Winkler similarity, never words with digits. How the shares of
+// words combine with the other evidence is in evidence.go and lookup.go.
 const (
-	// MinConfidence keeps near-misses out: "iPhone 15 case" scores 0.80
-	// against "iPhone 15" in the fixture catalog, the weakest true title
-	// variants about 0.86.
-	MinConfidence = 0.84
-	// minMargin is how far the best product must lead the second: two
-	// products that fit a title equally well (a tee in black and in white,
-	// for "tee") are no match at all.
-	minMargin = 0.03
 	// fuzzyMin is the Jaro–Winkler similarity above which two words of four
 	// letters or more are taken for one word with a typo.
 	fuzzyMin = 0.92
-	// maxCandidates bounds the products scored for one title.
-	maxCandidates = 4096
-	// impliedShare: a product's word that a title lacks is no difference
-	// when at least this share of the products with the title's rarest word
-	// have it too.
-	impliedShare = 0.9
-	// minImpliedSample: a handful of products is too few to tell what
-	// comes with a word.
-	minImpliedSample = 5
-	// seedWords is how many of a title's rarest words gather candidates: a
-	// true product shares them, a typo in one is made up by the others.
-	seedWords = 3
 )
 
 // Hit is a product found for a title or an address, and how sure the match is.
 type Hit struct {
 	Product
 	Confidence float64 // 0 to 1
+	Method     string  // MethodGTIN, MethodMPN, MethodSKU or MethodTitle
 }
 
 var jaroWinkler = metrics.NewJaroWinkler()
@@ -105,10 +83,6 @@ type scorer struct {
 	cache   map[uint32]wordStat
 	fuzzy   map[fuzzyPair]float64 // Jaro–Winkler of a title's word and a product's
 	maxIDF  float64
-	// anchors are the title's rarest catalog words; implied remembers
-	// which words nearly always come with one of them.
-	anchors []uint32
-	implied map[uint32]bool
 }
 
 type fuzzyPair struct {
@@ -127,43 +101,7 @@ type wordStat struct {
 
 func (c *Index) newScorer(brand uint32, inBrand bool) *scorer {
 	return &scorer{c: c, brand: brand, inBrand: inBrand, cache: make(map[uint32]wordStat, 32),
-		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1),
-		implied: make(map[uint32]bool, 16)}
-}
-
-// anchorOn takes the title's rarest catalog words as anchors.
-func (s *scorer) anchorOn(q []queryWord) {
-	s.anchors = s.c.rarest(q, postingList.len)
-}
-
-// impliedWord reports whether nearly every product with one of the anchors
-// also has the word, over all brands: "apple" comes with "iphone", and
-// "nike" with "air max", so a title that leaves the maker out still names
-// the same product; "pro" does not come with "iphone".
-func (s *scorer) impliedWord(id uint32) bool {
-	if v, ok := s.implied[id]; ok {
-		return v
-	}
-	const sample = 256
-	v := false
-	for _, a := range s.anchors {
-		if a == id {
-			continue
-		}
-		with, all := 0, 0
-		s.c.postings.list(a).sample(sample, func(i uint32) {
-			all++
-			if _, ok := slices.BinarySearch(s.c.wordsOf(&s.c.entries[i]), id); ok {
-				with++
-			}
-		})
-		if all >= minImpliedSample && float64(with) >= impliedShare*float64(all) {
-			v = true
-			break
-		}
-	}
-	s.implied[id] = v
-	return v
+		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1)}
 }
 
 func (s *scorer) stat(id uint32) wordStat {
@@ -195,74 +133,6 @@ func (s *scorer) queryWeight(q queryWord) float64 {
 	return 0
 }
 
-// score compares a title's words with a product's, 0 when they name
-// different products.
-func (s *scorer) score(q []queryWord, e *entry) float64 {
-	var shared, total float64
-	var qDigit, qTelling, qKnown bool
-	words := s.c.wordsOf(e)
-	used := make([]bool, len(words))
-	for _, w := range q {
-		if w.known {
-			if j, ok := slices.BinarySearch(words, w.id); ok {
-				used[j] = true
-				wt := s.weight(w.id)
-				shared += wt * cmp.Or(w.sim, 1)
-				total += 2 * wt
-				continue
-			}
-		}
-		if w.own {
-			continue // the shop's name in its own result title
-		}
-		qDigit = qDigit || w.digit
-		if w.known {
-			qKnown = true
-			qTelling = qTelling || s.stat(w.id).telling
-		}
-		total += s.queryWeight(w)
-	}
-	var eDigit, eLeft bool
-	for j, id := range words {
-		if !used[j] {
-			eLeft = true
-			eDigit = eDigit || hasDigit(s.c.wordText(id))
-			total += s.weight(id)
-		}
-	}
-	if total == 0 || qDigit && eDigit {
-		return 0
-	}
-	score := 2 * shared / total
-	if score < MinConfidence-minMargin {
-		// Too low to match or to stand in a match's way: the vetoes
-		// below could only lower it.
-		return score
-	}
-	switch {
-	case s.inBrand && (qTelling || s.entryTelling(e, used)):
-		// One title has a word the brand tells its products apart by,
-		// and the other lacks it: another size, color or model.
-		return 0
-	case !s.inBrand && qKnown && eLeft:
-		// Each title has a product word the other lacks.
-		return 0
-	}
-	return score
-}
-
-// entryTelling reports whether the product has a word the title lacks that
-// its brand tells products apart by, and that the title's words do not
-// imply.
-func (s *scorer) entryTelling(e *entry, used []bool) bool {
-	for j, id := range s.c.wordsOf(e) {
-		if !used[j] && s.stat(id).telling && !s.impliedWord(id) {
-			return true
-		}
-	}
-	return false
-}
-
 func (c *Index) wordText(id uint32) string { return c.str(c.wordList[id]) }
 
 // similarity is the Jaro–Winkler similarity of a title's word and a catalog
@@ -280,91 +150,3 @@ func (s *scorer) similarity(q string, id uint32) float64 {
 	s.fuzzy[k] = sim
 	return sim
 }
-
-// ByTitle finds the brand's product whose title fits the given one, or
-// nothing when none fits well enough or two fit equally well. Words in drop
-// (the shop's own name, say) are left out of the title.
-func (c *Index) ByTitle(brandID, title string, drop map[string]bool) (Hit, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	b, ok := c.brands[brandID]
-	if !ok {
-		return Hit{}, false
-	}
-	q := c.queryWords(title, drop)
-	s := c.newScorer(b, true)
-	s.anchorOn(q)
-	seeds := c.rarest(q, func(pl postingList) int { return pl.brand(b, nil) })
-	hits := make(map[uint32]int, 64)
-	for _, id := range seeds {
-		c.postings.list(id).brand(b, func(i uint32) {
-			if len(hits) < maxCandidates || hits[i] > 0 {
-				hits[i]++
-			}
-		})
-	}
-	cands := strongest(hits)
-	s.correct(q, cands)
-	return c.best(q, s, cands)
-}
-
-// strongest keeps the candidates that hold the most of the seed words, or
-// one fewer: a true product holds them all, or all but a mistyped one, and
-// the products that come closest to it are among these too.
-func strongest(hits map[uint32]int) []uint32 {
-	most := 0
-	for _, n := range hits {
-		most = max(most, n)
-	}
-	out := make([]uint32, 0, len(hits))
-	for i, n := range hits {
-		if n >= most-1 || most == 1 {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// rarest returns the ids of up to seedWords of the title's known words with
-// the fewest products, counted by n.
-func (c *Index) rarest(q []queryWord, n func(postingList) int) []uint32 {
-	type seed struct {
-		id uint32
-		n  int
-	}
-	var seeds []seed
-	for _, w := range q {
-		if !w.known {
-			continue
-		}
-		if k := n(c.postings.list(w.id)); k > 0 {
-			seeds = append(seeds, seed{w.id, k})
-		}
-	}
-	slices.SortFunc(seeds, func(a, b seed) int { return a.n - b.n })
-	out := make([]uint32, 0, seedWords)
-	for _, s := range seeds[:min(len(seeds), seedWords)] {
-		out = append(out, s.id)
-	}
-	return out
-}
-
-func (c *Index) best(q []queryWord, s *scorer, cands []uint32) (Hit, bool) {
-	best, second := -1.0, -1.0
-	var bestI uint32
-	for _, i := range cands {
-		sc := s.score(q, &c.entries[i])
-		switch {
-		case sc > best:
-			best, second, bestI = sc, best, i
-		case sc > second:
-			second = sc
-		}
-	}
-	if best < MinConfidence || best-second < minMargin {
-		return Hit{}, false
-	}
-	return Hit{Product: c.product(bestI), Confidence: round3(best)}, true
-}
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -1,0 +1,545 @@
+package match
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// Two shops write one product's title independently: one adds a colour and
+// a category, the other a feature list or its own part number. What tells
+// that two such titles name one product is weighed here, as features of a
+// learned model (model.go): model codes first, then the share of each
+// title's words the other has, numbers, and the few kinds of words that
+// really tell products apart.
+
+// facts is what a title says beyond its words: model codes, numbers with
+// units, colours, sizes, accessory words.
+type facts struct {
+	squeezed    string   // folded, letters and digits only: "tx-sr876 b" → "txsr876b"
+	bounds      []bool   // bounds[k]: a word starts or ends at squeezed[k]
+	codes       []string // model and part codes, squeezed: "TX-SR876" → "txsr876"
+	units       []string // a number with its unit, normalised: "16.0 MP" → "16mp"
+	numbers     []string // numbers that are neither codes nor measures
+	colours     []string
+	sizes       []string
+	models      []string // words that make another model of a line: "pro", "mini", "+"
+	accessories []string
+	forWord     bool // "for", "für", "pour", "para": a title of something for another product
+}
+
+// minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
+// within a product line, counted as words, not as codes.
+const minCodeLen = 4
+
+func analyze(title string) facts {
+	folded := fold(title)
+	var f facts
+	var sq strings.Builder
+	sq.Grow(len(folded))
+	tokens := strings.FieldsFunc(folded, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
+	})
+	for k, tok := range tokens {
+		if strings.HasSuffix(tok, "+") {
+			f.models = appendUnique(f.models, "plus")
+		}
+		t := squeeze(tok)
+		if t != "" {
+			f.bounds = append(f.bounds, make([]bool, len(t))...)
+			f.bounds[sq.Len()] = true
+		}
+		sq.WriteString(t)
+		if t == "" {
+			continue
+		}
+		switch {
+		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
+			f.forWord = true
+		case accessoryWords[t]:
+			f.accessories = appendUnique(f.accessories, t)
+		case colourWords[t]:
+			f.colours = append(f.colours, t)
+		case sizeWords[t]:
+			f.sizes = append(f.sizes, t)
+		case modelWords[t]:
+			f.models = appendUnique(f.models, t)
+		}
+		// A measure is a number followed by a unit, in one token ("16gb",
+		// "16.0mp") or two ("16 gb").
+		if v, u, ok := measure(tok); ok {
+			f.units = append(f.units, v+u)
+			continue
+		}
+		if isNumber(tok) && k+1 < len(tokens) {
+			n := squeeze(tokens[k+1])
+			if u, ok := unitAlias(n); ok && (spacedUnits[n] || n == "inches" || n == "watts" || n == "feet") {
+				f.units = append(f.units, normNumber(tok)+u)
+				continue
+			}
+		}
+		if countedWord(tok) {
+			n, _, _ := strings.Cut(tok, "-")
+			f.numbers = appendUnique(f.numbers, normNumber(n))
+			continue
+		}
+		switch {
+		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t):
+			f.codes = appendUnique(f.codes, t)
+		case isNumber(tok):
+			f.numbers = appendUnique(f.numbers, normNumber(tok))
+		}
+	}
+	f.squeezed = sq.String()
+	f.bounds = append(f.bounds, true)
+	return f
+}
+
+// countedWord reports whether a token is a number joined to a word by a
+// hyphen ("5-port", "240-pin", "3-year"): a count, not a code.
+func countedWord(tok string) bool {
+	n, w, ok := strings.Cut(tok, "-")
+	return ok && isNumber(n) && w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// squeeze keeps the letters and digits of a token.
+func squeeze(tok string) string {
+	clean := true
+	for _, r := range tok {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return tok
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, tok)
+}
+
+// isCode reports whether a squeezed token is a model or part code: letters
+// with digits, or a long number ("25432"), but not a measure or a year-like
+// number of four digits alone.
+func isCode(t string) bool {
+	if len(t) < minCodeLen {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range t {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if letters == 0 {
+		return digits >= 5
+	}
+	return true
+}
+
+func isNumber(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	dot := false
+	for i, r := range tok {
+		switch {
+		case r >= '0' && r <= '9':
+		case (r == '.' || r == ',') && !dot && i > 0 && i < len(tok)-1:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// normNumber writes "16.0" as "16" and "2,5" as "2.5".
+func normNumber(s string) string {
+	s = strings.ReplaceAll(s, ",", ".")
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	return s
+}
+
+// measure splits a token such as "16gb" or "2.5-inch" into its number and
+// its unit.
+func measure(tok string) (value, unit string, ok bool) {
+	i := 0
+	for i < len(tok) && (tok[i] >= '0' && tok[i] <= '9' || (tok[i] == '.' || tok[i] == ',') && i > 0) {
+		i++
+	}
+	if i == 0 || i == len(tok) {
+		return "", "", false
+	}
+	num := strings.TrimRight(tok[:i], ".,")
+	u, known := unitAlias(strings.TrimLeft(tok[i:], "-"))
+	if !known {
+		return "", "", false
+	}
+	return normNumber(num), u, true
+}
+
+// unitAlias gives a unit's one spelling.
+func unitAlias(u string) (string, bool) {
+	switch u {
+	case "inch", "inches", "in", "\u2033":
+		return "in", true
+	case "lbs":
+		return "lb", true
+	case "watt", "watts":
+		return "w", true
+	case "pk", "pack", "pcs", "pc", "count", "ct":
+		return "pk", true
+	case "feet", "foot":
+		return "ft", true
+	}
+	if units[u] && len(u) > 0 {
+		return u, true
+	}
+	return "", false
+}
+
+var (
+	accessoryWords = set("case", "cover", "charger", "strap", "sleeve", "skin", "holster", "protector",
+		"mount", "holder", "dock", "stand", "brush", "pouch", "bumper", "replacement", "refill", "lamp",
+		"hulle", "tasche", "ladegerat", "etui", "housse", "chargeur", "funda", "cargador", "correa")
+	colourWords = set("black", "white", "red", "blue", "green", "yellow", "pink", "purple", "orange", "brown",
+		"grey", "gray", "silver", "gold", "violet", "beige", "navy", "teal", "turquoise", "graphite",
+		"schwarz", "weiss", "rot", "blau", "grun", "gelb", "rosa", "lila", "grau", "silber",
+		"noir", "blanc", "rouge", "bleu", "vert", "jaune", "gris", "argent",
+		"negro", "blanco", "rojo", "azul", "verde", "amarillo", "plata")
+	modelWords = set("plus", "pro", "max", "ultra", "mini", "lite", "air")
+	sizeWords  = set("xxs", "xs", "xl", "xxl", "xxxl", "2xl", "3xl", "small", "medium", "large", "petite")
+)
+
+// Features of a pair of titles, in the order of the model's weights.
+const (
+	fCoverQuery  = iota // weighted share of the query's words the product has
+	fCoverProd          // weighted share of the product's words the query has
+	fCodeShared         // a code of one is in the other, as written
+	fCodeVariant        // a code is in the other but for a trailing variant (letters)
+	fCodeClash          // both have codes and none is in the other
+	fCodeOneSide        // one has codes, the other none
+	fNumberClash        // both have plain numbers and share none
+	fUnitOneSide        // measures on one side only
+	fColourOne          // a colour on one side only
+	fAccessory          // an accessory word or "for" on one side only
+	fLength             // |ln(words of query / words of product)|
+	fSameTitle          // the folded titles are the same
+	numFeatures
+)
+
+// FeatureNames name the features, for the trainer and the docs.
+var FeatureNames = [numFeatures]string{"cover_query", "cover_product", "code_shared", "code_variant",
+	"code_clash", "code_one_side", "number_clash", "unit_one_side", "colour_one_side", "accessory_one_side",
+	"length_ratio", "same_title"}
+
+// codeIn reports how a code of one title shows in the other's squeezed
+// title: 2 as written, 1 but for a trailing variant, 0 not at all. A
+// number inside a code must not run on ("m315" is not in "m3150").
+func codeIn(code string, f *facts) int {
+	squeezed := f.squeezed
+	if i := alignedAt(f, code); i >= 0 {
+		return 2
+	}
+	if containsCode(squeezed, code) {
+		return 1 // inside a longer code: "txsr876" in "txsr876b"
+	}
+	// A trailing variant: letters after the last digit ("txsr876b",
+	// "mdrex35lpvb") or a colour suffix. The learned weight of this
+	// evidence says how much such a difference is worth.
+	base := strings.TrimRightFunc(code, unicode.IsLetter)
+	if len(base) >= minCodeLen && len(code)-len(base) <= 3 && base != code && containsCode(squeezed, base) {
+		return 1
+	}
+	return 0
+}
+
+// alignedAt returns where the code stands in the title as whole words
+// ("tx-sr876" or "tx sr876" for "txsr876"), or -1.
+func alignedAt(f *facts, code string) int {
+	s := f.squeezed
+	for from := 0; ; {
+		i := strings.Index(s[from:], code)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if f.bounds[i] && f.bounds[i+len(code)] {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func containsCode(s, code string) bool {
+	digitEnd := code[len(code)-1] >= '0' && code[len(code)-1] <= '9'
+	digitStart := code[0] >= '0' && code[0] <= '9'
+	for from := 0; ; {
+		i := strings.Index(s[from:], code)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(code)
+		okEnd := !digitEnd || end == len(s) || s[end] < '0' || s[end] > '9'
+		okStart := !digitStart || i == 0 || s[i-1] < '0' || s[i-1] > '9'
+		if okEnd && okStart {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// veto reports the differences no other evidence outweighs: two measures
+// of one unit that share no value (16gb and 32gb), two colours, sizes or
+// plain numbers that share none (Flip 5 and Flip 6), a model word on one
+// side only ("Pro", "+"), an accessory on one side only.
+func veto(a, b *facts) string {
+	switch {
+	case clash(a.colours, b.colours):
+		return "colour"
+	case clash(a.sizes, b.sizes):
+		return "size"
+	case oneSided(a.models, b.models) > 0:
+		return "model"
+	case numberClash(a, b):
+		return "number"
+	case codeShapeClash(a, b):
+		return "code"
+	}
+	for _, x := range a.units {
+		ua := unitOf(x)
+		other := false
+		for _, y := range b.units {
+			other = other || unitOf(y) == ua && x != y
+		}
+		if other && !sharesUnitValue(a.units, b.units, ua) {
+			return "unit"
+		}
+	}
+	// An accessory named by one title alone, when the other names none
+	// and is not "for" anything: a case is not the phone.
+	if (len(a.accessories) == 0) != (len(b.accessories) == 0) {
+		other := a
+		if len(a.accessories) > 0 {
+			other = b
+		}
+		if !other.forWord {
+			return "accessory"
+		}
+	}
+	// Each names an accessory the other does not: a case is not a stand.
+	if oneSided(a.accessories, b.accessories) > 0 && len(a.accessories) > 0 && len(b.accessories) > 0 &&
+		!subset(a.accessories, b.accessories) && !subset(b.accessories, a.accessories) {
+		return "accessory"
+	}
+	return ""
+}
+
+// codeShapeClash reports whether the titles have codes of one family
+// that differ, and share no code: "5ksm125" and "5ksm175", "dcb304" and
+// "dcb309" (letters where letters are, digits where digits are).
+func codeShapeClash(a, b *facts) bool {
+	for _, x := range a.codes {
+		if codeIn(x, b) > 0 {
+			return false
+		}
+	}
+	for _, y := range b.codes {
+		if codeIn(y, a) > 0 {
+			return false
+		}
+	}
+	for _, x := range a.codes {
+		for _, y := range b.codes {
+			if sameShape(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameShape reports whether two different codes have letters and digits
+// in the same places, and the same letters.
+func sameShape(x, y string) bool {
+	if len(x) != len(y) || x == y || !hasLetter(x) {
+		return false
+	}
+	for k := range len(x) {
+		dx, dy := x[k] >= '0' && x[k] <= '9', y[k] >= '0' && y[k] <= '9'
+		if dx != dy || !dx && x[k] != y[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// numberClash reports whether each title has a plain number the other
+// lacks, as a number or as the value of a measure ("1.75" and "1.75
+// inches" share one).
+func numberClash(a, b *facts) bool {
+	return lacksNumber(a, b) && lacksNumber(b, a)
+}
+
+// lacksNumber reports whether a has a number b has nowhere.
+func lacksNumber(a, b *facts) bool {
+	for _, n := range a.numbers {
+		if contains(b.numbers, n) {
+			continue
+		}
+		found := false
+		for _, u := range b.units {
+			if strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz") == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// sharesUnitValue reports whether the titles have one value of a unit in
+// common: "16gb" and "32gb" on one side, "16gb" on the other is no clash.
+func sharesUnitValue(a, b []string, unit string) bool {
+	for _, x := range a {
+		if unitOf(x) != unit {
+			continue
+		}
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.") }
+
+// clash reports whether both lists are non-empty and share nothing.
+func clash(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// subset reports whether every value of a is in b.
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneSided counts the values of a that b lacks, and of b that a lacks.
+func oneSided(a, b []string) int {
+	n := 0
+	for _, x := range a {
+		if !contains(b, x) {
+			n++
+		}
+	}
+	for _, y := range b {
+		if !contains(a, y) {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// codeFeatures weighs the codes of two titles that are not generic: a
+// code many products have ("gddr5", "802.11n") names a technology, not a
+// product.
+func codeFeatures(x *[numFeatures]float64, a, b *facts, generic func(string) bool) {
+	best, na, nb := 0, 0, 0
+	for _, c := range a.codes {
+		if !generic(c) {
+			na++
+			best = max(best, codeIn(c, b))
+		}
+	}
+	for _, c := range b.codes {
+		if !generic(c) {
+			nb++
+			best = max(best, codeIn(c, a))
+		}
+	}
+	switch {
+	case best == 2:
+		x[fCodeShared] = 1
+	case best == 1:
+		x[fCodeVariant] = 1 // how much a variant letter matters, the weight learned says
+	case na > 0 && nb > 0:
+		x[fCodeClash] = 1
+	case na > 0 || nb > 0:
+		x[fCodeOneSide] = 1
+	}
+}
+
+// pairFeatures fills the features that come from the facts of two
+// titles; the word shares come from the scorer.
+func pairFeatures(x *[numFeatures]float64, a, b *facts, wordsA, wordsB int, generic func(string) bool) {
+	codeFeatures(x, a, b, generic)
+	if clash(a.numbers, b.numbers) {
+		x[fNumberClash] = 1
+	}
+	x[fUnitOneSide] = math.Min(float64(oneSided(a.units, b.units)), 3) / 3
+	if (len(a.colours) == 0) != (len(b.colours) == 0) {
+		x[fColourOne] = 1
+	}
+	if a.forWord != b.forWord || (len(a.accessories) == 0) != (len(b.accessories) == 0) {
+		x[fAccessory] = 1
+	}
+	x[fLength] = math.Abs(math.Log(float64(max(wordsA, 1)) / float64(max(wordsB, 1))))
+	if a.squeezed == b.squeezed {
+		x[fSameTitle] = 1
+	}
+}

@@ -1,0 +1,430 @@
+package match
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Bounds of the work for one title: a brand that holds a quarter of a
+// million products with one title must not make a request slow.
+const (
+	// maxVisits is how many postings gathering candidates reads, rarest
+	// words first.
+	maxVisits = 4096
+	// maxScored is how many of the gathered products are scored in full.
+	maxScored = 48
+	// maxOfferBrands is how many other brands are searched for offers.
+	maxOfferBrands = 24
+	// genericCodes: a code more of the gathered products have is no
+	// product's own.
+	genericCodes = 3
+)
+
+// DefaultMinConfidence is the confidence below which a title match is
+// not given (docs/enrichment.md, Matching): a wrong match is worse than
+// none.
+const DefaultMinConfidence = 0.85
+
+// Query is what is known of a product to find: its title, and the maker's
+// identifiers when the page gives them.
+type Query struct {
+	Title string
+	GTIN  string // GTIN-14 (svc.GTIN14), "" if unknown
+	MPN   string
+	Maker string
+	// Drop are words of the shop's own name: noise in its own titles.
+	Drop map[string]bool
+	// MinConfidence is the least confidence of a title match; 0 means
+	// DefaultMinConfidence.
+	MinConfidence float64
+}
+
+// prepared query
+type query struct {
+	Query
+	words  []queryWord
+	facts  facts
+	nwords int
+	mpn    string // folded for comparison
+	maker  string
+}
+
+func foldID(s string) string { return squeeze(fold(strings.TrimSpace(s))) }
+
+func (c *Index) prepareQuery(q Query) *query {
+	pq := &query{Query: q, facts: analyze(q.Title), mpn: foldID(q.MPN), maker: foldID(q.Maker)}
+	pq.words = c.queryWords(q.Title, q.Drop)
+	for _, w := range pq.words {
+		if !w.own {
+			pq.nwords++
+		}
+	}
+	if pq.MinConfidence <= 0 {
+		pq.MinConfidence = DefaultMinConfidence
+	}
+	return pq
+}
+
+// ByTitle finds the brand's product whose title fits the given one, or
+// nothing when none fits surely enough. Words in drop (the shop's own name,
+// say) are left out of the title.
+func (c *Index) ByTitle(brandID, title string, drop map[string]bool) (Hit, bool) {
+	return c.Lookup(brandID, Query{Title: title, Drop: drop})
+}
+
+// Lookup finds the brand's product a query names: by its GTIN, by its
+// maker's part number, else by its title (MethodTitle), with the
+// confidence of the model (model.go).
+func (c *Index) Lookup(brandID string, q Query) (Hit, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	b, ok := c.brands[brandID]
+	if !ok {
+		return Hit{}, false
+	}
+	pq := c.prepareQuery(q)
+	if h, ok := c.byIdentifier(b, pq); ok {
+		return h, true
+	}
+	return c.titleIn(b, pq, DefaultModel)
+}
+
+// gather returns the brand's products that share the most weight of the
+// title's words, at most maxScored, read from at most maxVisits postings.
+func (c *Index) gather(b uint32, q []queryWord) []uint32 {
+	type seed struct {
+		id uint32
+		n  int
+	}
+	seeds := make([]seed, 0, len(q))
+	for _, w := range q {
+		if !w.known {
+			continue
+		}
+		if n := c.postings.list(w.id).brand(b, nil); n > 0 {
+			seeds = append(seeds, seed{w.id, n})
+		}
+	}
+	slices.SortFunc(seeds, func(x, y seed) int { return cmp.Compare(x.n, y.n) })
+	acc := make(map[uint32]float64, 256)
+	size := float64(max(c.size[b], 1))
+	visits := 0
+	for _, s := range seeds {
+		if visits >= maxVisits {
+			break
+		}
+		wt := math.Log1p(size / float64(s.n))
+		visits += c.postings.list(s.id).brandUpTo(b, maxVisits-visits, func(i uint32) { acc[i] += wt })
+	}
+	return topScored(acc)
+}
+
+// topScored returns the maxScored entries of most weight, ties to the
+// first entry: a bounded heap, as a brand's thousands of products with
+// one title must not be sorted whole.
+func topScored(acc map[uint32]float64) []uint32 {
+	type weighed struct {
+		i uint32
+		w float64
+	}
+	worse := func(x, y weighed) bool { return x.w < y.w || x.w == y.w && x.i > y.i }
+	h := make([]weighed, 0, maxScored) // a min-heap by worse
+	down := func(k int) {
+		for {
+			l, m := 2*k+1, k
+			if l < len(h) && worse(h[l], h[m]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+				m = r
+			}
+			if m == k {
+				return
+			}
+			h[k], h[m] = h[m], h[k]
+			k = m
+		}
+	}
+	for i, w := range acc {
+		x := weighed{i, w}
+		switch {
+		case len(h) < maxScored:
+			h = append(h, x)
+			for k := len(h) - 1; k > 0 && worse(h[k], h[(k-1)/2]); k = (k - 1) / 2 {
+				h[k], h[(k-1)/2] = h[(k-1)/2], h[k]
+			}
+		case worse(h[0], x):
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(x, y weighed) int { return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.i, y.i)) })
+	out := make([]uint32, len(h))
+	for k := range h {
+		out[k] = h[k].i
+	}
+	return out
+}
+
+// Candidate is a product scored against a title, for the trainer and the
+// evaluation.
+type Candidate struct {
+	Product
+	Features [numFeatures]float64
+	Vetoed   string // the difference that rules it out, "" if none
+	Strict   bool   // the strict matcher takes it (strict.go)
+}
+
+// Candidates returns the brand's products gathered for a title, each with
+// its features, as Lookup weighs them.
+func (c *Index) Candidates(brandID, title string) []Candidate {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	b, ok := c.brands[brandID]
+	if !ok {
+		return nil
+	}
+	var out []Candidate
+	for _, a := range c.assess(b, c.prepareQuery(Query{Title: title})) {
+		out = append(out, Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict})
+	}
+	return out
+}
+
+// assessed is one candidate for a title, weighed.
+type assessed struct {
+	i      uint32
+	x      [numFeatures]float64
+	vetoed string
+	strict bool
+}
+
+// assess weighs the brand's candidates for a query: the one product the
+// strict matcher takes, if any, or the products gathered for the model.
+func (c *Index) assess(b uint32, pq *query) []assessed {
+	if len(pq.words) == 0 {
+		return nil
+	}
+	s := c.newScorer(b, true)
+	words := slices.Clone(pq.words) // corrected for this brand's words
+	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, i) {
+		pf := analyze(c.str(c.entries[i].title))
+		x, _ := c.features(s, pq, words, i, &pf, func(string) bool { return false })
+		return []assessed{{i: i, x: x, strict: true}}
+	}
+	if c.foreignWord(b, words) {
+		return nil
+	}
+	cands := c.gather(b, pq.words)
+	copy(words, pq.words)
+	s.correct(words, cands)
+	facts := make([]facts, len(cands))
+	for k, i := range cands {
+		facts[k] = analyze(c.str(c.entries[i].title))
+	}
+	// A code that more than genericCodes of the candidates have names a
+	// technology or a line ("gddr5", "802.11n"), not one product.
+	counts := map[string]int{}
+	generic := func(code string) bool {
+		n, ok := counts[code]
+		if !ok {
+			for k := range facts {
+				if containsCode(facts[k].squeezed, code) {
+					n++
+				}
+			}
+			counts[code] = n
+		}
+		return n > genericCodes
+	}
+	out := make([]assessed, 0, len(cands))
+	for k, i := range cands {
+		x, vetoed := c.features(s, pq, words, i, &facts[k], generic)
+		if vetoed == "" && c.sibling(s, words, i, cands) {
+			vetoed = "sibling"
+		}
+		out = append(out, assessed{i: i, x: x, vetoed: vetoed})
+	}
+	return out
+}
+
+// features works out the evidence for a title and entry i, and whether a
+// difference rules the pair out.
+func (c *Index) features(s *scorer, pq *query, words []queryWord, i uint32, pf *facts, generic func(string) bool) (x [numFeatures]float64, vetoed string) {
+	e := &c.entries[i]
+	if c.identifierClash(pq, i) {
+		return x, "identifier"
+	}
+	vetoed = veto(&pq.facts, pf)
+	x[fCoverQuery], x[fCoverProd] = s.shares(words, e)
+	pairFeatures(&x, &pq.facts, pf, pq.nwords, int(e.nwords), generic)
+	return x, vetoed
+}
+
+// titleIn finds the brand's product whose title fits the query's best,
+// if the model is sure enough of it.
+func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
+	best, second := math.Inf(-1), math.Inf(-1)
+	var bestA *assessed
+	list := c.assess(b, pq)
+	for k := range list {
+		a := &list[k]
+		if a.vetoed != "" {
+			continue
+		}
+		switch sc := m.Score(&a.x); {
+		case a.strict:
+			best, bestA = sc, a
+		case sc > best:
+			best, second, bestA = sc, best, a
+		case sc > second:
+			second = sc
+		}
+	}
+	if bestA == nil {
+		return Hit{}, false
+	}
+	conf := m.Confidence(best, best-second, &bestA.x)
+	if bestA.strict {
+		conf = m.Strict
+	}
+	if conf < pq.MinConfidence {
+		return Hit{}, false
+	}
+	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle}, true
+}
+
+// sibling reports whether the query names another product of the same
+// line than entry i: the two titles are the same but for a few words the
+// brand tells its products apart by (the query's on its own, or in place
+// of the product's), and another of the candidates has the query's word ("Vertuo Pop … Blue" is not the "Vertuo
+// Next … Blue" of a shop that sells a Vertuo Pop as well). Titles written
+// by different shops differ by more than that, and are left to the model.
+func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool {
+	const most = 2
+	words := c.wordsOf(&c.entries[i])
+	var qOnly, pOnly []uint32
+	for _, w := range q {
+		if w.own || !w.known && !w.digit {
+			continue // the shop's name, a slogan
+		}
+		if _, ok := slices.BinarySearch(words, w.id); ok && w.known {
+			continue
+		}
+		if !w.known || !s.stat(w.id).telling || len(qOnly) == most {
+			return false
+		}
+		qOnly = append(qOnly, w.id)
+	}
+	for _, id := range words {
+		if slices.ContainsFunc(q, func(w queryWord) bool { return w.known && w.id == id }) {
+			continue
+		}
+		if t := c.wordText(id); !isNumber(t) && (hasDigit(t) || !s.stat(id).telling) || len(pOnly) == most {
+			return false // a model number may be in place of a word: "Light" for "23"
+		}
+		pOnly = append(pOnly, id)
+	}
+	for _, j := range cands {
+		if j == i {
+			continue
+		}
+		other := c.wordsOf(&c.entries[j])
+		switch {
+		case len(qOnly) > 0 && len(pOnly) > 0:
+			// A word in place of another: a product with the query's
+			// word is of the same line.
+			for _, w := range qOnly {
+				if _, ok := slices.BinarySearch(other, w); ok {
+					return true
+				}
+			}
+		case len(qOnly) > 0:
+			// The query adds a word: another product is this one with it.
+			if c.without(other, words, qOnly) {
+				return true
+			}
+		case len(pOnly) > 0:
+			// The product adds a word: another product is this one
+			// without it.
+			if c.without(words, other, pOnly) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// without reports whether other has every word of words, but for digits
+// and the words of extra, and lacks a word of extra.
+func (c *Index) without(words, other, extra []uint32) bool {
+	lacks := false
+	for _, id := range words {
+		_, has := slices.BinarySearch(other, id)
+		switch {
+		case slices.Contains(extra, id):
+			lacks = lacks || !has
+		case !has && !hasDigit(c.wordText(id)):
+			return false
+		}
+	}
+	return lacks
+}
+
+// foreignWord reports whether the title has a word, without digits, that
+// products of at least two other brands have and none of this brand's: a
+// model or colour the shop does not sell ("Ultra" at a shop with no
+// Ultra). The strict matcher alone may match such a title.
+func (c *Index) foreignWord(b uint32, q []queryWord) bool {
+	for _, w := range q {
+		if w.known && !w.digit && !w.own {
+			if l := c.postings.list(w.id); l.brand(b, nil) == 0 && l.manyBrands() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shares returns the weighted shares of the title's words the product has,
+// and of the product's words the title has.
+func (s *scorer) shares(q []queryWord, e *entry) (query, product float64) {
+	words := s.c.wordsOf(e)
+	var shared, qTotal, pTotal float64
+	for _, w := range q {
+		in := false
+		if w.known {
+			_, in = slices.BinarySearch(words, w.id)
+		}
+		if w.own && !in {
+			continue // the shop's name in its own result title
+		}
+		wt := s.queryWeight(w)
+		qTotal += wt
+		if in {
+			shared += wt * cmp.Or(w.sim, 1)
+		}
+	}
+	var sharedP float64
+	for _, id := range words {
+		wt := s.weight(id)
+		pTotal += wt
+		for _, w := range q {
+			if w.known && w.id == id {
+				sharedP += wt * cmp.Or(w.sim, 1)
+				break
+			}
+		}
+	}
+	if qTotal > 0 {
+		query = shared / qTotal
+	}
+	if pTotal > 0 {
+		product = sharedP / pTotal
+	}
+	return query, product
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

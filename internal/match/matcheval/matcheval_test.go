@@ -1,0 +1,78 @@
+package matcheval
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/svc-project/svc/internal/match"
+)
+
+func load(t *testing.T) []Pair {
+	t.Helper()
+	dir, err := DataDir()
+	if err != nil {
+		t.Skip(err) // the benchmark is not in the repository (docs/enrichment.md, Evaluation)
+	}
+	pairs, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pairs
+}
+
+// TestHeldOut measures title matching on the held-out part of the
+// Walmart–Amazon benchmark, as a catalog lookup at the default least
+// confidence: with the right-hand shop alone in the index, with both
+// shops, and as offers from the left-hand shop. The floors sit just under
+// what is measured (docs/enrichment.md, Evaluation), so that a regression
+// shows: half of the queries have their true match taken out, and a wrong
+// answer is worse than none.
+func TestHeldOut(t *testing.T) {
+	pairs := load(t)
+	for _, tc := range []struct {
+		name           string
+		withLeft, offs bool
+	}{
+		{"one shop", false, false},
+		{"both shops", true, false},
+		{"both shops, offers", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			task := NewTask(pairs, true, tc.withLeft)
+			f := Sum(task.Run(0, tc.offs))
+			t.Logf("%s: %d queries: %s", tc.name, len(task.Queries), f)
+			if f.Precision < 0.95 || f.Recall < 0.12 || f.AbsentRate > 0.02 {
+				t.Errorf("precision %.3f (want >= 0.95), recall %.3f (want >= 0.12), answers without a true match %.3f (want <= 0.02)",
+					f.Precision, f.Recall, f.AbsentRate)
+			}
+		})
+	}
+}
+
+// TestReliability checks that confidence means what it says on the
+// held-out lookups: in each tenth of confidence with ten answers or more,
+// the share of right answers is within 0.05 of the mean confidence, or
+// within three standard deviations of a binomial share of that
+// many answers when that is wider: a bin of 20 answers cannot tell 0.05.
+func TestReliability(t *testing.T) {
+	pairs := load(t)
+	var answers []Answer
+	for _, withLeft := range []bool{false, true} {
+		answers = append(answers, NewTask(pairs, true, withLeft).Run(0.01, false)...)
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, "| confidence | answers | right | mean confidence | share right |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|")
+	for _, bin := range Reliability(answers) {
+		fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
+		// A bin of few answers tells little: allow the binomial's spread.
+		tol := max(0.05, 3*math.Sqrt(bin.MeanConfidence*(1-bin.MeanConfidence)/float64(max(bin.Answers, 1))))
+		if bin.Answers >= 10 && math.Abs(bin.Accuracy-bin.MeanConfidence) > tol {
+			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
+		}
+	}
+	t.Logf("reliability on the held-out lookups (one shop and both shops), default least confidence %.2f:\n%s",
+		match.DefaultMinConfidence, b.String())
+}

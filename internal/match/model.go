@@ -1,0 +1,83 @@
+package match
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Model is the learned scorer: a logistic regression over a pair's
+// features, and a calibration that turns the best candidate's score and
+// its lead over the second into a confidence that means what it says
+// (docs/enrichment.md, Matching). It is trained by
+// `go run ./internal/match/train` and kept in model.json.
+type Model struct {
+	Features []string             `json:"features"`
+	Weights  [numFeatures]float64 `json:"weights"`
+	Bias     float64              `json:"bias"`
+	// The calibration is a second logistic regression, of whether the
+	// best candidate is right, over its score, its lead over the second
+	// (both in log-odds, the lead at most MaxLead) and its features: a
+	// pair's score says how alike two titles are, and the lead how much
+	// likelier it is than the next product.
+	Calibration [numFeatures + 2]float64 `json:"calibration"`
+	Shift       float64                  `json:"shift"`
+	MaxLead     float64                  `json:"max_lead"`
+	// Strict is the least confidence of a match the strict matcher
+	// (strict.go) finds: the share of its answers that were right in
+	// training.
+	Strict float64 `json:"strict"`
+	// Trained says on what and how, for the record.
+	Trained string `json:"trained"`
+}
+
+//go:embed model.json
+var modelJSON []byte
+
+// DefaultModel is the committed model.
+var DefaultModel = func() *Model {
+	m, err := ParseModel(modelJSON)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// ParseModel reads a model as the trainer writes it.
+func ParseModel(data []byte) (*Model, error) {
+	var m Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("match model: %w", err)
+	}
+	if len(m.Features) != numFeatures {
+		return nil, fmt.Errorf("match model: %d features, want %d", len(m.Features), numFeatures)
+	}
+	for i, f := range m.Features {
+		if f != FeatureNames[i] {
+			return nil, fmt.Errorf("match model: feature %d is %q, want %q", i, f, FeatureNames[i])
+		}
+	}
+	return &m, nil
+}
+
+// Score is a pair's log-odds of naming one product.
+func (m *Model) Score(x *[numFeatures]float64) float64 {
+	s := m.Bias
+	for i, w := range m.Weights {
+		s += w * x[i]
+	}
+	return s
+}
+
+// Confidence turns the best candidate's score, its lead over the second
+// and its features into the probability that it is right.
+func (m *Model) Confidence(score, lead float64, x *[numFeatures]float64) float64 {
+	z := m.Shift + m.Calibration[0]*score + m.Calibration[1]*min(lead, m.MaxLead)
+	for i, v := range x {
+		z += m.Calibration[i+2] * v
+	}
+	return sigmoid(z)
+}
+
+func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

@@ -1,0 +1,195 @@
+// Command train fits the title matcher's model (internal/match/model.json)
+// on the Walmart–Amazon benchmark's training part, and prints the figures
+// on the held-out part:
+//
+//	go run ./internal/match/train          # fit and print
+//	go run ./internal/match/train -write   # and write model.json
+//
+// The pairwise model is a logistic regression over the features of each
+// left-hand title and the right-hand products gathered for it in a
+// catalog lookup, as Lookup gathers them; the calibration is a second
+// logistic regression (Platt scaling) of whether the best product is
+// right, over its score and its lead over the second.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/match/matcheval"
+)
+
+func main() {
+	write := flag.Bool("write", false, "write internal/match/model.json")
+	out := flag.String("out", "internal/match/model.json", "where -write writes the model")
+	flag.Parse()
+	if err := run(*write, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		os.Exit(1)
+	}
+}
+
+func run(write bool, out string) error {
+	dir, err := matcheval.DataDir()
+	if err != nil {
+		return err
+	}
+	pairs, err := matcheval.Load(dir)
+	if err != nil {
+		return err
+	}
+	task := matcheval.NewTask(pairs, false, false)
+	// Pairs: each query with the products gathered for it.
+	type example struct {
+		x [len(match.FeatureNames)]float64
+		y float64
+	}
+	var examples []example
+	type group struct{ from, to int } // a query's examples
+	var groups []group
+	strictRight, strictAll := 0, 0
+	for _, q := range task.Queries {
+		g := group{from: len(examples)}
+		for _, c := range task.Index.Candidates(matcheval.RightBrand, q.Title) {
+			if c.Vetoed != "" {
+				continue
+			}
+			y := 0.0
+			if !q.Absent && q.Right(c.Title) || c.Title == q.Title {
+				y = 1
+			}
+			if c.Strict {
+				// The strict matcher's answers have a confidence of
+				// their own: the share of them that is right.
+				strictAll++
+				strictRight += int(y)
+				continue
+			}
+			examples = append(examples, example{c.Features, y})
+		}
+		g.to = len(examples)
+		groups = append(groups, g)
+	}
+	xs := make([][]float64, len(examples))
+	ys := make([]float64, len(examples))
+	pos := 0
+	for i, e := range examples {
+		xs[i], ys[i] = e.x[:], e.y
+		pos += int(e.y)
+	}
+	fmt.Printf("training: %d queries, %d pairs (%d same product)\n", len(task.Queries), len(examples), pos)
+	w, b := fit(xs, ys, 1e-3, 4000)
+	m := &match.Model{Features: match.FeatureNames[:], Bias: b}
+	copy(m.Weights[:], w)
+	// Calibration, on each query's best product as scored by a model
+	// fitted without that query (five folds): in-sample scores would be
+	// surer than scores of new titles are.
+	const folds, maxLead = 10, 8
+	var cx [][]float64
+	var cy []float64
+	for f := range folds {
+		var fx [][]float64
+		var fy []float64
+		for gi, g := range groups {
+			if gi%folds != f {
+				fx, fy = append(fx, xs[g.from:g.to]...), append(fy, ys[g.from:g.to]...)
+			}
+		}
+		fw, fb := fit(fx, fy, 1e-3, 4000)
+		fm := &match.Model{Bias: fb}
+		copy(fm.Weights[:], fw)
+		for gi, g := range groups {
+			if gi%folds != f {
+				continue
+			}
+			best, second, bestY := math.Inf(-1), math.Inf(-1), 0.0
+			var bestX []float64
+			for _, e := range examples[g.from:g.to] {
+				switch s := fm.Score(&e.x); {
+				case s > best:
+					best, second, bestY, bestX = s, best, e.y, e.x[:]
+				case s > second:
+					second = s
+				}
+			}
+			if math.IsInf(best, -1) {
+				continue
+			}
+			cx = append(cx, calibrationInputs(best, best-second, bestX, maxLead))
+			cy = append(cy, bestY)
+		}
+	}
+	cw, cb := fit(cx, cy, 1e-4, 4000)
+	copy(m.Calibration[:], cw)
+	m.Shift, m.MaxLead = cb, maxLead
+	// Laplace's rule of succession: few answers, all right, must not
+	// claim certainty.
+	m.Strict = float64(strictRight+1) / float64(strictAll+2)
+	fmt.Printf("strict matcher: %d of %d answers right, confidence %.3f\n", strictRight, strictAll, m.Strict)
+	m.Trained = fmt.Sprintf("go run ./internal/match/train -write: %d pairs of %d Walmart–Amazon queries (not held out)", len(examples), len(task.Queries))
+	for i, n := range match.FeatureNames {
+		fmt.Printf("  %-20s %7.3f\n", n, m.Weights[i])
+	}
+	fmt.Printf("  %-20s %7.3f\n  calibration: %.3f shift %.3f\n", "bias", m.Bias, m.Calibration, m.Shift)
+	if write {
+		data, err := json.MarshalIndent(m, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote", out, "- run go test ./internal/match/matcheval -v for the held-out figures")
+	}
+	return nil
+}
+
+// fit is a logistic regression with an L2 penalty of lambda (not on the
+// bias), by gradient descent with a step that adapts (Adam): the sets are
+// small, and the features few.
+func fit(xs [][]float64, ys []float64, lambda float64, steps int) ([]float64, float64) {
+	d := len(xs[0])
+	w := make([]float64, d+1) // bias last
+	mom, vel := make([]float64, d+1), make([]float64, d+1)
+	const rate, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
+	grad := make([]float64, d+1)
+	for t := 1; t <= steps; t++ {
+		clear(grad)
+		for i, x := range xs {
+			z := w[d]
+			for j, v := range x {
+				z += w[j] * v
+			}
+			p := 1 / (1 + math.Exp(-z))
+			r := p - ys[i]
+			for j, v := range x {
+				grad[j] += r * v
+			}
+			grad[d] += r
+		}
+		n := float64(len(xs))
+		for j := range grad {
+			grad[j] /= n
+			if j < d {
+				grad[j] += lambda * w[j]
+			}
+			mom[j] = b1*mom[j] + (1-b1)*grad[j]
+			vel[j] = b2*vel[j] + (1-b2)*grad[j]*grad[j]
+			mh := mom[j] / (1 - math.Pow(b1, float64(t)))
+			vh := vel[j] / (1 - math.Pow(b2, float64(t)))
+			w[j] -= rate * mh / (math.Sqrt(vh) + eps)
+		}
+	}
+	return slices.Clone(w[:d]), w[d]
+}
+
+// calibrationInputs are what the calibration weighs, in the order of
+// match.Model.Calibration.
+func calibrationInputs(score, lead float64, x []float64, maxLead float64) []float64 {
+	return append([]float64{score, min(lead, maxLead)}, make([]float64, len(x))...)
+}
