@@ -79,7 +79,8 @@ func commands() []command {
 		{"brands list", []string{"[--json]"},
 			"list the brands and the prefixes of their keys", brandsList},
 		{"brands set", []string{"--brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL]",
-			"[--closed-catalog=BOOL] [--min-viewers N] [--min-purchases N] [--json]"},
+			"[--closed-catalog=BOOL] [--min-viewers N] [--min-purchases N]",
+			"[--shopify-secret SECRET|-] [--woocommerce-secret SECRET|-] [--public-url URL] [--json]"},
 			"change a brand's name, domains, key and catalog rules, or thresholds", brandsSet},
 		{"keys create", []string{"--brand ID [--json]"},
 			"add an API key to a brand", keysCreate},
@@ -176,7 +177,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		usage(stderr)
 		return usageError{"no command given"}
 	}
-	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
+	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, stdin: os.Stdin}
 	name, rest := args[0], args[1:]
 	switch {
 	case isHelp(name):
@@ -209,6 +210,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 type environment struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
+	stdin          io.Reader // where a secret given as - is read from
 }
 
 func (e environment) env(name, def string) string {

@@ -43,6 +43,7 @@ var tests = []struct {
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
 	{"ExportEvents", testExportEvents},
 	{"ForgetSession", testForgetSession},
+	{"WebhookSecrets", testWebhookSecrets},
 }
 
 var (
