@@ -111,6 +111,10 @@ func (s *Server) routes() []Route {
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
+		// Shop platforms' webhooks: signed, so neither rate limited nor
+		// told apart from bots (connect.go).
+		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
+		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
