@@ -92,6 +92,8 @@ func commands() []command {
 			"write a brand's events as JSON Lines", export},
 		{"forget", []string{"--brand ID --session SESSION_ID"},
 			"erase the events of one shopper's session", forget},
+		{"import", []string{"--brand ID --file FILE [--format jsonl|shopify-csv] [--retention D] [--progress]"},
+			"load a brand's past orders: svc export's JSON Lines or Shopify's order export", importCmd},
 		{"version", nil,
 			"print the version of this binary", versionCmd},
 	}
