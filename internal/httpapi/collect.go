@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"net/http"
 
 	"github.com/svc-project/svc"
@@ -63,6 +62,15 @@ func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
 	return s.count("purchase", a, err)
 }
 
+// collectCart records an add-to-cart: a view's rules, and a quantity.
+func (s *Server) collectCart(w http.ResponseWriter, r *http.Request) error {
+	var ev svc.CartEvent
+	a, err := s.collect(w, r, &ev, func() incoming {
+		return incoming{&svc.Write{Cart: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
+	})
+	return s.count("cart", a, err)
+}
+
 // count records the outcome of one collect request in the metrics.
 func (s *Server) count(kind string, a ack, err error) error {
 	switch {
@@ -112,7 +120,7 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts fu
 		}
 	}
 	if idempotencyKey != "" {
-		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, sha256.Sum256(body)
+		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, bodyHash(body)
 	}
 	if err := s.tracker.Collect(wr); err != nil { // 5. the store
 		return ack{}, err

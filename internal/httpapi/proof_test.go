@@ -37,6 +37,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views": 5.0, "purchases": 1.0, "viewers": 4.0, "units": 2.0,
 			"window_views": 60.0, "window_purchases": 24.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 		{"15 minutes and 48 hours", "&window_views=15&window_purchases=48", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -44,6 +46,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views": 3.0, "purchases": 3.0, "viewers": 2.0, "units": 6.0,
 			"window_views": 15.0, "window_purchases": 48.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 		{"largest windows", "&window_views=10080&window_purchases=720", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -51,6 +55,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views": 6.0, "purchases": 4.0, "viewers": 5.0, "units": 8.0,
 			"window_views": 10080.0, "window_purchases": 720.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 	}
 	for _, tt := range tests {

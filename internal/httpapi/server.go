@@ -108,6 +108,9 @@ func (s *Server) routes() []Route {
 	routes := []Route{
 		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
 		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
+		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
+		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
+		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},

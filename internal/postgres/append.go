@@ -179,9 +179,12 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	for i, w := range b.writes {
 		w.Result = svc.WriteResult{}
 		brand, meta := w.Event()
-		if w.View != nil {
+		switch {
+		case w.View != nil:
 			pb, pp = append(pb, brand), append(pp, w.View.Product.ProductID)
-		} else {
+		case w.Cart != nil:
+			pb, pp = append(pb, brand), append(pp, w.Cart.Product.ProductID)
+		default:
 			ob, oo = append(ob, brand), append(oo, w.Purchase.Order.OrderID)
 			for _, it := range w.Purchase.Order.Items {
 				pb, pp = append(pb, brand), append(pp, it.ProductID)
@@ -546,6 +549,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		kHash                       [][]byte
 		kCreated                    []int64
 		gb, gs, gk                  []string
+		carts                       cartColumns
 	)
 	for i, w := range b.writes {
 		in := &b.info[i]
@@ -558,6 +562,10 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
 			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
 			vKeyed = append(vKeyed, m.Keyed)
+			continue
+		}
+		if c := w.Cart; c != nil {
+			carts.add(c, in.products[0].Ref)
 			continue
 		}
 		for j, it := range w.Purchase.Order.Items {
@@ -584,6 +592,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[])`,
 			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed)
 	}
+	carts.queue(q)
 	if len(iPurchase) > 0 {
 		q.Queue(`INSERT INTO purchase_items (purchase, line, product, sku, title, quantity, unit_price)
 			SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[])`,

@@ -43,6 +43,13 @@ var tests = []struct {
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
 	{"ExportEvents", testExportEvents},
 	{"ForgetSession", testForgetSession},
+	{"CancelWholeOrder", testCancelWholeOrder},
+	{"CancelPartly", testCancelPartly},
+	{"CancelIdempotency", testCancelIdempotency},
+	{"CancelBeforeOrder", testCancelBeforeOrder},
+	{"CancelAnonymousOrder", testCancelAnonymousOrder},
+	{"Carts", testCarts},
+	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"WebhookSecrets", testWebhookSecrets},
 }
 
