@@ -48,9 +48,7 @@ const (
 type Action struct {
 	Kind   string
 	Reason string // why an Ignore is ignored
-	// Order is the order to count, for Purchase; for Cancel, the order as
-	// the platform knows it, when the message carries it (a cancellation
-	// may arrive before the order it cancels), or nil.
+	// Order is the order to count, for Purchase.
 	Order   *svc.PurchaseEvent
 	OrderID string
 	// Items are the units a partial Cancel takes out, by product; nil takes

@@ -68,13 +68,12 @@ func Shopify(brandID, topic string, body []byte) (*Action, error) {
 		if o.Test {
 			return ignore("order %s is a test order", o.ID), nil
 		}
-		a := shopifyPurchase(brandID, &o)
 		if topic == "orders/create" && o.CancelledAt == nil {
-			return a, nil
+			return shopifyPurchase(brandID, &o), nil
 		}
-		// A cancellation carries the whole order: kept beside it, so that
-		// one that arrives first still makes the order count never.
-		return &Action{Kind: Cancel, Order: a.Order, OrderID: string(o.ID), Country: a.Country, City: a.City}, nil
+		// The cancel path records a cancellation that overtakes its
+		// order, so that the order never counts.
+		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
 	case "refunds/create":
 		var r shopifyRefund
 		if err := json.Unmarshal(body, &r); err != nil {

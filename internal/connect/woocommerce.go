@@ -92,7 +92,7 @@ func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	case "processing", "completed":
 		return a, nil
 	case "cancelled", "refunded", "failed", "trash":
-		return &Action{Kind: Cancel, Order: a.Order, OrderID: string(o.ID), Country: a.Country, City: a.City}, nil
+		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
 	}
 	return ignore("order %s is %s: counted once it is paid", o.ID, o.Status), nil
 }

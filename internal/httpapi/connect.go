@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"errors"
 	"io"
 	"net/http"
@@ -43,7 +42,7 @@ func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	if a.CancelID != "" {
 		key = "shopify-" + a.CancelID
 	}
-	return s.act(w, r, svc.PlatformShopify, a, key, body)
+	return s.act(w, r, svc.PlatformShopify, brandID, a, key, body)
 }
 
 // wooCommerceWebhook receives WooCommerce's order webhooks, and answers
@@ -60,7 +59,7 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 	}
 	switch {
 	case ping:
-		return s.act(w, r, svc.PlatformWooCommerce, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
+		return s.act(w, r, svc.PlatformWooCommerce, brandID, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
 	case err != nil:
 		return s.webhookOutcome(svc.PlatformWooCommerce, err)
 	}
@@ -71,7 +70,7 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 	// No idempotency key: WooCommerce's delivery id is a hash of the
 	// webhook and the second, the same for two orders sent in one second.
 	// Orders are told apart by their ids.
-	return s.act(w, r, svc.PlatformWooCommerce, a, "", body)
+	return s.act(w, r, svc.PlatformWooCommerce, brandID, a, "", body)
 }
 
 // verifiedWebhook reads a webhook's body and checks its signature against
@@ -100,13 +99,13 @@ func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platfor
 
 // act does what a verified webhook asks: counts its order through the
 // group commit, or takes it out through the tracker's one cancel path.
-func (s *Server) act(w http.ResponseWriter, r *http.Request, platform string, a *connect.Action, key string, body []byte) error {
-	hash := sha256.Sum256(body)
+func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID string, a *connect.Action, key string, body []byte) error {
+	hash := bodyHash(body)
 	switch a.Kind {
 	case connect.Ignore:
 		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: a.Reason})
 	case connect.Cancel:
-		res, err := s.cancelOrder(r, a, key, hash)
+		res, err := s.cancelOrder(r, brandID, a, key, hash)
 		if err != nil {
 			return s.webhookOutcome(platform, err)
 		}
@@ -175,7 +174,26 @@ func (s *Server) webhookOutcome(platform string, err error) error {
 }
 
 // cancelOrder takes a webhook's order, or some of its units, out of the
-// counts. Until the cancel path exists, it refuses.
-func (s *Server) cancelOrder(r *http.Request, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
-	return webhookAck{}, svc.Errorf(svc.EUNAVAILABLE, "cancellations are not taken yet")
+// counts through the tracker's one cancel path, which also records a
+// cancellation that arrives before its order, so that the order never
+// counts.
+func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
+	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID}
+	if a.Items != nil {
+		c.Items = make([]svc.CancelItem, len(a.Items))
+		for i, it := range a.Items {
+			c.Items[i] = svc.CancelItem{ProductID: it.ProductID, Quantity: &it.Quantity}
+		}
+	}
+	if fields := c.Validate(); len(fields) > 0 {
+		return webhookAck{}, svc.Invalid(fields)
+	}
+	if key != "" && validIdempotencyKey(key) {
+		c.IdempotencyKey, c.BodyHash = key, hash
+	}
+	c.Meta.ReceivedAt = s.tracker.Now().UTC()
+	if err := s.tracker.Cancel(r.Context(), c); err != nil {
+		return webhookAck{}, err
+	}
+	return webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}, nil
 }

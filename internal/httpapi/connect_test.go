@@ -253,3 +253,93 @@ func TestWooCommerceOrder(t *testing.T) {
 		t.Fatalf("a form that is not the ping: %d %s", r.status, r.body)
 	}
 }
+
+// orders/cancelled takes the order out; one that comes before its
+// orders/create makes the order count never; a repeat changes nothing.
+func TestShopifyCancel(t *testing.T) {
+	f := newFixture(t)
+	withSecrets(t, f)
+	order := fixtureFile(t, "shopify-order.json")
+	cancelled := bytes.Replace(order, []byte(`"cancelled_at": null`), []byte(`"cancelled_at": "2026-11-21T05:10:00-05:00"`), 1)
+	wantStatus(t, f.shopify("br_open", "orders/create", "c1", order, shopifySecret), 200, svc.StatusAccepted)
+	wantStatus(t, f.shopify("br_open", "orders/cancelled", "c2", cancelled, shopifySecret), 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 0 || u != 0 {
+		t.Fatalf("after the cancellation: purchases %d, units %d", p, u)
+	}
+	replay := f.shopify("br_open", "orders/cancelled", "c2", cancelled, shopifySecret)
+	wantStatus(t, replay, 200, svc.StatusAccepted)
+	if replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the cancellation's retry is not a replay: %v", replay.header)
+	}
+	wantStatus(t, f.shopify("br_open", "orders/cancelled", "c3", cancelled, shopifySecret), 200, svc.StatusDuplicate)
+	wantStatus(t, f.shopify("br_open", "orders/create", "c4", order, shopifySecret), 200, svc.StatusDuplicate)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 0 || u != 0 {
+		t.Fatalf("after repeats: purchases %d, units %d", p, u)
+	}
+
+	// Out of order: the cancellation of another order comes first.
+	other := bytes.ReplaceAll(cancelled, []byte("820982911946154508"), []byte("820982911946154509"))
+	wantStatus(t, f.shopify("br_open", "orders/cancelled", "c5", other, shopifySecret), 200, svc.StatusAccepted)
+	create := bytes.ReplaceAll(order, []byte("820982911946154508"), []byte("820982911946154509"))
+	wantStatus(t, f.shopify("br_open", "orders/create", "c6", create, shopifySecret), 200, svc.StatusDuplicate)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 0 || u != 0 {
+		t.Fatalf("an order cancelled before it came counts: purchases %d, units %d", p, u)
+	}
+	// orders/create of an order already cancelled (a late first delivery).
+	late := bytes.ReplaceAll(cancelled, []byte("820982911946154508"), []byte("820982911946154510"))
+	wantStatus(t, f.shopify("br_open", "orders/create", "c7", late, shopifySecret), 200, svc.StatusAccepted)
+	if p, _ := f.productPurchases("br_open", shopifyOrder); p != 0 {
+		t.Fatalf("an order created cancelled counts: %d", p)
+	}
+}
+
+// A partial refund takes its units out of its product and leaves the rest
+// counted; delivered again, under another webhook id too, it takes
+// nothing more.
+func TestShopifyPartialRefund(t *testing.T) {
+	f := newFixture(t)
+	withSecrets(t, f)
+	wantStatus(t, f.shopify("br_open", "orders/create", "r1", fixtureFile(t, "shopify-order.json"), shopifySecret), 200, svc.StatusAccepted)
+	refund := fixtureFile(t, "shopify-refund.json")
+	wantStatus(t, f.shopify("br_open", "refunds/create", "r2", refund, shopifySecret), 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 1 || u != 1 {
+		t.Fatalf("after refunding 1 of 2 units: purchases %d, units %d", p, u)
+	}
+	wantStatus(t, f.shopify("br_open", "refunds/create", "r2", refund, shopifySecret), 200, svc.StatusAccepted)
+	wantStatus(t, f.shopify("br_open", "refunds/create", "r3", refund, shopifySecret), 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 1 || u != 1 {
+		t.Fatalf("after the refund's repeats: purchases %d, units %d", p, u)
+	}
+	// The second unit's refund leaves nothing of the product in the order.
+	second := bytes.ReplaceAll(bytes.ReplaceAll(refund, []byte("890088186047892319"), []byte("890088186047892320")),
+		[]byte("141249953214522974"), []byte("866550311766439020"))
+	wantStatus(t, f.shopify("br_open", "refunds/create", "r4", second, shopifySecret), 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 0 || u != 0 {
+		t.Fatalf("after refunding both units: purchases %d, units %d", p, u)
+	}
+	noLines := []byte(`{"id":1,"order_id":820982911946154508,"refund_line_items":[],"transactions":[{"amount":"10.00","kind":"refund"}]}`)
+	wantStatus(t, f.shopify("br_open", "refunds/create", "r5", noLines, shopifySecret), 200, "ignored")
+}
+
+// A WooCommerce order that becomes cancelled or refunded, or is deleted,
+// leaves the counts; a cancellation before the order is paid keeps it out.
+func TestWooCommerceCancel(t *testing.T) {
+	f := newFixture(t)
+	withSecrets(t, f)
+	body := fixtureFile(t, "woocommerce-order.json")
+	wantStatus(t, f.woo("br_open", "order.created", body, wooSecret), 200, svc.StatusAccepted)
+	refunded := bytes.Replace(body, []byte(`"processing"`), []byte(`"refunded"`), 1)
+	wantStatus(t, f.woo("br_open", "order.updated", refunded, wooSecret), 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", wooProduct); p != 0 || u != 0 {
+		t.Fatalf("a refunded order counts: purchases %d, units %d", p, u)
+	}
+	wantStatus(t, f.woo("br_open", "order.updated", refunded, wooSecret), 200, svc.StatusDuplicate)
+
+	// Deleted before its paid update arrives: never counted.
+	other := bytes.Replace(body, []byte(`"id": 727`), []byte(`"id": 728`), 1)
+	wantStatus(t, f.woo("br_open", "order.deleted", []byte(`{"id":728}`), wooSecret), 200, svc.StatusAccepted)
+	wantStatus(t, f.woo("br_open", "order.updated", other, wooSecret), 200, svc.StatusDuplicate)
+	if p, _ := f.productPurchases("br_open", wooProduct); p != 0 {
+		t.Fatalf("an order deleted before it came counts: %d", p)
+	}
+}
