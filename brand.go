@@ -25,7 +25,9 @@ type Brand struct {
 	// them are not shown to shoppers (docs/decisions.md, Honesty).
 	MinViewers   int
 	MinPurchases int
-	CreatedAt    time.Time
+	// Recent are the privacy rules of the brand's recent purchases feed.
+	Recent    RecentSettings
+	CreatedAt time.Time
 }
 
 // Default honesty thresholds of a brand.
@@ -79,6 +81,7 @@ func (b *Brand) Validate() error {
 	if b.MinPurchases < 1 {
 		fields = append(fields, FieldError{Field: "min_purchases", Message: "must be at least 1"})
 	}
+	fields = append(fields, b.Recent.validate()...)
 	if len(fields) > 0 {
 		return Invalid(fields)
 	}
@@ -203,5 +206,6 @@ func (b *Brand) Stored() Brand {
 	if out.MinPurchases <= 0 {
 		out.MinPurchases = DefaultMinPurchases
 	}
+	out.Recent = out.Recent.Stored()
 	return out
 }

@@ -14,7 +14,7 @@ const (
 		v.session_id, v.country, v.locale, v.keyed`
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
-		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price`
+		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
 	// A line whose every unit is cancelled is left out, and an order with
 	// no line left, or none (a cancelled order's id that never came).
 	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0 JOIN products p ON p.id = i.product"
@@ -84,7 +84,7 @@ func (r *OrderRow) Dest() []any {
 	e, it := &r.e, &r.it
 	return []any{&r.ID, &e.Meta.EventID, &e.Order.OrderID, &r.time, &r.given, &r.receive, &e.Context.SessionID,
 		&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
-		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice}
+		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice, &e.Context.Country, &e.Context.City}
 }
 
 // Event returns the order, of the brand given, without its items.

@@ -114,6 +114,9 @@ type EventStore interface {
 	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
 	// Carts calls fn for every add-to-cart at or after since, oldest first.
 	Carts(ctx context.Context, since time.Time, fn func(CartRecord) error) error
+	// RecentPurchases calls fn for each product of every order at or
+	// after since, oldest first, with where the order goes.
+	RecentPurchases(ctx context.Context, since time.Time, fn func(RecentPurchase) error) error
 	// DeleteExpired deletes at most limit events older than before and
 	// idempotency keys older than IdempotencyTTL before now; it returns how
 	// many rows it deleted, so that a caller deletes in small batches.
@@ -183,6 +186,7 @@ type EventReader interface {
 	Views(ctx context.Context, since time.Time, fn func(ViewRecord) error) error
 	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
 	Carts(ctx context.Context, since time.Time, fn func(CartRecord) error) error
+	RecentPurchases(ctx context.Context, since time.Time, fn func(RecentPurchase) error) error
 }
 
 // EventLog is implemented by a store whose events are numbered in the order

@@ -21,6 +21,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	closedCatalog := fs.Bool("closed-catalog", false, "accept anonymous events only for products that exist (--closed-catalog=false to open it)")
 	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
+	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	secrets := addSecretFlags(fs)
 	publicURL := publicURLFlag(fs, env, "the webhook URLs")
@@ -32,9 +33,9 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"]
+	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || recentGiven(set)
 	if !changesBrand && !secrets.given(set) {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --shopify-secret or --woocommerce-secret"}
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -63,6 +64,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if set["min-purchases"] {
 		b.MinPurchases = *minPurchases
 	}
+	recentRules.apply(b, set)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 			Webhooks map[string]webhookInfo `json:"webhooks"`
 		}{infoOf(b), hooks})
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d\n\n%s",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, webhookText(b.ID, hooks))
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, %s\n\n%s",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, recentInfoOf(b), webhookText(b.ID, hooks))
 	return nil
 }

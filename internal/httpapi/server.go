@@ -112,6 +112,7 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
 		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
+		{"GET", "/api/svc/recent-activity", s.limit("", s.handle(s.recentActivity))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor

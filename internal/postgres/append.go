@@ -421,6 +421,7 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		sessions, currencies     []*string
 		totals                   []*float64
 		keyed                    []bool
+		countries, cities        []*string
 	)
 	for i, w := range b.writes {
 		if !b.inserts(i) {
@@ -431,16 +432,17 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		ts, received, given = append(ts, millis(m.Time)), append(received, millis(m.ReceivedAt)), append(given, optMillis(m.GivenTime))
 		sessions, currencies = append(sessions, e.Context.SessionID), append(currencies, e.Order.Currency)
 		totals, keyed = append(totals, e.Order.TotalValue), append(keyed, m.Keyed)
+		countries, cities = append(countries, e.Context.Country), append(cities, e.Context.City)
 	}
 	inserted := map[orderKey]int64{}
 	q.Queue(`INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-			$7::text[], $8::text[], $9::float8[], $10::bool[]) AS x(e, b, o, t, g, r, s, c, v, k)
+			$7::text[], $8::text[], $9::float8[], $10::bool[], $11::text[], $12::text[]) AS x(e, b, o, t, g, r, s, c, v, k, n, y)
 		ORDER BY b, o
 		ON CONFLICT (brand_id, order_id, keyed) DO NOTHING
 		RETURNING id, brand_id, order_id, keyed`,
-		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed).Query(func(rows pgx.Rows) error {
+		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed, countries, cities).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var k orderKey
 			var id int64

@@ -128,7 +128,7 @@ func insertPurchase(ctx context.Context, tx *preparedTx, e *svc.PurchaseEvent) e
 	var id int64
 	err := tx.QueryRowContext(ctx, qPurchaseInsert,
 		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
+		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed, e.Context.Country, e.Context.City).Scan(&id)
 	if err != nil {
 		return err
 	}

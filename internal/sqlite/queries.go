@@ -19,8 +19,8 @@ const (
 	viewColumns     = 9
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	qItemInsert = `INSERT INTO purchase_items
 		(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	qCartInsert = `INSERT INTO cart_events

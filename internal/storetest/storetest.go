@@ -50,6 +50,8 @@ var tests = []struct {
 	{"CancelAnonymousOrder", testCancelAnonymousOrder},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"RecentPurchases", testRecentPurchases},
+	{"BrandRecentSettings", testBrandRecentSettings},
 	{"WebhookSecrets", testWebhookSecrets},
 }
 

@@ -49,9 +49,10 @@ func (t *Tracker) Cancel(ctx context.Context, c *svc.CancelEvent) error {
 // applyCancels takes what cancellations removed out of the counts and the
 // prices paid.
 func (t *Tracker) applyCancels(removed []svc.CancelRecord) {
-	now, e := t.cfg.Now(), t.engine.Load()
+	now, e, sig := t.cfg.Now(), t.engine.Load(), t.signals.Load()
 	for _, r := range removed {
 		e.RemovePurchase(r.Product, r.Time, r.Orders, r.Units, now)
+		sig.cancelPurchase(r)
 		if r.Currency == "" || !r.Time.After(now.Add(-PriceWindow)) {
 			continue
 		}

@@ -229,6 +229,7 @@ func (t *Tracker) apply(writes []*svc.Write) {
 		for _, l := range r.Lines {
 			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
+		sig.addPurchase(w.Purchase, r.Lines)
 	}
 }
 
@@ -282,14 +283,14 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 	if !ok {
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
 	}
-	now, e := t.cfg.Now(), t.engine.Load()
-	c := e.Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
+	now := t.cfg.Now()
+	c, viewersNow := t.engine.Load().CountsNow(ref, now, q.ViewWindow, q.PurchaseWindow, t.cfg.NowWindow)
 	return &svc.Proof{
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
 		CartWindow: q.CartWindow, Carts: t.signals.Load().cartsIn(ref, now, q.CartWindow),
-		NowWindow: t.cfg.NowWindow, ViewersNow: e.Counts(ref, now, t.cfg.NowWindow, 0).Viewers,
+		NowWindow: t.cfg.NowWindow, ViewersNow: viewersNow,
 		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases,
 		GeneratedAt: now.UTC(),
 	}, nil

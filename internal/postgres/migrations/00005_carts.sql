@@ -18,5 +18,17 @@ CREATE TABLE cart_events (
 CREATE INDEX cart_events_ts ON cart_events (ts);
 CREATE INDEX cart_events_txid ON cart_events (txid);
 
+-- Where an order goes, coarsely, for the recent purchases feed.
+ALTER TABLE purchase_events ADD COLUMN country text;
+ALTER TABLE purchase_events ADD COLUMN city text;
+
+-- A brand's privacy rules for that feed (svc.RecentSettings); seconds.
+ALTER TABLE brands ADD COLUMN recent_delay bigint NOT NULL DEFAULT 300;
+ALTER TABLE brands ADD COLUMN recent_window bigint NOT NULL DEFAULT 86400;
+ALTER TABLE brands ADD COLUMN recent_max integer NOT NULL DEFAULT 10;
+ALTER TABLE brands ADD COLUMN recent_k integer NOT NULL DEFAULT 3;
+
 -- +goose Down
+ALTER TABLE brands DROP COLUMN recent_k, DROP COLUMN recent_max, DROP COLUMN recent_window, DROP COLUMN recent_delay;
+ALTER TABLE purchase_events DROP COLUMN city, DROP COLUMN country;
 DROP TABLE cart_events;
