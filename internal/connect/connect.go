@@ -57,8 +57,6 @@ type Action struct {
 	// CancelID names a partial cancellation (a refund) so that its repeat
 	// takes nothing out twice; "" for a whole order.
 	CancelID string
-	// Where the order ships to: the only thing of the customer kept.
-	Country, City *string
 }
 
 // CancelItem is a product's units taken out of an order.
@@ -131,12 +129,15 @@ func cleanCountry(s *string) *string {
 	return &v
 }
 
-// cleanCity returns a city name as svc keeps it (an id's limits), or nil.
+// cleanCity returns a city name as svc keeps it, or nil.
 func cleanCity(s *string) *string {
-	if s == nil {
-		return nil
+	v := cleanTitle(s)
+	if v != nil {
+		if r := []rune(*v); len(r) > svc.MaxCityLen {
+			*v = strings.TrimSpace(string(r[:svc.MaxCityLen]))
+		}
 	}
-	return cleanID(cleanTitle(s))
+	return v
 }
 
 // cleanCurrency returns an ISO currency code, or nil.
@@ -197,6 +198,8 @@ func purchase(brandID, orderID string, currency *string, total *float64, ts *str
 		b.items = b.items[:svc.MaxOrderItems] // the rest is not counted rather than the whole order refused
 	}
 	e := &svc.PurchaseEvent{BrandID: brandID, Order: svc.Order{OrderID: orderID, Currency: cleanCurrency(currency), TotalValue: total, Items: b.items}}
-	e.Context.Timestamp = ts
-	return &Action{Kind: Purchase, Order: e, OrderID: orderID, Country: cleanCountry(country), City: cleanCity(city)}
+	// Where the order ships to, coarsely: the only thing of the customer
+	// kept (the recent purchases feed may show it).
+	e.Context = svc.PurchaseContext{Timestamp: ts, Country: cleanCountry(country), City: cleanCity(city)}
+	return &Action{Kind: Purchase, Order: e, OrderID: orderID}
 }

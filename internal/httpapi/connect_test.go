@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -128,8 +129,16 @@ func TestShopifyOrderCreate(t *testing.T) {
 	}
 	if got == nil || got.Order.OrderID != "820982911946154508" || len(got.Order.Items) != 2 || *got.Order.Currency != "USD" ||
 		*got.Order.Items[1].SKU != "IPOD2008PINK" || *got.Order.Items[0].Title != "IPod Nano - 8GB" || *got.Order.Items[0].UnitPrice != 199 ||
-		*got.Context.Timestamp != "2026-11-21T09:59:00Z" || got.Context.SessionID != nil || !got.Meta.Keyed {
+		*got.Context.Timestamp != "2026-11-21T09:59:00Z" || got.Context.SessionID != nil || !got.Meta.Keyed ||
+		*got.Context.Country != "US" || *got.Context.City != "Shippington" {
 		t.Fatalf("stored order %+v", got)
+	}
+	// Nothing else of the customer is kept.
+	stored, _ := json.Marshal(got)
+	for _, private := range []string{"jon@example.com", "john@example.com", "Steve", "Shipper", "123 Shipping Street", "40003", "Kentucky", "203.0.113.7", "555-555"} {
+		if bytes.Contains(stored, []byte(private)) {
+			t.Errorf("the stored order holds %q: %s", private, stored)
+		}
 	}
 }
 
