@@ -23,6 +23,11 @@ import (
 // writing beside it waits a few milliseconds at most.
 const importBatch = 500
 
+// recountEvery is how often a long import makes the embedded store's
+// servers recount while it runs: each recount reads every event, so more
+// often would cost them time quadratic in the file.
+const recountEvery = 10 * time.Second
+
 // maxListed is how many refused lines the summary names one by one.
 const maxListed = 20
 
@@ -86,7 +91,7 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 	if _, err := store.Brand(ctx, *brandID); err != nil {
 		return err
 	}
-	im := &importer{store: store, brandID: *brandID, retention: *retention, now: time.Now()}
+	im := &importer{store: store, brandID: *brandID, retention: *retention, now: time.Now(), lastRecalc: time.Now()}
 	if r, ok := store.(recounter); ok {
 		im.recount = r
 	}
@@ -262,8 +267,8 @@ func fieldList(fields []svc.FieldError) string {
 
 // flush writes a batch in one transaction. Duplicates (orders already
 // there) are what makes an import idempotent and resumable. On the
-// embedded store, running servers are told to recount at most once a
-// second, so that they follow the import.
+// embedded store, running servers are told to recount every recountEvery
+// while the import runs, and once at its end.
 func (im *importer) flush(ctx context.Context, batch []pendingWrite) error {
 	writes := make([]*svc.Write, len(batch))
 	for i, p := range batch {
@@ -286,7 +291,7 @@ func (im *importer) flush(ctx context.Context, batch []pendingWrite) error {
 		}
 	}
 	im.done.Add(int64(len(batch)))
-	if im.recount != nil && im.sum.imported > 0 && time.Since(im.lastRecalc) >= time.Second {
+	if im.recount != nil && im.sum.imported > 0 && time.Since(im.lastRecalc) >= recountEvery {
 		im.lastRecalc = time.Now()
 		return im.recount.Recount(ctx)
 	}
