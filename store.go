@@ -255,7 +255,8 @@ type Changes struct {
 	// carries the product's latest sku, title and url.
 	Writes []*Write
 	// Cancels are what other Store values' cancellations took out of
-	// orders counted before: of an order among Writes, read as it stands,
-	// they are left out.
+	// orders. The orders among Writes come as they were ordered, so that
+	// every order and every cancellation counts once, whichever node
+	// counted which first.
 	Cancels []CancelRecord
 }

@@ -70,7 +70,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	out := &svc.Changes{}
 	var txids []int64 // of each write, to leave out this Store's own
 	var cancels []svc.CancelRecord
-	var cancelTxids, orderTxids []int64 // of each cancellation and its order; 0 for an order seen before
+	var cancelTxids []int64
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out.Products, out.Writes, txids = nil, nil, nil
 		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&out.Cursor); err != nil {
@@ -104,19 +104,19 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		cancels, cancelTxids, orderTxids = nil, nil, nil
+		cancels, cancelTxids = nil, nil
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid, orderTxid int64
+			var txid int64
 			var r svc.CancelRecord
 			var ts int64
 			var before, after pgtype.Float8
-			if err := rows.Scan(&txid, &orderTxid, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &after); err != nil {
+			if err := rows.Scan(&txid, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &after); err != nil {
 				return err
 			}
 			r.Time, r.PriceBefore, r.PriceAfter = fromMillis(ts), optFloat(before), optFloat(after)
-			cancels, cancelTxids, orderTxids = append(cancels, r), append(cancelTxids, txid), append(orderTxids, orderTxid)
+			cancels, cancelTxids = append(cancels, r), append(cancelTxids, txid)
 			return nil
-		}, `SELECT c.txid::text::bigint, CASE WHEN `+newSince("e")+` THEN e.txid::text::bigint ELSE 0 END, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''),
+		}, `SELECT c.txid::text::bigint, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''),
 				c.price_before, c.price_after
 			FROM order_cancels c JOIN purchase_events e ON e.id = c.purchase
 			WHERE `+newSince("c")+" ORDER BY c.id", after)
@@ -142,7 +142,9 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		// One row per order line; lines of an order are consecutive.
+		// One row per order line; lines of an order are consecutive. An
+		// order comes as it was ordered, its cancelled units included: its
+		// cancellations come apart (above), and each counts once.
 		var cur *svc.PurchaseEvent
 		var curID int64
 		var refs []svc.ProductRef
@@ -153,11 +155,11 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			}
 		}
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid int64
+			var txid, cancelled int64
 			var ref svc.ProductRef
 			var brandID string
 			var r svc.OrderRow
-			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
+			if err := rows.Scan(append([]any{&txid, &ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
 				return err
 			}
 			if cur == nil || r.ID != curID {
@@ -165,10 +167,13 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				cur, curID, refs = r.Event(brandID), r.ID, nil
 				txids = append(txids, txid)
 			}
-			cur.Order.Items = append(cur.Order.Items, r.Item())
+			it := r.Item()
+			it.Quantity = new(*it.Quantity + cancelled)
+			cur.Order.Items = append(cur.Order.Items, it)
 			refs = append(refs, ref)
 			return nil
-		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, "+svc.OrderRowColumns+" FROM "+svc.OrderRowTables+`
+		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
+			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
 			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
 		flush()
 		return err
@@ -180,11 +185,8 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	if err != nil {
 		return nil, err
 	}
-	// An order new to this node was read as it stands, its cancellations
-	// taken out already; one of this node's own was counted as it came.
 	for i, r := range cancels {
-		fresh := orderTxids[i] != 0 && !s.own.mine(orderTxids[i])
-		if !fresh && !s.own.mine(cancelTxids[i]) {
+		if !s.own.mine(cancelTxids[i]) {
 			out.Cancels = append(out.Cancels, r)
 		}
 	}

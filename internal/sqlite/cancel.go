@@ -75,7 +75,8 @@ func (c cancelTx) InsertCancelled(ctx context.Context, brandID, orderID, eventID
 }
 
 func (c cancelTx) SetQuantity(ctx context.Context, order int64, line int, quantity int64) error {
-	_, err := c.tx.ExecContext(ctx, "UPDATE purchase_items SET quantity = ? WHERE purchase = ? AND line = ?", quantity, order, line)
+	_, err := c.tx.ExecContext(ctx, `UPDATE purchase_items SET cancelled = cancelled + quantity - ?1, quantity = ?1
+		WHERE purchase = ?2 AND line = ?3`, quantity, order, line)
 	return err
 }
 

@@ -33,7 +33,19 @@ func (t *Tracker) Cancel(ctx context.Context, c *svc.CancelEvent) error {
 	}
 	t.batch.lockCommitted()
 	defer t.batch.unlockCommitted()
-	if err := t.store.CancelOrder(context.WithoutCancel(ctx), c); err != nil {
+	if t.cfg.ChangeFeed != nil {
+		t.changes.mu.Lock() // no poll between the commit and the counts
+		defer t.changes.mu.Unlock()
+	}
+	err = t.store.CancelOrder(context.WithoutCancel(ctx), c)
+	if t.cfg.ChangeFeed != nil && err == nil {
+		// What the cancellation takes out, the node must have counted: an
+		// order another node committed is counted first, as it was ordered,
+		// from the feed, which leaves this cancellation out (it is the
+		// node's own).
+		t.pollChangesLocked(context.WithoutCancel(ctx))
+	}
+	if err != nil {
 		if svc.ErrorCode(err) == svc.EINTERNAL {
 			err = &svc.Error{Code: svc.EUNAVAILABLE, Message: "the store cannot write; retry later with the same Idempotency-Key", Err: err}
 		}

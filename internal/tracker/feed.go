@@ -92,9 +92,14 @@ func (t *Tracker) followChanges(ctx context.Context) {
 // the store does not answer, the cursor stays: the next poll that succeeds
 // brings everything since.
 func (t *Tracker) pollChanges(ctx context.Context) {
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	t.pollChangesLocked(ctx)
+}
+
+// pollChangesLocked is pollChanges with the feed's lock held.
+func (t *Tracker) pollChangesLocked(ctx context.Context) {
 	c := &t.changes
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	ch, err := t.cfg.ChangeFeed.Changes(ctx, c.cursor)
 	if err != nil {
 		if ctx.Err() == nil && !c.failing {

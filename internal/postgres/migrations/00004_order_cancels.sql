@@ -1,8 +1,7 @@
 -- +goose Up
 -- What each cancellation or refund took out of each product of an order
 -- (svc.CancelOrder): purchase_items.quantity keeps what is left, and the
--- change feed hands these rows to the other nodes, which counted the
--- order before.
+-- change feed hands these rows to the other nodes.
 CREATE TABLE order_cancels (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     event_id     text NOT NULL,    -- of the cancellation
@@ -19,6 +18,10 @@ CREATE TABLE order_cancels (
 );
 CREATE INDEX order_cancels_purchase ON order_cancels (purchase);
 CREATE INDEX order_cancels_txid ON order_cancels (txid);
+-- The units of the line cancelled: quantity + cancelled is what was
+-- ordered, which the change feed hands over with the cancellations apart.
+ALTER TABLE purchase_items ADD COLUMN cancelled bigint NOT NULL DEFAULT 0;
 
 -- +goose Down
+ALTER TABLE purchase_items DROP COLUMN cancelled;
 DROP TABLE order_cancels;

@@ -17,6 +17,9 @@ CREATE TABLE order_cancels (
     received_at  INTEGER NOT NULL
 );
 CREATE INDEX order_cancels_purchase ON order_cancels (purchase);
+-- The units of the line cancelled: quantity + cancelled is what was ordered.
+ALTER TABLE purchase_items ADD COLUMN cancelled INTEGER NOT NULL DEFAULT 0;
 
 -- +goose Down
+ALTER TABLE purchase_items DROP COLUMN cancelled;
 DROP TABLE order_cancels;
