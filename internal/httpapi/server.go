@@ -129,6 +129,10 @@ func (s *Server) routes() []Route {
 		{"GET", "/api/svc/recent-activity", s.limit("", s.signed(s.handle(s.recentActivity)))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.signed(s.handle(s.searchEnrich)))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
+		// Shop platforms' webhooks: signed, so neither rate limited nor
+		// told apart from bots (connect.go).
+		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
+		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
