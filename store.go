@@ -162,6 +162,7 @@ type ExportedEvent struct {
 type Store interface {
 	BrandStore
 	EventStore
+	DashboardStore
 	Close() error
 }
 

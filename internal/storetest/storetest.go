@@ -44,6 +44,7 @@ var tests = []struct {
 	{"ExportEvents", testExportEvents},
 	{"ForgetSession", testForgetSession},
 	{"Holdout", testHoldout},
+	{"DashboardSessions", testDashboardSessions},
 }
 
 var (

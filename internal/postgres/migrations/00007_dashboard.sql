@@ -4,6 +4,25 @@
 ALTER TABLE brands ADD COLUMN holdout integer NOT NULL DEFAULT 0;
 ALTER TABLE view_events ADD COLUMN arm text NOT NULL DEFAULT '';
 
+-- Dashboard sign-in links and sessions, by the SHA-256 of their secret;
+-- brand_id '' is the operator's.
+CREATE TABLE dashboard_links (
+    hash       bytea PRIMARY KEY,
+    brand_id   text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    used_at    bigint
+);
+CREATE TABLE dashboard_sessions (
+    hash       bytea PRIMARY KEY,
+    brand_id   text NOT NULL,
+    csrf       text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL
+);
+
 -- +goose Down
+DROP TABLE dashboard_sessions;
+DROP TABLE dashboard_links;
 ALTER TABLE view_events DROP COLUMN arm;
 ALTER TABLE brands DROP COLUMN holdout;

@@ -4,6 +4,25 @@
 ALTER TABLE brands ADD COLUMN holdout INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE view_events ADD COLUMN arm TEXT NOT NULL DEFAULT '';
 
+-- Dashboard sign-in links and sessions, by the SHA-256 of their secret;
+-- brand_id '' is the operator's.
+CREATE TABLE dashboard_links (
+    hash       BLOB PRIMARY KEY,
+    brand_id   TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at    INTEGER
+);
+CREATE TABLE dashboard_sessions (
+    hash       BLOB PRIMARY KEY,
+    brand_id   TEXT NOT NULL,
+    csrf       TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+);
+
 -- +goose Down
+DROP TABLE dashboard_sessions;
+DROP TABLE dashboard_links;
 ALTER TABLE view_events DROP COLUMN arm;
 ALTER TABLE brands DROP COLUMN holdout;
