@@ -85,6 +85,8 @@ func commands() []command {
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
 			"revoke one of a brand's API keys", keysRevoke},
+		{"dashboard link", []string{"(--brand ID | --operator) [--public-url URL] [--json]"},
+			"print a one-time sign-in link to the dashboard, valid 15 minutes", dashboardLink},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -158,6 +160,9 @@ func subcommands(group string) string {
 			subs = append(subs, sub)
 		}
 	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
 	return strings.Join(subs[:len(subs)-1], ", ") + " or " + subs[len(subs)-1]
 }
 
@@ -184,7 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys":
+	case name == "brands" || name == "keys" || name == "dashboard":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)

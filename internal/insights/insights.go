@@ -126,15 +126,15 @@ type Totals struct {
 	Revenue   float64
 }
 
-// Totals returns the figures of [from, to), of one product or, with
-// product "", of the whole brand. A product's revenue is its lines'
+// Totals returns the figures of (from, to], as the proof's windows
+// count, of one product or, with product "", of the whole brand. A product's revenue is its lines'
 // prices times units.
 func (d *Data) Totals(product string, from, to time.Time) Totals {
 	var t Totals
 	f, u := from.Unix(), to.Unix()
 	sessions := map[string]struct{}{}
 	for _, v := range d.views {
-		if v.at < f || v.at >= u || product != "" && v.product != product {
+		if v.at <= f || v.at > u || product != "" && v.product != product {
 			continue
 		}
 		t.Views++
@@ -144,7 +144,7 @@ func (d *Data) Totals(product string, from, to time.Time) Totals {
 	}
 	t.Viewers = int64(len(sessions))
 	for _, o := range d.orders {
-		if o.at < f || o.at >= u {
+		if o.at <= f || o.at > u {
 			continue
 		}
 		if product == "" {
@@ -392,4 +392,19 @@ func (c *Cache) Forget(brandID string) {
 	c.mu.Lock()
 	delete(c.data, brandID)
 	c.mu.Unlock()
+}
+
+// LastEvent is the time of the brand's newest view or order, zero without any.
+func (d *Data) LastEvent() time.Time {
+	var last int64
+	if n := len(d.views); n > 0 {
+		last = d.views[n-1].at
+	}
+	if n := len(d.orders); n > 0 && d.orders[n-1].at > last {
+		last = d.orders[n-1].at
+	}
+	if last == 0 {
+		return time.Time{}
+	}
+	return time.Unix(last, 0).UTC()
 }
