@@ -36,11 +36,14 @@ func ArmOf(sessionID string, holdout int) string {
 	return ArmShown
 }
 
-// AssignArm records in a view the arm of its session under the brand's
-// holdout, as it is when the event arrives: a later change of the holdout
-// does not move past views between arms.
+// AssignArm records in a view or an add-to-cart the arm of its session
+// under the brand's holdout, as it is when the event arrives: a later
+// change of the holdout does not move past events between arms.
 func (w *Write) AssignArm(holdout int) {
-	if w.View != nil && w.View.Context.SessionID != nil {
+	switch {
+	case w.View != nil && w.View.Context.SessionID != nil:
 		w.View.Meta.Arm = ArmOf(*w.View.Context.SessionID, holdout)
+	case w.Cart != nil && w.Cart.Context.SessionID != nil:
+		w.Cart.Meta.Arm = ArmOf(*w.Cart.Context.SessionID, holdout)
 	}
 }

@@ -68,6 +68,11 @@ func TestAssignArm(t *testing.T) {
 	if w.View.Meta.Arm != svc.ArmHeldOut {
 		t.Errorf("arm %q, want held_out", w.View.Meta.Arm)
 	}
+	c := &svc.Write{Cart: &svc.CartEvent{Context: svc.ViewContext{SessionID: &s}}}
+	c.AssignArm(0)
+	if c.Cart.Meta.Arm != svc.ArmShown {
+		t.Errorf("cart arm %q, want shown", c.Cart.Meta.Arm)
+	}
 	w = &svc.Write{View: &svc.ViewEvent{}}
 	w.AssignArm(50)
 	if w.View.Meta.Arm != "" {

@@ -27,7 +27,9 @@ type Brand struct {
 	MinPurchases int
 	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
 	// the widget, so that its lift can be measured (ArmOf).
-	Holdout   int
+	Holdout int
+	// Recent are the privacy rules of the brand's recent purchases feed.
+	Recent    RecentSettings
 	CreatedAt time.Time
 }
 
@@ -85,6 +87,7 @@ func (b *Brand) Validate() error {
 	if b.Holdout < 0 || b.Holdout > MaxHoldout {
 		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})
 	}
+	fields = append(fields, b.Recent.validate()...)
 	if len(fields) > 0 {
 		return Invalid(fields)
 	}
@@ -209,5 +212,6 @@ func (b *Brand) Stored() Brand {
 	if out.MinPurchases <= 0 {
 		out.MinPurchases = DefaultMinPurchases
 	}
+	out.Recent = out.Recent.Stored()
 	return out
 }

@@ -67,6 +67,10 @@ type PurchaseItem struct {
 type PurchaseContext struct {
 	Timestamp *string `json:"timestamp"`
 	SessionID *string `json:"session_id"`
+	// Country and City are where the order goes, coarsely: the recent
+	// purchases feed shows them only when enough orders share them.
+	Country *string `json:"country"`
+	City    *string `json:"city"`
 }
 
 // EventMeta is what the server adds to an event it accepts.
@@ -76,7 +80,8 @@ type EventMeta struct {
 	GivenTime  *time.Time // the client's timestamp, when it was replaced by the receive time
 	ReceivedAt time.Time
 	Keyed      bool // came with a valid key of the brand
-	// Arm is the holdout arm of a view's session (ArmOf), "" without one.
+	// Arm is the holdout arm of a view's or an add-to-cart's session
+	// (ArmOf), "" without one.
 	Arm string
 }
 
@@ -226,6 +231,8 @@ func (e *PurchaseEvent) Validate() []FieldError {
 	}
 	fe.timestamp("context.timestamp", e.Context.Timestamp)
 	fe.optID("context.session_id", e.Context.SessionID)
+	fe.pattern("context.country", e.Context.Country, countryRe, "two upper-case letters, such as DE")
+	fe.city("context.city", e.Context.City)
 	return fe
 }
 

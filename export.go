@@ -14,9 +14,35 @@ const (
 		v.session_id, v.country, v.locale, v.keyed, v.arm`
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
-		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price`
+		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
 	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product"
+	CartRowColumns = `c.event_id, p.product_id, p.sku, p.title, p.url, c.ts, c.given_ts, c.received_at,
+		c.session_id, c.country, c.locale, c.keyed, c.quantity, c.arm`
+	CartRowTables = "cart_events c JOIN products p ON p.id = c.product"
 )
+
+// CartRow is a stored add-to-cart as read back: select CartRowColumns,
+// scan them into Dest, then take Event.
+type CartRow struct {
+	c             CartEvent
+	time, receive int64
+	given         *int64
+}
+
+// Dest returns where the columns go, in order.
+func (r *CartRow) Dest() []any {
+	c := &r.c
+	return []any{&c.Meta.EventID, &c.Product.ProductID, &c.Product.SKU, &c.Product.Title, &c.Product.URL,
+		&r.time, &r.given, &r.receive, &c.Context.SessionID, &c.Context.Country, &c.Context.Locale, &c.Meta.Keyed, &c.Quantity, &c.Meta.Arm}
+}
+
+// Event returns the add-to-cart, of the brand given.
+func (r *CartRow) Event(brandID string) *CartEvent {
+	c := r.c
+	c.BrandID = brandID
+	c.Context.Timestamp = restoreMeta(&c.Meta, r.time, r.receive, r.given)
+	return &c
+}
 
 // ViewRow is a stored view as read back: select ViewRowColumns, scan them
 // into Dest, then take Event.
@@ -56,7 +82,7 @@ func (r *OrderRow) Dest() []any {
 	e, it := &r.e, &r.it
 	return []any{&r.ID, &e.Meta.EventID, &e.Order.OrderID, &r.time, &r.given, &r.receive, &e.Context.SessionID,
 		&e.Order.Currency, &e.Order.TotalValue, &e.Meta.Keyed,
-		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice}
+		&it.ProductID, &it.SKU, &it.Title, &it.Quantity, &it.UnitPrice, &e.Context.Country, &e.Context.City}
 }
 
 // Event returns the order, of the brand given, without its items.
@@ -129,7 +155,16 @@ func (x *Exporter) Flush() error {
 	return x.Emit(ExportedEvent{Purchase: cur})
 }
 
-// ExportBrand reads a brand's stored events, views then orders, each oldest
+// Cart scans a row of CartRowColumns and emits its add-to-cart.
+func (x *Exporter) Cart(scan func(dest ...any) error) error {
+	var r CartRow
+	if err := scan(r.Dest()...); err != nil {
+		return err
+	}
+	return x.Emit(ExportedEvent{Cart: r.Event(x.BrandID)})
+}
+
+// ExportBrand reads a brand's stored events, views, orders, then add-to-carts, each oldest
 // first, and emits them (EventStore.ExportEvents). query runs a statement
 // whose one parameter, written param ("?" or "$1" by the driver), is the
 // brand id, and calls row with each row's Scan.
@@ -144,5 +179,9 @@ func ExportBrand(brandID, param string, emit func(ExportedEvent) error,
 		" WHERE e.brand_id = "+param+" ORDER BY e.ts, e.id, i.line", x.OrderLine); err != nil {
 		return err
 	}
-	return x.Flush()
+	if err := x.Flush(); err != nil {
+		return err
+	}
+	return query("SELECT "+CartRowColumns+" FROM "+CartRowTables+
+		" WHERE p.brand_id = "+param+" ORDER BY c.ts, c.id", x.Cart)
 }

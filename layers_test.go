@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/postgres":  1,
 	"internal/prices":    1,
 	"internal/products":  1,
+	"internal/recent":    1,
 	"internal/sqlite":    1,
 	"internal/storetest": 1,
 	"internal/window":    1,

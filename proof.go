@@ -12,6 +12,7 @@ type ProofQuery struct {
 	ProductID      string
 	ViewWindow     time.Duration // whole minutes, 1 to 10080
 	PurchaseWindow time.Duration // whole hours, 1 to 720
+	CartWindow     time.Duration // whole minutes, 1 to 10080
 }
 
 // ParseProofQuery reads the query parameters of the proof endpoint and
@@ -23,6 +24,7 @@ func ParseProofQuery(get func(string) string) (ProofQuery, []FieldError) {
 	fe.id("product_id", q.ProductID, true)
 	q.ViewWindow = time.Duration(windowParam(&fe, get, "window_views", 60, int(MaxViewWindow/time.Minute), "minutes")) * time.Minute
 	q.PurchaseWindow = time.Duration(windowParam(&fe, get, "window_purchases", 24, int(MaxPurchaseWindow/time.Hour), "hours")) * time.Hour
+	q.CartWindow = time.Duration(windowParam(&fe, get, "window_carts", int(DefaultCartWindow/time.Minute), int(MaxCartWindow/time.Minute), "minutes")) * time.Minute
 	return q, fe
 }
 
@@ -49,6 +51,10 @@ type Proof struct {
 	Viewers        int64 // distinct session ids among those views
 	Purchases      int64 // orders in the purchase window that contain the product
 	Units          int64 // units of the product in those orders
+	CartWindow     time.Duration
+	Carts          int64 // distinct sessions that added the product to a cart in the cart window
+	NowWindow      time.Duration
+	ViewersNow     int64 // distinct sessions that viewed the product in the now window
 	// The brand's honesty thresholds, so that a widget shows nothing below them.
 	MinViewers   int
 	MinPurchases int

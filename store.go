@@ -49,8 +49,9 @@ type Product struct {
 
 // Write is one event to append, with what the store answers about it.
 type Write struct {
-	View     *ViewEvent     // exactly one of View and Purchase is set
+	View     *ViewEvent     // exactly one of View, Purchase and Cart is set
 	Purchase *PurchaseEvent //
+	Cart     *CartEvent     //
 	// IdempotencyKey, if set, makes a repeat of the key for the brand, the
 	// same endpoint and the same kind of sender (keyed or not) within
 	// IdempotencyTTL answer the first result again; with another BodyHash
@@ -109,16 +110,21 @@ type EventStore interface {
 	// PurchaseLines calls fn for each product of every order at or after
 	// since, oldest first.
 	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
+	// Carts calls fn for every add-to-cart at or after since, oldest first.
+	Carts(ctx context.Context, since time.Time, fn func(CartRecord) error) error
+	// RecentPurchases calls fn for each product of every order at or
+	// after since, oldest first, with where the order goes.
+	RecentPurchases(ctx context.Context, since time.Time, fn func(RecentPurchase) error) error
 	// DeleteExpired deletes at most limit events older than before and
 	// idempotency keys older than IdempotencyTTL before now; it returns how
 	// many rows it deleted, so that a caller deletes in small batches.
 	DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error)
 	// ExportEvents calls fn for every stored event of the brand: views, then
-	// orders, each oldest first, with Meta filled in. A view's product
+	// orders, then add-to-carts, each oldest first, with Meta filled in. A view's product
 	// carries the product's latest sku, title and url. Returns ENOTFOUND if
 	// the brand does not exist.
 	ExportEvents(ctx context.Context, brandID string, fn func(ExportedEvent) error) error
-	// ForgetSession deletes every view and order of the brand that carries
+	// ForgetSession deletes every view, order and add-to-cart of the brand that carries
 	// the session id, bumps the erasure version in the same transaction
 	// when it deleted anything, and returns how many events it deleted.
 	ForgetSession(ctx context.Context, brandID, sessionID string) (int64, error)
@@ -152,10 +158,12 @@ type PurchaseRecord struct {
 	UnitPrice *float64
 }
 
-// ExportedEvent is one stored event: exactly one of View and Purchase is set.
+// ExportedEvent is one stored event: exactly one of View, Purchase and
+// Cart is set.
 type ExportedEvent struct {
 	View     *ViewEvent
 	Purchase *PurchaseEvent
+	Cart     *CartEvent
 }
 
 // Store is everything svc keeps.
@@ -171,6 +179,8 @@ type EventReader interface {
 	Products(ctx context.Context, fn func(*Product) error) error
 	Views(ctx context.Context, since time.Time, fn func(ViewRecord) error) error
 	PurchaseLines(ctx context.Context, since time.Time, fn func(PurchaseRecord) error) error
+	Carts(ctx context.Context, since time.Time, fn func(CartRecord) error) error
+	RecentPurchases(ctx context.Context, since time.Time, fn func(RecentPurchase) error) error
 }
 
 // EventLog is implemented by a store whose events are numbered in the order
@@ -225,8 +235,8 @@ type FeedCursor string
 type Changes struct {
 	Cursor   FeedCursor // to pass to the next call
 	Products []*Product
-	// Writes are accepted events as Append answered them: View or Purchase
-	// with Meta and Result (Status, EventID, Lines) set. A view's product
+	// Writes are accepted events as Append answered them: View, Purchase
+	// or Cart with Meta and Result (Status, EventID, Lines) set. A view's product
 	// carries the product's latest sku, title and url.
 	Writes []*Write
 }

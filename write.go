@@ -25,6 +25,9 @@ func (w *Write) Event() (brandID string, meta *EventMeta) {
 	if w.View != nil {
 		return w.View.BrandID, &w.View.Meta
 	}
+	if w.Cart != nil {
+		return w.Cart.BrandID, &w.Cart.Meta
+	}
 	return w.Purchase.BrandID, &w.Purchase.Meta
 }
 
@@ -34,6 +37,8 @@ func (w *Write) Key() IdempotencyKey {
 	scope := "purchase"
 	if w.View != nil {
 		scope = "view"
+	} else if w.Cart != nil {
+		scope = "cart"
 	}
 	if meta.Keyed {
 		scope += ":keyed"
@@ -145,6 +150,9 @@ func (w *Write) Lines(refs []ProductRef) []Line {
 	if v := w.View; v != nil {
 		return []Line{{Product: refs[0], ProductID: v.Product.ProductID, Units: 1}}
 	}
+	if c := w.Cart; c != nil {
+		return []Line{{Product: refs[0], ProductID: c.Product.ProductID, Units: c.Units()}}
+	}
 	return LinesOf(w.Purchase, refs)
 }
 
@@ -168,7 +176,7 @@ func LinesOf(e *PurchaseEvent, refs []ProductRef) []Line {
 // Products returns how many products the write names: one for a view, and
 // one per line of an order (a product may come more than once).
 func (w *Write) Products() int {
-	if w.View != nil {
+	if w.View != nil || w.Cart != nil {
 		return 1
 	}
 	return len(w.Purchase.Order.Items)
@@ -179,6 +187,9 @@ func (w *Write) Products() int {
 func (w *Write) Product(i int) Product {
 	if v := w.View; v != nil {
 		return Product{BrandID: v.BrandID, ProductID: v.Product.ProductID, SKU: v.Product.SKU, Title: v.Product.Title, URL: v.Product.URL}
+	}
+	if c := w.Cart; c != nil {
+		return Product{BrandID: c.BrandID, ProductID: c.Product.ProductID, SKU: c.Product.SKU, Title: c.Product.Title, URL: c.Product.URL}
 	}
 	it := &w.Purchase.Order.Items[i]
 	return Product{BrandID: w.Purchase.BrandID, ProductID: it.ProductID, SKU: it.SKU, Title: it.Title}

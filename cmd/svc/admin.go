@@ -35,6 +35,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	minViewers := fs.Int("min-viewers", svc.DefaultMinViewers, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", svc.DefaultMinPurchases, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
+	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for the script URL (env SVC_PUBLIC_URL)")
 	if err := parse(fs, args); err != nil {
@@ -42,6 +43,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	}
 	b := &svc.Brand{ID: svc.NewBrandID(), Name: *name, Domains: domains, RequireKey: *requireKey, ClosedCatalog: *closedCatalog,
 		MinViewers: *minViewers, MinPurchases: *minPurchases, Holdout: *holdout, CreatedAt: time.Now().UTC()}
+	recentRules.apply(b, nil)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -113,6 +115,9 @@ func validate(b *svc.Brand) error {
 	var problems []string
 	for _, f := range e.Fields {
 		name, ok := flags[f.Field]
+		if r, isRecent := recentFlagNames[f.Field]; isRecent {
+			name, ok = r, true
+		}
 		if !ok { // domains[i]
 			name = "--domain"
 		}
@@ -227,18 +232,19 @@ func keysRevoke(ctx context.Context, env environment, args []string) error {
 
 // brandInfo is how the admin commands print a brand.
 type brandInfo struct {
-	BrandID       string    `json:"brand_id"`
-	Name          string    `json:"name"`
-	Domains       []string  `json:"domains"`
-	RequireKey    bool      `json:"require_key"`
-	ClosedCatalog bool      `json:"closed_catalog"`
-	MinViewers    int       `json:"min_viewers"`
-	MinPurchases  int       `json:"min_purchases"`
-	CreatedAt     time.Time `json:"created_at"`
-	Holdout       int       `json:"holdout"`
+	BrandID       string     `json:"brand_id"`
+	Name          string     `json:"name"`
+	Domains       []string   `json:"domains"`
+	RequireKey    bool       `json:"require_key"`
+	ClosedCatalog bool       `json:"closed_catalog"`
+	MinViewers    int        `json:"min_viewers"`
+	MinPurchases  int        `json:"min_purchases"`
+	CreatedAt     time.Time  `json:"created_at"`
+	Recent        recentInfo `json:"recent"`
+	Holdout       int        `json:"holdout"`
 }
 
 func infoOf(b *svc.Brand) brandInfo {
 	n := b.Stored()
-	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, n.Holdout}
+	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, recentInfoOf(&n), n.Holdout}
 }

@@ -22,6 +22,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
+	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -31,8 +32,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] && !set["holdout"] {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases or --holdout"}
+	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] && !set["holdout"] && !recentGiven(set) {
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout or --recent-*"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -64,6 +65,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if set["holdout"] {
 		b.Holdout = *holdout
 	}
+	recentRules.apply(b, set)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -73,7 +75,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *asJSON {
 		return json.NewEncoder(env.stdout).Encode(infoOf(b))
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%\n",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout)
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, %s\n",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout, recentInfoOf(b))
 	return nil
 }

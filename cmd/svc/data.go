@@ -66,12 +66,13 @@ func isDir(path string) bool {
 // time the event counts at; given_timestamp the client's, when it was
 // replaced by the receive time.
 type exportLine struct {
-	Type           string           `json:"type"` // "view" or "purchase"
+	Type           string           `json:"type"` // "view", "purchase" or "cart"
 	EventID        string           `json:"event_id"`
 	BrandID        string           `json:"brand_id"`
-	Product        *svc.ViewProduct `json:"product,omitempty"` // a view's
-	Order          *svc.Order       `json:"order,omitempty"`   // a purchase's
-	Context        any              `json:"context"`           // *svc.ViewContext or *svc.PurchaseContext
+	Product        *svc.ViewProduct `json:"product,omitempty"`  // a view's
+	Order          *svc.Order       `json:"order,omitempty"`    // a purchase's
+	Quantity       *int64           `json:"quantity,omitempty"` // a cart's
+	Context        any              `json:"context"`            // *svc.ViewContext or *svc.PurchaseContext
 	ReceivedAt     time.Time        `json:"received_at"`
 	Keyed          bool             `json:"keyed"`
 	GivenTimestamp *time.Time       `json:"given_timestamp,omitempty"`
@@ -131,6 +132,9 @@ func writeExport(ctx context.Context, store svc.EventStore, brandID string, w io
 		var m *svc.EventMeta
 		if v := e.View; v != nil {
 			line.Type, line.BrandID, line.Product, line.Context, m = "view", v.BrandID, &v.Product, &v.Context, &v.Meta
+		} else if c := e.Cart; c != nil {
+			line.Type, line.BrandID, line.Product, line.Context, m = "cart", c.BrandID, &c.Product, &c.Context, &c.Meta
+			line.Quantity = c.Quantity
 		} else {
 			p := e.Purchase
 			line.Type, line.BrandID, line.Order, line.Context, m = "purchase", p.BrandID, &p.Order, &p.Context, &p.Meta

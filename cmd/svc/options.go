@@ -141,6 +141,18 @@ func durationOpt(p *time.Duration, least time.Duration, what string) func(string
 	}
 }
 
+// nowWindowOpt reads --now-window: whole minutes, up to svc.MaxNowWindow.
+func nowWindowOpt(p *time.Duration) func(string) error {
+	return func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute || d > svc.MaxNowWindow || d%time.Minute != 0 {
+			return fmt.Errorf("want whole minutes from 1m to %s, such as 5m", svc.FormatDuration(svc.MaxNowWindow))
+		}
+		*p = d
+		return nil
+	}
+}
+
 func floatOpt(p *float64, least float64) func(string) error {
 	return func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)

@@ -20,7 +20,7 @@ func TestServeOptions(t *testing.T) {
 	defaults := serveConfig{addr: "127.0.0.1:8080", retention: svc.DefaultRetention, logFormat: "text", logLevel: "info",
 		shutdownTimeout: 15 * time.Second, snapshotInterval: 5 * time.Minute, rateLimit: 20, rateBurst: 100,
 		budget:             httpapi.Budget{NewProductsPerAddress: 120, NewProductsPerBrand: 6000, LinesPerOrder: 50, UnitsPerLine: 100},
-		maxConnsPerAddress: 256, idleTimeout: 30 * time.Second}
+		maxConnsPerAddress: 256, idleTimeout: 30 * time.Second, nowWindow: 5 * time.Minute}
 	with := func(change func(*serveConfig)) serveConfig { c := defaults; change(&c); return c }
 	tests := []struct {
 		name    string
@@ -34,16 +34,16 @@ func TestServeOptions(t *testing.T) {
 			"--retention", "1000h", "--log-format", "json", "--log-level", "debug", "--shutdown-timeout", "3s", "--snapshot-interval", "90s",
 			"--rate-limit", "2.5", "--rate-burst", "7", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1",
 			"--admin-addr", "127.0.0.1:0", "--anon-new-products-per-address", "1.5", "--anon-new-products-per-brand", "0",
-			"--anon-max-lines", "3", "--anon-max-units", "0", "--max-conns-per-address", "0", "--idle-timeout", "5s"},
-			want: serveConfig{idleTimeout: 5 * time.Second, budget: httpapi.Budget{NewProductsPerAddress: 1.5, LinesPerOrder: 3}, addr: "0.0.0.0:9000", publicURL: "https://proof.example", demo: true, retention: 1000 * time.Hour,
+			"--anon-max-lines", "3", "--anon-max-units", "0", "--max-conns-per-address", "0", "--idle-timeout", "5s", "--now-window", "2m"},
+			want: serveConfig{nowWindow: 2 * time.Minute, idleTimeout: 5 * time.Second, budget: httpapi.Budget{NewProductsPerAddress: 1.5, LinesPerOrder: 3}, addr: "0.0.0.0:9000", publicURL: "https://proof.example", demo: true, retention: 1000 * time.Hour,
 				logFormat: "json", logLevel: "debug", shutdownTimeout: 3 * time.Second, snapshotInterval: 90 * time.Second, rateLimit: 2.5, rateBurst: 7,
 				trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}, adminAddr: "127.0.0.1:0"}},
 		{name: "environment", env: map[string]string{"SVC_ADDR": "0.0.0.0:8080", "SVC_PUBLIC_URL": "http://x.example", "SVC_DEMO": "true",
 			"SVC_RETENTION": "721h", "SVC_LOG_FORMAT": "json", "SVC_LOG_LEVEL": "warn", "SVC_SHUTDOWN_TIMEOUT": "1m", "SVC_SNAPSHOT_INTERVAL": "0",
 			"SVC_RATE_LIMIT": "0", "SVC_RATE_BURST": "1", "SVC_TRUSTED_PROXIES": "10.1.2.3, 192.168.0.0/16,", "SVC_ADMIN_ADDR": ":9090",
 			"SVC_ANON_NEW_PRODUCTS_PER_ADDRESS": "0", "SVC_ANON_NEW_PRODUCTS_PER_BRAND": "10", "SVC_ANON_MAX_LINES": "0", "SVC_ANON_MAX_UNITS": "7",
-			"SVC_MAX_CONNS_PER_ADDRESS": "9", "SVC_IDLE_TIMEOUT": "2m"},
-			want: serveConfig{maxConnsPerAddress: 9, idleTimeout: 2 * time.Minute, budget: httpapi.Budget{NewProductsPerBrand: 10, UnitsPerLine: 7}, addr: "0.0.0.0:8080", publicURL: "http://x.example", demo: true, retention: 721 * time.Hour,
+			"SVC_MAX_CONNS_PER_ADDRESS": "9", "SVC_IDLE_TIMEOUT": "2m", "SVC_NOW_WINDOW": "60m"},
+			want: serveConfig{nowWindow: time.Hour, maxConnsPerAddress: 9, idleTimeout: 2 * time.Minute, budget: httpapi.Budget{NewProductsPerBrand: 10, UnitsPerLine: 7}, addr: "0.0.0.0:8080", publicURL: "http://x.example", demo: true, retention: 721 * time.Hour,
 				logFormat: "json", logLevel: "warn", shutdownTimeout: time.Minute, rateLimit: 0, rateBurst: 1,
 				trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.1.2.3/32"), netip.MustParsePrefix("192.168.0.0/16")}, adminAddr: ":9090"}},
 		{name: "flags win over the environment",
@@ -67,6 +67,9 @@ func TestServeOptions(t *testing.T) {
 		{name: "short shutdown timeout", args: []string{"--shutdown-timeout", "10ms"}, wantErr: `--shutdown-timeout "10ms": must be at least 1s`},
 		{name: "negative rate limit", args: []string{"--rate-limit", "-1"}, wantErr: `--rate-limit "-1": want a number from 0`},
 		{name: "infinite rate limit env", env: map[string]string{"SVC_RATE_LIMIT": "Inf"}, wantErr: `SVC_RATE_LIMIT="Inf" (--rate-limit): want a number from 0`},
+		{name: "now window under a minute", args: []string{"--now-window", "30s"}, wantErr: `--now-window "30s": want whole minutes from 1m to 1h`},
+		{name: "now window over an hour env", env: map[string]string{"SVC_NOW_WINDOW": "61m"}, wantErr: `SVC_NOW_WINDOW="61m" (--now-window): want whole minutes`},
+		{name: "now window not whole minutes", args: []string{"--now-window", "90s"}, wantErr: `--now-window "90s": want whole minutes`},
 		{name: "zero burst", args: []string{"--rate-burst", "0"}, wantErr: `--rate-burst "0": want a whole number from 1`},
 		{name: "bad proxy env", env: map[string]string{"SVC_TRUSTED_PROXIES": "10.0.0.0/8,proxy.local"}, wantErr: `SVC_TRUSTED_PROXIES="proxy.local" (--trusted-proxy): want an IP address or a CIDR`},
 		{name: "negative product budget", args: []string{"--anon-new-products-per-address", "-1"}, wantErr: `--anon-new-products-per-address "-1": want a number from 0`},

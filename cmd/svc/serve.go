@@ -45,6 +45,7 @@ type serveConfig struct {
 	budget                     httpapi.Budget
 	maxConnsPerAddress         int
 	idleTimeout                time.Duration
+	nowWindow                  time.Duration
 }
 
 // options is the table of serve's options; README.md lists the same (a
@@ -83,6 +84,8 @@ func (c *serveConfig) options() []option {
 			usage: "connections one client address may hold open (trusted proxies are exempt); 0 for no limit"},
 		{name: "idle-timeout", env: "SVC_IDLE_TIMEOUT", def: "30s", set: durationOpt(&c.idleTimeout, time.Second, ""),
 			usage: "how long an idle keep-alive connection is kept open"},
+		{name: "now-window", env: "SVC_NOW_WINDOW", def: "5m", set: nowWindowOpt(&c.nowWindow),
+			usage: "how far back the proof's viewers_now looks: whole minutes from 1m to 60m"},
 		{name: "trusted-proxy", env: "SVC_TRUSTED_PROXIES", list: true, set: prefixOpt(&c.trustedProxies),
 			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
 		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
@@ -202,7 +205,7 @@ func raiseGOMAXPROCS(env environment, log *slog.Logger) {
 // a shared one follow its change feed and rebuild from it.
 func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.Logger, m *metrics.Metrics) tracker.Config {
 	tc := tracker.Config{Retention: c.retention, Logger: log, Metrics: m, SnapshotInterval: c.snapshotInterval,
-		ChangeFeed: store.feed, EventLog: store.log}
+		ChangeFeed: store.feed, EventLog: store.log, NowWindow: c.nowWindow}
 	if c.snapshotInterval == 0 {
 		tc.SnapshotInterval = -1 // at shutdown only
 	}

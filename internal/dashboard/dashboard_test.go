@@ -68,7 +68,7 @@ func TestSignInPagesAndLogout(t *testing.T) {
 		t.Fatalf("home: %d %q", p.status, p.header.Get("Location"))
 	}
 	over := b.get("/dashboard/brands/br_acme/")
-	for _, want := range []string{"Acme", "Red Shoe", "Blue Hat", "59.90 EUR", "Views and purchases, hourly, last 48 hours", "<svg", "Table of", "Not yet significant", "Withheld now"} {
+	for _, want := range []string{"Acme", "Red Shoe", "Blue Hat", "59.90 EUR", "<td>4 <span class=\"change\">new</span></td>\n<td>3 <span class=\"change\">new</span></td>\n<td>1 <span class=\"change\">new</span></td>", "Views and purchases, hourly, last 48 hours", "<svg", "Table of", "Not yet significant", "Withheld now"} {
 		if !strings.Contains(over.body, want) {
 			t.Errorf("overview lacks %q", want)
 		}

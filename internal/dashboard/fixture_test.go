@@ -120,6 +120,8 @@ func (f *fixture) seed() {
 	f.api("POST", "/api/collect/product-purchase", "br_acme", map[string]any{"brand_id": "br_acme",
 		"order": map[string]any{"order_id": "o1", "currency": "EUR", "total_value": 59.9, "items": []any{
 			map[string]any{"product_id": "shoe", "quantity": 1, "unit_price": 59.9}}}, "context": map[string]any{"session_id": "s1"}})
+	f.api("POST", "/api/collect/product-cart", "br_acme", map[string]any{"brand_id": "br_acme",
+		"product": map[string]any{"product_id": "shoe"}, "context": map[string]any{"session_id": "s2"}})
 	f.api("POST", "/api/collect/product-view", "br_other", map[string]any{"brand_id": "br_other",
 		"product": map[string]any{"product_id": "secret-widget", "title": "Other's Secret Product"}})
 }

@@ -72,6 +72,10 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 		if !b.isKnown(brandID, v.Product.ProductID) {
 			n = 1
 		}
+	} else if c := wr.Cart; c != nil {
+		if !b.isKnown(brandID, c.Product.ProductID) {
+			n = 1
+		}
 	} else {
 		seen := make(map[string]bool, len(wr.Purchase.Order.Items))
 		for _, it := range wr.Purchase.Order.Items {

@@ -63,6 +63,15 @@ func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
 	return s.count("purchase", a, err)
 }
 
+// collectCart records an add-to-cart: a view's rules, and a quantity.
+func (s *Server) collectCart(w http.ResponseWriter, r *http.Request) error {
+	var ev svc.CartEvent
+	a, err := s.collect(w, r, &ev, func() incoming {
+		return incoming{&svc.Write{Cart: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
+	})
+	return s.count("cart", a, err)
+}
+
 // count records the outcome of one collect request in the metrics.
 func (s *Server) count(kind string, a ack, err error) error {
 	switch {

@@ -59,6 +59,22 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = strconv.AppendInt(b, int64(p.ViewWindow/time.Minute), 10)
 	b = append(b, `,"window_purchases":`...)
 	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
+	b = append(b, `,"`...)
+	b = append(b, p.CartsField()...)
+	b = append(b, `":`...)
+	b = strconv.AppendInt(b, p.Carts, 10)
+	b = append(b, `,"carts":`...)
+	b = strconv.AppendInt(b, p.Carts, 10)
+	b = append(b, `,"window_carts":`...)
+	b = strconv.AppendInt(b, int64(p.CartWindow/time.Minute), 10)
+	b = append(b, `,"viewers_now":`...)
+	if p.ViewersNow >= int64(p.MinViewers) {
+		b = strconv.AppendInt(b, p.ViewersNow, 10)
+	} else {
+		b = append(b, `null,"reasons":{"viewers_now":"below_threshold"}`...)
+	}
+	b = append(b, `,"window_now":`...)
+	b = strconv.AppendInt(b, int64(p.NowWindow/time.Minute), 10)
 	b = append(b, `,"thresholds":{"viewers":`...)
 	b = strconv.AppendInt(b, int64(p.MinViewers), 10)
 	b = append(b, `,"purchases":`...)

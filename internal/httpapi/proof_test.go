@@ -38,6 +38,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"window_views": 60.0, "window_purchases": 24.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"widget":     map[string]any{"holdout": 0.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 		{"15 minutes and 48 hours", "&window_views=15&window_purchases=48", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -46,6 +48,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"window_views": 15.0, "window_purchases": 48.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"widget":     map[string]any{"holdout": 0.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 		{"largest windows", "&window_views=10080&window_purchases=720", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -54,6 +58,8 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"window_views": 10080.0, "window_purchases": 720.0, "generated_at": "2026-11-21T10:00:00Z",
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"widget":     map[string]any{"holdout": 0.0},
+			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
+			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 		}},
 	}
 	for _, tt := range tests {

@@ -115,7 +115,9 @@ func (s *Server) routes() []Route {
 	routes := []Route{
 		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
 		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
+		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
+		{"GET", "/api/svc/recent-activity", s.limit("", s.handle(s.recentActivity))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
 		{"GET", "/healthz", s.handle(s.healthz)},

@@ -49,6 +49,7 @@ type Data struct {
 	Currency string
 	Titles   map[string]string // product id to its latest title
 	views    []view            // oldest first
+	carts    []view            // add-to-carts, oldest first
 	orders   []order           // oldest first
 }
 
@@ -64,7 +65,14 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			}
 			return nil
 		}
+		if c := e.Cart; c != nil {
+			d.carts = append(d.carts, view{at: c.Meta.Time.Unix(), product: c.Product.ProductID, session: deref(c.Context.SessionID), arm: c.Meta.Arm})
+			return nil
+		}
 		p := e.Purchase
+		if p == nil {
+			return nil
+		}
 		o := order{at: p.Meta.Time.Unix(), session: deref(p.Context.SessionID)}
 		var sum float64
 		for _, it := range p.Order.Items {
@@ -99,6 +107,7 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 	// Exported oldest first per kind already; sorted again in case a
 	// store orders ties otherwise.
 	sort.SliceStable(d.views, func(i, j int) bool { return d.views[i].at < d.views[j].at })
+	sort.SliceStable(d.carts, func(i, j int) bool { return d.carts[i].at < d.carts[j].at })
 	sort.SliceStable(d.orders, func(i, j int) bool { return d.orders[i].at < d.orders[j].at })
 	best := 0
 	for c, n := range currencies {
@@ -120,7 +129,7 @@ func deref(s *string) string {
 type Totals struct {
 	Views     int64
 	Viewers   int64 // distinct sessions among the views
-	Carts     int64 // add-to-cart events; 0 until the store records them
+	Carts     int64 // add-to-cart events
 	Purchases int64 // orders
 	Units     int64
 	Revenue   float64
@@ -143,6 +152,11 @@ func (d *Data) Totals(product string, from, to time.Time) Totals {
 		}
 	}
 	t.Viewers = int64(len(sessions))
+	for _, c := range d.carts {
+		if c.at > f && c.at <= u && (product == "" || c.product == product) {
+			t.Carts++
+		}
+	}
 	for _, o := range d.orders {
 		if o.at <= f || o.at > u {
 			continue

@@ -37,7 +37,7 @@ func New() *Metrics {
 		}, []string{"route"}),
 		Events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "svc_events_total",
-			Help: "Events by kind (view, purchase) and outcome: accepted, duplicate, replay, bot (answered, not counted), or rejected_<reason>.",
+			Help: "Events by kind (view, purchase, cart) and outcome: accepted, duplicate, replay, bot (answered, not counted), or rejected_<reason>.",
 		}, []string{"kind", "outcome"}),
 		BatchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "svc_store_batch_events", Help: "Events written per group commit.",

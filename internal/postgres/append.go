@@ -179,9 +179,12 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	for i, w := range b.writes {
 		w.Result = svc.WriteResult{}
 		brand, meta := w.Event()
-		if w.View != nil {
+		switch {
+		case w.View != nil:
 			pb, pp = append(pb, brand), append(pp, w.View.Product.ProductID)
-		} else {
+		case w.Cart != nil:
+			pb, pp = append(pb, brand), append(pp, w.Cart.Product.ProductID)
+		default:
 			ob, oo = append(ob, brand), append(oo, w.Purchase.Order.OrderID)
 			for _, it := range w.Purchase.Order.Items {
 				pb, pp = append(pb, brand), append(pp, it.ProductID)
@@ -418,6 +421,7 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		sessions, currencies     []*string
 		totals                   []*float64
 		keyed                    []bool
+		countries, cities        []*string
 	)
 	for i, w := range b.writes {
 		if !b.inserts(i) {
@@ -428,16 +432,17 @@ func (b *batch) queueOrders(q *pgx.Batch) map[orderKey]int64 {
 		ts, received, given = append(ts, millis(m.Time)), append(received, millis(m.ReceivedAt)), append(given, optMillis(m.GivenTime))
 		sessions, currencies = append(sessions, e.Context.SessionID), append(currencies, e.Order.Currency)
 		totals, keyed = append(totals, e.Order.TotalValue), append(keyed, m.Keyed)
+		countries, cities = append(countries, e.Context.Country), append(cities, e.Context.City)
 	}
 	inserted := map[orderKey]int64{}
 	q.Queue(`INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
-			$7::text[], $8::text[], $9::float8[], $10::bool[]) AS x(e, b, o, t, g, r, s, c, v, k)
+			$7::text[], $8::text[], $9::float8[], $10::bool[], $11::text[], $12::text[]) AS x(e, b, o, t, g, r, s, c, v, k, n, y)
 		ORDER BY b, o
 		ON CONFLICT (brand_id, order_id, keyed) DO NOTHING
 		RETURNING id, brand_id, order_id, keyed`,
-		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed).Query(func(rows pgx.Rows) error {
+		eventIDs, brands, orders, ts, given, received, sessions, currencies, totals, keyed, countries, cities).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var k orderKey
 			var id int64
@@ -547,6 +552,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		kHash                       [][]byte
 		kCreated                    []int64
 		gb, gs, gk                  []string
+		carts                       cartColumns
 	)
 	for i, w := range b.writes {
 		in := &b.info[i]
@@ -560,6 +566,10 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
 			vKeyed = append(vKeyed, m.Keyed)
 			vArm = append(vArm, m.Arm)
+			continue
+		}
+		if c := w.Cart; c != nil {
+			carts.add(c, in.products[0].Ref)
 			continue
 		}
 		for j, it := range w.Purchase.Order.Items {
@@ -586,6 +596,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[])`,
 			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed, vArm)
 	}
+	carts.queue(q)
 	if len(iPurchase) > 0 {
 		q.Queue(`INSERT INTO purchase_items (purchase, line, product, sku, title, quantity, unit_price)
 			SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::float8[])`,

@@ -44,7 +44,11 @@ func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (
 	}
 	// An order's lines go with it, by cascade.
 	orders, err := e.tx.Exec(ctx, "DELETE FROM purchase_events WHERE session_id = $1 AND brand_id = $2", sessionID, brandID)
-	return views.RowsAffected() + orders.RowsAffected(), err
+	if err != nil {
+		return 0, err
+	}
+	carts, err := e.tx.Exec(ctx, "DELETE FROM cart_events WHERE session_id = $1 AND product IN (SELECT id FROM products WHERE brand_id = $2)", sessionID, brandID)
+	return views.RowsAffected() + orders.RowsAffected() + carts.RowsAffected(), err
 }
 
 func (e eraseTx) BumpErasureVersion(ctx context.Context) error {

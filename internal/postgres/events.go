@@ -79,6 +79,23 @@ func views(ctx context.Context, q querier, since time.Time, fn func(svc.ViewReco
 	}, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= $1 ORDER BY ts", millis(since))
 }
 
+// Carts calls fn for every add-to-cart at or after since, oldest first.
+func (s *Store) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
+	return carts(ctx, s.pool, since, fn)
+}
+
+func carts(ctx context.Context, q querier, since time.Time, fn func(svc.CartRecord) error) error {
+	return eachRow(ctx, q, func(rows pgx.Rows) error {
+		var r svc.CartRecord
+		var ts int64
+		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
+			return err
+		}
+		r.Time = fromMillis(ts)
+		return fn(r)
+	}, "SELECT product, ts, coalesce(session_id, '') FROM cart_events WHERE ts >= $1 ORDER BY ts, id", millis(since))
+}
+
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
@@ -118,6 +135,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		}{
 			{"DELETE FROM view_events WHERE id IN (SELECT id FROM view_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
+			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
 		} {

@@ -47,6 +47,10 @@ func (r snapshotReader) Views(ctx context.Context, since time.Time, fn func(svc.
 	return views(ctx, r.tx, since, fn)
 }
 
+func (r snapshotReader) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
+	return carts(ctx, r.tx, since, fn)
+}
+
 func (r snapshotReader) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
 	return purchaseLineRecords(ctx, r.tx, since, fn)
 }
@@ -94,6 +98,25 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return nil
 		}, "SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
 			WHERE `+newSince("v")+" ORDER BY v.id", after)
+		if err != nil {
+			return err
+		}
+		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
+			var txid int64
+			var ref svc.ProductRef
+			var brandID string
+			var r svc.CartRow
+			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
+				return err
+			}
+			c := r.Event(brandID)
+			w := &svc.Write{Cart: c, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: c.Meta.EventID}}
+			w.Result.Lines = w.Lines([]svc.ProductRef{ref})
+			out.Writes = append(out.Writes, w)
+			txids = append(txids, txid)
+			return nil
+		}, "SELECT c.txid::text::bigint, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+`
+			WHERE `+newSince("c")+" ORDER BY c.id", after)
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	})
 }
 
-// ForgetSession deletes every view and order of the brand that carries the
+// ForgetSession deletes every view, order and add-to-cart of the brand that carries the
 // session id (svc.ForgetSession).
 func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n int64, err error) {
 	if _, err := s.Brand(ctx, brandID); err != nil {
@@ -40,6 +40,7 @@ func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (
 	for _, q := range []string{
 		"DELETE FROM view_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
 		"DELETE FROM purchase_events WHERE session_id = ? AND brand_id = ?", // lines go by cascade
+		"DELETE FROM cart_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
 	} {
 		res, err := e.tx.ExecContext(ctx, q, sessionID, brandID)
 		if err != nil {

@@ -79,9 +79,12 @@ func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
 		return err
 	}
 	if accept {
-		if w.View != nil {
+		switch {
+		case w.View != nil:
 			err = insertView(ctx, tx, w.View)
-		} else {
+		case w.Cart != nil:
+			err = insertCart(ctx, tx, w.Cart)
+		default:
 			err = insertPurchase(ctx, tx, w.Purchase)
 		}
 		if err != nil {
@@ -113,12 +116,19 @@ func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 	return err
 }
 
+func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
+	m := &c.Meta
+	_, err := tx.ExecContext(ctx, qCartInsert, m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+		optString(c.Context.SessionID), optString(c.Context.Country), optString(c.Context.Locale), m.Keyed, c.Units(), m.Arm)
+	return err
+}
+
 func insertPurchase(ctx context.Context, tx *preparedTx, e *svc.PurchaseEvent) error {
 	m := &e.Meta
 	var id int64
 	err := tx.QueryRowContext(ctx, qPurchaseInsert,
 		m.EventID, e.BrandID, e.Order.OrderID, millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed).Scan(&id)
+		e.Context.SessionID, e.Order.Currency, e.Order.TotalValue, m.Keyed, e.Context.Country, e.Context.City).Scan(&id)
 	if err != nil {
 		return err
 	}
@@ -261,6 +271,19 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 		}, fn)
 }
 
+// Carts calls fn for every add-to-cart at or after since, oldest first.
+func (s *Store) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
+	return s.eachRow(ctx, func(rows *sql.Rows) error {
+		var r svc.CartRecord
+		var ts int64
+		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
+			return err
+		}
+		r.Time = fromMillis(ts)
+		return fn(r)
+	}, "SELECT product, ts, coalesce(session_id, '') FROM cart_events WHERE ts >= ? ORDER BY ts, id", millis(since))
+}
+
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
 func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
@@ -286,6 +309,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		}{
 			{"DELETE FROM view_events WHERE id IN (SELECT id FROM view_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
+			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)

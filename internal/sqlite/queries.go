@@ -19,10 +19,13 @@ const (
 	viewColumns     = 10
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPurchaseInsert = `INSERT INTO purchase_events
-		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	qItemInsert = `INSERT INTO purchase_items
 		(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	qCartInsert = `INSERT INTO cart_events
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qProductGet    = "SELECT id, sku, title, url FROM products WHERE brand_id = ? AND product_id = ?"
 	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
@@ -42,4 +45,4 @@ var viewInserts = func() []string {
 	return qs
 }()
 
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qProductGet, qProductInsert, qProductUpdate}, viewInserts...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate}, viewInserts...)

@@ -45,6 +45,10 @@ var tests = []struct {
 	{"ForgetSession", testForgetSession},
 	{"Holdout", testHoldout},
 	{"DashboardSessions", testDashboardSessions},
+	{"Carts", testCarts},
+	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
+	{"RecentPurchases", testRecentPurchases},
+	{"BrandRecentSettings", testBrandRecentSettings},
 }
 
 var (

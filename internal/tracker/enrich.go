@@ -60,7 +60,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 		p.Ref = ref
 		return &p
 	}
-	if w.View != nil {
+	if w.View != nil || w.Cart != nil {
 		t.learnProduct(named(0, r.Lines[0].Product), meta.Keyed)
 		return
 	}

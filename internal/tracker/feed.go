@@ -31,6 +31,7 @@ type feedState struct {
 // that no order of the feed is counted in both.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
+	sig := newSignals()
 	f := t.cfg.ChangeFeed
 	if f == nil {
 		if recount {
@@ -41,7 +42,12 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 			t.failedRecount(recount)
 			return err
 		}
+		if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
+			t.failedRecount(recount)
+			return err
+		}
 		t.engine.Store(e)
+		t.signals.Store(sig)
 		return nil
 	}
 	t.changes.mu.Lock()
@@ -50,12 +56,18 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 		t.prices.Clear()
 	}
 	// A snapshot is one transaction: it answers one query at a time.
-	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error { return t.loader().Rebuild(ctx, r, e, opts) })
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
+		if err := t.loader().Rebuild(ctx, r, e, opts); err != nil {
+			return err
+		}
+		return sig.load(ctx, r, t.cfg.Now())
+	})
 	if err != nil {
 		t.failedRecount(recount)
 		return err
 	}
 	t.engine.Store(e)
+	t.signals.Store(sig)
 	t.changes.cursor = cur
 	return nil
 }

@@ -52,6 +52,10 @@ type Config struct {
 	// SnapshotInterval is how often the counts are saved while running;
 	// negative saves them only at Close.
 	SnapshotInterval time.Duration
+
+	// NowWindow is how far back the proof's viewers_now looks: whole
+	// minutes, at most svc.MaxNowWindow.
+	NowWindow time.Duration
 }
 
 func (c *Config) setDefaults() error {
@@ -63,6 +67,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.SnapshotPath != "" && (c.EventLog == nil || c.ChangeFeed != nil) {
 		return errors.New("a snapshot file needs the store's event log, and a store that no other server writes")
+	}
+	if c.NowWindow == 0 {
+		c.NowWindow = svc.DefaultNowWindow
+	}
+	if c.NowWindow < time.Minute || c.NowWindow > svc.MaxNowWindow || c.NowWindow%time.Minute != 0 {
+		return fmt.Errorf("now window %s is not a whole number of minutes from 1m to %s", svc.FormatDuration(c.NowWindow), svc.FormatDuration(svc.MaxNowWindow))
 	}
 	if c.MaxBatch == 0 {
 		c.MaxBatch = 1024
@@ -91,6 +101,7 @@ type Tracker struct {
 	cfg      Config
 	store    svc.EventStore
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
+	signals  atomic.Pointer[signals]       // swapped with the engine
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
 	products *products.Index              // refs by (brand, product id), for proofs
@@ -147,7 +158,12 @@ func (t *Tracker) loadCounts(ctx context.Context) error {
 			return fmt.Errorf("restore counts: %w", err)
 		}
 		if e != nil {
+			sig := newSignals()
+			if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
+				return fmt.Errorf("load carts: %w", err)
+			}
 			t.engine.Store(e)
+			t.signals.Store(sig)
 			return nil
 		}
 		t.haveProducts = haveProducts
@@ -191,7 +207,7 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 
 // apply feeds committed writes to the engine and the indexes.
 func (t *Tracker) apply(writes []*svc.Write) {
-	now, e := t.cfg.Now(), t.engine.Load()
+	now, e, sig := t.cfg.Now(), t.engine.Load(), t.signals.Load()
 	for _, w := range writes {
 		r := &w.Result
 		if r.Err != nil || r.Replay || r.Status != svc.StatusAccepted {
@@ -206,9 +222,14 @@ func (t *Tracker) apply(writes []*svc.Write) {
 			e.AddView(r.Lines[0].Product, v.Meta.Time, e.SessionHash(session), now)
 			continue
 		}
+		if c := w.Cart; c != nil {
+			sig.addCart(r.Lines[0].Product, c.Meta.Time, c.Context.SessionID, now)
+			continue
+		}
 		for _, l := range r.Lines {
 			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
+		sig.addPurchase(w.Purchase, r.Lines)
 	}
 }
 
@@ -218,6 +239,7 @@ func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
+	t.signals.Load().sweep(now)
 	t.prices.Sweep(now.Add(-PriceWindow))
 	const batch = 1000
 	for ctx.Err() == nil {
@@ -246,11 +268,8 @@ func (t *Tracker) Collect(w *svc.Write) error {
 	if err != nil {
 		return svc.Internal(err)
 	}
-	if w.View != nil {
-		w.View.Meta.EventID = id.String()
-	} else {
-		w.Purchase.Meta.EventID = id.String()
-	}
+	_, meta := w.Event()
+	meta.EventID = id.String()
 	if err := t.batch.submit(w); err != nil {
 		return err
 	}
@@ -264,12 +283,14 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 	if !ok {
 		return nil, svc.Errorf(svc.ENOTFOUND, "product %q of brand %q not found", q.ProductID, q.BrandID)
 	}
-	now := t.cfg.Now()
-	c := t.engine.Load().Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
+	now, e := t.cfg.Now(), t.engine.Load()
+	c := e.Counts(ref, now, q.ViewWindow, q.PurchaseWindow)
 	return &svc.Proof{
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
+		CartWindow: q.CartWindow, Carts: t.signals.Load().cartsIn(ref, now, q.CartWindow),
+		NowWindow: t.cfg.NowWindow, ViewersNow: e.Counts(ref, now, t.cfg.NowWindow, 0).Viewers,
 		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout,
 		GeneratedAt: now.UTC(),
 	}, nil

@@ -3,6 +3,7 @@
 -- the widget, and the arm each view's session was in when it came.
 ALTER TABLE brands ADD COLUMN holdout integer NOT NULL DEFAULT 0;
 ALTER TABLE view_events ADD COLUMN arm text NOT NULL DEFAULT '';
+ALTER TABLE cart_events ADD COLUMN arm text NOT NULL DEFAULT '';
 
 -- Dashboard sign-in links and sessions, by the SHA-256 of their secret;
 -- brand_id '' is the operator's.
@@ -24,5 +25,6 @@ CREATE TABLE dashboard_sessions (
 -- +goose Down
 DROP TABLE dashboard_sessions;
 DROP TABLE dashboard_links;
+ALTER TABLE cart_events DROP COLUMN arm;
 ALTER TABLE view_events DROP COLUMN arm;
 ALTER TABLE brands DROP COLUMN holdout;

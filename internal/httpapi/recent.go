@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/svc-project/svc"
+)
+
+// recentActivity answers a brand's recent purchases feed: like the proof,
+// no key is needed from the brand's own pages.
+func (s *Server) recentActivity(w http.ResponseWriter, r *http.Request) error {
+	key, cred, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	params := query{raw: r.URL.RawQuery}
+	q, fields := svc.ParseRecentQuery(params.Get)
+	if fields = svc.MergeFieldErrors(params.repeated, fields); len(fields) > 0 {
+		return svc.Invalid(fields)
+	}
+	brand, err := s.auth.Authorize(q.BrandID, key, cred.Origin)
+	if err != nil {
+		return err
+	}
+	items := s.tracker.RecentActivity(q, brand)
+	out := recentAnswer{Items: make([]recentItem, len(items))}
+	for i := range items {
+		it := &items[i]
+		out.Items[i] = recentItem{Product: recentProduct{ProductID: it.ProductID, Title: it.Title, URL: it.URL},
+			Place: it.Place(), MinutesAgo: it.MinutesAgo}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return svc.Internal(err)
+	}
+	w.Header()["Cache-Control"] = hNoStore
+	writeJSON(w, http.StatusOK, append(b, '\n'))
+	return nil
+}
+
+// recentAnswer is the feed's body: what a shopper may see, and nothing
+// that names one (docs/honesty.md).
+type recentAnswer struct {
+	Items []recentItem `json:"items"`
+}
+
+type recentItem struct {
+	Product    recentProduct     `json:"product"`
+	Place      map[string]string `json:"place"`
+	MinutesAgo int               `json:"minutes_ago"`
+}
+
+type recentProduct struct {
+	ProductID string  `json:"product_id"`
+	Title     *string `json:"title"`
+	URL       *string `json:"url"`
+}

@@ -1,0 +1,41 @@
+package tracker
+
+import (
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/recent"
+)
+
+// RecentActivity returns the recent purchases brand b's feed may show, of
+// one product or of every product, newest first, under the brand's privacy
+// rules (docs/honesty.md). A product never seen has none.
+func (t *Tracker) RecentActivity(q svc.RecentQuery, b *svc.Brand) []svc.RecentItem {
+	var ref svc.ProductRef
+	if q.ProductID != "" {
+		var ok bool
+		if ref, ok = t.products.Ref(q.BrandID, q.ProductID); !ok {
+			return nil
+		}
+	}
+	now := t.cfg.Now()
+	rules := recent.Rules{RecentSettings: b.Recent.Stored(), MinPurchases: max(b.MinPurchases, 1)}
+	items := t.signals.Load().recent.Recent(q.BrandID, ref, rules, now)
+	out := make([]svc.RecentItem, 0, len(items))
+	for _, it := range items {
+		p, ok := t.search.ByRef(it.Product)
+		if !ok || p.BrandID != q.BrandID {
+			continue // not learnt yet on this node: shown at the next ask
+		}
+		out = append(out, svc.RecentItem{ProductID: p.ProductID, Title: optional(p.Title), URL: optional(p.URL),
+			Country: it.Country, City: it.City, MinutesAgo: int(now.Sub(it.Time) / time.Minute)})
+	}
+	return out
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
