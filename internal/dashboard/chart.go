@@ -43,7 +43,7 @@ func (c chart) Rows() []chartRow {
 }
 
 const (
-	chartW, chartH = 600, 140
+	chartW, chartH = 600, 110
 	chartPad       = 18
 )
 

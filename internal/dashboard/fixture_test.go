@@ -56,6 +56,7 @@ type fixture struct {
 	clock *clock
 	store *sqlite.Store
 	srv   *httptest.Server
+	auth  *auth.Cache
 	keys  map[string]string
 	log   *syncBuffer
 }
@@ -91,6 +92,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.auth = a
 	ins := &insights.Cache{Store: store, Now: f.clock.Now}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now})
 	if err != nil {

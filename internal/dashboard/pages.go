@@ -43,7 +43,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	withheld := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return !p.Withheld(b) })
 	data := overviewData{
 		Periods: d.Overview(now), Currency: d.Currency,
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series("", now, time.Hour, 48), "15:04"),
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series("", now, time.Hour, 48), "Mon 15:04"),
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series("", now, 24*time.Hour, 30), "Jan 2"),
 		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
 		Experiment: d.Experiment(b.Holdout),
@@ -80,7 +80,7 @@ func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *sv
 	data := productData{
 		ProductID: id, Title: d.Titles[id], Currency: d.Currency, Proof: p,
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", daily, "Jan 2"),
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(id, now, time.Hour, 48), "15:04"),
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(id, now, time.Hour, 48), "Mon 15:04"),
 		Prices: priceChart("Mean unit price paid, daily, last 30 days", daily, d.Currency),
 		Week:   d.Totals(id, now.Add(-7*24*time.Hour), now),
 		Shown:  widgetPreview(p.Viewers, p.Purchases, b.MinViewers, b.MinPurchases),
