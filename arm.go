@@ -1,6 +1,27 @@
 package svc
 
-import "hash/fnv"
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+)
+
+// WidgetVariants are the parts of the widget a brand may choose
+// (docs/client-script.md, Variants).
+var WidgetVariants = []string{"inline", "now", "toasts"}
+
+// ValidWidgetVariant reports whether v names only parts of WidgetVariants,
+// each once, separated by single spaces; "" is the script's default.
+func ValidWidgetVariant(v string) bool {
+	seen := map[string]bool{}
+	for _, p := range strings.Fields(v) {
+		if !slices.Contains(WidgetVariants, p) || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	return v == strings.Join(strings.Fields(v), " ")
+}
 
 // The arms of a brand's holdout experiment (docs/dashboard.md, Lift). A
 // session in ArmHeldOut never sees the widget, so the two arms compare

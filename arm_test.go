@@ -61,6 +61,15 @@ func TestArmOf(t *testing.T) {
 	}
 }
 
+func TestValidWidgetVariant(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "inline": true, "now toasts": true, "inline now toasts": true,
+		"toast": false, "now now": false, " now": false, "now  toasts": false, "Inline": false} {
+		if got := svc.ValidWidgetVariant(v); got != want {
+			t.Errorf("ValidWidgetVariant(%q) = %t", v, got)
+		}
+	}
+}
+
 func TestAssignArm(t *testing.T) {
 	s := "a"
 	w := &svc.Write{View: &svc.ViewEvent{Context: svc.ViewContext{SessionID: &s}}}

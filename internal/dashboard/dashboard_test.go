@@ -215,11 +215,11 @@ func TestSettings(t *testing.T) {
 		!strings.Contains(p.body, "Fewest viewers must be at least 1") || !strings.Contains(p.body, "Holdout must be a whole percent from 0 to 50") {
 		t.Errorf("bad settings: %d\n%s", p.status, p.body)
 	}
-	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"2"}, "holdout": {"10"}}); p.status != http.StatusSeeOther {
+	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"2"}, "holdout": {"10"}, "variant": {"toasts", "inline"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("save: %d %s", p.status, p.body)
 	}
 	got, _ := f.store.Brand(context.Background(), "br_acme")
-	if got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 {
+	if got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 || got.WidgetVariant != "inline toasts" {
 		t.Errorf("saved brand %+v", got)
 	}
 	// The API follows at once.
@@ -230,11 +230,14 @@ func TestSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	var proof struct {
-		Widget     struct{ Holdout int } `json:"widget"`
+		Widget struct {
+			Holdout int
+			Variant string
+		} `json:"widget"`
 		Thresholds struct{ Viewers int } `json:"thresholds"`
 	}
 	decode(t, resp, &proof)
-	if proof.Widget.Holdout != 10 || proof.Thresholds.Viewers != 5 {
+	if proof.Widget.Holdout != 10 || proof.Widget.Variant != "inline toasts" || proof.Thresholds.Viewers != 5 {
 		t.Errorf("proof after saving: %+v", proof)
 	}
 	if p := b.get("/dashboard/brands/br_acme/settings"); !strings.Contains(p.body, "The widget shows nothing: 3 viewers in the last hour (it needs 5)") {

@@ -103,6 +103,19 @@ type settingsData struct {
 	Sample   productSample
 	Preview  preview
 	Holdouts []int
+	Variants []variantChoice
+}
+
+// variantChoice is one part of the widget in the settings form.
+type variantChoice struct {
+	Name, Label string
+	Checked     bool
+}
+
+var variantLabels = map[string]string{
+	"inline": "The line under the product: viewers in the last hour, purchases in the last 24 hours",
+	"now":    "Who is looking now",
+	"toasts": "Toasts of recent purchases",
 }
 
 // productSample is the product whose real counts the preview shows: the
@@ -140,6 +153,10 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 		CSRF: u.sess.CSRF, Snippet: script.Snippet(base+"/svc.js", "svc", b.ID), Keys: keys, NewKey: newKey, Revoked: revoked,
 		Sample: sample, Preview: widgetPreview(sample.Viewers, sample.Purchases, b.MinViewers, b.MinPurchases),
 	}
+	chosen := strings.Fields(b.WidgetVariant)
+	for _, v := range svc.WidgetVariants {
+		data.Variants = append(data.Variants, variantChoice{v, variantLabels[v], slices.Contains(chosen, v)})
+	}
 	for i := 0; i <= svc.MaxHoldout; i += 5 {
 		data.Holdouts = append(data.Holdouts, i)
 	}
@@ -166,6 +183,13 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 	number("min_viewers", "Fewest viewers", &b.MinViewers)
 	number("min_purchases", "Fewest purchases", &b.MinPurchases)
 	number("holdout", "Holdout", &b.Holdout)
+	var parts []string
+	for _, v := range svc.WidgetVariants { // in one order, whatever the form's
+		if slices.Contains(r.PostForm["variant"], v) {
+			parts = append(parts, v)
+		}
+	}
+	b.WidgetVariant = strings.Join(parts, " ")
 	if len(problems) == 0 {
 		if err := b.Validate(); err != nil {
 			var e *svc.Error
@@ -188,7 +212,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 	return nil
 }
 
-var labels = map[string]string{"name": "Name", "min_viewers": "Fewest viewers", "min_purchases": "Fewest purchases", "holdout": "Holdout"}
+var labels = map[string]string{"name": "Name", "min_viewers": "Fewest viewers", "min_purchases": "Fewest purchases", "holdout": "Holdout", "widget_variant": "Widget parts"}
 
 // refresh makes the API follow a change at once rather than at its next poll.
 func (h *Handler) refresh(r *http.Request) {

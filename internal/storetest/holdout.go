@@ -14,11 +14,11 @@ func testHoldout(t *testing.T, s svc.Store) {
 	if err != nil || b.Holdout != 0 {
 		t.Fatalf("new brand: holdout %v, %v; want 0", b, err)
 	}
-	b.Holdout = 20
+	b.Holdout, b.WidgetVariant = 20, "now toasts"
 	if err := s.UpdateBrand(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 {
+	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 || b.WidgetVariant != "now toasts" {
 		t.Fatalf("updated brand %+v, %v; want holdout 20", b, err)
 	}
 	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", Holdout: 7, CreatedAt: t0}, nil); err != nil {
