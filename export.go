@@ -15,7 +15,9 @@ const (
 	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
-	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product"
+	// A line whose every unit is cancelled is left out, and an order with
+	// no line left, or none (a cancelled order's id that never came).
+	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0 JOIN products p ON p.id = i.product"
 	CartRowColumns = `c.event_id, p.product_id, p.sku, p.title, p.url, c.ts, c.given_ts, c.received_at,
 		c.session_id, c.country, c.locale, c.keyed, c.quantity, c.arm`
 	CartRowTables = "cart_events c JOIN products p ON p.id = c.product"

@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"internal/postgres/pgtest": 0,
 
 	"internal/apidoc":    1,
+	"internal/connect":   1,
 	"internal/match":     1,
 	"internal/postgres":  1,
 	"internal/prices":    1,

@@ -30,6 +30,8 @@ type BrandStore interface {
 	APIKeys(ctx context.Context) ([]*APIKey, error)
 	// ConfigVersion returns a number that changes whenever a brand or key does.
 	ConfigVersion(ctx context.Context) (int64, error)
+	// The brands' webhook secrets (webhook.go).
+	WebhookSecretStore
 }
 
 // ProductRef identifies a product inside a store: a compact number the
@@ -128,6 +130,11 @@ type EventStore interface {
 	// the session id, bumps the erasure version in the same transaction
 	// when it deleted anything, and returns how many events it deleted.
 	ForgetSession(ctx context.Context, brandID, sessionID string) (int64, error)
+	// CancelOrder takes a cancellation's units out of the stored orders
+	// of its brand with its order id, by the rules of svc.CancelOrder, in
+	// one transaction that is durable when it returns nil; c.Result says
+	// what became of it.
+	CancelOrder(ctx context.Context, c *CancelEvent) error
 	// ErasureVersion returns a number that changes whenever events are
 	// erased (not when they expire); servers poll it and recount.
 	ErasureVersion(ctx context.Context) (int64, error)
@@ -204,6 +211,10 @@ type EventLog interface {
 	// position after the given one and a time at or after since, in
 	// position order.
 	PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r PurchaseRecord) error) error
+	// CancelsAfter calls fn for what every cancellation with a position
+	// after the given one took out of an order at or after since, in
+	// position order. Cancellation positions are never reused.
+	CancelsAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r CancelRecord) error) error
 }
 
 // LogPosition is a point of an EventLog: the positions of the newest view
@@ -212,6 +223,11 @@ type EventLog interface {
 type LogPosition struct {
 	Views, Orders         int64
 	ViewEvent, OrderEvent string
+	// Cancels is the position of the newest cancellation record, 0 when
+	// there is none. An order's lines are read as they stand, its
+	// cancellations taken out: what a count of an order after Orders
+	// already lacks.
+	Cancels int64
 }
 
 // ChangeFeed is implemented by a store that several servers share. Each
@@ -239,4 +255,8 @@ type Changes struct {
 	// or Cart with Meta and Result (Status, EventID, Lines) set. A view's product
 	// carries the product's latest sku, title and url.
 	Writes []*Write
+	// Cancels are what other Store values' cancellations took out of
+	// orders counted before: of an order among Writes, read as it stands,
+	// they are left out.
+	Cancels []CancelRecord
 }

@@ -83,6 +83,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.Handle("GET /dashboard/brands/{brand}/settings", h.brand(h.settings))
 	h.mux.Handle("POST /dashboard/brands/{brand}/settings", h.brand(h.saveSettings))
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.brand(h.createKey))
+	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.brand(h.saveWebhookSecret))
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.brand(h.revokeKey))
 	return h, nil
 }

@@ -326,3 +326,46 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 		t.Errorf("cookie over TLS: %+v", c)
 	}
 }
+
+// A brand sets, replaces and removes its webhook secrets; the page says
+// whether one is set and never shows it.
+func TestWebhookSecrets(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	page := b.get("/dashboard/brands/br_acme/settings").body
+	if !strings.Contains(page, "/api/connect/shopify/br_acme") || !strings.Contains(page, "not set: the shop's webhooks are refused") {
+		t.Fatalf("settings do not show the webhooks")
+	}
+	const secret = "shpss_0123456789abcdef"
+	form := url.Values{"csrf": {csrf}, "platform": {"shopify"}, "secret": {secret}}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"platform": {"shopify"}, "secret": {secret}}); p.status != http.StatusForbidden {
+		t.Errorf("without the CSRF token: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_other/webhooks", form); p.status != http.StatusNotFound {
+		t.Errorf("Other's webhook secret as Acme: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", form); p.status != http.StatusSeeOther {
+		t.Fatalf("set: %d %s", p.status, p.body)
+	}
+	secrets, _ := f.store.WebhookSecrets(context.Background())
+	if len(secrets) != 1 || secrets[0].BrandID != "br_acme" || secrets[0].Secret != secret {
+		t.Fatalf("stored secrets: %v", secrets)
+	}
+	page = b.get("/dashboard/brands/br_acme/settings").body
+	if strings.Contains(page, secret) || !strings.Contains(page, "Remove the Shopify secret") {
+		t.Error("the page shows the secret, or not that it is set")
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"csrf": {csrf}, "platform": {"shopify"}, "secret": {"has space"}}); p.status != http.StatusBadRequest || strings.Contains(p.body, "has space") {
+		t.Errorf("a bad secret: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"csrf": {csrf}, "platform": {"shopify"}, "remove": {"1"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", p.status)
+	}
+	if secrets, _ := f.store.WebhookSecrets(context.Background()); len(secrets) != 0 {
+		t.Errorf("after removing: %v", secrets)
+	}
+	if strings.Contains(f.log.String(), secret) {
+		t.Error("the log holds the secret")
+	}
+}

@@ -104,7 +104,18 @@ type settingsData struct {
 	Preview  preview
 	Holdouts []int
 	Variants []variantChoice
+	Webhooks []webhookRow
 }
+
+// webhookRow is one platform's webhook: where it is sent and whether the
+// brand's secret is set. The secret itself is never shown.
+type webhookRow struct {
+	Platform, Label, URL string
+	Set                  bool
+	UpdatedAt            time.Time
+}
+
+var platformLabels = map[string]string{svc.PlatformShopify: "Shopify", svc.PlatformWooCommerce: "WooCommerce"}
 
 // variantChoice is one part of the widget in the settings form.
 type variantChoice struct {
@@ -152,6 +163,19 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 	data := settingsData{
 		CSRF: u.sess.CSRF, Snippet: script.Snippet(base+"/svc.js", "svc", b.ID), Keys: keys, NewKey: newKey, Revoked: revoked,
 		Sample: sample, Preview: widgetPreview(sample.Viewers, sample.Purchases, b.MinViewers, b.MinPurchases),
+	}
+	secrets, err := h.cfg.Store.WebhookSecrets(r.Context())
+	if err != nil {
+		return err
+	}
+	for _, p := range svc.Platforms {
+		row := webhookRow{Platform: p, Label: platformLabels[p], URL: base + svc.WebhookPath(p, b.ID)}
+		for _, s := range secrets {
+			if s.BrandID == b.ID && s.Platform == p {
+				row.Set, row.UpdatedAt = true, s.UpdatedAt
+			}
+		}
+		data.Webhooks = append(data.Webhooks, row)
 	}
 	chosen := strings.Fields(b.WidgetVariant)
 	for _, v := range svc.WidgetVariants {
@@ -221,6 +245,32 @@ func (h *Handler) refresh(r *http.Request) {
 			h.cfg.Log.Warn("dashboard: refresh brands", "err", err)
 		}
 	}
+}
+
+// saveWebhookSecret sets, replaces or removes the secret a platform signs
+// the brand's webhooks with.
+func (h *Handler) saveWebhookSecret(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
+	platform, secret := r.PostFormValue("platform"), r.PostFormValue("secret")
+	if r.PostFormValue("remove") != "" {
+		secret = ""
+	} else if secret == "" {
+		return h.renderSettings(w, r, u, b, http.StatusBadRequest, "", "", []string{"Give the secret, or remove it with the Remove button"})
+	}
+	err := h.cfg.Store.SetWebhookSecret(r.Context(), b.ID, platform, secret, h.cfg.Now())
+	var e *svc.Error
+	if svc.ErrorCode(err) == svc.EINVALID && asError(err, &e) {
+		var problems []string
+		for _, f := range e.Fields {
+			problems = append(problems, "The secret "+f.Message) // the message never quotes it
+		}
+		return h.renderSettings(w, r, u, b, http.StatusBadRequest, "", "", problems)
+	}
+	if err != nil {
+		return err
+	}
+	h.refresh(r)
+	http.Redirect(w, r, brandPath(b.ID)+"settings#webhooks", http.StatusSeeOther)
+	return nil
 }
 
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"net/http"
 
 	"github.com/svc-project/svc"
@@ -122,7 +121,7 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts fu
 		}
 	}
 	if idempotencyKey != "" {
-		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, sha256.Sum256(body)
+		wr.IdempotencyKey, wr.BodyHash = idempotencyKey, bodyHash(body)
 	}
 	if err := s.tracker.Collect(wr); err != nil { // 5. the store
 		return ack{}, err

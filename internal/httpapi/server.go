@@ -115,11 +115,17 @@ func (s *Server) routes() []Route {
 	routes := []Route{
 		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
 		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
+		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
+		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
 		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
 		{"GET", "/api/svc/product-proof", s.limit("", s.handle(s.productProof))},
 		{"GET", "/api/svc/recent-activity", s.limit("", s.handle(s.recentActivity))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.handle(s.searchEnrich))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.handle(s.productEnrich))},
+		// Shop platforms' webhooks: signed, so neither rate limited nor
+		// told apart from bots (connect.go).
+		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
+		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}

@@ -114,7 +114,7 @@ func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn fun
 		l.Time, l.UnitPrice, l.Priced = fromMillis(ts), price.Float64, price.Valid
 		return records.Add(l)
 	}, `SELECT e.id, i.product, e.ts, i.quantity, coalesce(e.currency, ''), i.unit_price
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
 		WHERE e.ts >= $1 ORDER BY e.ts, e.id, i.line`, millis(since))
 	if err != nil {
 		return err

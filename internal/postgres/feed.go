@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
 )
@@ -68,6 +69,8 @@ func newSince(table string) string {
 func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes, error) {
 	out := &svc.Changes{}
 	var txids []int64 // of each write, to leave out this Store's own
+	var cancels []svc.CancelRecord
+	var cancelTxids, orderTxids []int64 // of each cancellation and its order; 0 for an order seen before
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		out.Products, out.Writes, txids = nil, nil, nil
 		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&out.Cursor); err != nil {
@@ -98,6 +101,25 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return nil
 		}, "SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
 			WHERE `+newSince("v")+" ORDER BY v.id", after)
+		if err != nil {
+			return err
+		}
+		cancels, cancelTxids, orderTxids = nil, nil, nil
+		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
+			var txid, orderTxid int64
+			var r svc.CancelRecord
+			var ts int64
+			var before, after pgtype.Float8
+			if err := rows.Scan(&txid, &orderTxid, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &after); err != nil {
+				return err
+			}
+			r.Time, r.PriceBefore, r.PriceAfter = fromMillis(ts), optFloat(before), optFloat(after)
+			cancels, cancelTxids, orderTxids = append(cancels, r), append(cancelTxids, txid), append(orderTxids, orderTxid)
+			return nil
+		}, `SELECT c.txid::text::bigint, CASE WHEN `+newSince("e")+` THEN e.txid::text::bigint ELSE 0 END, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''),
+				c.price_before, c.price_after
+			FROM order_cancels c JOIN purchase_events e ON e.id = c.purchase
+			WHERE `+newSince("c")+" ORDER BY c.id", after)
 		if err != nil {
 			return err
 		}
@@ -157,6 +179,14 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	snap, err := parseSnapshot(string(out.Cursor))
 	if err != nil {
 		return nil, err
+	}
+	// An order new to this node was read as it stands, its cancellations
+	// taken out already; one of this node's own was counted as it came.
+	for i, r := range cancels {
+		fresh := orderTxids[i] != 0 && !s.own.mine(orderTxids[i])
+		if !fresh && !s.own.mine(cancelTxids[i]) {
+			out.Cancels = append(out.Cancels, r)
+		}
 	}
 	out.Writes = s.own.foreign(out.Writes, txids, snap)
 	return out, nil
@@ -218,19 +248,9 @@ func (o *ownTxs) foreign(writes []*svc.Write, txids []int64, snap snapshot) []*s
 	}
 	out := writes[:0]
 	for i, w := range writes {
-		o.mu.Lock()
-		t := o.txns[txids[i]]
-		o.mu.Unlock()
-		if t != nil {
-			<-t.done // visible, so committed: Append is about to learn it
-			o.mu.Lock()
-			ok := t.ok
-			o.mu.Unlock()
-			if ok {
-				continue
-			}
+		if !o.mine(txids[i]) {
+			out = append(out, w)
 		}
-		out = append(out, w)
 	}
 	o.mu.Lock()
 	for xid := range o.txns {
@@ -240,6 +260,24 @@ func (o *ownTxs) foreign(writes []*svc.Write, txids []int64, snap snapshot) []*s
 	}
 	o.mu.Unlock()
 	return out
+}
+
+// mine reports whether a transaction the feed sees is one of this Store's
+// own that committed.
+func (o *ownTxs) mine(txid int64) bool {
+	if !o.active() {
+		return false
+	}
+	o.mu.Lock()
+	t := o.txns[txid]
+	o.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	<-t.done // visible, so committed: Append is about to learn it
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return t.ok
 }
 
 // snapshot is a parsed pg_snapshot: xmin:xmax:xip,...

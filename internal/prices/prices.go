@@ -123,3 +123,27 @@ func (h *History) Sweep(before time.Time) {
 		}
 	}
 }
+
+// Remove forgets one unit price recorded for a product at at, in the
+// currency: an order's price that a cancellation or a refund changed.
+func (h *History) Remove(ref svc.ProductRef, at time.Time, currency string, unitPrice float64) {
+	if len(currency) != 3 {
+		return
+	}
+	ms, cur := at.UnixMilli(), [3]byte([]byte(currency))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.byProduct[ref]
+	if s == nil {
+		return
+	}
+	for i, p := range s.points {
+		if p.at == ms && p.currency == cur && p.price == unitPrice {
+			s.points = slices.Delete(s.points, i, i+1)
+			break
+		}
+	}
+	if len(s.points) == 0 {
+		delete(h.byProduct, ref)
+	}
+}

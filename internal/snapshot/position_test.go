@@ -13,6 +13,7 @@ func TestPositionRoundTrip(t *testing.T) {
 		{},
 		{Views: 1, ViewEvent: "0193b2a4-7c1e-7d2a-9f3b-4e5d6c7b8a90"},
 		{Views: 1 << 40, ViewEvent: "v", Orders: 7, OrderEvent: "o"},
+		{Views: 3, ViewEvent: "v", Orders: 7, OrderEvent: "o", Cancels: 1 << 33},
 	} {
 		b := appendPosition(nil, p)
 		got, err := decodePosition(b)

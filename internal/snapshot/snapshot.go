@@ -186,7 +186,8 @@ func appendPosition(b []byte, p svc.LogPosition) []byte {
 	b = append(b, p.ViewEvent...)
 	b = binary.AppendVarint(b, p.Orders)
 	b = binary.AppendUvarint(b, uint64(len(p.OrderEvent)))
-	return append(b, p.OrderEvent...)
+	b = append(b, p.OrderEvent...)
+	return binary.AppendVarint(b, p.Cancels)
 }
 
 func decodePosition(b []byte) (svc.LogPosition, error) {
@@ -218,7 +219,12 @@ func decodePosition(b []byte) (svc.LogPosition, error) {
 		return p, bad
 	}
 	p.OrderEvent = str()
-	if b == nil || len(b) > 0 || p.Views < 0 || p.Orders < 0 {
+	if b != nil {
+		// A file written before cancellations has none: it is refused,
+		// and the counts replayed once.
+		p.Cancels = num()
+	}
+	if b == nil || len(b) > 0 || p.Views < 0 || p.Orders < 0 || p.Cancels < 0 {
 		return p, bad
 	}
 	return p, nil
@@ -347,6 +353,21 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 		if pos > marks[window.ShardOf(r.Product)].Orders {
 			e.AddPurchase(r.Product, r.Time, r.Units, now)
 			lines++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	// An order after its shard's mark was read as it stands; one before
+	// it was counted as it stood then, and loses what was cancelled since.
+	first.Cancels = marks[0].Cancels
+	for _, m := range marks {
+		first.Cancels = min(first.Cancels, m.Cancels)
+	}
+	err = f.log.CancelsAfter(ctx, first.Cancels, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.CancelRecord) error {
+		if m := marks[window.ShardOf(r.Product)]; pos > m.Cancels && r.Order <= m.Orders {
+			e.RemovePurchase(r.Product, r.Time, r.Orders, r.Units, now)
 		}
 		return nil
 	})

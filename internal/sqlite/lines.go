@@ -14,7 +14,7 @@ import (
 
 // lineColumns are what scanLine reads, FROM the orders and their lines.
 const lineColumns = `e.id, i.product, e.ts, i.quantity, coalesce(e.currency, ''), i.unit_price
-	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id`
+	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0` // cancelled lines count nothing
 
 func scanLine(rows *sql.Rows) (svc.OrderLine, error) {
 	var l svc.OrderLine

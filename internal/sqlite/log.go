@@ -25,6 +25,9 @@ func (s *Store) LogPosition(ctx context.Context) (svc.LogPosition, error) {
 	if err == nil {
 		err = newest(ctx, s.r, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
 	}
+	if err == nil {
+		err = s.r.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM order_cancels").Scan(&p.Cancels)
+	}
 	return p, err
 }
 

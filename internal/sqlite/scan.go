@@ -91,7 +91,9 @@ func scanRanges[T any](ctx context.Context, db *sql.DB, bounds, query string, fr
 }
 
 // eachRowOf runs a query on db and calls scan for every row.
-func eachRowOf(ctx context.Context, db *sql.DB, scan func(*sql.Rows) error, query string, args ...any) error {
+func eachRowOf(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, scan func(*sql.Rows) error, query string, args ...any) error {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err

@@ -46,4 +46,10 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 // TestConformance runs the suite every store passes.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) svc.Store { return open(t, t.TempDir()) })
+	storetest.RunEventLog(t, func(t *testing.T) interface {
+		svc.Store
+		svc.EventLog
+	} {
+		return open(t, t.TempDir())
+	})
 }

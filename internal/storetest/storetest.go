@@ -49,6 +49,12 @@ var tests = []struct {
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
+	{"CancelWholeOrder", testCancelWholeOrder},
+	{"CancelPartly", testCancelPartly},
+	{"CancelIdempotency", testCancelIdempotency},
+	{"CancelBeforeOrder", testCancelBeforeOrder},
+	{"CancelAnonymousOrder", testCancelAnonymousOrder},
+	{"WebhookSecrets", testWebhookSecrets},
 }
 
 var (

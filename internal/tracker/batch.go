@@ -44,8 +44,10 @@ type committed struct {
 	err    error
 }
 
+// job is one request's writes: one event, or a batch request's events,
+// which are committed together, never split over two commits.
 type job struct {
-	w    *svc.Write
+	ws   []*svc.Write
 	err  error
 	done chan struct{}
 }
@@ -60,8 +62,8 @@ func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m 
 
 // submit queues w and waits until it is durable (or failed). It does not
 // give up when ctx ends: a write that may already be committed is waited for.
-func (b *batcher) submit(w *svc.Write) error {
-	j := &job{w: w, done: make(chan struct{})}
+func (b *batcher) submit(ws ...*svc.Write) error {
+	j := &job{ws: ws, done: make(chan struct{})}
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
@@ -77,21 +79,23 @@ func (b *batcher) run() {
 	defer close(b.committed)
 	for j := range b.in {
 		batch := append(make([]*job, 0, 1+len(b.in)), j)
+		n := len(j.ws)
 	drain:
-		for len(batch) < b.maxBatch {
+		for n < b.maxBatch {
 			select {
 			case j, ok := <-b.in:
 				if !ok {
 					break drain
 				}
 				batch = append(batch, j)
+				n += len(j.ws)
 			default:
 				break drain
 			}
 		}
-		writes := make([]*svc.Write, len(batch))
-		for i, j := range batch {
-			writes[i] = j.w
+		writes := make([]*svc.Write, 0, n)
+		for _, j := range batch {
+			writes = append(writes, j.ws...)
 		}
 		// Not a request's context: a batch holds many requests, and one
 		// client hanging up must not undo the others.

@@ -118,4 +118,5 @@ func (t *Tracker) applyChanges(ch *svc.Changes) {
 		t.learnProduct(p, false)
 	}
 	t.apply(ch.Writes)
+	t.applyCancels(ch.Cancels)
 }

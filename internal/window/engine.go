@@ -313,3 +313,52 @@ func (p *product) pruneSessions(cut uint32) {
 	})
 	p.latest = kept
 }
+
+// RemovePurchase takes back units of the product, and orders (0 or 1)
+// of it, from an order counted at time at: a cancellation or a refund.
+// An order older than the purchase horizon is in no window any more, and
+// nothing is taken back.
+func (e *Engine) RemovePurchase(ref svc.ProductRef, at time.Time, orders, units int64, now time.Time) {
+	s, n := sec(at), sec(now)
+	if s <= n-min(e.purchaseHorizon, n) || orders == 0 && units == 0 {
+		return
+	}
+	sh := e.shard(ref)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	p := sh.products[ref]
+	if p == nil || p.more == nil {
+		return
+	}
+	m := p.more
+	if s > n {
+		m.removePending(s, orders, units)
+		return
+	}
+	if orders != 0 {
+		m.orders.add(s, uint32(-orders))
+	}
+	m.units.add(s, uint64(-units))
+}
+
+// removePending takes units, and the order when orders is 1, out of an
+// order not yet due at second s: the order's own entry where one matches.
+func (m *more) removePending(s uint32, orders, units int64) {
+	best := -1
+	for i, ev := range m.pending {
+		if ev.sec != s || ev.units == 0 || int64(ev.units) < units {
+			continue
+		}
+		if best < 0 || (orders == 1) == (int64(ev.units) == units) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return
+	}
+	if orders == 1 {
+		m.pending = append(m.pending[:best], m.pending[best+1:]...)
+		return
+	}
+	m.pending[best].units -= uint32(units)
+}

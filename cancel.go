@@ -1,0 +1,290 @@
+package svc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+)
+
+// CancelEvent cancels an order, or refunds some of its units
+// (docs/spec.md, Order cancellation). Items nil cancels the whole order;
+// otherwise each item takes out up to its quantity of the product's units.
+type CancelEvent struct {
+	BrandID string       `json:"brand_id"`
+	OrderID string       `json:"order_id"`
+	Items   []CancelItem `json:"items"`
+
+	Meta EventMeta `json:"-"` // EventID and ReceivedAt; a cancellation is always keyed
+
+	// IdempotencyKey and BodyHash work as a Write's: a repeat answers the
+	// first answer again.
+	IdempotencyKey string       `json:"-"`
+	BodyHash       [32]byte     `json:"-"`
+	Result         CancelResult `json:"-"` // set by CancelOrder
+}
+
+// CancelItem is the quantity of one product to take out of an order.
+type CancelItem struct {
+	ProductID string `json:"product_id"`
+	Quantity  *int64 `json:"quantity"`
+}
+
+// CancelResult is what became of a cancellation.
+type CancelResult struct {
+	// Err is ECONFLICT when the idempotency key was used with another body.
+	Err error
+	// Status is StatusAccepted when the cancellation took units out of the
+	// order, or recorded it before the order came; StatusDuplicate when
+	// nothing of what it names was left to take out.
+	Status string
+	// EventID is this cancellation's; for a duplicate, the order's latest
+	// cancellation's, or the order's own when it has none.
+	EventID string
+	Replay  bool
+	// Removed is what the counts lose, one record per product of each order
+	// touched; empty for a replay, a duplicate, or an order not seen yet.
+	Removed []CancelRecord
+}
+
+// CancelRecord is what one cancellation took out of one product of one
+// stored order: what the window engine and the prices paid subtract.
+type CancelRecord struct {
+	Order        int64 // the store's id of the order (its log position)
+	OrderEventID string
+	Product      ProductRef
+	Time         time.Time // the order's
+	Units        int64     // units taken out
+	// Orders is 1 when none of the product is left in the order: it no
+	// longer counts as an order of the product.
+	Orders int64
+	// The order's price record of the product before and after (see
+	// MeanUnitPrice); nil when there was or is none.
+	Currency                string
+	PriceBefore, PriceAfter *float64
+}
+
+// Validate returns every bad field of the cancellation, or nil.
+func (c *CancelEvent) Validate() []FieldError {
+	var fe fieldErrors
+	fe.id("brand_id", c.BrandID, true)
+	fe.id("order_id", c.OrderID, true)
+	switch n := len(c.Items); {
+	case c.Items == nil:
+	case n == 0:
+		fe.add("items", "must have 1 to %d lines, or be left out to cancel the whole order", MaxOrderItems)
+	case n > MaxOrderItems:
+		fe.add("items", "must have at most %d lines", MaxOrderItems)
+	}
+	for i := range min(len(c.Items), MaxOrderItems) {
+		it := &c.Items[i]
+		p := fmt.Sprintf("items[%d].", i)
+		fe.id(p+"product_id", it.ProductID, true)
+		if it.Quantity == nil {
+			fe.add(p+"quantity", "is required")
+		} else if q := *it.Quantity; q < 1 || q > MaxQuantity {
+			fe.add(p+"quantity", "must be an integer from 1 to %d", MaxQuantity)
+		}
+	}
+	return fe
+}
+
+// Key returns the cancellation's idempotency key.
+func (c *CancelEvent) Key() IdempotencyKey {
+	return IdempotencyKey{BrandID: c.BrandID, Scope: "cancel:keyed", Key: c.IdempotencyKey}
+}
+
+// StoredOrder is an order of a brand as CancelOrder reads it, with its
+// lines as they stand (cancelled units already taken out).
+type StoredOrder struct {
+	ID       int64
+	EventID  string
+	Keyed    bool
+	Time     time.Time
+	Currency string
+	Lines    []StoredLine
+	// LastCancel is the event id of the newest cancellation of the order,
+	// "" when there is none.
+	LastCancel string
+}
+
+// StoredLine is one line of a StoredOrder.
+type StoredLine struct {
+	Line      int
+	Product   ProductRef
+	ProductID string
+	Quantity  int64 // 0 once every unit of the line is cancelled
+	UnitPrice *float64
+
+	changed bool // by the cancellation being decided
+}
+
+// CancelTx is what CancelOrder asks of a store, inside the one transaction
+// that persists the cancellation.
+type CancelTx interface {
+	// Answer returns the answer of an idempotency key given after since.
+	Answer(ctx context.Context, k IdempotencyKey, since time.Time) (a Answer, ok bool, err error)
+	// PutAnswer remembers an idempotency key's answer.
+	PutAnswer(ctx context.Context, k IdempotencyKey, bodyHash [32]byte, at time.Time, a Answer) error
+	// Orders returns the brand's stored orders with the id, keyed and
+	// anonymous, locked until the transaction ends where the store locks
+	// rows.
+	Orders(ctx context.Context, brandID, orderID string) ([]StoredOrder, error)
+	// InsertCancelled stores a keyed order with the id and no lines, so
+	// that the id counts nothing from now on; it reports false when a keyed
+	// order with the id was stored meanwhile (by another node), and then
+	// stores nothing.
+	InsertCancelled(ctx context.Context, brandID, orderID, eventID string, at time.Time) (bool, error)
+	// SetQuantity sets what is left of a line of an order.
+	SetQuantity(ctx context.Context, order int64, line int, quantity int64) error
+	// InsertCancel logs what a cancellation took out of a product of an
+	// order, received at at.
+	InsertCancel(ctx context.Context, eventID string, r CancelRecord, at time.Time) error
+}
+
+// CancelOrder decides and persists a cancellation through tx and sets
+// c.Result (docs/decisions.md, Cancellations). It takes the units out of
+// every stored order of the brand with the id, keyed or anonymous, line by
+// line in line order; a product no longer in an order counts no order of
+// it. A keyed order with the id always stays stored, with no lines if it
+// never came, so that a later purchase with the id is a duplicate that
+// counts nothing: a cancelled order's id cannot be reused, and a
+// cancellation that overtook its order still wins.
+func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
+	c.Result = CancelResult{}
+	k := c.Key()
+	if c.IdempotencyKey != "" {
+		a, ok, err := tx.Answer(ctx, k, c.Meta.ReceivedAt.Add(-IdempotencyTTL))
+		switch {
+		case err != nil:
+			return err
+		case ok && !bytes.Equal(a.BodyHash, c.BodyHash[:]):
+			c.Result.Err = Errorf(ECONFLICT, "Idempotency-Key %q was used with another body in the last %s", c.IdempotencyKey, IdempotencyTTL)
+			return nil
+		case ok:
+			c.Result = CancelResult{Status: a.Status, EventID: a.EventID, Replay: true}
+			return nil
+		}
+	}
+	orders, err := tx.Orders(ctx, c.BrandID, c.OrderID)
+	if err != nil {
+		return err
+	}
+	keyed := false
+	for _, o := range orders {
+		keyed = keyed || o.Keyed
+	}
+	if !keyed {
+		ok, err := tx.InsertCancelled(ctx, c.BrandID, c.OrderID, c.Meta.EventID, c.Meta.ReceivedAt)
+		if err != nil {
+			return err
+		}
+		if !ok { // a keyed order came meanwhile: cancel it too
+			if orders, err = tx.Orders(ctx, c.BrandID, c.OrderID); err != nil {
+				return err
+			}
+		} else {
+			c.Result.Status = StatusAccepted
+		}
+	}
+	for i := range orders {
+		removed := takeOut(&orders[i], c.Items)
+		for _, l := range orders[i].Lines {
+			if l.changed {
+				if err := tx.SetQuantity(ctx, orders[i].ID, l.Line, l.Quantity); err != nil {
+					return err
+				}
+			}
+		}
+		for _, r := range removed {
+			if err := tx.InsertCancel(ctx, c.Meta.EventID, r, c.Meta.ReceivedAt); err != nil {
+				return err
+			}
+		}
+		c.Result.Removed = append(c.Result.Removed, removed...)
+	}
+	switch {
+	case c.Result.Status == StatusAccepted || len(c.Result.Removed) > 0:
+		c.Result.Status, c.Result.EventID = StatusAccepted, c.Meta.EventID
+	default: // orders is not empty: a keyed one at least
+		c.Result.Status, c.Result.EventID = StatusDuplicate, orders[0].EventID
+		for _, o := range orders {
+			switch {
+			case o.LastCancel != "":
+				c.Result.EventID = o.LastCancel
+			case len(o.Lines) == 0: // stored by a cancellation that came first
+				c.Result.EventID = o.EventID
+			}
+		}
+	}
+	if c.IdempotencyKey == "" {
+		return nil
+	}
+	return tx.PutAnswer(ctx, k, c.BodyHash, c.Meta.ReceivedAt, Answer{Status: c.Result.Status, EventID: c.Result.EventID})
+}
+
+// takeOut takes the items' units out of the order's lines (every unit when
+// items is nil), marks the lines it changed, and returns what each product
+// of the order lost.
+func takeOut(o *StoredOrder, items []CancelItem) []CancelRecord {
+	before := o.prices()
+	if items == nil {
+		for i := range o.Lines {
+			if o.Lines[i].Quantity > 0 {
+				o.Lines[i].Quantity, o.Lines[i].changed = 0, true
+			}
+		}
+	}
+	for _, it := range items {
+		left := *it.Quantity
+		for i := range o.Lines {
+			l := &o.Lines[i]
+			if left == 0 {
+				break
+			}
+			if l.ProductID != it.ProductID || l.Quantity == 0 {
+				continue
+			}
+			n := min(left, l.Quantity)
+			l.Quantity, l.changed, left = l.Quantity-n, true, left-n
+		}
+	}
+	after := o.prices()
+	var out []CancelRecord
+	for _, ref := range before.order {
+		b, a := before.byRef[ref], after.byRef[ref]
+		if a.units == b.units {
+			continue
+		}
+		r := CancelRecord{Order: o.ID, OrderEventID: o.EventID, Product: ref, Time: o.Time, Units: b.units - a.units,
+			Currency: o.Currency, PriceBefore: b.mean(), PriceAfter: a.mean()}
+		if a.units == 0 {
+			r.Orders = 1
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// orderPrices are an order's units and price records per product, over the
+// lines with units left.
+type orderPrices struct {
+	order []ProductRef
+	byRef map[ProductRef]*priceSum
+}
+
+func (o *StoredOrder) prices() orderPrices {
+	p := orderPrices{byRef: map[ProductRef]*priceSum{}}
+	for _, l := range o.Lines {
+		s := p.byRef[l.Product]
+		if s == nil {
+			s = new(priceSum)
+			p.byRef[l.Product] = s
+			p.order = append(p.order, l.Product)
+		}
+		if l.Quantity > 0 {
+			s.add(l.Quantity, deref(l.UnitPrice), l.UnitPrice != nil)
+		}
+	}
+	return p
+}

@@ -1,0 +1,370 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/svc-project/svc"
+)
+
+// Limits of the batch endpoint (docs/spec.md, Batch).
+const (
+	MaxBatchBytes  = 4 << 20
+	MaxBatchEvents = 500
+)
+
+// batchKind is one type of event a batch may carry: the single endpoint's
+// body type, and a type that reads the same members plus the batch's own,
+// type and idempotency_key, so that a valid event takes the decoder's fast
+// path and every bad field is named as the single endpoint names it.
+type batchKind struct {
+	name   string // the metrics' kind
+	event  reflect.Type
+	batch  reflect.Type
+	fields []int // of event, each with a member name, in order
+	write  func(ev any) (*svc.Write, incoming)
+}
+
+var batchKinds = map[string]*batchKind{
+	"product-view": newBatchKind[svc.ViewEvent]("view", func(ev any) (*svc.Write, incoming) {
+		e := ev.(*svc.ViewEvent)
+		w := &svc.Write{View: e}
+		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	}),
+	"product-purchase": newBatchKind[svc.PurchaseEvent]("purchase", func(ev any) (*svc.Write, incoming) {
+		e := ev.(*svc.PurchaseEvent)
+		w := &svc.Write{Purchase: e}
+		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	}),
+	"product-cart": newBatchKind[svc.CartEvent]("cart", func(ev any) (*svc.Write, incoming) {
+		e := ev.(*svc.CartEvent)
+		w := &svc.Write{Cart: e}
+		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	}),
+}
+
+// batchTypes lists the types a batch event may have, for messages.
+const batchTypes = "product-view, product-purchase or product-cart"
+
+func newBatchKind[E any](name string, write func(any) (*svc.Write, incoming)) *batchKind {
+	k := &batchKind{name: name, event: reflect.TypeFor[E](), write: write}
+	fields := []reflect.StructField{
+		{Name: "BatchType", Type: reflect.TypeFor[string](), Tag: `json:"type"`},
+		{Name: "BatchIdempotencyKey", Type: reflect.TypeFor[*string](), Tag: `json:"idempotency_key"`},
+	}
+	for i := range k.event.NumField() {
+		if f := k.event.Field(i); jsonName(f) != "" {
+			k.fields = append(k.fields, i)
+			fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+		}
+	}
+	k.batch = reflect.StructOf(fields)
+	return k
+}
+
+// decode reads one event of the kind; the batch's own members come back
+// apart.
+func (k *batchKind) decode(raw []byte) (ev any, idempotencyKey *string, fields []svc.FieldError, err error) {
+	b := reflect.New(k.batch)
+	fields, err = unmarshal(raw, b.Interface())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e := reflect.New(k.event)
+	for j, i := range k.fields {
+		e.Elem().Field(i).Set(b.Elem().Field(2 + j))
+	}
+	return e.Interface(), b.Elem().Field(1).Interface().(*string), fields, nil
+}
+
+// batchResult is the answer about one event of a batch.
+type batchResult struct {
+	Status   string           `json:"status"` // accepted, duplicate, invalid, conflict or failed
+	EventID  string           `json:"event_id,omitempty"`
+	Replayed bool             `json:"replayed,omitempty"` // the first answer of its idempotency_key
+	Errors   []svc.FieldError `json:"errors,omitempty"`   // of an invalid event
+	Detail   string           `json:"detail,omitempty"`   // of a conflict or a failure
+}
+
+// collectBatch records up to MaxBatchEvents events of a brand's server in
+// one request and one commit (docs/decisions.md, Batch collect). Each
+// event is decoded, validated and stored as its single endpoint would,
+// and answered in its place in results; a bad one fails alone. Keyed
+// only, and the key is checked before the body is read: a body of 4 MiB
+// from a sender without a key is not worth reading.
+func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
+	key, _, err := s.authenticate(r)
+	switch {
+	case err != nil:
+		return err
+	case key == nil:
+		return svc.Errorf(svc.EUNAUTHORIZED, "a batch needs the brand's API key in the X-svc-Api-Key header")
+	}
+	if v := r.Header.Get("Idempotency-Key"); v != "" {
+		return svc.Invalid([]svc.FieldError{{Field: "Idempotency-Key", Message: "is not read on a batch: give each event its idempotency_key"}})
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBatchBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return svc.Errorf(svc.ETOOLARGE, "the body is larger than %d MiB", MaxBatchBytes>>20)
+	case err != nil:
+		return svc.Errorf(svc.EINVALID, "the body could not be read")
+	}
+	raws, err := batchEvents(body)
+	if err != nil {
+		return err
+	}
+	brand, err := s.auth.Authorize(key.BrandID, key, "")
+	if err != nil {
+		return err
+	}
+	results := make([]batchResult, len(raws))
+	kinds := make([]*batchKind, len(raws))
+	writes := make([]*svc.Write, 0, len(raws))
+	at := make([]int, 0, len(raws)) // the index of each write's event
+	for i, raw := range raws {
+		k, wr, fields := s.batchEvent(raw, key)
+		if wr != nil {
+			wr.AssignArm(brand.Holdout)
+		}
+		kinds[i] = k
+		if len(fields) > 0 {
+			for j := range fields {
+				fields[j].Field = fmt.Sprintf("events[%d]", i) + dotted(fields[j].Field)
+			}
+			results[i] = batchResult{Status: "invalid", Errors: fields}
+			continue
+		}
+		writes, at = append(writes, wr), append(at, i)
+	}
+	if err := s.tracker.CollectBatch(writes); err != nil { // nothing stored
+		return err
+	}
+	for j, wr := range writes {
+		i, res := at[j], &wr.Result
+		switch code := svc.ErrorCode(res.Err); {
+		case res.Err == nil:
+			results[i] = batchResult{Status: res.Status, EventID: res.EventID, Replayed: res.Replay}
+		case code == svc.ECONFLICT || code == svc.ENOTFOUND:
+			var e *svc.Error
+			errors.As(res.Err, &e)
+			results[i] = batchResult{Status: "conflict", Detail: e.Message}
+		default:
+			s.log.Error("batch event failed", "err", res.Err)
+			results[i] = batchResult{Status: "failed", Detail: "internal error; retry the event later with the same idempotency_key"}
+		}
+	}
+	for i, res := range results {
+		kind := "batch"
+		if kinds[i] != nil {
+			kind = kinds[i].name
+		}
+		switch {
+		case res.Status == "invalid":
+			s.opts.Metrics.Event(kind, "rejected_"+svc.EINVALID)
+		case res.Replayed:
+			s.opts.Metrics.Event(kind, "replay")
+		default:
+			s.opts.Metrics.Event(kind, res.Status)
+		}
+	}
+	out, err := json.Marshal(struct {
+		Results []batchResult `json:"results"`
+	}{results})
+	if err != nil {
+		return svc.Internal(err)
+	}
+	writeJSON(w, http.StatusOK, append(out, '\n'))
+	return nil
+}
+
+// dotted joins a field to the event's index: "events[2]" + ".brand_id";
+// an error about the whole event has no field.
+func dotted(field string) string {
+	if field == "" {
+		return ""
+	}
+	return "." + field
+}
+
+// batchEvents reads the body's events, each as it was sent. The body is
+// read exactly as written, as a single event's is (docs/decisions.md,
+// Events); a body that is not one, or more than MaxBatchEvents events, is
+// refused whole, and nothing is stored.
+func batchEvents(body []byte) ([]jsontext.Value, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, svc.Errorf(svc.EINVALID, "the body is empty: send a JSON object")
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	envelope := reflect.TypeFor[struct {
+		Events []any `json:"events"`
+	}]()
+	if dec.PeekKind() != '{' {
+		if err := dec.SkipValue(); err != nil {
+			return nil, syntaxError(err, envelope)
+		}
+		return nil, svc.Errorf(svc.EINVALID, "the body must be a JSON object")
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, syntaxError(err, envelope)
+	}
+	var events []jsontext.Value
+	seen := false
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, syntaxError(err, envelope)
+		}
+		switch name := tok.String(); {
+		case name == "events" && dec.PeekKind() == '[':
+			seen = true
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, syntaxError(err, envelope)
+			}
+			for dec.PeekKind() != ']' {
+				v, err := dec.ReadValue()
+				if err != nil {
+					return nil, syntaxError(err, envelope)
+				}
+				if len(events) == MaxBatchEvents {
+					return nil, svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("must have 1 to %d events: send the rest in another batch", MaxBatchEvents)}})
+				}
+				events = append(events, v.Clone())
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, syntaxError(err, envelope)
+			}
+		case name == "events":
+			return nil, svc.Invalid([]svc.FieldError{{Field: "events", Message: "must be an array"}})
+		case strings.EqualFold(name, "events"):
+			return nil, svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("is sent as %q: names are case-sensitive", name)}})
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return nil, syntaxError(err, envelope)
+			}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, syntaxError(err, envelope)
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
+	}
+	if !seen || len(events) == 0 {
+		return nil, svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("is required: 1 to %d events", MaxBatchEvents)}})
+	}
+	return events, nil
+}
+
+// batchEvent decodes and checks one event of a batch as its single
+// endpoint would for the brand's key (steps 3 and 4 of docs/decisions.md,
+// Order of checks), and returns it ready to store, or its bad fields,
+// named inside the event.
+func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *svc.Write, []svc.FieldError) {
+	k, ev, idempotencyKey, decodeErrors, bad := readBatchEvent(raw)
+	if bad != nil {
+		return k, nil, bad
+	}
+	wr, in := k.write(ev)
+	var fields []svc.FieldError
+	if err := s.validate(in, decodeErrors, "", true); err != nil {
+		var e *svc.Error
+		if !errors.As(err, &e) {
+			return k, nil, []svc.FieldError{{Message: "could not be read"}}
+		}
+		fields = e.Fields
+	}
+	if k := idempotencyKey; k != nil && (*k == "" || !validIdempotencyKey(*k)) {
+		fields = append(fields, svc.FieldError{Field: "idempotency_key", Message: "must be 1 to 255 printable ASCII characters"})
+	}
+	if in.brandID != key.BrandID && !names(fields, "brand_id") {
+		fields = append(fields, svc.FieldError{Field: "brand_id", Message: "must be the brand of the API key"})
+	}
+	if len(fields) > 0 {
+		return k, nil, fields
+	}
+	wr.MayRegister = true
+	if idempotencyKey != nil {
+		wr.IdempotencyKey, wr.BodyHash = *idempotencyKey, batchEventHash(raw)
+	}
+	return k, wr, nil
+}
+
+// readBatchEvent decodes one event of a batch by its type. bad is set
+// when the event cannot be read at all; decodeErrors are its fields of a
+// wrong JSON type.
+func readBatchEvent(raw jsontext.Value) (k *batchKind, ev any, idempotencyKey *string, decodeErrors, bad []svc.FieldError) {
+	if raw.Kind() != '{' {
+		return nil, nil, nil, nil, []svc.FieldError{{Message: "must be an object"}}
+	}
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := jsonv2.Unmarshal(raw, &head); err != nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
+	}
+	if head.Type == nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "is required: " + batchTypes}}
+	}
+	if k = batchKinds[*head.Type]; k == nil {
+		return nil, nil, nil, nil, []svc.FieldError{{Field: "type", Message: "must be " + batchTypes}}
+	}
+	ev, idempotencyKey, decodeErrors, err := k.decode(raw)
+	if err != nil {
+		var e *svc.Error
+		if errors.As(err, &e) && len(e.Fields) > 0 {
+			return k, nil, nil, nil, e.Fields
+		}
+		return k, nil, nil, nil, []svc.FieldError{{Message: strings.TrimPrefix(err.Error(), "svc invalid: ")}}
+	}
+	return k, ev, idempotencyKey, decodeErrors, nil
+}
+
+func names(fields []svc.FieldError, field string) bool {
+	for _, f := range fields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// batchEventHash is the hash an event's idempotency key keeps: of the
+// event as its single endpoint would get it, without the batch's members,
+// in canonical form (bodyHash), so that a key works across the batch and
+// the single endpoints alike.
+func batchEventHash(raw jsontext.Value) [32]byte {
+	var members map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(raw, &members); err != nil {
+		return sha256.Sum256(raw)
+	}
+	delete(members, "type")
+	delete(members, "idempotency_key")
+	b, err := jsonv2.Marshal(members)
+	if err != nil {
+		return sha256.Sum256(raw)
+	}
+	return bodyHash(b)
+}
+
+// bodyHash is the SHA-256 of a body in the canonical form of RFC 8785:
+// two bodies that are the same JSON value, whatever their member order or
+// spacing, are the same body for an Idempotency-Key.
+func bodyHash(body []byte) [32]byte {
+	v := jsontext.Value(bytes.Clone(body))
+	if err := v.Canonicalize(); err != nil {
+		return sha256.Sum256(body)
+	}
+	return sha256.Sum256(v)
+}
