@@ -369,3 +369,33 @@ func TestWebhookSecrets(t *testing.T) {
 		t.Error("the log holds the secret")
 	}
 }
+
+// A cancelled order leaves the overview's purchases and revenue, and the
+// experiment's conversions.
+func TestCancelledOrderLeavesTheFigures(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	if p := b.get("/dashboard/brands/br_acme/"); !strings.Contains(p.body, "59.90 EUR") {
+		t.Fatal("the order is not on the overview before its cancellation")
+	}
+	f.api("POST", "/api/collect/order-cancel", "br_acme", map[string]any{"brand_id": "br_acme", "order_id": "o1"})
+	p := b.get("/dashboard/brands/br_acme/")
+	if strings.Contains(p.body, "59.90") || !strings.Contains(p.body, "<td>0.00 <span") {
+		t.Errorf("the cancelled order is still on the overview")
+	}
+	req, _ := http.NewRequest("GET", f.srv.URL+"/api/svc/experiment?brand_id=br_acme", nil)
+	req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Arms struct {
+			Shown struct{ Converted int } `json:"shown"`
+		} `json:"arms"`
+	}
+	decode(t, resp, &e)
+	if e.Arms.Shown.Converted != 0 {
+		t.Errorf("the cancelled order still converts: %+v", e)
+	}
+}

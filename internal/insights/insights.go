@@ -75,6 +75,7 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 		}
 		o := order{at: p.Meta.Time.Unix(), session: deref(p.Context.SessionID)}
 		var sum float64
+		priced := true
 		for _, it := range p.Order.Items {
 			l := line{product: it.ProductID, units: 1}
 			if it.Quantity != nil {
@@ -83,6 +84,8 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			if it.UnitPrice != nil {
 				l.price, l.hasPrice = *it.UnitPrice, true
 				sum += l.price * float64(l.units)
+			} else {
+				priced = false
 			}
 			if it.Title != nil {
 				if _, ok := d.Titles[it.ProductID]; !ok {
@@ -91,8 +94,10 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			}
 			o.lines = append(o.lines, l)
 		}
+		// The lines' prices when every line has one: they follow a
+		// cancellation, which leaves total_value as it came.
 		o.value = sum
-		if p.Order.TotalValue != nil {
+		if !priced && p.Order.TotalValue != nil {
 			o.value = *p.Order.TotalValue
 		}
 		if p.Order.Currency != nil {
