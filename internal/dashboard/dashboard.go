@@ -43,6 +43,9 @@ type Config struct {
 	Now       func() time.Time
 }
 
+// maxForm bounds a form's body: a webhook secret is the largest field.
+const maxForm = 16 << 10
+
 // CookieName is the session cookie's name.
 const CookieName = "svc_dashboard"
 
@@ -85,6 +88,9 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.brand(h.createKey))
 	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.brand(h.saveWebhookSecret))
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.brand(h.revokeKey))
+	h.mux.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
+		h.message(w, r, http.StatusNotFound, "Not found", "There is no such page here.")
+	})
 	return h, nil
 }
 
@@ -96,6 +102,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("Cache-Control", "no-store")
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm) // every form is small
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

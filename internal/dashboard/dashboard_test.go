@@ -34,6 +34,12 @@ func TestNoSessionNoData(t *testing.T) {
 			t.Errorf("POST %s without a session: %d", path, p.status)
 		}
 	}
+	if p := b.get("/dashboard/nope"); p.status != http.StatusNotFound || !strings.Contains(p.body, "no such page") {
+		t.Errorf("an unknown page: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {strings.Repeat("x", 20<<10)}}); p.status != http.StatusUnauthorized {
+		t.Errorf("a form over 16 KiB: %d", p.status)
+	}
 	if p := b.get("/dashboard/signin"); p.status != 200 || !strings.Contains(p.body, "svc dashboard link --brand") {
 		t.Errorf("sign-in page without a link: %d", p.status)
 	}
