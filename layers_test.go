@@ -47,9 +47,10 @@ var layers = map[string]int{
 	"internal/snapshot": 2,
 	"internal/insights": 2,
 
-	"internal/tracker": 3,
-	"internal/enrich":  4,
-	"internal/httpapi": 5,
+	"internal/tracker":   3,
+	"internal/enrich":    4,
+	"internal/dashboard": 4,
+	"internal/httpapi":   5,
 
 	"cmd/svc":                       6,
 	"bench/loadgen":                 6,

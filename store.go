@@ -181,6 +181,7 @@ type Store interface {
 	BrandStore
 	EventStore
 	SigningKeyStore
+	DashboardStore
 	Close() error
 }
 

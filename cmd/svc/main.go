@@ -97,6 +97,8 @@ func commands() []command {
 			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
 		{"extension pack", []string{"[--out FILE] [--base-url URL]"},
 			"write the browser extension as a zip for a store upload", extensionPack},
+		{"dashboard link", []string{"(--brand ID | --operator) [--public-url URL] [--json]"},
+			"print a one-time sign-in link to the dashboard, valid 15 minutes", dashboardLink},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -201,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys" || name == "extension":
+	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)

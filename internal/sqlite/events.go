@@ -119,7 +119,7 @@ func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
 	m := &c.Meta
 	_, err := tx.ExecContext(ctx, qCartInsert, m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(c.Context.SessionID), optString(c.Context.Country), optString(c.Context.Locale), m.Keyed, c.Units())
+		optString(c.Context.SessionID), optString(c.Context.Country), optString(c.Context.Locale), m.Keyed, c.Units(), m.Arm)
 	return err
 }
 

@@ -55,6 +55,7 @@ var tests = []struct {
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
+	{"DashboardSessions", testDashboardSessions},
 	{"WebhookSecrets", testWebhookSecrets},
 }
 
