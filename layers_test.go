@@ -19,6 +19,7 @@ var layers = map[string]int{
 	"docs":                     0,
 	"extension":                0,
 	"internal/bots":            0,
+	"internal/chrometest":      0,
 	"internal/lift":            0,
 	"internal/httpsig":         0,
 	"internal/metrics":         0,

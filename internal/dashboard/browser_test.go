@@ -6,20 +6,16 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
 	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/svc-project/svc/internal/chrometest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -32,34 +28,16 @@ import (
 const axePath = "../script/testdata/axe/node_modules/axe-core/axe.min.js"
 
 type env struct {
-	t    *testing.T
-	ctx  context.Context
-	axe  string
-	mu   sync.Mutex
-	errs []string
-}
-
-func chromium() string {
-	if p := os.Getenv("CHROME_PATH"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
+	t   *testing.T
+	ctx context.Context
+	axe string
+	// errors are the pages' exceptions, console errors and log errors.
+	errors chrometest.Errors
 }
 
 func newBrowser(t *testing.T) *env {
 	t.Helper()
-	path := chromium()
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium: .ci/run installs Debian's chromium package")
-		}
-		t.Skip("no Chromium on this machine: apt-get install chromium")
-	}
+	chrometest.Path(t)
 	axe, err := os.ReadFile(axePath)
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -68,46 +46,8 @@ func newBrowser(t *testing.T) *env {
 		t.Skip("no axe-core: run npm ci in internal/script/testdata/axe")
 	}
 	e := &env{t: t, axe: string(axe)}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // root in a container
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
-	err = chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = "exception: " + ev.ExceptionDetails.Text
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				msg = "console." + string(ev.Type)
-			}
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-			}
-		}
-		if msg != "" {
-			e.mu.Lock()
-			e.errs = append(e.errs, msg)
-			e.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, enable := range []cdp.Command[cdp.Empty, cdp.Empty]{cdplog.Enable, runtime.Enable} {
-		if _, err := chromedp.Call(ctx, enable, cdp.Empty{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.ctx = ctx
+	e.ctx = chrometest.Start(t, 1280, 900)
+	e.errors.Listen(t, e.ctx)
 	return e
 }
 
@@ -170,11 +110,7 @@ func (e *env) text() string {
 
 func (e *env) noErrors() {
 	e.t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.errs) > 0 {
-		e.t.Fatalf("the page reported errors:\n%s", strings.Join(e.errs, "\n"))
-	}
+	e.errors.None(e.t)
 }
 
 // axe runs axe-core in the page and fails on a serious or critical violation.
