@@ -3,12 +3,9 @@ package main
 import (
 	"fmt"
 	"os/exec"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
-	"github.com/svc-project/svc/internal/testwait"
 )
 
 // sentBatch is one batch request a client sent, with whether it got a 200
@@ -71,27 +68,11 @@ func TestCrashDuringBatchesLosesNothingAcknowledged(t *testing.T) {
 
 func crashDuringBatches(t *testing.T, b brandJSON, start func() (*exec.Cmd, string)) {
 	cmd, base := start()
-	const workers = 4
-	var acked atomic.Int64
-	sent := make([][]*sentBatch, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				sb := newSentBatch(b.BrandID, w, i)
-				sent[w] = append(sent[w], sb)
-				if sb.acked = sb.send(base, b.APIKey); !sb.acked {
-					return // the server is gone
-				}
-				acked.Add(1)
-			}
-		})
-	}
-	testwait.Eventually(t, func() error { return atLeast("acknowledged batches", acked.Load(), 30) })
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
-		t.Fatal(err)
-	}
-	wg.Wait()
+	sent := sendUntilKill(t, cmd, 4, 30, func(w, i int) (*sentBatch, bool) {
+		sb := newSentBatch(b.BrandID, w, i)
+		sb.acked = sb.send(base, b.APIKey)
+		return sb, sb.acked
+	})
 
 	var views, orders, ackedViews, ackedOrders int
 	for _, bs := range sent {

@@ -70,29 +70,11 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	b := addBrand(t, dir)
 	cmd, base := startChild(t, dir)
 
-	const workers = 8
-	var acked atomic.Int64
-	sent := make([][]*request, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				r := &request{purchase: i%5 == 4, id: fmt.Sprintf("w%d-%d", w, i)}
-				sent[w] = append(sent[w], r)
-				if r.acked = r.send(base, b.BrandID); !r.acked {
-					return // the server is gone
-				}
-				acked.Add(1)
-			}
-		}()
-	}
-	testwait.Eventually(t, func() error { return atLeast("acknowledged", acked.Load(), 300) })
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
-		t.Fatal(err)
-	}
-	wg.Wait()
+	sent := sendUntilKill(t, cmd, 8, 300, func(w, i int) (*request, bool) {
+		r := &request{purchase: i%5 == 4, id: fmt.Sprintf("w%d-%d", w, i)}
+		r.acked = r.send(base, b.BrandID)
+		return r, r.acked
+	})
 
 	var views, orders, ackedViews, ackedOrders int
 	for _, rs := range sent {
@@ -174,6 +156,35 @@ func TestGracefulShutdownFlushes(t *testing.T) {
 }
 
 // atLeast returns an error unless n is at least want.
+// sendUntilKill sends from workers goroutines, each calling send with its
+// number and a counter until an answer fails, and SIGKILLs the server once
+// least requests are acknowledged: no shutdown, no flush. It returns what
+// each worker sent, acknowledged or not.
+func sendUntilKill[T any](t *testing.T, cmd *exec.Cmd, workers int, least int64, send func(w, i int) (T, bool)) [][]T {
+	t.Helper()
+	var acked atomic.Int64
+	sent := make([][]T, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				r, ok := send(w, i)
+				sent[w] = append(sent[w], r)
+				if !ok {
+					return // the server is gone
+				}
+				acked.Add(1)
+			}
+		})
+	}
+	testwait.Eventually(t, func() error { return atLeast("acknowledged", acked.Load(), least) })
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	return sent
+}
+
 func atLeast(what string, n, want int64) error {
 	if n < want {
 		return fmt.Errorf("%s %d, want at least %d", what, n, want)
