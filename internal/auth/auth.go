@@ -6,12 +6,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/match"
+	"github.com/svc-project/svc/internal/poll"
 )
 
 // DefaultPoll is how often the store's config version is read: admin
@@ -35,46 +35,29 @@ type webhookKey struct{ brand, platform string }
 type Cache struct {
 	store svc.BrandStore
 	state atomic.Pointer[state]
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	stop  func() // ends the polling
 }
 
-// Open loads the brands and keys, then reloads them every poll (DefaultPoll
+// Open loads the brands and keys, then reloads them every interval (DefaultPoll
 // when zero) when the store's config version moved, until Close.
-func Open(ctx context.Context, store svc.BrandStore, poll time.Duration, log *slog.Logger) (*Cache, error) {
+func Open(ctx context.Context, store svc.BrandStore, interval time.Duration, log *slog.Logger) (*Cache, error) {
 	c := &Cache{store: store}
 	if err := c.Refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
-	if poll == 0 {
-		poll = DefaultPoll
+	if interval == 0 {
+		interval = DefaultPoll
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	bg, stop := context.WithCancel(context.Background())
-	c.stop = stop
-	c.wg.Go(func() {
-		tick := time.NewTicker(poll)
-		defer tick.Stop()
-		for {
-			select {
-			case <-bg.Done():
-				return
-			case <-tick.C:
-				if err := c.Refresh(bg); err != nil && bg.Err() == nil {
-					log.Warn("reload brands and keys", "err", err)
-				}
-			}
-		}
-	})
+	c.stop = poll.Every(interval, log, "reload brands and keys", c.Refresh)
 	return c, nil
 }
 
 // Close stops the polling.
 func (c *Cache) Close() {
 	c.stop()
-	c.wg.Wait()
 }
 
 // Refresh reloads the brands and keys now if the store's version moved,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/poll"
 )
 
 // DefaultPoll is how often the keys are read: a rotation run beside a
@@ -27,8 +28,7 @@ type Keyring struct {
 	store svc.SigningKeyStore
 	now   func() time.Time
 	state atomic.Pointer[state]
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	stop  func() // ends the polling
 	cache sigCache
 }
 
@@ -38,14 +38,14 @@ type state struct {
 }
 
 // Open makes a first key if the store has none, loads the keys, then
-// reloads them every poll (DefaultPoll when zero) until Close. now is the
+// reloads them every interval (DefaultPoll when zero) until Close. now is the
 // clock (time.Now when nil).
-func Open(ctx context.Context, store svc.SigningKeyStore, poll time.Duration, now func() time.Time, log *slog.Logger) (*Keyring, error) {
+func Open(ctx context.Context, store svc.SigningKeyStore, interval time.Duration, now func() time.Time, log *slog.Logger) (*Keyring, error) {
 	if now == nil {
 		now = time.Now
 	}
-	if poll == 0 {
-		poll = DefaultPoll
+	if interval == 0 {
+		interval = DefaultPoll
 	}
 	if log == nil {
 		log = slog.Default()
@@ -61,29 +61,13 @@ func Open(ctx context.Context, store svc.SigningKeyStore, poll time.Duration, no
 	if err := k.Refresh(ctx); err != nil {
 		return nil, err
 	}
-	bg, stop := context.WithCancel(context.Background())
-	k.stop = stop
-	k.wg.Go(func() {
-		tick := time.NewTicker(poll)
-		defer tick.Stop()
-		for {
-			select {
-			case <-bg.Done():
-				return
-			case <-tick.C:
-				if err := k.Refresh(bg); err != nil && bg.Err() == nil {
-					log.Warn("reload signing keys", "err", err)
-				}
-			}
-		}
-	})
+	k.stop = poll.Every(interval, log, "reload signing keys", k.Refresh)
 	return k, nil
 }
 
 // Close stops the polling.
 func (k *Keyring) Close() {
 	k.stop()
-	k.wg.Wait()
 }
 
 // Refresh reloads the keys now.
