@@ -19,7 +19,6 @@ var layers = map[string]int{
 	"docs":                     0,
 	"extension":                0,
 	"internal/bots":            0,
-	"internal/chrometest":      0,
 	"internal/lift":            0,
 	"internal/httpsig":         0,
 	"internal/metrics":         0,
@@ -34,6 +33,7 @@ var layers = map[string]int{
 	"internal/match/matcheval": 2,
 	"internal/match/train":     6,
 	"internal/apidoc":          1,
+	"internal/chrometest":      1, // browser tests' Chromium, over testwait
 	"internal/connect":         1,
 	"internal/match":           1,
 	"internal/postgres":        1,

@@ -310,11 +310,7 @@ func (w *world) listen(ctx context.Context) {
 
 func (w *world) run(actions ...chromedp.Action[chromedp.Void]) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(w.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		w.t.Fatal(err)
-	}
+	chrometest.Run(w.t, w.ctx, actions...)
 }
 
 // poll runs js in the page until it returns something truthy, and

@@ -7,16 +7,20 @@ package chrometest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/svc-project/svc/internal/testwait"
 )
 
 // Path finds the browser: CHROME_PATH, or Debian's chromium. Without one
@@ -139,4 +143,42 @@ func (e *Errors) Take() []string {
 	list := e.list
 	e.list = nil
 	return list
+}
+
+// Run does the actions in the tab of ctx within 20 seconds, or fails the test.
+func Run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Eval evaluates a JavaScript expression in the tab of ctx, awaiting a
+// promise, and decodes its value into out.
+func Eval(t testing.TB, ctx context.Context, js string, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	b, _ := json.Marshal(v)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s = %s: %v", js, b, err)
+	}
+}
+
+// WaitFor evaluates a JavaScript expression until it is truthy.
+func WaitFor(t testing.TB, ctx context.Context, js string) {
+	t.Helper()
+	testwait.Eventually(t, func() error {
+		var ok bool
+		if Eval(t, ctx, "!!("+js+")", &ok); !ok {
+			return fmt.Errorf("%s is false", js)
+		}
+		return nil
+	})
 }

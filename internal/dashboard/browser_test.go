@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc/internal/chrometest"
-	"github.com/svc-project/svc/internal/testwait"
 )
 
 // The dashboard in Chromium: sign in, the overview, a product, a
@@ -53,36 +52,19 @@ func newBrowser(t *testing.T) *env {
 
 func (e *env) run(actions ...chromedp.Action[chromedp.Void]) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		e.t.Fatal(err)
-	}
+	chrometest.Run(e.t, e.ctx, actions...)
 }
 
+// eval evaluates a JavaScript expression (awaiting a promise) into out.
 func (e *env) eval(js string, out any) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		e.t.Fatalf("%s: %v", js, err)
-	}
-	b, _ := json.Marshal(v)
-	if err := json.Unmarshal(b, out); err != nil {
-		e.t.Fatalf("%s = %s: %v", js, b, err)
-	}
+	chrometest.Eval(e.t, e.ctx, js, out)
 }
 
+// waitFor evaluates a JavaScript expression until it is truthy.
 func (e *env) waitFor(js string) {
 	e.t.Helper()
-	testwait.Eventually(e.t, func() error {
-		var ok bool
-		if e.eval("!!("+js+")", &ok); !ok {
-			return fmt.Errorf("%s is false", js)
-		}
-		return nil
-	})
+	chrometest.WaitFor(e.t, e.ctx, js)
 }
 
 // click clicks the element and waits for the page that follows, if any,

@@ -174,38 +174,19 @@ func (e *env) snippet() string {
 
 func (e *env) run(actions ...chromedp.Action[chromedp.Void]) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		e.t.Fatal(err)
-	}
+	chrometest.Run(e.t, e.ctx, actions...)
 }
 
 // eval evaluates a JavaScript expression (awaiting a promise) into out.
 func (e *env) eval(js string, out any) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		e.t.Fatalf("%s: %v", js, err)
-	}
-	b, _ := json.Marshal(v)
-	if err := json.Unmarshal(b, out); err != nil {
-		e.t.Fatalf("%s = %s: %v", js, b, err)
-	}
+	chrometest.Eval(e.t, e.ctx, js, out)
 }
 
 // waitFor evaluates a JavaScript expression until it is truthy.
 func (e *env) waitFor(js string) {
 	e.t.Helper()
-	testwait.Eventually(e.t, func() error {
-		var ok bool
-		if e.eval("!!("+js+")", &ok); !ok {
-			return fmt.Errorf("%s is false", js)
-		}
-		return nil
-	})
+	chrometest.WaitFor(e.t, e.ctx, js)
 }
 
 func (e *env) noErrors() {
