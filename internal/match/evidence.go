@@ -615,6 +615,11 @@ func uniqueCodes(q *facts, cands []facts, out []bool) []bool {
 			}
 		}
 	}
+	for k := range cands {
+		if out[k] && codeConflict(q, &cands[k]) {
+			out[k] = false
+		}
+	}
 	return out
 }
 
@@ -630,6 +635,33 @@ func SharedCode(a, b string) bool {
 	}
 	for _, code := range fb.codes {
 		if distinctive(code) && alignedAt(&fa, code) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// codeConflict reports whether each title has a distinctive code the
+// other lacks: two model numbers that share a memory speed
+// ("pc3-10600") are two products. A code on one side only is a shop's
+// part number, and no conflict.
+func codeConflict(a, b *facts) bool {
+	lacks := func(x, y *facts) bool {
+		for _, code := range x.codes {
+			if distinctive(code) && !codeHeld(code, y) && !heldBack(code, y) {
+				return true
+			}
+		}
+		return false
+	}
+	return lacks(a, b) && lacks(b, a)
+}
+
+// heldBack reports whether a title's code holds the given code in part
+// ("txsr876b" holds "txsr876"): a variant, not another model.
+func heldBack(code string, f *facts) bool {
+	for _, c := range f.codes {
+		if strings.Contains(c, code) || strings.Contains(code, c) {
 			return true
 		}
 	}

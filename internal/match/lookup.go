@@ -250,7 +250,10 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	unique := uniqueCodes(&pq.facts, facts, ruledOut)
 	for k, i := range cands {
 		a := &out[k]
-		if unique[k] {
+		// Titles the same but for a colour one of them names are two
+		// variants of the model the code names (the shop sells another
+		// colour); titles written independently differ by more.
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
@@ -322,6 +325,28 @@ func decide(list []assessed, m *Model) (*assessed, float64) {
 		return nil, 0
 	}
 	return bestA, m.Confidence(best, best-second, &bestA.x)
+}
+
+// fewApart reports whether a title and entry i differ by at most two
+// words on each side.
+func (c *Index) fewApart(q []queryWord, i uint32) bool {
+	const most = 2
+	words := c.wordsOf(&c.entries[i])
+	qOnly, pOnly := 0, 0
+	for _, w := range q {
+		if w.own {
+			continue
+		}
+		if _, ok := slices.BinarySearch(words, w.id); !ok || !w.known {
+			qOnly++
+		}
+	}
+	for _, id := range words {
+		if !slices.ContainsFunc(q, func(w queryWord) bool { return w.known && w.id == id }) {
+			pOnly++
+		}
+	}
+	return qOnly <= most && pOnly <= most
 }
 
 // sibling reports whether the query names another product of the same
