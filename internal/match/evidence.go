@@ -2,7 +2,6 @@ package match
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -581,10 +580,9 @@ func codeHeld(code string, f *facts) bool {
 // pairs, two records of one model number are the same product every time
 // (docs/enrichment.md, Matching), and a code one product of the catalog has
 // names that product.
-func uniqueCodes(q *facts, cands []facts, out []bool) []bool {
-	// out comes in marking the candidates ruled out: they hold no code.
-	ruledOut := slices.Clone(out)
-	clear(out)
+// Candidates ruled out hold no code.
+func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
+	out := make([]bool, len(cands))
 	holders := func(code string) int {
 		n := 0
 		for k := range cands {
