@@ -1,6 +1,27 @@
 package svc
 
-import "hash/fnv"
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+)
+
+// WidgetVariants are the parts of the widget a brand may choose
+// (docs/client-script.md, Variants).
+var WidgetVariants = []string{"inline", "now", "toasts"}
+
+// ValidWidgetVariant reports whether v names only parts of WidgetVariants,
+// each once, separated by single spaces; "" is the script's default.
+func ValidWidgetVariant(v string) bool {
+	seen := map[string]bool{}
+	for _, p := range strings.Fields(v) {
+		if !slices.Contains(WidgetVariants, p) || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	return v == strings.Join(strings.Fields(v), " ")
+}
 
 // The arms of a brand's holdout experiment (docs/dashboard.md, Lift). A
 // session in ArmHeldOut never sees the widget, so the two arms compare
@@ -36,11 +57,14 @@ func ArmOf(sessionID string, holdout int) string {
 	return ArmShown
 }
 
-// AssignArm records in a view the arm of its session under the brand's
-// holdout, as it is when the event arrives: a later change of the holdout
-// does not move past views between arms.
+// AssignArm records in a view or an add-to-cart the arm of its session
+// under the brand's holdout, as it is when the event arrives: a later
+// change of the holdout does not move past events between arms.
 func (w *Write) AssignArm(holdout int) {
-	if w.View != nil && w.View.Context.SessionID != nil {
+	switch {
+	case w.View != nil && w.View.Context.SessionID != nil:
 		w.View.Meta.Arm = ArmOf(*w.View.Context.SessionID, holdout)
+	case w.Cart != nil && w.Cart.Context.SessionID != nil:
+		w.Cart.Meta.Arm = ArmOf(*w.Cart.Context.SessionID, holdout)
 	}
 }

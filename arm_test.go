@@ -61,12 +61,26 @@ func TestArmOf(t *testing.T) {
 	}
 }
 
+func TestValidWidgetVariant(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "inline": true, "now toasts": true, "inline now toasts": true,
+		"toast": false, "now now": false, " now": false, "now  toasts": false, "Inline": false} {
+		if got := svc.ValidWidgetVariant(v); got != want {
+			t.Errorf("ValidWidgetVariant(%q) = %t", v, got)
+		}
+	}
+}
+
 func TestAssignArm(t *testing.T) {
 	s := "a"
 	w := &svc.Write{View: &svc.ViewEvent{Context: svc.ViewContext{SessionID: &s}}}
 	w.AssignArm(50)
 	if w.View.Meta.Arm != svc.ArmHeldOut {
 		t.Errorf("arm %q, want held_out", w.View.Meta.Arm)
+	}
+	c := &svc.Write{Cart: &svc.CartEvent{Context: svc.ViewContext{SessionID: &s}}}
+	c.AssignArm(0)
+	if c.Cart.Meta.Arm != svc.ArmShown {
+		t.Errorf("cart arm %q, want shown", c.Cart.Meta.Arm)
 	}
 	w = &svc.Write{View: &svc.ViewEvent{}}
 	w.AssignArm(50)

@@ -28,6 +28,9 @@ type Brand struct {
 	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
 	// the widget, so that its lift can be measured (ArmOf).
 	Holdout int
+	// WidgetVariant is the widget's parts the brand chose (WidgetVariants,
+	// separated by spaces); "" leaves the script's default.
+	WidgetVariant string
 	// Recent are the privacy rules of the brand's recent purchases feed.
 	Recent    RecentSettings
 	CreatedAt time.Time
@@ -83,6 +86,9 @@ func (b *Brand) Validate() error {
 	}
 	if b.MinPurchases < 1 {
 		fields = append(fields, FieldError{Field: "min_purchases", Message: "must be at least 1"})
+	}
+	if !ValidWidgetVariant(b.WidgetVariant) {
+		fields = append(fields, FieldError{Field: "widget_variant", Message: "must be parts among " + strings.Join(WidgetVariants, ", ") + ", separated by spaces"})
 	}
 	if b.Holdout < 0 || b.Holdout > MaxHoldout {
 		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})

@@ -88,7 +88,8 @@ type EventMeta struct {
 	GivenTime  *time.Time // the client's timestamp, when it was replaced by the receive time
 	ReceivedAt time.Time
 	Keyed      bool // came with a valid key of the brand
-	// Arm is the holdout arm of a view's session (ArmOf), "" without one.
+	// Arm is the holdout arm of a view's or an add-to-cart's session
+	// (ArmOf), "" without one.
 	Arm string
 }
 

@@ -19,7 +19,7 @@ const (
 	// no line left, or none (a cancelled order's id that never came).
 	OrderRowTables = "purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0 JOIN products p ON p.id = i.product"
 	CartRowColumns = `c.event_id, p.product_id, p.sku, p.title, p.url, c.ts, c.given_ts, c.received_at,
-		c.session_id, c.country, c.locale, c.keyed, c.quantity`
+		c.session_id, c.country, c.locale, c.keyed, c.quantity, c.arm`
 	CartRowTables = "cart_events c JOIN products p ON p.id = c.product"
 )
 
@@ -35,7 +35,7 @@ type CartRow struct {
 func (r *CartRow) Dest() []any {
 	c := &r.c
 	return []any{&c.Meta.EventID, &c.Product.ProductID, &c.Product.SKU, &c.Product.Title, &c.Product.URL,
-		&r.time, &r.given, &r.receive, &c.Context.SessionID, &c.Context.Country, &c.Context.Locale, &c.Meta.Keyed, &c.Quantity}
+		&r.time, &r.given, &r.receive, &c.Context.SessionID, &c.Context.Country, &c.Context.Locale, &c.Meta.Keyed, &c.Quantity, &c.Meta.Arm}
 }
 
 // Event returns the add-to-cart, of the brand given.

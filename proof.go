@@ -60,8 +60,9 @@ type Proof struct {
 	MinPurchases int
 	// Holdout is the brand's percent of sessions that never see the widget
 	// (Brand.Holdout); the widget computes its own session's arm.
-	Holdout     int
-	GeneratedAt time.Time
+	Holdout       int
+	WidgetVariant string // the brand's choice, "" for the script's default
+	GeneratedAt   time.Time
 }
 
 // ViewsField is the name of the view count in the response: the window is

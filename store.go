@@ -30,6 +30,8 @@ type BrandStore interface {
 	APIKeys(ctx context.Context) ([]*APIKey, error)
 	// ConfigVersion returns a number that changes whenever a brand or key does.
 	ConfigVersion(ctx context.Context) (int64, error)
+	// The brands' webhook secrets (webhook.go).
+	WebhookSecretStore
 }
 
 // ProductRef identifies a product inside a store: a compact number the
@@ -179,6 +181,7 @@ type Store interface {
 	BrandStore
 	EventStore
 	SigningKeyStore
+	DashboardStore
 	Close() error
 }
 

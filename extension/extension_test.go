@@ -14,7 +14,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,14 +22,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/extension"
 	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/chrometest"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
@@ -56,8 +53,8 @@ type world struct {
 	ctx      context.Context
 	extID    string
 	mu       sync.Mutex
-	requests []svcRequest // what reached svc
-	errs     []string     // exceptions and console errors of the pages
+	requests []svcRequest      // what reached svc
+	errors   chrometest.Errors // exceptions and console errors of the pages
 }
 
 // How the proxy tampers with svc's answers.
@@ -69,18 +66,6 @@ const (
 
 type svcRequest struct {
 	path, body, cookie, digest string
-}
-
-func chromium() string {
-	if p := os.Getenv("CHROME_PATH"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 func newWorld(t *testing.T) *world {
@@ -288,35 +273,16 @@ func (w *world) unpacked() string {
 
 func (w *world) browser(extDir string) {
 	t := w.t
-	path := chromium()
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium: .ci/run installs Debian's chromium package")
-		}
-		t.Skip("no Chromium on this machine: apt-get install chromium")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // root in a container
+	ctx := chrometest.Start(t, 1100, 760,
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-extensions", false),
 		chromedp.Flag("load-extension", extDir),
 		chromedp.Flag("disable-extensions-except", extDir),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
 		// The search engines' host names lead to the fixture server.
 		chromedp.Flag("host-resolver-rules", "MAP www.google.com 127.0.0.1, MAP www.bing.com 127.0.0.1"),
 		chromedp.Flag("ignore-certificate-errors", true),
 		chromedp.Flag("lang", "en-US"),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 760),
 	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
 	w.listen(ctx)
 	w.ctx = ctx
 	testwait.Eventually(t, func() error {
@@ -339,40 +305,7 @@ func (w *world) browser(extDir string) {
 }
 
 func (w *world) listen(ctx context.Context) {
-	err := chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = "exception: " + ev.ExceptionDetails.Text
-			if ev.ExceptionDetails.Exception != nil {
-				msg += " " + ev.ExceptionDetails.Exception.Description
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				msg = "console." + string(ev.Type)
-				for _, a := range ev.Args {
-					msg += " " + string(a.Value) + a.Description
-				}
-			}
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-			}
-		}
-		if msg != "" {
-			w.mu.Lock()
-			w.errs = append(w.errs, msg)
-			w.mu.Unlock()
-		}
-	})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	for _, enable := range []cdp.Command[cdp.Empty, cdp.Empty]{cdplog.Enable, runtime.Enable} {
-		if _, err := chromedp.Call(ctx, enable, cdp.Empty{}); err != nil {
-			w.t.Fatal(err)
-		}
-	}
+	w.errors.Listen(w.t, ctx)
 }
 
 func (w *world) run(actions ...chromedp.Action[chromedp.Void]) {
@@ -443,12 +376,9 @@ func (w *world) shot(name string) {
 
 func (w *world) noErrors() {
 	w.t.Helper()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.errs) > 0 {
-		w.t.Errorf("errors in the pages:\n%s", strings.Join(w.errs, "\n"))
+	if errs := w.errors.Take(); len(errs) > 0 {
+		w.t.Errorf("errors in the pages:\n%s", strings.Join(errs, "\n"))
 	}
-	w.errs = nil
 }
 
 // svcRequests returns what reached svc since the last call.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,7 +26,9 @@ import (
 // does the same, then appends the body to a log file and answers once that
 // is on disk: the least any server that acknowledges only durable events
 // must do here, so that its latency tells the disk's share of svc's. The
-// read baseline answers every GET with one fixed proof-sized JSON.
+// read baseline answers every GET with one fixed proof-sized JSON. Both
+// take batches too: each event is decoded, the durable baseline appends
+// the whole body at once, and each event is answered in its place.
 
 const fixedProof = `{"brand_id":"br_baseline000","product_id":"p1","views_last_60_min":42,"purchases_last_24h":3,"generated_at":"2026-01-01T00:00:00Z"}` + "\n"
 
@@ -35,6 +38,7 @@ func baselineHandler(log *durableLog) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/collect/product-view", decodeAndAccept[svc.ViewEvent](log))
 	mux.HandleFunc("POST /api/collect/product-purchase", decodeAndAccept[svc.PurchaseEvent](log))
+	mux.HandleFunc("POST /api/collect/batch", decodeBatch(log))
 	mux.HandleFunc("GET /api/svc/product-proof", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, fixedProof)
@@ -63,6 +67,60 @@ func decodeAndAccept[E any](log *durableLog) http.HandlerFunc {
 			}
 		}
 		io.WriteString(w, `{"status":"accepted"}`+"\n")
+	}
+}
+
+// decodeBatch answers a batch as svc does: each event decoded into svc's
+// type for its "type", the body appended once when the log is there, and
+// a result for each event.
+func decodeBatch(log *durableLog) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<20))
+		var batch struct {
+			Events []json.RawMessage `json:"events"`
+		}
+		if err == nil {
+			err = json.Unmarshal(body, &batch)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil || len(batch.Events) == 0 || len(batch.Events) > 500 {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"status":"invalid"}`+"\n")
+			return
+		}
+		out := []byte(`{"results":[`)
+		for i, raw := range batch.Events {
+			var head struct {
+				Type string `json:"type"`
+			}
+			err := json.Unmarshal(raw, &head)
+			switch {
+			case err != nil:
+			case head.Type == "product-view":
+				err = json.Unmarshal(raw, new(svc.ViewEvent))
+			case head.Type == "product-purchase":
+				err = json.Unmarshal(raw, new(svc.PurchaseEvent))
+			default:
+				err = errors.New("unknown type")
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if err != nil {
+				out = append(out, `{"status":"invalid"}`...)
+			} else {
+				out = append(out, `{"status":"accepted"}`...)
+			}
+		}
+		out = append(out, "]}\n"...)
+		if log != nil {
+			if err := log.append(body); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"status":"unavailable"}`+"\n")
+				return
+			}
+		}
+		w.Write(out)
 	}
 }
 

@@ -58,6 +58,7 @@ type options struct {
 	proofRate    float64
 	collectRate  float64
 	durableDir   string
+	batchEvents  int
 }
 
 func parseOptions(args []string, errOut io.Writer) (*options, error) {
@@ -79,7 +80,7 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "recorded length of each phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
 	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
-	fs.StringVar(&o.phases, "phases", "collect,proof,mix,half", "phases to run: collect (vs the collect baseline), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate), collect-rate (views and purchases at -collect-rate)")
+	fs.StringVar(&o.phases, "phases", "collect,batch,proof,mix,half", "phases to run: collect (vs the durable and the collect baselines), batch (batches of -batch-events, vs the durable baseline's batches and svc's collect), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate), collect-rate (views and purchases at -collect-rate)")
 	fs.StringVar(&o.metrics, "metrics", "", "svc's /metrics URL (on its --admin-addr): reports beside each fixed-rate svc phase the p99 of svc's own handlers, from its histogram")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")
@@ -87,12 +88,13 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.BoolVar(&o.prefill, "prefill", true, "send one view of every product first, so proof reads find them")
 	fs.Float64Var(&o.proofRate, "proof-rate", 1000, "proof reads per second of the proof-rate phase, which compares proof latency between stores")
 	fs.Float64Var(&o.collectRate, "collect-rate", 4000, "requests per second of the collect-rate phase, which compares collect latency between builds at one rate")
+	fs.IntVar(&o.batchEvents, "batch-events", 100, "events in each request of the batch phase (at most 500)")
 	fs.StringVar(&o.durableDir, "durable-dir", "", "folder of the durable baseline's log, on the disk svc writes to (default: -data, else the system's temporary folder)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 || o.duration <= 0 || o.warmup < 0 || o.proofRate <= 0 || o.collectRate <= 0 {
-		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat, -duration, -proof-rate, -collect-rate, and -warmup ≥ 0")
+	if o.products < 2 || o.brands < 1 || o.sessions < 1 || o.zipfS <= 1 || o.keyed < 0 || o.keyed > 1 || o.conns < 1 || o.openConns < 1 || o.repeat < 1 || o.duration <= 0 || o.warmup < 0 || o.proofRate <= 0 || o.collectRate <= 0 || o.batchEvents < 1 || o.batchEvents > 500 {
+		return nil, fmt.Errorf("bad options: want -products ≥ 2, -brands ≥ 1, -zipf > 1, 0 ≤ -keyed ≤ 1, positive -conns, -open-conns, -repeat, -duration, -proof-rate, -collect-rate, 1 ≤ -batch-events ≤ 500, and -warmup ≥ 0")
 	}
 	if o.durableDir == "" {
 		o.durableDir = o.data

@@ -60,8 +60,11 @@ func errorText(s *Stats) string {
 	parts := make([]string, len(codes))
 	for i, c := range codes {
 		name := strconv.Itoa(c)
-		if c == 0 {
+		switch c {
+		case 0:
 			name = "transport"
+		case statusEventRefused:
+			name = "event refused"
 		}
 		parts[i] = fmt.Sprintf("%s×%d", name, s.Status[c])
 	}
@@ -100,6 +103,7 @@ type Ratio struct {
 	Svc, Base float64 // requests per second
 	Target    float64 // the least share the target asks for (bench/RESULTS.md); 0: none, the ratio only informs
 	BaseName  string  // "" is the baseline
+	Events    bool    // Svc and Base are events per second, and the share is shown as a multiple
 }
 
 // Share is Svc / Base.
@@ -119,6 +123,14 @@ func WriteRatios(w io.Writer, ratios []Ratio) {
 		base, target := r.BaseName, ""
 		if base == "" {
 			base = "baseline"
+		}
+		if r.Events {
+			if r.Target > 0 {
+				target = fmt.Sprintf("  (target ≥ %g×: %s)", r.Target, verdict(r.Met()))
+			}
+			fmt.Fprintf(w, "%-34s svc %9s events/s = %5.2f× %s %9s events/s%s\n",
+				r.Name, thousands(r.Svc), r.Share(), base, thousands(r.Base), target)
+			continue
 		}
 		if r.Target > 0 {
 			target = fmt.Sprintf("  (target ≥ %.0f%%: %s)", 100*r.Target, verdict(r.Met()))

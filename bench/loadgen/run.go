@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -260,7 +261,21 @@ func do(ctx context.Context, client *http.Client, base string, r Request) (int, 
 	if err != nil {
 		return 0, err
 	}
+	defer resp.Body.Close()
+	if r.Endpoint == Batch && resp.StatusCode == http.StatusOK {
+		// A batch's 200 may hold events that were not stored.
+		answer, err := io.ReadAll(resp.Body)
+		if err == nil && refusedEvent.Match(answer) {
+			return statusEventRefused, nil
+		}
+		return resp.StatusCode, err
+	}
 	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 	return resp.StatusCode, err
 }
+
+// statusEventRefused stands for a batch answered 200 in which some event
+// was not stored: invalid, conflict or failed.
+const statusEventRefused = 1
+
+var refusedEvent = regexp.MustCompile(`"status"\s*:\s*"(invalid|conflict|failed)"`)

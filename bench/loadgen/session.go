@@ -39,7 +39,7 @@ func newSession(ctx context.Context, o *options, out io.Writer) (*session, error
 	return &session{
 		o:       o,
 		out:     out,
-		cat:     &Catalog{Brands: brands, Products: o.products, ZipfS: o.zipfS, Sessions: o.sessions, Keyed: o.keyed},
+		cat:     &Catalog{Brands: brands, Products: o.products, ZipfS: o.zipfS, Sessions: o.sessions, Keyed: o.keyed, BatchEvents: o.batchEvents},
 		client:  NewClient(max(o.conns, o.openConns)),
 		metrics: &http.Client{Timeout: 10 * time.Second},
 		runTag:  fmt.Sprintf("%x", time.Now().UnixNano()),

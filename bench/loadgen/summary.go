@@ -9,6 +9,8 @@ import (
 // of several rounds: their median and spread.
 type summary struct {
 	collectShares, proofShares []float64 // svc's closed-loop rates as shares of the baselines'
+	durableShares              []float64 // svc's collect as a share of the durable baseline's
+	batchFactors               []float64 // svc's events a second in batches over its single-event collect
 	// p99 latencies, in microseconds, at the fixed rates.
 	collectP99, proofP99, proofRateP99, collectRateP99 []float64
 	collectBaseP99, proofBaseP99                       []float64 // the baseline at the same fixed rates
@@ -40,8 +42,14 @@ func (m *summary) write(out io.Writer, o *options) {
 	share := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 	lat := func(x float64) string { return ms(int64(x)) }
 	fmt.Fprintf(out, "over %d runs, median (min to max):\n", o.repeat)
+	if len(m.durableShares) > 0 {
+		fmt.Fprintf(out, "  collect / durable baseline: %s\n", Spread(m.durableShares, share))
+	}
 	if len(m.collectShares) > 0 {
 		fmt.Fprintf(out, "  collect / collect baseline: %s\n", Spread(m.collectShares, share))
+	}
+	if len(m.batchFactors) > 0 {
+		fmt.Fprintf(out, "  batch / single collect:     %s events a second\n", Spread(m.batchFactors, func(x float64) string { return fmt.Sprintf("%.1f×", x) }))
 	}
 	if len(m.proofShares) > 0 {
 		fmt.Fprintf(out, "  proof / read baseline:      %s\n", Spread(m.proofShares, share))

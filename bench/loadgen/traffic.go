@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Endpoint is one of the three API calls the traffic is made of.
+// Endpoint is one of the API calls the traffic is made of.
 type Endpoint int
 
 // The endpoints, in the order reports list them.
@@ -13,16 +13,17 @@ const (
 	View Endpoint = iota
 	Purchase
 	Proof
+	Batch // Catalog.BatchEvents views and purchases in one keyed request
 	numEndpoints
 )
 
 func (e Endpoint) String() string {
-	return [...]string{"product-view", "product-purchase", "product-proof"}[e]
+	return [...]string{"product-view", "product-purchase", "product-proof", "batch"}[e]
 }
 
 // Path is the endpoint's URL path.
 func (e Endpoint) Path() string {
-	return [...]string{"/api/collect/product-view", "/api/collect/product-purchase", "/api/svc/product-proof"}[e]
+	return [...]string{"/api/collect/product-view", "/api/collect/product-purchase", "/api/svc/product-proof", "/api/collect/batch"}[e]
 }
 
 // Mix is the share of each endpoint in the traffic, in percent of requests.
@@ -34,6 +35,7 @@ var (
 	FullMix    = Mix{View: 80, Purchase: 2, Proof: 18}
 	CollectMix = Mix{View: 80, Purchase: 2} // the same writes, without the reads
 	ProofMix   = Mix{Proof: 100}
+	BatchMix   = Mix{Batch: 100} // each request carries CollectMix's events
 )
 
 // Endpoints lists the endpoints the mix sends to.
@@ -48,11 +50,11 @@ func (m Mix) Endpoints() []Endpoint {
 }
 
 // Writes reports whether the mix sends events.
-func (m Mix) Writes() bool { return m[View] > 0 || m[Purchase] > 0 }
+func (m Mix) Writes() bool { return m[View] > 0 || m[Purchase] > 0 || m[Batch] > 0 }
 
 // pick draws an endpoint with the mix's weights from u, uniform in [0,1).
 func (m Mix) pick(u float64) Endpoint {
-	total := m[View] + m[Purchase] + m[Proof]
+	total := m[View] + m[Purchase] + m[Proof] + m[Batch]
 	x := u * total
 	for e := Endpoint(0); e < numEndpoints; e++ {
 		if x < m[e] {
@@ -80,6 +82,9 @@ type Catalog struct {
 	ZipfS    float64 // Zipf exponent (> 1); popularity of rank r ~ 1/(1+r)^s
 	Sessions int     // distinct shopper sessions
 	Keyed    float64 // share of requests sent with the brand's key, 0 to 1
+	// BatchEvents is how many events a batch request carries (keyed
+	// always: the batch endpoint is for brands' servers).
+	BatchEvents int
 }
 
 // BrowserUA is the User-Agent of anonymous requests: unknown agents are
@@ -106,6 +111,7 @@ type Generator struct {
 	tag   string // makes order ids unique to this generator and run
 	order int
 	buf   []byte
+	batch []byte
 }
 
 // NewGenerator returns a generator seeded with seed; tag must differ between
@@ -139,8 +145,42 @@ func (g *Generator) Next() Request {
 	case Proof:
 		req.Method, req.Body = "GET", nil
 		req.Target = e.Path() + "?brand_id=" + b.ID + "&product_id=p" + strconv.Itoa(rank)
+	case Batch:
+		req.Key, req.Origin = b.APIKey, ""
+		req.Body = g.batchBody(b, rank)
 	}
 	return req
+}
+
+// batchBody is a batch of brand b: its first event is about product rank,
+// the others about the brand's products drawn by popularity, each a view
+// or a purchase in CollectMix's shares, with the single endpoint's body.
+func (g *Generator) batchBody(b *Brand, rank int) []byte {
+	n := len(g.cat.Brands)
+	s := append(g.batch[:0], `{"events":[`...)
+	for i := range max(g.cat.BatchEvents, 1) {
+		r := rank
+		if i > 0 {
+			if r = g.product()/n*n + rank%n; r >= g.cat.Products {
+				r = rank
+			}
+		}
+		if i > 0 {
+			s = append(s, ',')
+		}
+		var body []byte
+		if CollectMix.pick(g.rng.Float64()) == Purchase {
+			s = append(s, `{"type":"product-purchase",`...)
+			body = g.purchaseBody(b, r)
+		} else {
+			s = append(s, `{"type":"product-view",`...)
+			body = g.viewBody(b, r)
+		}
+		s = append(s, body[1:]...) // the body's members after its '{'
+	}
+	s = append(s, "]}"...)
+	g.batch = s
+	return s
 }
 
 var countries = []struct{ country, locale string }{

@@ -56,20 +56,25 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	if err := store.CreateBrand(ctx, b, key); err != nil {
 		return err
 	}
+	hooks, err := webhooksOf(ctx, store, *publicURL, b.ID)
+	if err != nil {
+		return err
+	}
 	out := struct {
 		brandInfo
-		APIKey    string `json:"api_key"`
-		KeyPrefix string `json:"key_prefix"`
-		ScriptURL string `json:"script_url"`
-		Snippet   string `json:"snippet"`
-	}{infoOf(b), secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID)}
+		APIKey    string                 `json:"api_key"`
+		KeyPrefix string                 `json:"key_prefix"`
+		ScriptURL string                 `json:"script_url"`
+		Snippet   string                 `json:"snippet"`
+		Webhooks  map[string]webhookInfo `json:"webhooks"`
+	}{infoOf(b), secret, key.Prefix, scriptURL(*publicURL), script.Snippet(scriptURL(*publicURL), ScriptGlobal, b.ID), hooks}
 	if *asJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetEscapeHTML(false) // the snippet stays readable
 		err = enc.Encode(out)
 	} else {
-		_, err = fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n\n%s",
-			out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet, thresholdNote(b))
+		_, err = fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n\n%s\n%s",
+			out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet, thresholdNote(b), webhookText(b.ID, hooks))
 	}
 	warnNoDomain(env, b)
 	return err

@@ -24,6 +24,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
+	secrets := addSecretFlags(fs)
+	publicURL := publicURLFlag(fs, env, "the webhook URLs")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -32,8 +34,9 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	if !set["name"] && !set["domain"] && !set["require-key"] && !set["closed-catalog"] && !set["min-viewers"] && !set["min-purchases"] && !set["holdout"] && !recentGiven(set) {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout or --recent-*"}
+	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] || recentGiven(set)
+	if !changesBrand && !secrets.given(set) {
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -69,13 +72,25 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if err := validate(b); err != nil {
 		return err
 	}
-	if err := store.UpdateBrand(ctx, b); err != nil {
+	if changesBrand {
+		if err := store.UpdateBrand(ctx, b); err != nil {
+			return err
+		}
+	}
+	if err := secrets.store(ctx, store, env.stdin, b.ID, set); err != nil {
+		return err
+	}
+	hooks, err := webhooksOf(ctx, store, *publicURL, b.ID)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(env.stdout).Encode(infoOf(b))
+		return json.NewEncoder(env.stdout).Encode(struct {
+			brandInfo
+			Webhooks map[string]webhookInfo `json:"webhooks"`
+		}{infoOf(b), hooks})
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, %s\n",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout, recentInfoOf(b))
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, %s\n\n%s",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout, recentInfoOf(b), webhookText(b.ID, hooks))
 	return nil
 }

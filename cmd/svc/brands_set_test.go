@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -133,4 +135,39 @@ func TestBrandsHoldout(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// svc dashboard link prints a link that signs in once to a running
+// server's dashboard; a brand it does not know is refused.
+func TestDashboardLink(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir)
+	var out struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "dashboard", "link", "--data", dir, "--brand", b.BrandID, "--public-url", s.url, "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.URL, s.url+"/dashboard/signin?token=") {
+		t.Fatalf("link %q", out.URL)
+	}
+	u, _ := url.Parse(out.URL)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(s.url+"/dashboard/signin", url.Values{"token": {u.Query().Get("token")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("sign in with the link: %d", resp.StatusCode)
+	}
+	for _, args := range [][]string{{"--brand", "br_nope"}, {}, {"--brand", b.BrandID, "--operator"}} {
+		if err := run(context.Background(), append([]string{"dashboard", "link", "--data", dir}, args...), noEnv, io.Discard, io.Discard); err == nil {
+			t.Errorf("dashboard link %v: no error", args)
+		}
+	}
+	if text := runCmd(t, "dashboard", "link", "--data", dir, "--operator"); !strings.Contains(text, "the operator") || !strings.Contains(text, "/dashboard/signin?token=") {
+		t.Errorf("operator link: %q", text)
+	}
 }

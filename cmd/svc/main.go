@@ -81,8 +81,9 @@ func commands() []command {
 			"list the brands and the prefixes of their keys", brandsList},
 		{"brands set", []string{"--brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL]",
 			"[--closed-catalog=BOOL] [--min-viewers N] [--min-purchases N] [--holdout PERCENT] [--recent-delay D] [--recent-window D]",
-			"[--recent-max N] [--recent-k N] [--json]"},
-			"change a brand's name, domains, key and catalog rules, thresholds, holdout or feed rules", brandsSet},
+			"[--recent-max N] [--recent-k N] [--shopify-secret SECRET|-] [--woocommerce-secret SECRET|-]",
+			"[--public-url URL] [--json]"},
+			"change a brand's name, domains, key and catalog rules, thresholds, holdout, feed rules or webhook secrets", brandsSet},
 		{"keys create", []string{"--brand ID [--json]"},
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
@@ -96,12 +97,16 @@ func commands() []command {
 			"check the signature of an answer; exit 0 verified, 1 not, 2 usage", verify},
 		{"extension pack", []string{"[--out FILE] [--base-url URL]"},
 			"write the browser extension as a zip for a store upload", extensionPack},
+		{"dashboard link", []string{"(--brand ID | --operator) [--public-url URL] [--json]"},
+			"print a one-time sign-in link to the dashboard, valid 15 minutes", dashboardLink},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
 			"write a brand's events as JSON Lines", export},
 		{"forget", []string{"--brand ID --session SESSION_ID"},
 			"erase the events of one shopper's session", forget},
+		{"import", []string{"--brand ID --file FILE [--format jsonl|shopify-csv] [--retention D] [--progress]"},
+			"load a brand's past orders: svc export's JSON Lines or Shopify's order export", importCmd},
 		{"version", nil,
 			"print the version of this binary", versionCmd},
 	}
@@ -190,7 +195,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		usage(stderr)
 		return usageError{"no command given"}
 	}
-	env := environment{getenv: getenv, stdout: stdout, stderr: stderr}
+	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, stdin: os.Stdin}
 	name, rest := args[0], args[1:]
 	switch {
 	case isHelp(name):
@@ -198,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys" || name == "extension":
+	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)
@@ -226,6 +231,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 type environment struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
+	stdin          io.Reader // where a secret given as - is read from
 }
 
 func (e environment) env(name, def string) string {

@@ -22,7 +22,11 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, d := range binDirs {
+		_ = os.RemoveAll(d)
+	}
+	os.Exit(code)
 }
 
 func noEnv(string) string { return "" }

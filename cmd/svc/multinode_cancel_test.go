@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -11,34 +8,10 @@ import (
 	"github.com/svc-project/svc/internal/testwait"
 )
 
-// purchasesUnits reads a product's purchases and units from every node:
-// -1 where the node does not know the product.
-func purchasesUnits(t *testing.T, nodes []string, brand, product string) [][2]float64 {
-	t.Helper()
-	out := make([][2]float64, len(nodes))
-	for i, n := range nodes {
-		out[i] = [2]float64{-1, -1}
-		res, err := http.Get(fmt.Sprintf("%s/api/svc/product-proof?brand_id=%s&product_id=%s", n, brand, product))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if json.NewDecoder(res.Body).Decode(&m) == nil && res.StatusCode == 200 {
-			out[i] = [2]float64{m["purchases"].(float64), m["units"].(float64)}
-		}
-		res.Body.Close()
-	}
-	return out
-}
-
+// allCount returns an error unless every node shows the product's
+// purchases and units.
 func allCount(t *testing.T, nodes []string, brand, product string, purchases, units int) error {
-	got := purchasesUnits(t, nodes, brand, product)
-	for _, c := range got {
-		if c != [2]float64{float64(purchases), float64(units)} {
-			return fmt.Errorf("the nodes show %v (purchases, units), want %d and %d on each", got, purchases, units)
-		}
-	}
-	return nil
+	return allAgree(t, nodes, brand, product, "purchases", "units", [2]int{purchases, units})
 }
 
 // withinASecond fails unless every node shows the counts within a second.

@@ -22,9 +22,9 @@ func startNode(t *testing.T, store string) (*exec.Cmd, string) {
 	return startProcess(t, "--store", store)
 }
 
-// counts reads a product's views and purchases from every node's proof:
-// -1 where the node does not know the product (yet).
-func counts(t *testing.T, nodes []string, brand, product string) [][2]float64 {
+// figures reads two of a product's counts (fields of its proof) from
+// every node: -1 where the node does not know the product (yet).
+func figures(t *testing.T, nodes []string, brand, product, a, b string) [][2]float64 {
 	t.Helper()
 	out := make([][2]float64, len(nodes))
 	for i, n := range nodes {
@@ -35,23 +35,29 @@ func counts(t *testing.T, nodes []string, brand, product string) [][2]float64 {
 		}
 		var m map[string]any
 		if json.NewDecoder(res.Body).Decode(&m) == nil && res.StatusCode == 200 {
-			out[i] = [2]float64{m["views"].(float64), m["purchases"].(float64)}
+			out[i] = [2]float64{m[a].(float64), m[b].(float64)}
 		}
 		res.Body.Close()
 	}
 	return out
 }
 
-// allShow returns an error unless every node's proof shows the views and
-// purchases.
-func allShow(t *testing.T, nodes []string, brand, product string, views, purchases int) error {
-	got := counts(t, nodes, brand, product)
+// allAgree returns an error unless every node's proof shows want for the
+// two fields.
+func allAgree(t *testing.T, nodes []string, brand, product, a, b string, want [2]int) error {
+	got := figures(t, nodes, brand, product, a, b)
 	for _, c := range got {
-		if c != [2]float64{float64(views), float64(purchases)} {
-			return fmt.Errorf("the nodes show %v (views, purchases), want %d and %d on each", got, views, purchases)
+		if c != [2]float64{float64(want[0]), float64(want[1])} {
+			return fmt.Errorf("the nodes show %v (%s, %s), want %d and %d on each", got, a, b, want[0], want[1])
 		}
 	}
 	return nil
+}
+
+// allShow returns an error unless every node's proof shows the views and
+// purchases.
+func allShow(t *testing.T, nodes []string, brand, product string, views, purchases int) error {
+	return allAgree(t, nodes, brand, product, "views", "purchases", [2]int{views, purchases})
 }
 
 // postStatus posts a view and returns an error unless it is answered with

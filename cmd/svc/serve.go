@@ -19,6 +19,7 @@ import (
 	"github.com/svc-project/svc/internal/apidoc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
+	"github.com/svc-project/svc/internal/dashboard"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
@@ -150,7 +151,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if base == "" {
 		base = "http://" + ln.Addr().String()
 	}
-	parts, err := c.serverParts(ctx, store, t, brands, base, m)
+	parts, err := c.serverParts(ctx, store, t, brands, base, m, log)
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ type serverParts struct {
 
 // serverParts builds the script, the OpenAPI document, the bot list, and
 // the demo.
-func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *tracker.Tracker, brands *auth.Cache, base string, m *metrics.Metrics) (*serverParts, error) {
+func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *tracker.Tracker, brands *auth.Cache, base string, m *metrics.Metrics, log *slog.Logger) (*serverParts, error) {
 	detector, err := bots.New()
 	if err != nil {
 		return nil, err
@@ -247,6 +248,12 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: store, Now: t.Now, TTL: insightsTTL}}}
+	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,
+		Metrics: m, Log: log, PublicURL: base, Now: t.Now})
+	if err != nil {
+		return nil, err
+	}
+	p.opts.Dashboard = dash
 	if c.demo {
 		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)

@@ -25,7 +25,10 @@ type state struct {
 	brands  map[string]*svc.Brand
 	keys    map[[32]byte]*svc.APIKey // active keys only
 	dir     *match.Directory         // brands by domain, for enrichment
+	secrets map[webhookKey]string    // webhook secrets by brand and platform
 }
+
+type webhookKey struct{ brand, platform string }
 
 // Cache holds the brands and keys of a store. Create it with Open; it is
 // safe for concurrent use.
@@ -102,6 +105,9 @@ func (c *Cache) Refresh(ctx context.Context) error {
 		}
 	}
 	s.dir = match.NewDirectory(brands)
+	if s.secrets, err = c.webhookSecrets(ctx); err != nil {
+		return err
+	}
 	c.state.Store(s)
 	return nil
 }
@@ -156,3 +162,22 @@ func (c *Cache) Brand(id string) *svc.Brand { return c.state.Load().brands[id] }
 
 // Directory returns the brands by the domains their pages live on.
 func (c *Cache) Directory() *match.Directory { return c.state.Load().dir }
+
+func (c *Cache) webhookSecrets(ctx context.Context) (map[webhookKey]string, error) {
+	all, err := c.store.WebhookSecrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[webhookKey]string, len(all))
+	for _, w := range all {
+		out[webhookKey{w.BrandID, w.Platform}] = w.Secret
+	}
+	return out, nil
+}
+
+// WebhookSecret returns the secret the platform signs the brand's webhooks
+// with; ok is false when the brand has none (or does not exist).
+func (c *Cache) WebhookSecret(brandID, platform string) (secret string, ok bool) {
+	secret, ok = c.state.Load().secrets[webhookKey{brandID, platform}]
+	return secret, ok
+}

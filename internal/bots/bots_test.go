@@ -120,3 +120,23 @@ func TestLiteralsAgreeWithContains(t *testing.T) {
 		}
 	}
 }
+
+// Shop platforms' webhook senders are not shoppers: their agents sent to a
+// collect endpoint without a key are not counted (webhooks have endpoints
+// of their own, authenticated by signature). Pinned here so that an update
+// of the list cannot drop Shopify's.
+func TestShopWebhookAgentsAreBots(t *testing.T) {
+	d, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ua := range []string{
+		"Shopify-Captain-Hook",
+		"Mozilla/5.0 (compatible; Shopify-Captain-Hook) AppleWebKit/537.36 (KHTML, like Gecko)",
+		"WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)",
+	} {
+		if !d.IsBot(ua) {
+			t.Errorf("%q is not a bot", ua)
+		}
+	}
+}

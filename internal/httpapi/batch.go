@@ -125,7 +125,8 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.auth.Authorize(key.BrandID, key, ""); err != nil {
+	brand, err := s.auth.Authorize(key.BrandID, key, "")
+	if err != nil {
 		return err
 	}
 	results := make([]batchResult, len(raws))
@@ -134,6 +135,9 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	at := make([]int, 0, len(raws)) // the index of each write's event
 	for i, raw := range raws {
 		k, wr, fields := s.batchEvent(raw, key)
+		if wr != nil {
+			wr.AssignArm(brand.Holdout)
+		}
 		kinds[i] = k
 		if len(fields) > 0 {
 			for j := range fields {

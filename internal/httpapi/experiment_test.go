@@ -110,3 +110,31 @@ func TestExperimentEmpty(t *testing.T) {
 		t.Errorf("difference without sessions: %v", d)
 	}
 }
+
+// Views sent in a batch are put in their session's arm as single ones are.
+func TestExperimentCountsBatchedViews(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	b, _ := f.store.Brand(ctx, "br_open")
+	b.Holdout = 50
+	if err := f.store.UpdateBrand(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.auth.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var events []any
+	want := map[string]float64{}
+	for i := range 40 {
+		s := fmt.Sprint("batched-", i)
+		events = append(events, typed("product-view", view("br_open", "p1", map[string]any{"session_id": s}), ""))
+		want[svc.ArmOf(s, 50)]++
+	}
+	f.results("br_open", batch(events...))
+	arms := f.do("GET", "/api/svc/experiment?brand_id=br_open", nil, "X-svc-Api-Key", f.keys["br_open"]).json(t)["arms"].(map[string]any)
+	for arm, n := range want {
+		if got := arms[arm].(map[string]any)["sessions"]; got != n {
+			t.Errorf("%s: %v sessions, want %v", arm, got, n)
+		}
+	}
+}

@@ -81,6 +81,10 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = strconv.AppendInt(b, int64(p.MinPurchases), 10)
 	b = append(b, `},"widget":{"holdout":`...)
 	b = strconv.AppendInt(b, int64(p.Holdout), 10)
+	if p.WidgetVariant != "" {
+		b = append(b, `,"variant":`...)
+		b = appendString(b, p.WidgetVariant)
+	}
 	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)

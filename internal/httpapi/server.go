@@ -75,6 +75,13 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 			return svc.Errorf(svc.EMETHOD, "%s does not answer %s; it answers %s", path, r.Method, strings.Join(methods, ", "))
 		}))
 	}
+	// The dashboard is pages for people, not the API: docs/dashboard.md
+	// describes it, and it answers its own 404s and 405s as HTML.
+	if opts.Dashboard != nil {
+		dash := opts.Metrics.Instrument("/dashboard", opts.Dashboard)
+		mux.Handle("/dashboard", dash)
+		mux.Handle("/dashboard/", dash)
+	}
 	mux.Handle("/", opts.Metrics.Instrument("other", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return svc.Errorf(svc.ENOTFOUND, "no such endpoint: %s", r.URL.Path)
 	})))
@@ -129,6 +136,10 @@ func (s *Server) routes() []Route {
 		{"GET", "/api/svc/recent-activity", s.limit("", s.signed(s.handle(s.recentActivity)))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.signed(s.handle(s.searchEnrich)))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
+		// Shop platforms' webhooks: signed, so neither rate limited nor
+		// told apart from bots (connect.go).
+		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
+		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}
@@ -148,10 +159,6 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Insights != nil {
 		routes = append(routes, Route{"GET", "/api/svc/experiment", s.limit("", s.handle(s.experiment))})
-	}
-	if s.opts.Dashboard != nil {
-		routes = append(routes, Route{"GET", "/dashboard", s.opts.Dashboard}, Route{"GET", "/dashboard/", s.opts.Dashboard},
-			Route{"POST", "/dashboard/", s.opts.Dashboard})
 	}
 	if s.opts.Keys != nil {
 		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})

@@ -49,6 +49,7 @@ type Data struct {
 	Currency string
 	Titles   map[string]string // product id to its latest title
 	views    []view            // oldest first
+	carts    []view            // add-to-carts, oldest first
 	orders   []order           // oldest first
 }
 
@@ -64,9 +65,17 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			}
 			return nil
 		}
+		if c := e.Cart; c != nil {
+			d.carts = append(d.carts, view{at: c.Meta.Time.Unix(), product: c.Product.ProductID, session: deref(c.Context.SessionID), arm: c.Meta.Arm})
+			return nil
+		}
 		p := e.Purchase
+		if p == nil {
+			return nil
+		}
 		o := order{at: p.Meta.Time.Unix(), session: deref(p.Context.SessionID)}
 		var sum float64
+		priced := true
 		for _, it := range p.Order.Items {
 			l := line{product: it.ProductID, units: 1}
 			if it.Quantity != nil {
@@ -75,6 +84,8 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			if it.UnitPrice != nil {
 				l.price, l.hasPrice = *it.UnitPrice, true
 				sum += l.price * float64(l.units)
+			} else {
+				priced = false
 			}
 			if it.Title != nil {
 				if _, ok := d.Titles[it.ProductID]; !ok {
@@ -83,8 +94,10 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			}
 			o.lines = append(o.lines, l)
 		}
+		// The lines' prices when every line has one: they follow a
+		// cancellation, which leaves total_value as it came.
 		o.value = sum
-		if p.Order.TotalValue != nil {
+		if !priced && p.Order.TotalValue != nil {
 			o.value = *p.Order.TotalValue
 		}
 		if p.Order.Currency != nil {
@@ -99,6 +112,7 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 	// Exported oldest first per kind already; sorted again in case a
 	// store orders ties otherwise.
 	sort.SliceStable(d.views, func(i, j int) bool { return d.views[i].at < d.views[j].at })
+	sort.SliceStable(d.carts, func(i, j int) bool { return d.carts[i].at < d.carts[j].at })
 	sort.SliceStable(d.orders, func(i, j int) bool { return d.orders[i].at < d.orders[j].at })
 	best := 0
 	for c, n := range currencies {
@@ -120,21 +134,21 @@ func deref(s *string) string {
 type Totals struct {
 	Views     int64
 	Viewers   int64 // distinct sessions among the views
-	Carts     int64 // add-to-cart events; 0 until the store records them
+	Carts     int64 // add-to-cart events
 	Purchases int64 // orders
 	Units     int64
 	Revenue   float64
 }
 
-// Totals returns the figures of [from, to), of one product or, with
-// product "", of the whole brand. A product's revenue is its lines'
+// Totals returns the figures of (from, to], as the proof's windows
+// count, of one product or, with product "", of the whole brand. A product's revenue is its lines'
 // prices times units.
 func (d *Data) Totals(product string, from, to time.Time) Totals {
 	var t Totals
 	f, u := from.Unix(), to.Unix()
 	sessions := map[string]struct{}{}
 	for _, v := range d.views {
-		if v.at < f || v.at >= u || product != "" && v.product != product {
+		if v.at <= f || v.at > u || product != "" && v.product != product {
 			continue
 		}
 		t.Views++
@@ -143,8 +157,13 @@ func (d *Data) Totals(product string, from, to time.Time) Totals {
 		}
 	}
 	t.Viewers = int64(len(sessions))
+	for _, c := range d.carts {
+		if c.at > f && c.at <= u && (product == "" || c.product == product) {
+			t.Carts++
+		}
+	}
 	for _, o := range d.orders {
-		if o.at < f || o.at >= u {
+		if o.at <= f || o.at > u {
 			continue
 		}
 		if product == "" {
@@ -392,4 +411,19 @@ func (c *Cache) Forget(brandID string) {
 	c.mu.Lock()
 	delete(c.data, brandID)
 	c.mu.Unlock()
+}
+
+// LastEvent is the time of the brand's newest view or order, zero without any.
+func (d *Data) LastEvent() time.Time {
+	var last int64
+	if n := len(d.views); n > 0 {
+		last = d.views[n-1].at
+	}
+	if n := len(d.orders); n > 0 && d.orders[n-1].at > last {
+		last = d.orders[n-1].at
+	}
+	if last == 0 {
+		return time.Time{}
+	}
+	return time.Unix(last, 0).UTC()
 }

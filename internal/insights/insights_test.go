@@ -66,17 +66,19 @@ func TestTotalsAndOverview(t *testing.T) {
 		viewAt(3*24*h, "p1", "d", svc.ArmShown),  // in the last 7 days
 		viewAt(10*24*h, "p1", "e", svc.ArmShown), // the 7 days before
 		orderAt(10*time.Minute, "a", nil, item("p1", 2, 10), item("p2", 1, 5)),
-		orderAt(2*24*h, "x", ptr(99.0), item("p2", 1, 80)),
+		{Cart: &svc.CartEvent{Product: svc.ViewProduct{ProductID: "p1"}, Meta: svc.EventMeta{Time: now.Add(-time.Minute)}}},
+		orderAt(2*24*h, "x", ptr(99.0), item("p2", 1, 80)), // priced lines win over total_value
+		orderAt(3*24*h, "y", ptr(44.0), svc.PurchaseItem{ProductID: "p2"}),
 	})
 	today := d.Totals("", now.Truncate(24*h), now)
-	if today != (Totals{Views: 4, Viewers: 2, Purchases: 1, Units: 3, Revenue: 25}) {
+	if today != (Totals{Views: 4, Viewers: 2, Carts: 1, Purchases: 1, Units: 3, Revenue: 25}) {
 		t.Errorf("today %+v", today)
 	}
-	if p1 := d.Totals("p1", now.Add(-7*24*h), now); p1 != (Totals{Views: 4, Viewers: 3, Purchases: 1, Units: 2, Revenue: 20}) {
+	if p1 := d.Totals("p1", now.Add(-7*24*h), now); p1 != (Totals{Views: 4, Viewers: 3, Carts: 1, Purchases: 1, Units: 2, Revenue: 20}) {
 		t.Errorf("p1 over 7 days %+v", p1)
 	}
 	o := d.Overview(now)
-	if len(o) != 3 || o[0].Name != "Today" || o[1].Current.Purchases != 2 || o[1].Current.Revenue != 124 || o[1].Earlier.Views != 1 || o[0].Earlier.Views != 1 {
+	if len(o) != 3 || o[0].Name != "Today" || o[1].Current.Purchases != 3 || o[1].Current.Revenue != 25+80+44 || o[1].Earlier.Views != 1 || o[0].Earlier.Views != 1 {
 		t.Errorf("overview %+v", o)
 	}
 	if d.Currency != "EUR" || d.Titles["p2"] != "Title p2" {

@@ -14,6 +14,7 @@ type cartColumns struct {
 	session, country, locale []*string
 	keyed                    []bool
 	quantity                 []int64
+	arm                      []string
 }
 
 func (c *cartColumns) add(e *svc.CartEvent, ref svc.ProductRef) {
@@ -22,13 +23,14 @@ func (c *cartColumns) add(e *svc.CartEvent, ref svc.ProductRef) {
 	c.given, c.received = append(c.given, optMillis(m.GivenTime)), append(c.received, millis(m.ReceivedAt))
 	c.session, c.country, c.locale = append(c.session, e.Context.SessionID), append(c.country, e.Context.Country), append(c.locale, e.Context.Locale)
 	c.keyed, c.quantity = append(c.keyed, m.Keyed), append(c.quantity, e.Units())
+	c.arm = append(c.arm, m.Arm)
 }
 
 func (c *cartColumns) queue(q *pgx.Batch) {
 	if len(c.event) == 0 {
 		return
 	}
-	q.Queue(`INSERT INTO cart_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity)
-		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::bigint[])`,
-		c.event, c.product, c.ts, c.given, c.received, c.session, c.country, c.locale, c.keyed, c.quantity)
+	q.Queue(`INSERT INTO cart_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::bigint[], $11::text[])`,
+		c.event, c.product, c.ts, c.given, c.received, c.session, c.country, c.locale, c.keyed, c.quantity, c.arm)
 }

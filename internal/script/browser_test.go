@@ -11,8 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,14 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/chrometest"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -53,8 +49,8 @@ type env struct {
 	// viewDelay holds each product view this long before the service
 	// sees it, so that a proof that does not wait for the view misses it.
 	viewDelay atomic.Int64
-	errs      []string // exceptions, console errors and log errors in the page
-	infos     []string // console.info messages: the script's debug mode
+	errors    chrometest.Errors // exceptions, console errors and log errors in the page
+	infos     []string          // console.info messages: the script's debug mode
 	// bodies holds the bodies of the events the service received, by path.
 	bodies map[string][]string
 	// answers holds the status of each event the service answered, by path.
@@ -153,77 +149,14 @@ func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	return e
 }
 
-// chromium finds the browser: CHROME_PATH, or Debian's chromium.
-func chromium() string {
-	if p := os.Getenv("CHROME_PATH"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 func (e *env) browser() context.Context {
-	t := e.t
-	path := chromium()
-	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium: .ci/run installs Debian's chromium package")
-		}
-		t.Skip("no Chromium on this machine: apt-get install chromium")
+	e.errors.Info = func(text string) {
+		e.mu.Lock()
+		e.infos = append(e.infos, text)
+		e.mu.Unlock()
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // root in a container
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 700),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
-	err := chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = "exception: " + ev.ExceptionDetails.Text
-			if ev.ExceptionDetails.Exception != nil {
-				msg += " " + ev.ExceptionDetails.Exception.Description
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				msg = "console." + string(ev.Type)
-			}
-			if ev.Type == runtime.ConsoleAPICalledTypeInfo && len(ev.Args) > 0 {
-				var text string
-				_ = json.Unmarshal(ev.Args[0].Value, &text)
-				e.mu.Lock()
-				e.infos = append(e.infos, text)
-				e.mu.Unlock()
-			}
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				msg = "log: " + ev.Entry.Text + " " + ev.Entry.URL
-			}
-		}
-		if msg != "" {
-			e.mu.Lock()
-			e.errs = append(e.errs, msg)
-			e.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, enable := range []cdp.Command[cdp.Empty, cdp.Empty]{cdplog.Enable, runtime.Enable} {
-		if _, err := chromedp.Call(ctx, enable, cdp.Empty{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ctx := chrometest.Start(e.t, 1000, 700)
+	e.errors.Listen(e.t, ctx)
 	return ctx
 }
 
@@ -277,11 +210,7 @@ func (e *env) waitFor(js string) {
 
 func (e *env) noErrors() {
 	e.t.Helper()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.errs) > 0 {
-		e.t.Fatalf("the page reported errors:\n%s", strings.Join(e.errs, "\n"))
-	}
+	e.errors.None(e.t)
 }
 
 // views returns the stored views of a product: session, country, locale, keyed.
@@ -652,14 +581,11 @@ func TestDeadAndSlowService(t *testing.T) {
 			}
 			// Failed network requests are logged by Chromium itself; what must
 			// not appear is an exception or a console call of ours.
-			e.mu.Lock()
-			for _, m := range e.errs {
+			for _, m := range e.errors.Take() {
 				if !strings.HasPrefix(m, "log: Failed to load resource") {
 					t.Errorf("page error: %s", m)
 				}
 			}
-			e.errs = nil
-			e.mu.Unlock()
 		})
 	}
 }
@@ -813,9 +739,7 @@ func TestDebugSaysWhyTheWidgetIsEmpty(t *testing.T) {
 					t.Fatalf("console said:\n%s\nwant a line with %s", logged(), tt.want)
 				}
 			}
-			e.mu.Lock()
-			e.errs = nil // Chromium logs the refused requests itself
-			e.mu.Unlock()
+			e.errors.Take() // Chromium logs the refused requests itself
 		})
 	}
 }

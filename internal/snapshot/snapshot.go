@@ -248,7 +248,7 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64) 
 		log.Warn("snapshot ignored: replaying every event", "path", f.path, "err", err)
 		return nil, false, nil
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(200)) // as in Rebuild: the heap only grows
+	defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
 
 	// The products and their catalog, most of a start, load meanwhile; a
 	// full replay after a refused snapshot does not load them again.

@@ -119,7 +119,7 @@ func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
 func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
 	m := &c.Meta
 	_, err := tx.ExecContext(ctx, qCartInsert, m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(c.Context.SessionID), optString(c.Context.Country), optString(c.Context.Locale), m.Keyed, c.Units())
+		optString(c.Context.SessionID), optString(c.Context.Country), optString(c.Context.Locale), m.Keyed, c.Units(), m.Arm)
 	return err
 }
 
@@ -261,15 +261,25 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 
 // Views calls fn for every view at or after since, oldest first.
 func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
+	return scanRangesInto(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
 		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
-		millis(since), nil, func(rows *sql.Rows) (svc.ViewRecord, error) {
-			var r svc.ViewRecord
-			var ts int64
-			err := rows.Scan(&r.Product, &ts, &r.SessionID)
-			r.Time = fromMillis(ts)
-			return r, err
-		}, fn)
+		millis(since), nil, func(rows *sql.Rows, dst *viewRow) error {
+			return rows.Scan(&dst.r.Product, &dst.ts, &dst.r.SessionID)
+		}, func(v viewRow) error { return fn(v.record()) })
+}
+
+// viewRow is a view as scanned, its time still in milliseconds: decoded
+// into a reused batch (scanRangesInto), so that scanning allocates only
+// the session id.
+type viewRow struct {
+	r   svc.ViewRecord
+	ts  int64
+	pos int64 // ViewsAfter's
+}
+
+func (v *viewRow) record() svc.ViewRecord {
+	v.r.Time = fromMillis(v.ts)
+	return v.r
 }
 
 // Carts calls fn for every add-to-cart at or after since, oldest first.

@@ -68,23 +68,14 @@ func (s *Store) Continues(ctx context.Context, p svc.LogPosition) (bool, error) 
 	return true, nil
 }
 
-type positioned[T any] struct {
-	pos int64
-	r   T
-}
-
 // ViewsAfter calls fn for every view with an id after after and a time at
 // or after since, in id order.
 func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
-	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
+	return scanRangesInto(ctx, s.r, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
 		"SELECT id, product, ts, coalesce(session_id, '') FROM view_events WHERE id >= ? AND id < ? AND ts >= ? ORDER BY id",
-		after, []any{millis(since)}, func(rows *sql.Rows) (positioned[svc.ViewRecord], error) {
-			var p positioned[svc.ViewRecord]
-			var ts int64
-			err := rows.Scan(&p.pos, &p.r.Product, &ts, &p.r.SessionID)
-			p.r.Time = fromMillis(ts)
-			return p, err
-		}, func(p positioned[svc.ViewRecord]) error { return fn(p.pos, p.r) })
+		after, []any{millis(since)}, func(rows *sql.Rows, dst *viewRow) error {
+			return rows.Scan(&dst.pos, &dst.r.Product, &dst.ts, &dst.r.SessionID)
+		}, func(v viewRow) error { return fn(v.pos, v.record()) })
 }
 
 // PurchaseLinesAfter calls fn for each product of every order with an id

@@ -24,8 +24,8 @@ const (
 	qItemInsert = `INSERT INTO purchase_items
 		(purchase, line, product, sku, title, quantity, unit_price) VALUES (?, ?, ?, ?, ?, ?, ?)`
 	qCartInsert = `INSERT INTO cart_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
 	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`

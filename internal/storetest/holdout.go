@@ -14,11 +14,11 @@ func testHoldout(t *testing.T, s svc.Store) {
 	if err != nil || b.Holdout != 0 {
 		t.Fatalf("new brand: holdout %v, %v; want 0", b, err)
 	}
-	b.Holdout = 20
+	b.Holdout, b.WidgetVariant = 20, "now toasts"
 	if err := s.UpdateBrand(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 {
+	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 || b.WidgetVariant != "now toasts" {
 		t.Fatalf("updated brand %+v, %v; want holdout 20", b, err)
 	}
 	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", Holdout: 7, CreatedAt: t0}, nil); err != nil {
@@ -31,9 +31,14 @@ func testHoldout(t *testing.T, s svc.Store) {
 	held, shown, none := view("p1", ""), view("p1", ""), view("p1", "")
 	held.View.Context.SessionID, held.View.Meta.Arm = ptr("s-held"), svc.ArmHeldOut
 	shown.View.Context.SessionID, shown.View.Meta.Arm = ptr("s-shown"), svc.ArmShown
-	appendAll(t, s, held, shown, none)
+	cart := cartWrite("p1", "", nil)
+	cart.Cart.Context.SessionID, cart.Cart.Meta.Arm = ptr("s-cart"), svc.ArmHeldOut
+	appendAll(t, s, held, shown, none, cart)
 	arms := map[string]string{}
 	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {
+		if c := e.Cart; c != nil {
+			arms["cart "+*c.Context.SessionID] = c.Meta.Arm
+		}
 		if e.View != nil {
 			sid := ""
 			if e.View.Context.SessionID != nil {
@@ -45,7 +50,7 @@ func testHoldout(t *testing.T, s svc.Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if arms["s-held"] != svc.ArmHeldOut || arms["s-shown"] != svc.ArmShown || arms[""] != "" || len(arms) != 3 {
+	if arms["s-held"] != svc.ArmHeldOut || arms["s-shown"] != svc.ArmShown || arms[""] != "" || arms["cart s-cart"] != svc.ArmHeldOut || len(arms) != 4 {
 		t.Fatalf("exported arms %v", arms)
 	}
 }

@@ -55,6 +55,8 @@ var tests = []struct {
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
+	{"DashboardSessions", testDashboardSessions},
+	{"WebhookSecrets", testWebhookSecrets},
 }
 
 var (

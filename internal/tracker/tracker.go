@@ -291,7 +291,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
 		CartWindow: q.CartWindow, Carts: t.signals.Load().cartsIn(ref, now, q.CartWindow),
 		NowWindow: t.cfg.NowWindow, ViewersNow: viewersNow,
-		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout,
+		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout, WidgetVariant: b.WidgetVariant,
 		GeneratedAt: now.UTC(),
 	}, nil
 }

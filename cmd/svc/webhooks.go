@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// The webhook secrets of brands set, and the webhook URLs brands add and
+// set print (docs/integrations.md). A secret is never printed back.
+
+// secretFlags are the --shopify-secret and --woocommerce-secret flags.
+type secretFlags map[string]*string // by platform
+
+func addSecretFlags(fs *flag.FlagSet) secretFlags {
+	out := secretFlags{}
+	for _, p := range svc.Platforms {
+		out[p] = fs.String(p+"-secret", "", "the secret "+platformName[p]+" signs the brand's webhooks with; - reads it from standard input, '' removes it")
+	}
+	return out
+}
+
+var platformName = map[string]string{svc.PlatformShopify: "Shopify", svc.PlatformWooCommerce: "WooCommerce"}
+
+// given reports whether any secret flag was set.
+func (sf secretFlags) given(set map[string]bool) bool {
+	for p := range sf {
+		if set[p+"-secret"] {
+			return true
+		}
+	}
+	return false
+}
+
+// store stores the secrets whose flags were set. "-" reads a secret from
+// stdin, one line, so that it stays out of the shell's history and ps.
+func (sf secretFlags) store(ctx context.Context, store svc.WebhookSecretStore, stdin io.Reader, brandID string, set map[string]bool) error {
+	for _, p := range svc.Platforms {
+		if !set[p+"-secret"] {
+			continue
+		}
+		secret := *sf[p]
+		if secret == "-" {
+			line, err := bufio.NewReader(stdin).ReadString('\n')
+			if err != nil && line == "" {
+				return usageError{fmt.Sprintf("--%s-secret -: no secret on standard input", p)}
+			}
+			secret = strings.TrimRight(line, "\r\n")
+		}
+		if err := svc.ValidateWebhookSecret(p, secret); err != nil {
+			return usageError{fmt.Sprintf("--%s-secret must be printable ASCII characters without spaces, at most %d", p, svc.MaxWebhookSecretLen)}
+		}
+		if err := store.SetWebhookSecret(ctx, brandID, p, secret, time.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// webhookInfo is a platform's webhook URL for a brand, and whether its
+// secret is set (never the secret).
+type webhookInfo struct {
+	URL       string `json:"url"`
+	SecretSet bool   `json:"secret_set"`
+}
+
+// webhooksOf returns the brand's webhook URLs under the public address base.
+func webhooksOf(ctx context.Context, store svc.WebhookSecretStore, base, brandID string) (map[string]webhookInfo, error) {
+	all, err := store.WebhookSecrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]webhookInfo{}
+	for _, p := range svc.Platforms {
+		out[p] = webhookInfo{URL: strings.TrimSuffix(base, "/") + svc.WebhookPath(p, brandID)}
+	}
+	for _, w := range all {
+		if w.BrandID == brandID {
+			i := out[w.Platform]
+			i.SecretSet = true
+			out[w.Platform] = i
+		}
+	}
+	return out, nil
+}
+
+// webhookText is the webhooks part of brands add and set.
+func webhookText(brandID string, hooks map[string]webhookInfo) string {
+	var b strings.Builder
+	b.WriteString("Webhook URLs to paste into the shop's admin (docs/integrations.md):\n")
+	for _, p := range svc.Platforms {
+		h := hooks[p]
+		state := "secret set"
+		if !h.SecretSet {
+			state = fmt.Sprintf("no secret yet: svc brands set --brand %s --%s-secret -", brandID, p)
+		}
+		fmt.Fprintf(&b, "  %-12s %s   (%s)\n", platformName[p]+":", h.URL, state)
+	}
+	return b.String()
+}
+
+// publicURLFlag is --public-url of the admin commands that print addresses.
+func publicURLFlag(fs *flag.FlagSet, env environment, what string) *string {
+	return fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for "+what+" (env SVC_PUBLIC_URL)")
+}

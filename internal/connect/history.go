@@ -1,0 +1,217 @@
+package connect
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// Past orders, read for svc import: Shopify's order export (CSV) and svc's
+// own export (JSON Lines). Each reader calls fn with every order or problem
+// in the file's order, with the number of the line it starts on; a
+// problem does not stop the reading, an error of fn does.
+
+// Formats of a history file.
+const (
+	FormatJSONL      = "jsonl"
+	FormatShopifyCSV = "shopify-csv"
+)
+
+// Record is one entry of a history file: an order to import (Action is a
+// Purchase), one to skip (an Ignore, with its reason), or a problem with
+// the line (Err, naming what is wrong).
+type Record struct {
+	Line   int
+	Action *Action
+	Err    error
+}
+
+// ReadExport reads svc export's JSON Lines for the brand. Purchases are
+// read; views are Ignored, since nothing would make a second import of one
+// count once. A line of another brand is refused.
+func ReadExport(r io.Reader, brandID string, fn func(Record) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if err := fn(exportRecord(n, line, brandID)); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// exportLine is what ReadExport reads of a line of svc export.
+type exportLine struct {
+	Type    string              `json:"type"`
+	BrandID string              `json:"brand_id"`
+	Order   *svc.Order          `json:"order"`
+	Context svc.PurchaseContext `json:"context"`
+	Keyed   *bool               `json:"keyed"`
+}
+
+func exportRecord(n int, line []byte, brandID string) Record {
+	var l exportLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return Record{Line: n, Err: fmt.Errorf("not a line of svc export: %v", strings.TrimPrefix(err.Error(), "json: "))}
+	}
+	switch {
+	case l.BrandID != brandID:
+		return Record{Line: n, Err: fmt.Errorf("brand %q is not the brand imported to, %q", l.BrandID, brandID)}
+	case l.Type == "view":
+		return Record{Line: n, Action: ignore("a view")}
+	case l.Type != "purchase" || l.Order == nil:
+		return Record{Line: n, Err: fmt.Errorf("type %q is not a purchase", l.Type)}
+	}
+	e := &svc.PurchaseEvent{BrandID: brandID, Order: *l.Order, Context: l.Context}
+	e.Meta.Keyed = l.Keyed == nil || *l.Keyed
+	return Record{Line: n, Action: &Action{Kind: Purchase, Order: e, OrderID: e.Order.OrderID}}
+}
+
+// shopifyCSVTime is how Shopify's export writes times: 2026-03-05 14:22:10 -0500.
+const shopifyCSVTime = "2006-01-02 15:04:05 -0700"
+
+// ReadShopifyCSV reads Shopify's order export for the brand: one row per
+// line item, the rows of an order together, the order's fields on its
+// first row. The order is its Id (its Name, "#1001", in exports without
+// one); a line's product is productOf(sku, name), which an importer maps to
+// the brand's products, since the export names none. Cancelled and
+// refunded orders are Ignored.
+func ReadShopifyCSV(r io.Reader, brandID string, productOf func(sku, name string) string, fn func(Record) error) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("line 1: not Shopify's order export: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	for _, need := range []string{"Name", "Lineitem quantity", "Lineitem name"} {
+		if _, ok := col[need]; !ok {
+			return fmt.Errorf("line 1: not Shopify's order export: no column %q", need)
+		}
+	}
+	var cur *csvOrder
+	flush := func() error {
+		if cur == nil {
+			return nil
+		}
+		rec := cur.record(brandID)
+		cur = nil
+		return fn(rec)
+	}
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		var perr *csv.ParseError
+		if errors.As(err, &perr) {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := fn(Record{Line: perr.StartLine, Err: fmt.Errorf("not a CSV row: %v", perr.Err)}); err != nil {
+				return err
+			}
+			continue
+		} else if err != nil {
+			return err
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok && i < len(row) {
+				return strings.TrimSpace(row[i])
+			}
+			return ""
+		}
+		name := get("Name")
+		if cur == nil || name != cur.name {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = &csvOrder{line: line, name: name, id: get("Id"), currency: get("Currency"), total: get("Total"),
+				created: get("Created at"), paid: get("Paid at"), cancelled: get("Cancelled at"), status: get("Financial Status"),
+				country: get("Shipping Country"), city: get("Shipping City")}
+		}
+		cur.add(get("Lineitem sku"), get("Lineitem name"), get("Lineitem quantity"), get("Lineitem price"), line, productOf)
+	}
+	return flush()
+}
+
+// csvOrder gathers the rows of one order of Shopify's export.
+type csvOrder struct {
+	line                                                                       int
+	name, id, currency, total, created, paid, cancelled, status, country, city string
+	lines                                                                      lineBuilder
+	err                                                                        error
+}
+
+func (o *csvOrder) add(sku, name, quantity, price string, line int, productOf func(sku, name string) string) {
+	if o.err != nil {
+		return
+	}
+	var q int64
+	if _, err := fmt.Sscan(quantity, &q); err != nil || q < 1 {
+		o.err = fmt.Errorf("line %d: Lineitem quantity %q is not a whole number from 1", line, quantity)
+		return
+	}
+	p := productOf(sku, name)
+	if p == "" {
+		return
+	}
+	var a amount
+	if price != "" && a.UnmarshalJSON([]byte(price)) != nil {
+		o.err = fmt.Errorf("line %d: Lineitem price %q is not an amount", line, price)
+		return
+	}
+	o.lines.add(p, &sku, &name, q, a.v)
+}
+
+func (o *csvOrder) record(brandID string) Record {
+	if o.err != nil {
+		return Record{Line: o.line, Err: o.err}
+	}
+	orderID := o.id
+	if orderID == "" {
+		orderID = o.name
+	}
+	if orderID == "" {
+		return Record{Line: o.line, Err: errors.New("the order has no Name or Id")}
+	}
+	switch {
+	case o.cancelled != "":
+		return Record{Line: o.line, Action: ignore("order %s is cancelled", orderID)}
+	case o.status == "refunded" || o.status == "voided":
+		return Record{Line: o.line, Action: ignore("order %s is %s", orderID, o.status)}
+	}
+	when := o.created
+	if when == "" {
+		when = o.paid
+	}
+	var ts *string
+	if when != "" {
+		t, err := time.Parse(shopifyCSVTime, when)
+		if err != nil {
+			return Record{Line: o.line, Err: fmt.Errorf("the order's Created at, %q, is not a time such as 2026-03-05 14:22:10 -0500", when)}
+		}
+		s := t.UTC().Format(time.RFC3339)
+		ts = &s
+	}
+	var total amount
+	_ = total.UnmarshalJSON([]byte(o.total)) // an unreadable total is left out, not the order
+	return Record{Line: o.line, Action: purchase(brandID, orderID, &o.currency, total.v, ts, &o.lines, &o.country, &o.city)}
+}

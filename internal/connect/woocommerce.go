@@ -1,0 +1,98 @@
+package connect
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/svc-project/svc"
+)
+
+// WooCommerce's webhook headers
+// (https://woocommerce.github.io/woocommerce-rest-api-docs/#webhooks).
+const (
+	WooCommerceSignatureHeader = "X-WC-Webhook-Signature"
+	WooCommerceTopicHeader     = "X-WC-Webhook-Topic"
+	WooCommerceWebhookIDHeader = "X-WC-Webhook-ID"
+	WooCommerceDeliveryHeader  = "X-WC-Webhook-Delivery-ID"
+)
+
+// wooOrder is the part of WooCommerce's order resource that svc reads.
+type wooOrder struct {
+	ID             id        `json:"id"`
+	Status         string    `json:"status"`
+	Currency       *string   `json:"currency"`
+	Total          amount    `json:"total"`
+	DateCreatedGMT *string   `json:"date_created_gmt"`
+	LineItems      []wooLine `json:"line_items"`
+	Shipping       *struct {
+		Country *string `json:"country"`
+		City    *string `json:"city"`
+	} `json:"shipping"`
+}
+
+type wooLine struct {
+	ProductID id      `json:"product_id"`
+	SKU       *string `json:"sku"`
+	Name      *string `json:"name"`
+	Quantity  int64   `json:"quantity"`
+	Price     amount  `json:"price"`
+}
+
+// IsWooCommercePing reports whether a body is the ping WooCommerce sends
+// when a webhook is saved: a form of one field, webhook_id=N, unsigned.
+func IsWooCommercePing(body []byte) bool {
+	v, err := url.ParseQuery(string(body))
+	if err != nil || len(v) != 1 || len(v["webhook_id"]) != 1 {
+		return false
+	}
+	w := v.Get("webhook_id")
+	return w != "" && strings.Trim(w, "0123456789") == ""
+}
+
+// WooCommerce reads a WooCommerce webhook of the topic for the brand.
+// order.created and order.updated count an order once it is paid
+// (processing or completed) and take it out when it becomes cancelled,
+// refunded or failed; order.deleted takes it out. Other topics and
+// statuses are ignored: a pending order may never be paid.
+func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
+	switch topic {
+	case "order.created", "order.updated", "order.deleted", "order.restored":
+	default:
+		return ignore("topic %q is not one svc reads", topic), nil
+	}
+	var o wooOrder
+	if err := json.Unmarshal(body, &o); err != nil {
+		return nil, bodyError(err)
+	}
+	if o.ID == "" {
+		return nil, svc.Invalid([]svc.FieldError{{Field: "id", Message: "is required"}})
+	}
+	if topic == "order.deleted" { // the body is the order's id alone
+		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
+	}
+	var b lineBuilder
+	for _, l := range o.LineItems {
+		if l.ProductID == "" || l.Quantity < 1 {
+			continue
+		}
+		b.add(string(l.ProductID), l.SKU, l.Name, l.Quantity, l.Price.v)
+	}
+	var ts *string
+	if o.DateCreatedGMT != nil && *o.DateCreatedGMT != "" {
+		t := strings.TrimSuffix(*o.DateCreatedGMT, "Z") + "Z" // the GMT date has no offset
+		ts = &t
+	}
+	var country, city *string
+	if s := o.Shipping; s != nil {
+		country, city = s.Country, s.City
+	}
+	a := purchase(brandID, string(o.ID), o.Currency, o.Total.v, ts, &b, country, city)
+	switch o.Status {
+	case "processing", "completed":
+		return a, nil
+	case "cancelled", "refunded", "failed", "trash":
+		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
+	}
+	return ignore("order %s is %s: counted once it is paid", o.ID, o.Status), nil
+}

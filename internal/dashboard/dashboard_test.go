@@ -1,0 +1,407 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/dashboard"
+)
+
+// Without a session every page redirects to the sign-in page and shows
+// no data.
+func TestNoSessionNoData(t *testing.T) {
+	f := newFixture(t)
+	b := &browser{f: f}
+	for _, path := range []string{"/dashboard", "/dashboard/", "/dashboard/brands/br_acme/", "/dashboard/brands/br_acme/products/shoe",
+		"/dashboard/brands/br_acme/settings", "/dashboard/operator"} {
+		p := b.get(path)
+		if p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/signin" || strings.Contains(p.body, "Red Shoe") {
+			t.Errorf("GET %s without a session: %d to %q", path, p.status, p.header.Get("Location"))
+		}
+	}
+	b.cookie = "forged-session-id"
+	if p := b.get("/dashboard/brands/br_acme/"); p.status != http.StatusSeeOther {
+		t.Errorf("a forged cookie: %d", p.status)
+	}
+	for _, path := range []string{"/dashboard/brands/br_acme/settings", "/dashboard/logout", "/dashboard/brands/br_acme/keys"} {
+		if p := b.do("POST", path, url.Values{"csrf": {"x"}}); p.status != http.StatusSeeOther {
+			t.Errorf("POST %s without a session: %d", path, p.status)
+		}
+	}
+	if p := b.get("/dashboard/nope"); p.status != http.StatusNotFound || !strings.Contains(p.body, "no such page") {
+		t.Errorf("an unknown page: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {strings.Repeat("x", 20<<10)}}); p.status != http.StatusUnauthorized {
+		t.Errorf("a form over 16 KiB: %d", p.status)
+	}
+	if p := b.get("/dashboard/signin"); p.status != 200 || !strings.Contains(p.body, "svc dashboard link --brand") {
+		t.Errorf("sign-in page without a link: %d", p.status)
+	}
+}
+
+// A link signs in once; the cookie is HttpOnly and SameSite=Lax; the pages
+// show the brand's data; logout ends the session on the server.
+func TestSignInPagesAndLogout(t *testing.T) {
+	f := newFixture(t)
+	b := &browser{f: f}
+	token := f.link("br_acme")
+	b.get("/dashboard/signin?token=" + url.QueryEscape(token))
+	p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/" {
+		t.Fatalf("sign in: %d %q", p.status, p.header.Get("Location"))
+	}
+	c := p.header.Get("Set-Cookie")
+	for _, want := range []string{dashboard.CookieName + "=", "Path=/dashboard", "HttpOnly", "SameSite=Lax", "Max-Age=43200"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("cookie %q lacks %s", c, want)
+		}
+	}
+	if strings.Contains(c, "Secure") {
+		t.Errorf("cookie %q is Secure on plain HTTP", c)
+	}
+	again := &browser{f: f}
+	if p := again.do("POST", "/dashboard/signin", url.Values{"token": {token}}); p.status != http.StatusUnauthorized || again.cookie != "" {
+		t.Errorf("the link a second time: %d", p.status)
+	}
+
+	if p := b.get("/dashboard/"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/brands/br_acme/" {
+		t.Fatalf("home: %d %q", p.status, p.header.Get("Location"))
+	}
+	over := b.get("/dashboard/brands/br_acme/")
+	for _, want := range []string{"Acme", "Red Shoe", "Blue Hat", "59.90 EUR", "<td>4 <span class=\"change\">new</span></td>\n<td>3 <span class=\"change\">new</span></td>\n<td>1 <span class=\"change\">new</span></td>", "Views and purchases, hourly, last 48 hours", "<svg", "Table of", "Not yet significant", "Withheld now"} {
+		if !strings.Contains(over.body, want) {
+			t.Errorf("overview lacks %q", want)
+		}
+	}
+	if over.status != 200 || strings.Contains(over.body, "Other&#39;s Secret Product") || strings.Contains(over.body, "secret-widget") {
+		t.Errorf("overview: %d, or it shows another brand's product", over.status)
+	}
+	csp := over.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || over.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("headers: CSP %q, CORS %q", csp, over.header.Get("Access-Control-Allow-Origin"))
+	}
+	prod := b.get("/dashboard/brands/br_acme/products/shoe")
+	for _, want := range []string{"Red Shoe", "3 people viewed this in the last hour", "1 purchase in the last 24 hours", "Mean unit price paid", "59.90 EUR"} {
+		if !strings.Contains(prod.body, want) {
+			t.Errorf("product page lacks %q", want)
+		}
+	}
+	if p := b.get("/dashboard/brands/br_acme/products/nope"); p.status != http.StatusNotFound {
+		t.Errorf("an unknown product: %d", p.status)
+	}
+	if p := b.get("/dashboard/brands/br_acme/products/hat"); !strings.Contains(p.body, "The widget shows nothing: 1 viewers in the last hour (it needs 2)") {
+		t.Errorf("a withheld product's page does not say why:\n%s", p.body)
+	}
+	if p := b.get("/dashboard/static/dashboard.js"); p.status != 200 || !strings.Contains(p.body, "clipboard") {
+		t.Errorf("script: %d", p.status)
+	}
+
+	csrf := b.csrf("/dashboard/brands/br_acme/")
+	old := b.cookie
+	if p := b.do("POST", "/dashboard/logout", url.Values{}); p.status != http.StatusForbidden {
+		t.Errorf("logout without the CSRF token: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/logout", url.Values{"csrf": {csrf}}); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/signin" {
+		t.Errorf("logout: %d", p.status)
+	}
+	b.cookie = old // the old cookie, kept by someone, no longer works
+	if p := b.get("/dashboard/brands/br_acme/"); p.status != http.StatusSeeOther {
+		t.Errorf("the old cookie after logout: %d", p.status)
+	}
+}
+
+func TestExpiredLinkAndSession(t *testing.T) {
+	f := newFixture(t)
+	token := f.link("br_acme")
+	f.clock.Add(svc.SignInLinkTTL + time.Second)
+	b := &browser{f: f}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}}); p.status != http.StatusUnauthorized || !strings.Contains(p.body, "15 minutes") || b.cookie != "" {
+		t.Errorf("a link 15 minutes old: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {""}}); p.status != http.StatusUnauthorized {
+		t.Errorf("no token: %d", p.status)
+	}
+	b = f.signIn("br_acme")
+	f.clock.Add(svc.SessionTTL)
+	if p := b.get("/dashboard/brands/br_acme/"); p.status != http.StatusSeeOther {
+		t.Errorf("a session 12 hours old: %d", p.status)
+	}
+}
+
+// A brand's session never sees another brand's pages or changes them;
+// they answer as if they did not exist. The operator sees every brand.
+func TestCrossBrand(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	for _, path := range []string{"/dashboard/brands/br_other/", "/dashboard/brands/br_other/settings", "/dashboard/brands/br_other/products/secret-widget", "/dashboard/operator"} {
+		if p := b.get(path); p.status != http.StatusNotFound || strings.Contains(p.body, "Secret Product") {
+			t.Errorf("GET %s as Acme: %d", path, p.status)
+		}
+	}
+	form := url.Values{"csrf": {csrf}, "min_viewers": {"9"}, "min_purchases": {"9"}, "holdout": {"50"}}
+	for _, path := range []string{"/dashboard/brands/br_other/settings", "/dashboard/brands/br_other/keys"} {
+		if p := b.do("POST", path, form); p.status != http.StatusNotFound {
+			t.Errorf("POST %s as Acme: %d", path, p.status)
+		}
+	}
+	other, _ := f.store.Brand(context.Background(), "br_other")
+	if other.MinViewers != 3 || other.Holdout != 0 {
+		t.Errorf("Acme changed Other: %+v", other)
+	}
+	keys, _ := f.store.APIKeys(context.Background())
+	if len(keys) != 2 {
+		t.Errorf("Acme made a key for Other: %d keys", len(keys))
+	}
+
+	op := f.signIn("")
+	if p := op.get("/dashboard/"); p.header.Get("Location") != "/dashboard/operator" {
+		t.Errorf("operator home: %q", p.header.Get("Location"))
+	}
+	p := op.get("/dashboard/operator")
+	for _, want := range []string{"Acme", "Other", "br_other", "Store: answers", "This server: ready", "2026-11-21 10:00 UTC"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("operator page lacks %q", want)
+		}
+	}
+	if p := op.get("/dashboard/brands/br_other/products/secret-widget"); p.status != 200 || !strings.Contains(p.body, "Other&#39;s Secret Product") {
+		t.Errorf("the operator on Other's product: %d", p.status)
+	}
+}
+
+// The operator sees refused events by reason, from the metrics.
+func TestOperatorRefusedEvents(t *testing.T) {
+	f := newFixture(t)
+	req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-view", strings.NewReader(`{"brand_id":"br_acme"}`))
+	req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	p := f.signIn("").get("/dashboard/operator")
+	if !strings.Contains(p.body, "<th scope=\"row\">view</th><td>invalid</td><td>1</td>") {
+		t.Errorf("operator page does not count the refused view:\n%s", p.body)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	settings := b.get("/dashboard/brands/br_acme/settings")
+	for _, want := range []string{"Fewest viewers shown", "3 people viewed this in the last hour", "Copy snippet", "br_acme", "active"} {
+		if !strings.Contains(settings.body, want) {
+			t.Errorf("settings lack %q", want)
+		}
+	}
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	save := func(form url.Values, headers ...string) page {
+		form.Set("csrf", csrf)
+		return b.do("POST", "/dashboard/brands/br_acme/settings", form, headers...)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", url.Values{"min_viewers": {"5"}, "min_purchases": {"1"}, "holdout": {"10"}}); p.status != http.StatusForbidden {
+		t.Errorf("settings without the CSRF token: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", url.Values{"csrf": {"wrong"}, "min_viewers": {"5"}, "min_purchases": {"1"}, "holdout": {"10"}}); p.status != http.StatusForbidden {
+		t.Errorf("settings with a wrong CSRF token: %d", p.status)
+	}
+	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"1"}, "holdout": {"10"}}, "Sec-Fetch-Site", "cross-site"); p.status != http.StatusForbidden {
+		t.Errorf("settings from another site: %d", p.status)
+	}
+	if p := save(url.Values{"min_viewers": {"0"}, "min_purchases": {"x"}, "holdout": {"10"}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, "Fewest purchases must be a whole number") {
+		t.Errorf("bad settings: %d", p.status)
+	}
+	if p := save(url.Values{"min_viewers": {"0"}, "min_purchases": {"1"}, "holdout": {"60"}}); p.status != http.StatusBadRequest ||
+		!strings.Contains(p.body, "Fewest viewers must be at least 1") || !strings.Contains(p.body, "Holdout must be a whole percent from 0 to 50") {
+		t.Errorf("bad settings: %d\n%s", p.status, p.body)
+	}
+	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"2"}, "holdout": {"10"}, "variant": {"toasts", "inline"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", p.status, p.body)
+	}
+	got, _ := f.store.Brand(context.Background(), "br_acme")
+	if got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 || got.WidgetVariant != "inline toasts" {
+		t.Errorf("saved brand %+v", got)
+	}
+	// The API follows at once.
+	req, _ := http.NewRequest("GET", f.srv.URL+"/api/svc/product-proof?brand_id=br_acme&product_id=shoe", nil)
+	req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proof struct {
+		Widget struct {
+			Holdout int
+			Variant string
+		} `json:"widget"`
+		Thresholds struct{ Viewers int } `json:"thresholds"`
+	}
+	decode(t, resp, &proof)
+	if proof.Widget.Holdout != 10 || proof.Widget.Variant != "inline toasts" || proof.Thresholds.Viewers != 5 {
+		t.Errorf("proof after saving: %+v", proof)
+	}
+	if p := b.get("/dashboard/brands/br_acme/settings"); !strings.Contains(p.body, "The widget shows nothing: 3 viewers in the last hour (it needs 5)") {
+		t.Errorf("the preview does not follow the thresholds")
+	}
+}
+
+func TestKeys(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	if p := b.do("POST", "/dashboard/brands/br_acme/keys", url.Values{}); p.status != http.StatusForbidden {
+		t.Errorf("create without the CSRF token: %d", p.status)
+	}
+	p := b.do("POST", "/dashboard/brands/br_acme/keys", url.Values{"csrf": {csrf}})
+	m := newKeyRe.FindStringSubmatch(p.body)
+	if p.status != 200 || m == nil {
+		t.Fatalf("create: %d, no key shown", p.status)
+	}
+	secret := m[1]
+	if proof := f.proofStatus(secret); proof != 200 {
+		t.Errorf("the new key on the API: %d", proof)
+	}
+	if again := b.get("/dashboard/brands/br_acme/settings"); strings.Contains(again.body, secret) {
+		t.Error("the key is shown a second time")
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/keys/revoke", url.Values{"csrf": {csrf}, "prefix": {"sk_"}}); p.status != http.StatusBadRequest {
+		t.Errorf("revoke by a short prefix: %d", p.status)
+	}
+	p = b.do("POST", "/dashboard/brands/br_acme/keys/revoke", url.Values{"csrf": {csrf}, "prefix": {secret[:svc.KeyPrefixLen]}})
+	if p.status != 200 || !strings.Contains(p.body, "is revoked") {
+		t.Fatalf("revoke: %d", p.status)
+	}
+	if proof := f.proofStatus(secret); proof != http.StatusUnauthorized {
+		t.Errorf("the revoked key on the API: %d", proof)
+	}
+	// Another brand's key cannot be revoked through this brand.
+	if p := b.do("POST", "/dashboard/brands/br_acme/keys/revoke", url.Values{"csrf": {csrf}, "prefix": {f.keys["br_other"][:svc.KeyPrefixLen]}}); p.status != http.StatusBadRequest {
+		t.Errorf("revoke Other's key as Acme: %d", p.status)
+	}
+	if proof := f.proofStatusOf("br_other", f.keys["br_other"]); proof != 404 { // the key works: the product is just unknown
+		t.Errorf("Other's key after Acme tried to revoke it: %d", proof)
+	}
+}
+
+// Sign-in tokens, session ids and new keys never reach the log, at any level.
+func TestNoSecretInLog(t *testing.T) {
+	f := newFixture(t)
+	token := f.link("br_acme")
+	b := &browser{f: f}
+	b.get("/dashboard/signin?token=" + url.QueryEscape(token))
+	b.do("POST", "/dashboard/signin", url.Values{"token": {token}})
+	b.get("/dashboard/brands/br_acme/")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	p := b.do("POST", "/dashboard/brands/br_acme/keys", url.Values{"csrf": {csrf}})
+	secret := newKeyRe.FindStringSubmatch(p.body)[1]
+	b.do("POST", "/dashboard/signin", url.Values{"token": {token}}) // refused: used
+	log := f.log.String()
+	if !strings.Contains(log, "/dashboard/signin") {
+		t.Fatalf("the log does not have the requests, so this test proves nothing:\n%s", log)
+	}
+	for name, s := range map[string]string{"sign-in token": token, "session id": b.cookie, "CSRF token": csrf, "new key": secret} {
+		if strings.Contains(log, s) {
+			t.Errorf("the log holds the %s", name)
+		}
+	}
+}
+
+func TestSecureCookieBehindTLS(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewTLSServer(f.srv.Config.Handler)
+	defer srv.Close()
+	token := f.link("br_acme")
+	client := srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.PostForm(srv.URL+"/dashboard/signin", url.Values{"token": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var c *http.Cookie
+	for _, k := range resp.Cookies() {
+		c = k
+	}
+	if c == nil || !c.Secure || !c.HttpOnly {
+		t.Errorf("cookie over TLS: %+v", c)
+	}
+}
+
+// A brand sets, replaces and removes its webhook secrets; the page says
+// whether one is set and never shows it.
+func TestWebhookSecrets(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	page := b.get("/dashboard/brands/br_acme/settings").body
+	if !strings.Contains(page, "/api/connect/shopify/br_acme") || !strings.Contains(page, "not set: the shop's webhooks are refused") {
+		t.Fatalf("settings do not show the webhooks")
+	}
+	const secret = "shpss_0123456789abcdef"
+	form := url.Values{"csrf": {csrf}, "platform": {"shopify"}, "secret": {secret}}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"platform": {"shopify"}, "secret": {secret}}); p.status != http.StatusForbidden {
+		t.Errorf("without the CSRF token: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_other/webhooks", form); p.status != http.StatusNotFound {
+		t.Errorf("Other's webhook secret as Acme: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", form); p.status != http.StatusSeeOther {
+		t.Fatalf("set: %d %s", p.status, p.body)
+	}
+	secrets, _ := f.store.WebhookSecrets(context.Background())
+	if len(secrets) != 1 || secrets[0].BrandID != "br_acme" || secrets[0].Secret != secret {
+		t.Fatalf("stored secrets: %v", secrets)
+	}
+	page = b.get("/dashboard/brands/br_acme/settings").body
+	if strings.Contains(page, secret) || !strings.Contains(page, "Remove the Shopify secret") {
+		t.Error("the page shows the secret, or not that it is set")
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"csrf": {csrf}, "platform": {"shopify"}, "secret": {"has space"}}); p.status != http.StatusBadRequest || strings.Contains(p.body, "has space") {
+		t.Errorf("a bad secret: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/webhooks", url.Values{"csrf": {csrf}, "platform": {"shopify"}, "remove": {"1"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", p.status)
+	}
+	if secrets, _ := f.store.WebhookSecrets(context.Background()); len(secrets) != 0 {
+		t.Errorf("after removing: %v", secrets)
+	}
+	if strings.Contains(f.log.String(), secret) {
+		t.Error("the log holds the secret")
+	}
+}
+
+// A cancelled order leaves the overview's purchases and revenue, and the
+// experiment's conversions.
+func TestCancelledOrderLeavesTheFigures(t *testing.T) {
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	if p := b.get("/dashboard/brands/br_acme/"); !strings.Contains(p.body, "59.90 EUR") {
+		t.Fatal("the order is not on the overview before its cancellation")
+	}
+	f.api("POST", "/api/collect/order-cancel", "br_acme", map[string]any{"brand_id": "br_acme", "order_id": "o1"})
+	p := b.get("/dashboard/brands/br_acme/")
+	if strings.Contains(p.body, "59.90") || !strings.Contains(p.body, "<td>0.00 <span") {
+		t.Errorf("the cancelled order is still on the overview")
+	}
+	req, _ := http.NewRequest("GET", f.srv.URL+"/api/svc/experiment?brand_id=br_acme", nil)
+	req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Arms struct {
+			Shown struct{ Converted int } `json:"shown"`
+		} `json:"arms"`
+	}
+	decode(t, resp, &e)
+	if e.Arms.Shown.Converted != 0 {
+		t.Errorf("the cancelled order still converts: %+v", e)
+	}
+}

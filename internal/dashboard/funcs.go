@@ -1,0 +1,109 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/insights"
+)
+
+// productList is a table of products of a brand.
+type productList struct {
+	Brand string
+	Rows  []insights.ProductRow
+}
+
+func asError(err error, e **svc.Error) bool { return errors.As(err, e) }
+
+var funcs = template.FuncMap{
+	"int":     formatInt,
+	"money":   money,
+	"change":  change,
+	"percent": func(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) + "%" },
+	"points":  func(v float64) string { return signed(100*v, 2) + " pts" },
+	"signed":  func(v float64) string { return signed(v, 2) },
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"brandPath": brandPath,
+	"productPath": func(brand, product string) string {
+		return brandPath(brand) + "products/" + pathEscape(product)
+	},
+	"dict2": func(brand string, rows []insights.ProductRow) productList { return productList{brand, rows} },
+	"trend": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "×" },
+}
+
+func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }
+
+// formatInt writes thousands with thin separators: 12,345.
+func formatInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func money(v float64, currency string) string {
+	whole := formatInt(int64(math.Trunc(v)))
+	cents := int64(math.Round(math.Abs(v-math.Trunc(v)) * 100))
+	if cents == 100 {
+		whole, cents = formatInt(int64(math.Trunc(v))+1), 0
+	}
+	s := fmt.Sprintf("%s.%02d", whole, cents)
+	if currency != "" {
+		s += " " + currency
+	}
+	return s
+}
+
+func signed(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// change is the change of a figure against the period before: "+12%",
+// "−5%", "new" when there was none before, "–" when both are zero.
+func change(cur, before any) string {
+	c, b := toFloat(cur), toFloat(before)
+	switch {
+	case b == 0 && c == 0:
+		return "–"
+	case b == 0:
+		return "new"
+	}
+	return signed(math.Round(100*(c-b)/b), 0) + "%"
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	}
+	return 0
+}

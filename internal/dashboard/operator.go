@@ -1,0 +1,105 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// brandHealth is one brand in the operator's view.
+type brandHealth struct {
+	Brand     *svc.Brand
+	Day, Week int64 // events (views and orders) in the last 24 hours and the mean per day over 7 days
+	LastEvent time.Time
+}
+
+// refusal is a count of refused events, by kind and reason.
+type refusal struct {
+	Kind, Reason string
+	Count        int64
+}
+
+type operatorData struct {
+	Brands   []brandHealth
+	Refused  []refusal
+	StoreOK  bool
+	StoreErr string
+	Ready    bool
+	ReadyErr string
+}
+
+func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) error {
+	if !u.sess.Operator() {
+		return svc.Errorf(svc.ENOTFOUND, "not the operator")
+	}
+	ctx := r.Context()
+	brands, err := h.cfg.Store.Brands(ctx)
+	if err != nil {
+		return err
+	}
+	now := h.cfg.Now()
+	var data operatorData
+	for _, b := range brands {
+		d, err := h.cfg.Insights.Brand(ctx, b.ID)
+		if err != nil {
+			return err
+		}
+		day := d.Totals("", now.Add(-24*time.Hour), now)
+		week := d.Totals("", now.Add(-7*24*time.Hour), now)
+		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
+			Week: (week.Views + week.Purchases) / 7, LastEvent: d.LastEvent()})
+	}
+	data.Refused = h.refused()
+	pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := h.cfg.Store.Ping(pingCtx); err != nil {
+		data.StoreErr = err.Error()
+	} else {
+		data.StoreOK = true
+	}
+	if err := h.cfg.Tracker.Ready(pingCtx); err != nil {
+		data.ReadyErr = err.Error()
+	} else {
+		data.Ready = true
+	}
+	h.render(w, r, http.StatusOK, "operator", page{Title: "Operator", User: u.sess, Nav: "operator", Data: data})
+	return nil
+}
+
+// refused reads the svc_events_total counters of refused events
+// (outcome rejected_<code>) since this server started.
+func (h *Handler) refused() []refusal {
+	if h.cfg.Metrics == nil {
+		return nil
+	}
+	families, err := h.cfg.Metrics.Registry.Gather()
+	if err != nil {
+		return nil
+	}
+	var out []refusal
+	for _, f := range families {
+		if f.GetName() != "svc_events_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			var kind, outcome string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "kind":
+					kind = l.GetValue()
+				case "outcome":
+					outcome = l.GetValue()
+				}
+			}
+			if reason, ok := strings.CutPrefix(outcome, "rejected_"); ok {
+				out = append(out, refusal{Kind: kind, Reason: reason, Count: int64(m.GetCounter().GetValue())})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}

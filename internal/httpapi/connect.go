@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/connect"
+)
+
+// MaxWebhookBytes is the largest webhook body read. A platform's order is
+// far more verbose than svc's (taxes, discounts, addresses per line): 2 MiB
+// holds an order of svc's 500 lines.
+const MaxWebhookBytes = 2 << 20
+
+// errBadSignature is the one answer to a webhook that cannot be verified:
+// a wrong or missing signature, a brand without a secret for the platform,
+// or no such brand. The same answer for each tells a prober nothing about
+// which brands exist or have a secret (docs/integrations.md).
+var errBadSignature = svc.Errorf(svc.EUNAUTHORIZED, "the webhook's signature does not verify with the brand's secret for the platform")
+
+// shopifyWebhook receives Shopify's order webhooks (docs/integrations.md).
+func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
+	brandID := r.PathValue("brand_id")
+	body, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	if err != nil {
+		return s.webhookOutcome(svc.PlatformShopify, err)
+	}
+	a, err := connect.Shopify(brandID, r.Header.Get(connect.ShopifyTopicHeader), body)
+	if err != nil {
+		return s.webhookOutcome(svc.PlatformShopify, err)
+	}
+	// Shopify sends a retry with the webhook's id and the same body: its
+	// replay answers the first answer. A refund is keyed by its own id, so
+	// that it takes its units out once however it is delivered.
+	key := ""
+	if id := r.Header.Get(connect.ShopifyWebhookIDHeader); id != "" {
+		key = "shopify:" + id
+	}
+	if a.CancelID != "" {
+		key = "shopify-" + a.CancelID
+	}
+	return s.act(w, r, svc.PlatformShopify, brandID, a, key, body)
+}
+
+// wooCommerceWebhook receives WooCommerce's order webhooks, and answers
+// the ping WooCommerce sends when a webhook is saved.
+func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) error {
+	brandID := r.PathValue("brand_id")
+	sig := r.Header.Get(connect.WooCommerceSignatureHeader)
+	body, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
+	var ping bool
+	if errors.Is(err, errBadSignature) && sig == "" && body != nil && connect.IsWooCommercePing(body) {
+		// The ping is unsigned: answered only for a brand with a secret,
+		// and nothing of it is kept.
+		_, ping = s.auth.WebhookSecret(brandID, svc.PlatformWooCommerce)
+	}
+	switch {
+	case ping:
+		return s.act(w, r, svc.PlatformWooCommerce, brandID, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
+	case err != nil:
+		return s.webhookOutcome(svc.PlatformWooCommerce, err)
+	}
+	a, err := connect.WooCommerce(brandID, r.Header.Get(connect.WooCommerceTopicHeader), body)
+	if err != nil {
+		return s.webhookOutcome(svc.PlatformWooCommerce, err)
+	}
+	// No idempotency key: WooCommerce's delivery id is a hash of the
+	// webhook and the second, the same for two orders sent in one second.
+	// Orders are told apart by their ids.
+	return s.act(w, r, svc.PlatformWooCommerce, brandID, a, "", body)
+}
+
+// verifiedWebhook reads a webhook's body and checks its signature against
+// the brand's secret for the platform, in constant time. A body over
+// MaxWebhookBytes is ETOOLARGE; a signature that does not verify, for
+// whatever reason, errBadSignature, with the body (a WooCommerce ping is
+// unsigned).
+func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, svc.Errorf(svc.ETOOLARGE, "the body is larger than %d MiB", MaxWebhookBytes>>20)
+	case err != nil:
+		return nil, svc.Errorf(svc.EINVALID, "the body could not be read")
+	}
+	secret, ok := s.auth.WebhookSecret(brandID, platform)
+	if !ok {
+		secret = "" // Verify refuses an empty secret, after the same work
+	}
+	if !connect.Verify(body, secret, signature) {
+		return body, errBadSignature
+	}
+	return body, nil
+}
+
+// act does what a verified webhook asks: counts its order through the
+// group commit, or takes it out through the tracker's one cancel path.
+func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID string, a *connect.Action, key string, body []byte) error {
+	hash := bodyHash(body)
+	switch a.Kind {
+	case connect.Ignore:
+		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: a.Reason})
+	case connect.Cancel:
+		res, err := s.cancelOrder(r, brandID, a, key, hash)
+		if err != nil {
+			return s.webhookOutcome(platform, err)
+		}
+		return s.webhookAnswer(w, platform, res)
+	}
+	e := a.Order
+	now := s.tracker.Now()
+	if t, err := time.Parse(time.RFC3339Nano, deref(e.Context.Timestamp)); err == nil && t.Before(now.Add(-s.tracker.Retention())) {
+		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: "the order is older than the retention"})
+	}
+	fields := e.Validate()
+	fields = append(fields, svc.Stamp(&e.Meta, e.Context.Timestamp, true, now, s.tracker.Retention())...)
+	if len(fields) > 0 {
+		return s.webhookOutcome(platform, svc.Invalid(fields))
+	}
+	wr := &svc.Write{Purchase: e, MayRegister: true}
+	if key != "" && validIdempotencyKey(key) {
+		wr.IdempotencyKey, wr.BodyHash = key, hash
+	}
+	if err := s.tracker.Collect(wr); err != nil {
+		return s.webhookOutcome(platform, err)
+	}
+	return s.webhookAnswer(w, platform, webhookAck{Status: wr.Result.Status, EventID: wr.Result.EventID, replay: wr.Result.Replay})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// webhookAck is the answer to a verified webhook.
+type webhookAck struct {
+	Status  string // accepted, duplicate or ignored
+	EventID string
+	Reason  string // why an ignored webhook counts nothing
+	replay  bool
+}
+
+func (s *Server) webhookAnswer(w http.ResponseWriter, platform string, a webhookAck) error {
+	outcome := a.Status
+	if a.replay {
+		outcome = "replay"
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.opts.Metrics.Event(platform, outcome)
+	b := append(make([]byte, 0, 128), `{"status":`...)
+	b = appendString(b, a.Status)
+	if a.EventID != "" {
+		b = append(b, `,"event_id":`...)
+		b = appendString(b, a.EventID)
+	}
+	if a.Reason != "" {
+		b = append(b, `,"reason":`...)
+		b = appendString(b, a.Reason)
+	}
+	writeJSON(w, http.StatusOK, append(b, "}\n"...))
+	return nil
+}
+
+// webhookOutcome records a refused webhook in the metrics.
+func (s *Server) webhookOutcome(platform string, err error) error {
+	s.opts.Metrics.Event(platform, "rejected_"+svc.ErrorCode(err))
+	return err
+}
+
+// cancelOrder takes a webhook's order, or some of its units, out of the
+// counts through the tracker's one cancel path, which also records a
+// cancellation that arrives before its order, so that the order never
+// counts.
+func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
+	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID}
+	if a.Items != nil {
+		c.Items = make([]svc.CancelItem, len(a.Items))
+		for i, it := range a.Items {
+			c.Items[i] = svc.CancelItem{ProductID: it.ProductID, Quantity: &it.Quantity}
+		}
+	}
+	if fields := c.Validate(); len(fields) > 0 {
+		return webhookAck{}, svc.Invalid(fields)
+	}
+	if key != "" && validIdempotencyKey(key) {
+		c.IdempotencyKey, c.BodyHash = key, hash
+	}
+	c.Meta.ReceivedAt = s.tracker.Now().UTC()
+	if err := s.tracker.Cancel(r.Context(), c); err != nil {
+		return webhookAck{}, err
+	}
+	return webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}, nil
+}

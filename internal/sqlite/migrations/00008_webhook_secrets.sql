@@ -1,0 +1,13 @@
+-- +goose Up
+-- The secrets shop platforms sign a brand's webhooks with (svc.WebhookSecret):
+-- kept as given, since an HMAC is verified with the secret itself.
+CREATE TABLE webhook_secrets (
+    brand_id   TEXT NOT NULL REFERENCES brands (id),
+    platform   TEXT NOT NULL,
+    secret     TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (brand_id, platform)
+);
+
+-- +goose Down
+DROP TABLE webhook_secrets;

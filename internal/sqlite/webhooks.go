@@ -1,0 +1,51 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/svc-project/svc"
+)
+
+// SetWebhookSecret stores or removes a brand's webhook secret
+// (svc.SetWebhookSecret).
+func (s *Store) SetWebhookSecret(ctx context.Context, brandID, platform, secret string, at time.Time) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		return svc.SetWebhookSecret(ctx, secretTx{brandTx{tx}}, brandID, platform, secret, at)
+	})
+}
+
+// WebhookSecrets returns every brand's webhook secrets.
+func (s *Store) WebhookSecrets(ctx context.Context) ([]*svc.WebhookSecret, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT brand_id, platform, secret, updated_at FROM webhook_secrets ORDER BY brand_id, platform")
+	if err != nil {
+		return nil, err
+	}
+	return collectRows(rows, func(row interface{ Scan(...any) error }) (*svc.WebhookSecret, error) {
+		var w svc.WebhookSecret
+		var at int64
+		err := row.Scan(&w.BrandID, &w.Platform, &w.Secret, &at)
+		w.UpdatedAt = fromMillis(at)
+		return &w, err
+	})
+}
+
+// secretTx persists the writes of svc.SetWebhookSecret.
+type secretTx struct{ brandTx }
+
+func (b secretTx) PutWebhookSecret(ctx context.Context, w svc.WebhookSecret) (bool, error) {
+	return affected(b.tx.ExecContext(ctx, `INSERT INTO webhook_secrets (brand_id, platform, secret, updated_at)
+		SELECT id, ?, ?, ? FROM brands WHERE id = ?
+		ON CONFLICT (brand_id, platform) DO UPDATE SET secret = excluded.secret, updated_at = excluded.updated_at`,
+		w.Platform, w.Secret, millis(w.UpdatedAt), w.BrandID))
+}
+
+func (b secretTx) DeleteWebhookSecret(ctx context.Context, brandID, platform string) (bool, error) {
+	if _, err := b.tx.ExecContext(ctx, "DELETE FROM webhook_secrets WHERE brand_id = ? AND platform = ?", brandID, platform); err != nil {
+		return false, err
+	}
+	var n int
+	err := b.tx.QueryRowContext(ctx, "SELECT count(*) FROM brands WHERE id = ?", brandID).Scan(&n)
+	return n > 0, err
+}
