@@ -56,7 +56,8 @@ func analyze(title string) facts {
 		switch {
 		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
 			f.forWord = true
-		case accessoryWords[t]:
+		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")):
+			// "compatible with" a printer is the original's own title.
 			f.accessories = appendUnique(f.accessories, t)
 		case colourWords[t]:
 			f.colours = append(f.colours, t)
@@ -226,9 +227,13 @@ func unitAlias(u string) (string, bool) {
 var (
 	accessoryWords = set("case", "cover", "charger", "strap", "sleeve", "skin", "holster", "protector",
 		"mount", "holder", "dock", "stand", "brush", "pouch", "bumper", "replacement", "refill", "lamp",
-		"hulle", "tasche", "ladegerat", "etui", "housse", "chargeur", "funda", "cargador", "correa")
+		"hulle", "tasche", "ladegerat", "etui", "housse", "chargeur", "funda", "cargador", "correa",
+		// Another maker's supplies for a model: a "compatible" cartridge
+		// holds the original's code (the wrong answers of the trained
+		// code tier were these).
+		"compatible", "remanufactured")
 	colourWords = set("black", "white", "red", "blue", "green", "yellow", "pink", "purple", "orange", "brown",
-		"grey", "gray", "silver", "gold", "violet", "beige", "navy", "teal", "turquoise", "graphite",
+		"grey", "gray", "silver", "gold", "violet", "beige", "navy", "teal", "turquoise", "graphite", "cyan", "magenta",
 		"schwarz", "weiss", "rot", "blau", "grun", "gelb", "rosa", "lila", "grau", "silber",
 		"noir", "blanc", "rouge", "bleu", "vert", "jaune", "gris", "argent",
 		"negro", "blanco", "rojo", "azul", "verde", "amarillo", "plata")
@@ -250,13 +255,14 @@ const (
 	fAccessory          // an accessory word or "for" on one side only
 	fLength             // |ln(words of query / words of product)|
 	fSameTitle          // the folded titles are the same
+	fCodeUnique         // a distinctive code of one stands in the other and in no other candidate
 	numFeatures
 )
 
 // FeatureNames name the features, for the trainer and the docs.
 var FeatureNames = [numFeatures]string{"cover_query", "cover_product", "code_shared", "code_variant",
 	"code_clash", "code_one_side", "number_clash", "unit_one_side", "colour_one_side", "accessory_one_side",
-	"length_ratio", "same_title"}
+	"length_ratio", "same_title", "code_unique"}
 
 // codeIn reports how a code of one title shows in the other's squeezed
 // title: 2 as written, 1 but for a trailing variant, 0 not at all. A
@@ -542,4 +548,120 @@ func pairFeatures(x *[numFeatures]float64, a, b *facts, wordsA, wordsB int, gene
 	if a.squeezed == b.squeezed {
 		x[fSameTitle] = 1
 	}
+}
+
+// distinctive reports whether a code names one product rather than a
+// shop's part number or a count: letters with digits.
+func distinctive(code string) bool {
+	if len(code) < minCodeLen+1 || !hasLetter(code) {
+		return false
+	}
+	// Digits then letters alone is a measure of a unit we do not know
+	// ("1500va", "1024mb"), not a model.
+	rest := strings.TrimLeft(code, "0123456789")
+	return len(rest) == len(code) || strings.IndexFunc(rest, unicode.IsDigit) >= 0
+}
+
+// codeHeld reports whether a code stands in a title in full, alone or
+// inside a longer code ("txsr876" in "txsr876b"), or the title has it but
+// for a trailing variant of at most three letters ("txsr876b" for
+// "txsr876").
+func codeHeld(code string, f *facts) bool {
+	if alignedAt(f, code) >= 0 || containsCode(f.squeezed, code) {
+		return true
+	}
+	base := strings.TrimRightFunc(code, unicode.IsLetter)
+	return len(base) >= minCodeLen+1 && hasLetter(base) && len(code)-len(base) <= 3 && base != code && alignedAt(f, base) >= 0
+}
+
+// uniqueCodes marks the candidates that hold a distinctive code of the
+// query that no other candidate holds, or whose own distinctive code the
+// query holds and no other candidate does: in the Walmart–Amazon training
+// pairs, two records of one model number are the same product every time
+// (docs/enrichment.md, Matching), and a code one product of the catalog has
+// names that product.
+// Candidates ruled out hold no code.
+func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
+	out := make([]bool, len(cands))
+	holders := func(code string) int {
+		n := 0
+		for k := range cands {
+			if !ruledOut[k] && codeHeld(code, &cands[k]) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, code := range q.codes {
+		if !distinctive(code) || holders(code) != 1 {
+			continue
+		}
+		for k := range cands {
+			if !ruledOut[k] && alignedAt(&cands[k], code) >= 0 {
+				out[k] = true
+			}
+		}
+	}
+	for k := range cands {
+		if out[k] || ruledOut[k] {
+			continue
+		}
+		for _, code := range cands[k].codes {
+			if distinctive(code) && alignedAt(q, code) >= 0 && holders(code) == 1 {
+				out[k] = true
+				break
+			}
+		}
+	}
+	for k := range cands {
+		if out[k] && codeConflict(q, &cands[k]) {
+			out[k] = false
+		}
+	}
+	return out
+}
+
+// SharedCode reports whether two titles share a distinctive model code
+// (letters with digits, squeezed), one standing in the other as whole
+// words: the evaluation's electronics-like part.
+func SharedCode(a, b string) bool {
+	fa, fb := analyze(a), analyze(b)
+	for _, code := range fa.codes {
+		if distinctive(code) && alignedAt(&fb, code) >= 0 {
+			return true
+		}
+	}
+	for _, code := range fb.codes {
+		if distinctive(code) && alignedAt(&fa, code) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// codeConflict reports whether each title has a distinctive code the
+// other lacks: two model numbers that share a memory speed
+// ("pc3-10600") are two products. A code on one side only is a shop's
+// part number, and no conflict.
+func codeConflict(a, b *facts) bool {
+	lacks := func(x, y *facts) bool {
+		for _, code := range x.codes {
+			if distinctive(code) && !codeHeld(code, y) && !heldBack(code, y) {
+				return true
+			}
+		}
+		return false
+	}
+	return lacks(a, b) && lacks(b, a)
+}
+
+// heldBack reports whether a title's code holds the given code in part
+// ("txsr876b" holds "txsr876"): a variant, not another model.
+func heldBack(code string, f *facts) bool {
+	for _, c := range f.codes {
+		if strings.Contains(c, code) || strings.Contains(code, c) {
+			return true
+		}
+	}
+	return false
 }

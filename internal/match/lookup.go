@@ -240,12 +240,26 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		return n > genericCodes
 	}
 	out := make([]assessed, 0, len(cands))
+	ruledOut := make([]bool, len(cands))
 	for k, i := range cands {
 		x, vetoed := c.features(s, pq, words, i, &facts[k], generic)
-		if vetoed == "" && c.sibling(s, words, i, cands) {
-			vetoed = "sibling"
-		}
 		out = append(out, assessed{i: i, x: x, vetoed: vetoed})
+		ruledOut[k] = vetoed != ""
+	}
+	// A code held by one product of those not ruled out names it.
+	unique := uniqueCodes(&pq.facts, facts, ruledOut)
+	for k, i := range cands {
+		a := &out[k]
+		// Titles the same but for a colour one of them names are two
+		// variants of the model the code names (the shop sells another
+		// colour); titles written independently differ by more.
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) {
+			a.x[fCodeUnique] = 1
+		}
+		// A code that this product alone holds tells it from its siblings.
+		if a.vetoed == "" && !unique[k] && c.sibling(s, words, i, cands) {
+			a.vetoed = "sibling"
+		}
 	}
 	return out
 }
@@ -266,34 +280,73 @@ func (c *Index) features(s *scorer, pq *query, words []queryWord, i uint32, pf *
 // titleIn finds the brand's product whose title fits the query's best,
 // if the model is sure enough of it.
 func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
-	best, second := math.Inf(-1), math.Inf(-1)
-	var bestA *assessed
 	list := c.assess(b, pq)
+	bestA, conf := decide(list, m)
+	if bestA == nil || conf <= 0 {
+		return Hit{}, false
+	}
+	if conf < pq.MinConfidence {
+		return Hit{}, false
+	}
+	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle}, true
+}
+
+// decide picks the answer among a query's assessed candidates, and its
+// confidence: the strict matcher's product, else the one product that
+// holds a distinctive code of the query's (the code tier), else the
+// model's best, by its score and its lead over the second.
+func decide(list []assessed, m *Model) (*assessed, float64) {
+	best, second := math.Inf(-1), math.Inf(-1)
+	var bestA, uniqueA *assessed
+	uniques := 0
 	for k := range list {
 		a := &list[k]
 		if a.vetoed != "" {
 			continue
 		}
+		if a.strict {
+			return a, m.Strict
+		}
+		if a.x[fCodeUnique] == 1 {
+			uniques++
+			uniqueA = a
+		}
 		switch sc := m.Score(&a.x); {
-		case a.strict:
-			best, bestA = sc, a
 		case sc > best:
 			best, second, bestA = sc, best, a
 		case sc > second:
 			second = sc
 		}
 	}
+	if uniques == 1 && m.Unique > 0 {
+		return uniqueA, m.Unique
+	}
 	if bestA == nil {
-		return Hit{}, false
+		return nil, 0
 	}
-	conf := m.Confidence(best, best-second, &bestA.x)
-	if bestA.strict {
-		conf = m.Strict
+	return bestA, m.Confidence(best, best-second, &bestA.x)
+}
+
+// fewApart reports whether a title and entry i differ by at most two
+// words on each side.
+func (c *Index) fewApart(q []queryWord, i uint32) bool {
+	const most = 2
+	words := c.wordsOf(&c.entries[i])
+	qOnly, pOnly := 0, 0
+	for _, w := range q {
+		if w.own {
+			continue
+		}
+		if _, ok := slices.BinarySearch(words, w.id); !ok || !w.known {
+			qOnly++
+		}
 	}
-	if conf < pq.MinConfidence {
-		return Hit{}, false
+	for _, id := range words {
+		if !slices.ContainsFunc(q, func(w queryWord) bool { return w.known && w.id == id }) {
+			pOnly++
+		}
 	}
-	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle}, true
+	return qOnly <= most && pOnly <= most
 }
 
 // sibling reports whether the query names another product of the same

@@ -24,6 +24,16 @@ type Model struct {
 	Calibration [numFeatures + 2]float64 `json:"calibration"`
 	Shift       float64                  `json:"shift"`
 	MaxLead     float64                  `json:"max_lead"`
+	// Levels turn the calibration's probability into the confidence
+	// given: the share of right answers among the training queries whose
+	// probability was as high (isotonic, merged into levels of enough
+	// answers to tell), so that each level means what it says.
+	Levels []Level `json:"levels"`
+	// Unique is the confidence of the code tier: the one product that
+	// holds a distinctive model code of the query (or whose code the query
+	// holds) among the gathered products, with nothing ruling it out: the
+	// share of such answers that were right in training.
+	Unique float64 `json:"unique"`
 	// Strict is the least confidence of a match the strict matcher
 	// (strict.go) finds: the share of its answers that were right in
 	// training.
@@ -70,14 +80,51 @@ func (m *Model) Score(x *[numFeatures]float64) float64 {
 	return s
 }
 
-// Confidence turns the best candidate's score, its lead over the second
-// and its features into the probability that it is right.
-func (m *Model) Confidence(score, lead float64, x *[numFeatures]float64) float64 {
+// Level is one step of the calibration: a probability up to Upto gets
+// Confidence.
+type Level struct {
+	Upto       float64 `json:"upto"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Probability turns the best candidate's score, its lead over the second
+// and its features into the probability that it is right, before the
+// levels.
+func (m *Model) Probability(score, lead float64, x *[numFeatures]float64) float64 {
 	z := m.Shift + m.Calibration[0]*score + m.Calibration[1]*min(lead, m.MaxLead)
 	for i, v := range x {
 		z += m.Calibration[i+2] * v
 	}
 	return sigmoid(z)
+}
+
+// Confidence is the probability put on its level.
+func (m *Model) Confidence(score, lead float64, x *[numFeatures]float64) float64 {
+	return m.Level(m.Probability(score, lead, x))
+}
+
+// minAnswer is the least confidence of any title answer: one likelier
+// wrong than right is no answer, whatever the client's min_confidence. The
+// model's levels under it are also where the two halves of the benchmark
+// disagree most (docs/enrichment.md, Reliability).
+const minAnswer = 0.5
+
+// Level gives a probability's confidence, 0 under minAnswer.
+func (m *Model) Level(p float64) float64 {
+	c := p
+	if len(m.Levels) > 0 {
+		c = m.Levels[len(m.Levels)-1].Confidence
+		for _, l := range m.Levels {
+			if p <= l.Upto {
+				c = l.Confidence
+				break
+			}
+		}
+	}
+	if c < minAnswer {
+		return 0
+	}
+	return c
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

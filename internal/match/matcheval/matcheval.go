@@ -114,6 +114,9 @@ type Query struct {
 	Title  string
 	Truth  map[string]bool
 	Absent bool // its true matches are not in the catalog
+	// Coded: the title shares a distinctive model code with one of its
+	// true matches, as the electronics of the acceptance mostly do.
+	Coded bool
 }
 
 // NewTask makes the lookup for the queries held (or not): every distinct
@@ -151,6 +154,7 @@ func NewTask(pairs []Pair, held, withLeft bool) *Task {
 		}
 		q := Query{Title: l, Truth: truth[l], Absent: Absent(key)}
 		for r := range q.Truth {
+			q.Coded = q.Coded || match.SharedCode(l, r)
 			if q.Absent {
 				removed[r] = true
 			} else {
@@ -222,6 +226,18 @@ func (t *Task) Run(minConfidence float64, offers bool) []Answer {
 			a.Matched, a.Confidence, a.Right, a.Title = true, h.Confidence, q.Right(t.Titles[h.Ref]), t.Titles[h.Ref]
 		}
 		out[i] = a
+	}
+	return out
+}
+
+// Coded keeps the answers to queries that share a model code with a
+// true match.
+func Coded(answers []Answer) []Answer {
+	var out []Answer
+	for _, a := range answers {
+		if a.Query.Coded {
+			out = append(out, a)
+		}
 	}
 	return out
 }

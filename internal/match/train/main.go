@@ -13,6 +13,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -50,11 +51,16 @@ func run(write bool, out string) error {
 		y float64
 	}
 	var examples []example
-	type group struct{ from, to int } // a query's examples
+	type group struct {
+		from, to int  // a query's examples
+		tier     bool // answered by the code tier
+	}
 	var groups []group
 	strictRight, strictAll := 0, 0
+	uniqueRight, uniqueAll := 0, 0
 	for _, q := range task.Queries {
 		g := group{from: len(examples)}
+		uniques, uniqueY := 0, 0.0
 		for _, c := range task.Index.Candidates(matcheval.RightBrand, q.Title) {
 			if c.Vetoed != "" {
 				continue
@@ -70,7 +76,18 @@ func run(write bool, out string) error {
 				strictRight += int(y)
 				continue
 			}
+			if c.Features[codeUnique] == 1 {
+				uniques++
+				uniqueY = y
+			}
 			examples = append(examples, example{c.Features, y})
+		}
+		if uniques == 1 {
+			// The code tier answers this query, with the share of the
+			// tier's answers that are right.
+			g.tier = true
+			uniqueAll++
+			uniqueRight += int(uniqueY)
 		}
 		g.to = len(examples)
 		groups = append(groups, g)
@@ -92,6 +109,7 @@ func run(write bool, out string) error {
 	const folds, maxLead = 10, 8
 	var cx [][]float64
 	var cy []float64
+	var cg []int // which half of the queries: a level must hold in both
 	for f := range folds {
 		var fx [][]float64
 		var fy []float64
@@ -104,7 +122,7 @@ func run(write bool, out string) error {
 		fm := &match.Model{Bias: fb}
 		copy(fm.Weights[:], fw)
 		for gi, g := range groups {
-			if gi%folds != f {
+			if gi%folds != f || g.tier {
 				continue
 			}
 			best, second, bestY := math.Inf(-1), math.Inf(-1), 0.0
@@ -122,11 +140,18 @@ func run(write bool, out string) error {
 			}
 			cx = append(cx, calibrationInputs(best, best-second, bestX, maxLead))
 			cy = append(cy, bestY)
+			cg = append(cg, gi%2)
 		}
 	}
 	cw, cb := fit(cx, cy, 1e-4, 4000)
 	copy(m.Calibration[:], cw)
 	m.Shift, m.MaxLead = cb, maxLead
+	m.Levels = levels(m, cx, cy, cg)
+	for _, l := range m.Levels {
+		fmt.Printf("  level: probability up to %.3f: confidence %.3f\n", l.Upto, l.Confidence)
+	}
+	m.Unique = float64(uniqueRight+1) / float64(uniqueAll+2)
+	fmt.Printf("code tier: %d of %d answers right, confidence %.3f\n", uniqueRight, uniqueAll, m.Unique)
 	// Laplace's rule of succession: few answers, all right, must not
 	// claim certainty.
 	m.Strict = float64(strictRight+1) / float64(strictAll+2)
@@ -186,6 +211,79 @@ func fit(xs [][]float64, ys []float64, lambda float64, steps int) ([]float64, fl
 		}
 	}
 	return slices.Clone(w[:d]), w[d]
+}
+
+// codeUnique is the index of the feature of the code tier.
+var codeUnique = slices.Index(match.FeatureNames[:], "code_unique")
+
+// minLevel is the fewest training answers a level of confidence rests on:
+// a share of fewer tells too little.
+const minLevel = 100
+
+// levels fits an isotonic map from the calibration's probability to the
+// share of right answers (pool adjacent violators, over the out-of-fold
+// best products), and merges its steps until each holds minLevel answers:
+// the confidence given is then a share measured on many answers.
+func levels(m *match.Model, cx [][]float64, cy []float64, cg []int) []match.Level {
+	type point struct {
+		p, y float64
+		g    int
+	}
+	pts := make([]point, len(cx))
+	for i, x := range cx {
+		z := m.Shift
+		for j, v := range x {
+			z += m.Calibration[j] * v
+		}
+		pts[i] = point{1 / (1 + math.Exp(-z)), cy[i], cg[i]}
+	}
+	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.p, b.p) })
+	type block struct {
+		upto, right, n float64
+		half           [2][2]float64 // right and all, by half of the queries
+	}
+	join := func(a, b block) block {
+		j := block{upto: b.upto, right: a.right + b.right, n: a.n + b.n}
+		for h := range 2 {
+			j.half[h] = [2]float64{a.half[h][0] + b.half[h][0], a.half[h][1] + b.half[h][1]}
+		}
+		return j
+	}
+	var bs []block
+	push := func(b block) {
+		bs = append(bs, b)
+		// Pool while a block is right less often than the one before,
+		// or the one before is too small.
+		for len(bs) > 1 {
+			a, b := bs[len(bs)-2], bs[len(bs)-1]
+			if a.right/a.n < b.right/b.n && a.n >= minLevel {
+				break
+			}
+			bs = append(bs[:len(bs)-2], join(a, b))
+		}
+	}
+	for _, p := range pts {
+		b := block{upto: p.p, right: p.y, n: 1}
+		b.half[p.g] = [2]float64{p.y, 1}
+		push(b)
+	}
+	// The last block may be small: join it to the one before.
+	if n := len(bs); n > 1 && bs[n-1].n < minLevel {
+		a, b := bs[n-2], bs[n-1]
+		bs = append(bs[:n-2], join(a, b))
+	}
+	out := make([]match.Level, len(bs))
+	for i, b := range bs {
+		out[i] = match.Level{Upto: b.upto, Confidence: math.Round(b.right/b.n*1000) / 1000}
+		fmt.Printf("  block up to %.3f: %.0f of %.0f; halves %v\n", b.upto, b.right, b.n, b.half)
+		if i > 0 {
+			// The probability between two blocks' answers goes to the
+			// lower: a new title is not surer than those measured.
+			out[i-1].Upto = bs[i-1].upto
+		}
+	}
+	out[len(out)-1].Upto = 1
+	return out
 }
 
 // calibrationInputs are what the calibration weighs, in the order of

@@ -1,0 +1,72 @@
+package match
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/svc-project/svc"
+)
+
+func codeTierIndex(titles ...string) *Index {
+	x := New()
+	for i, title := range titles {
+		x.Put(&svc.Product{Ref: svc.ProductRef(i + 1), BrandID: "b", ProductID: fmt.Sprint(i + 1), Title: &title})
+	}
+	return x
+}
+
+var codeTierCatalog = []string{
+	"Onkyo TX-SR876 7.1 Network A/V Receiver with THX Certification",
+	"Onkyo TX-SR606 7.1 Channel A/V Receiver",
+	"Denon AVR-1912 7.1 Channel Networking Home Theater Receiver",
+	"Yamaha RX-V671 7.2 Channel Network AV Receiver",
+	"Sony STR-DH520 7.1 Channel 3D AV Receiver",
+	"Pioneer VSX-921-K 7.1 Channel 3D Ready Audio Video Receiver",
+}
+
+// The one product that holds the query's distinctive code is the answer,
+// with the confidence the code tier was measured at; a second holder (a
+// variant of the code) or a conflicting code takes the tier away.
+func TestCodeTier(t *testing.T) {
+	query := Query{Title: "onkyo txsr876 home theatre receiver 7.1 black"}
+	x := codeTierIndex(codeTierCatalog...)
+	h, ok := x.Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Unique) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the code tier's %.3f", h, ok, DefaultModel.Unique)
+	}
+	if DefaultModel.Unique < DefaultMinConfidence {
+		t.Errorf("the code tier's confidence %.3f is under the default least confidence", DefaultModel.Unique)
+	}
+
+	variant := codeTierIndex(append(codeTierCatalog, "Onkyo TX-SR876B 7.1 Network A/V Receiver")...)
+	if h, ok := variant.Lookup("b", query); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("with a variant of the code in the catalog, Lookup = %+v at the code tier", h)
+	}
+
+	conflict := Query{Title: "onkyo txsr876 ht-s9100thx home theatre receiver"}
+	other := codeTierIndex(append(codeTierCatalog[1:], "Onkyo HT-S9200THX TX-SR876 system")...)
+	if h, ok := other.Lookup("b", conflict); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("with conflicting codes, Lookup = %+v at the code tier", h)
+	}
+}
+
+func TestCodeConflict(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"corsair hx3x12g1333c9 12 gb pc3-10600 kit", "kingston kvr1333d3n9 2 gb pc3-10600", true},
+		{"onkyo tx-sr876 receiver", "onkyo txsr876b receiver 2663b001", false}, // a variant and a part number
+		{"canon cli-221 magenta 2948b001", "canon cli-221 ink tank magenta", false},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := codeConflict(&a, &b); got != tc.want {
+			t.Errorf("codeConflict(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	for code, want := range map[string]bool{"txsr876": true, "1500va": false, "1024mb": false, "m315": false, "pc312800": true, "25432": false} {
+		if got := distinctive(code); got != want {
+			t.Errorf("distinctive(%q) = %v, want %v", code, got, want)
+		}
+	}
+}
