@@ -22,6 +22,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
+	position, languages := addWidgetFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	secrets := addSecretFlags(fs)
@@ -34,9 +35,10 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] || recentGiven(set)
+	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] ||
+		set["widget-position"] || set["languages"] || recentGiven(set)
 	if !changesBrand && !secrets.given(set) {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --recent-*, --shopify-secret or --woocommerce-secret"}
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -67,6 +69,12 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	}
 	if set["holdout"] {
 		b.Holdout = *holdout
+	}
+	if set["widget-position"] {
+		b.WidgetPosition = *position
+	}
+	if set["languages"] {
+		b.Languages = *languages
 	}
 	recentRules.apply(b, set)
 	if err := validate(b); err != nil {
