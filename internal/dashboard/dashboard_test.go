@@ -175,7 +175,8 @@ func TestCrossBrand(t *testing.T) {
 	}
 }
 
-// The operator sees refused events by reason, from the metrics.
+// The operator sees refused events by reason, from the metrics, and per
+// brand for brands that exist.
 func TestOperatorRefusedEvents(t *testing.T) {
 	f := newFixture(t)
 	req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-view", strings.NewReader(`{"brand_id":"br_acme"}`))
@@ -185,9 +186,34 @@ func TestOperatorRefusedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	// Per brand: Other's purchase with Acme's key, and a brand that does
+	// not exist, which is counted only all together.
+	for _, body := range []string{`{"brand_id":"br_other"}`, `{"brand_id":"br_nobody"}`} {
+		req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-purchase", strings.NewReader(body))
+		req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
 	p := f.signIn("").get("/dashboard/operator")
 	if !strings.Contains(p.body, "<th scope=\"row\">view</th><td>invalid</td><td>1</td>") {
 		t.Errorf("operator page does not count the refused view:\n%s", p.body)
+	}
+	row := func(id string) string {
+		_, r, _ := strings.Cut(p.body, `<a href="/dashboard/brands/`+id+`/">`)
+		r, _, _ = strings.Cut(r, "</tr>")
+		return r
+	}
+	if r := row("br_acme"); !strings.Contains(r, "<li>view invalid: 1</li>") || strings.Contains(r, "purchase") {
+		t.Errorf("Acme's row: %s", r)
+	}
+	if r := row("br_other"); !strings.Contains(r, "<li>purchase invalid: 1</li>") || strings.Contains(r, "view") {
+		t.Errorf("Other's row: %s", r)
+	}
+	if strings.Contains(p.body, "br_nobody") {
+		t.Errorf("an unknown brand on the operator page")
 	}
 }
 
