@@ -54,6 +54,16 @@ func TestBrandWidgetSettings(t *testing.T) {
 			t.Fatalf("badge %g px from the right, toast %g px from the left; want 16 and 16 (%+v)", p.BadgeRight, p.ToastLeft, p)
 		}
 		e.shotOf("brand-end", `({getBoundingClientRect:()=>({x:0,y:0,width:innerWidth,height:innerHeight})})`)
+		// A page without a product learns the corner from the feed's
+		// first product's proof: alone, the toast sits at the end.
+		home := e.page("/brand/home", productPage("en", harness+e.snippet(), "", `<main><h1>Home</h1></main><span data-svc-variant="toasts"></span>`))
+		e.freshToasts(home)
+		e.firstToast()
+		var right float64
+		e.eval(`innerWidth-`+toast+`.getBoundingClientRect().right`, &right)
+		if right != 16 {
+			t.Fatalf("page without a product: toast %g px from the right, want 16", right)
+		}
 		e.noErrors()
 	})
 }

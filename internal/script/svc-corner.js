@@ -51,7 +51,7 @@
     "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
     // Empty between toasts, the box keeps its live region in the page, so
     // that the next toast is announced, but draws nothing.
-    ".e{all:initial;position:fixed}.x{--i:auto 16px}.r{min-width:0}" +
+    ".e{all:initial;position:fixed}.x{--i:auto 16px}.n{--i:auto 16px}.n.x{--i:16px auto}.r{min-width:0}" +
     // The title is cut with "…" when too long; the purchase's line wraps.
     "p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}p+p{white-space:normal}" +
     "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--f)}" +
@@ -70,7 +70,9 @@
 
   // atEnd gives css when the corner widgets sit in the bottom-end corner:
   // init's widget.position, else the brand's (its proof's widget.position).
-  // The toasts take the corner the badge leaves (class x) as at start.
+  // The toasts take the corner the badge leaves (class x) as at start;
+  // they read it at each toast (class n), as a page without a product
+  // knows the brand's only once the feed's first proof has come.
   function atEnd(css) {
     return ((k.o.widget || {}).position || k.w().position) == "end" ? css : "";
   }
@@ -140,7 +142,7 @@
     host = d.body.appendChild(d.createElement("div"));
     host.dataset.svcToasts = "";
     var root = host.attachShadow({ mode: "open" });
-    sheet(root, TOAST + offset() + atEnd(".w{--i:auto 16px}.x{--i:16px auto}"));
+    sheet(root, TOAST + offset());
     box = root.appendChild(d.createElement("div"));
     box.className = "w e";
     region = box.appendChild(d.createElement("div"));
@@ -231,6 +233,7 @@
     }
     // svc.js's corner badge keeps its corner; the toasts take the other.
     box.classList.toggle("x", !!(wd && wd.x && !wd.box.hidden && !wd.box.classList.contains("e")));
+    box.classList.toggle("n", !!atEnd(1));
     region.textContent = "";
     p = region.appendChild(d.createElement("p"));
     svg = p.appendChild(d.createElementNS("http://www.w3.org/2000/svg", "svg"));
