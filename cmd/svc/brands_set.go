@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/svc-project/svc"
 )
 
 // brandsSet changes what is given of a brand: its name, domains, flags and
@@ -98,7 +100,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 			Webhooks map[string]webhookInfo `json:"webhooks"`
 		}{infoOf(b), hooks})
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, %s\n\n%s",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout, recentInfoOf(b), webhookText(b.ID, hooks))
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, widget_position %s, languages %s, %s\n\n%s",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout,
+		svc.WidgetPositionOf(b.WidgetPosition), strings.Join(svc.WidgetLanguagesOf(b.Languages), ","), recentInfoOf(b), webhookText(b.ID, hooks))
 	return nil
 }
