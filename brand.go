@@ -31,6 +31,12 @@ type Brand struct {
 	// WidgetVariant is the widget's parts the brand chose (WidgetVariants,
 	// separated by spaces); "" leaves the script's default.
 	WidgetVariant string
+	// WidgetPosition is the corner of the badge and toasts, one of
+	// WidgetPositions; "" is "start".
+	WidgetPosition string
+	// Languages are the widget's languages (WidgetLanguages, separated by
+	// commas, first the fallback); "" is all of them.
+	Languages string
 	// Recent are the privacy rules of the brand's recent purchases feed.
 	Recent    RecentSettings
 	CreatedAt time.Time
@@ -89,6 +95,12 @@ func (b *Brand) Validate() error {
 	}
 	if !ValidWidgetVariant(b.WidgetVariant) {
 		fields = append(fields, FieldError{Field: "widget_variant", Message: "must be parts among " + strings.Join(WidgetVariants, ", ") + ", separated by spaces"})
+	}
+	if !ValidWidgetPosition(b.WidgetPosition) {
+		fields = append(fields, FieldError{Field: "widget_position", Message: "must be " + strings.Join(WidgetPositions, " or ")})
+	}
+	if !ValidWidgetLanguages(b.Languages) {
+		fields = append(fields, FieldError{Field: "languages", Message: "must be languages among " + strings.Join(WidgetLanguages, ", ") + ", each once, separated by commas"})
 	}
 	if b.Holdout < 0 || b.Holdout > MaxHoldout {
 		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})

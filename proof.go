@@ -62,7 +62,11 @@ type Proof struct {
 	// (Brand.Holdout); the widget computes its own session's arm.
 	Holdout       int
 	WidgetVariant string // the brand's choice, "" for the script's default
-	GeneratedAt   time.Time
+	// The brand's corner and languages, as Brand.WidgetPosition and
+	// Brand.Languages ("" for the defaults).
+	WidgetPosition string
+	Languages      string
+	GeneratedAt    time.Time
 }
 
 // ViewsField is the name of the view count in the response: the window is

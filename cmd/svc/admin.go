@@ -35,6 +35,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	minViewers := fs.Int("min-viewers", svc.DefaultMinViewers, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", svc.DefaultMinPurchases, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
+	position, languages := addWidgetFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for the script URL (env SVC_PUBLIC_URL)")
@@ -42,7 +43,8 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	b := &svc.Brand{ID: svc.NewBrandID(), Name: *name, Domains: domains, RequireKey: *requireKey, ClosedCatalog: *closedCatalog,
-		MinViewers: *minViewers, MinPurchases: *minPurchases, Holdout: *holdout, CreatedAt: time.Now().UTC()}
+		MinViewers: *minViewers, MinPurchases: *minPurchases, Holdout: *holdout,
+		WidgetPosition: *position, Languages: *languages, CreatedAt: time.Now().UTC()}
 	recentRules.apply(b, nil)
 	if err := validate(b); err != nil {
 		return err
@@ -116,7 +118,8 @@ func validate(b *svc.Brand) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	flags := map[string]string{"name": "--name", "min_viewers": "--min-viewers", "min_purchases": "--min-purchases", "holdout": "--holdout"}
+	flags := map[string]string{"name": "--name", "min_viewers": "--min-viewers", "min_purchases": "--min-purchases", "holdout": "--holdout",
+		"widget_position": "--widget-position", "languages": "--languages"}
 	var problems []string
 	for _, f := range e.Fields {
 		name, ok := flags[f.Field]
@@ -247,9 +250,12 @@ type brandInfo struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	Recent        recentInfo `json:"recent"`
 	Holdout       int        `json:"holdout"`
+	Position      string     `json:"widget_position"`
+	Languages     []string   `json:"languages"`
 }
 
 func infoOf(b *svc.Brand) brandInfo {
 	n := b.Stored()
-	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, recentInfoOf(&n), n.Holdout}
+	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, recentInfoOf(&n), n.Holdout,
+		svc.WidgetPositionOf(n.WidgetPosition), svc.WidgetLanguagesOf(n.Languages)}
 }

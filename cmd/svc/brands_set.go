@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/svc-project/svc"
 )
 
 // brandsSet changes what is given of a brand: its name, domains, flags and
@@ -22,6 +24,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	minViewers := fs.Int("min-viewers", 0, "fewest viewers a widget or message shows")
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
+	position, languages := addWidgetFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	secrets := addSecretFlags(fs)
@@ -34,9 +37,10 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if *id == "" {
 		return usageError{"--brand is required"}
 	}
-	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] || recentGiven(set)
+	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] ||
+		set["widget-position"] || set["languages"] || recentGiven(set)
 	if !changesBrand && !secrets.given(set) {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --recent-*, --shopify-secret or --woocommerce-secret"}
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -68,6 +72,12 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if set["holdout"] {
 		b.Holdout = *holdout
 	}
+	if set["widget-position"] {
+		b.WidgetPosition = *position
+	}
+	if set["languages"] {
+		b.Languages = *languages
+	}
 	recentRules.apply(b, set)
 	if err := validate(b); err != nil {
 		return err
@@ -90,7 +100,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 			Webhooks map[string]webhookInfo `json:"webhooks"`
 		}{infoOf(b), hooks})
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, %s\n\n%s",
-		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout, recentInfoOf(b), webhookText(b.ID, hooks))
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, widget_position %s, languages %s, %s\n\n%s",
+		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout,
+		svc.WidgetPositionOf(b.WidgetPosition), strings.Join(svc.WidgetLanguagesOf(b.Languages), ","), recentInfoOf(b), webhookText(b.ID, hooks))
 	return nil
 }

@@ -221,6 +221,17 @@ func TestBrowserFlows(t *testing.T) {
 	e.click(`#settings-form button[type=submit]`)
 	e.navigated("/dashboard/brands/br_acme/settings")
 	e.waitFor(`document.getElementById("min_viewers").value=="500" && document.querySelector("#preview .widget-empty").innerText.includes("it needs 500")`)
+	// The corner and the languages: the preview follows them too.
+	e.eval(`(()=>{const i=document.getElementById("min_viewers");i.value="1";i.dispatchEvent(new Event("input",{bubbles:true}));document.getElementById("position-end").click();return true})()`, new(bool))
+	e.eval(`(()=>{const i=document.getElementById("languages");i.value="de,en";i.dispatchEvent(new Event("input",{bubbles:true}));return true})()`, new(bool))
+	e.waitFor(`document.querySelector("#preview.pos-end") && document.querySelector("#preview").lang=="de" && document.querySelector("#preview").innerText.includes("Personen haben diesen Artikel")`)
+	e.click(`#settings-form button[type=submit]`)
+	e.navigated("/dashboard/brands/br_acme/settings")
+	e.waitFor(`document.querySelector("#preview.pos-end") && document.getElementById("languages").value=="de,en" && document.querySelector("#preview").innerText.includes("Personen haben diesen Artikel")`)
+	if b, err := f.store.Brand(context.Background(), "br_acme"); err != nil || b.WidgetPosition != "end" || b.Languages != "de,en" {
+		t.Fatalf("saved corner and languages: %+v, %v", b, err)
+	}
+	e.checkAxe("settings, German preview")
 
 	// Create a key, shown once, and revoke it.
 	e.click(`form[action$="/keys"] button`)

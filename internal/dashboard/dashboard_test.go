@@ -175,7 +175,8 @@ func TestCrossBrand(t *testing.T) {
 	}
 }
 
-// The operator sees refused events by reason, from the metrics.
+// The operator sees refused events by reason, from the metrics, and per
+// brand for brands that exist.
 func TestOperatorRefusedEvents(t *testing.T) {
 	f := newFixture(t)
 	req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-view", strings.NewReader(`{"brand_id":"br_acme"}`))
@@ -185,9 +186,34 @@ func TestOperatorRefusedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	// Per brand: Other's purchase with Acme's key, and a brand that does
+	// not exist, which is counted only all together.
+	for _, body := range []string{`{"brand_id":"br_other"}`, `{"brand_id":"br_nobody"}`} {
+		req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-purchase", strings.NewReader(body))
+		req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
 	p := f.signIn("").get("/dashboard/operator")
 	if !strings.Contains(p.body, "<th scope=\"row\">view</th><td>invalid</td><td>1</td>") {
 		t.Errorf("operator page does not count the refused view:\n%s", p.body)
+	}
+	row := func(id string) string {
+		_, r, _ := strings.Cut(p.body, `<a href="/dashboard/brands/`+id+`/">`)
+		r, _, _ = strings.Cut(r, "</tr>")
+		return r
+	}
+	if r := row("br_acme"); !strings.Contains(r, "<li>view invalid: 1</li>") || strings.Contains(r, "purchase") {
+		t.Errorf("Acme's row: %s", r)
+	}
+	if r := row("br_other"); !strings.Contains(r, "<li>purchase invalid: 1</li>") || strings.Contains(r, "view") {
+		t.Errorf("Other's row: %s", r)
+	}
+	if strings.Contains(p.body, "br_nobody") {
+		t.Errorf("an unknown brand on the operator page")
 	}
 }
 
@@ -221,11 +247,17 @@ func TestSettings(t *testing.T) {
 		!strings.Contains(p.body, "Fewest viewers must be at least 1") || !strings.Contains(p.body, "Holdout must be a whole percent from 0 to 50") {
 		t.Errorf("bad settings: %d\n%s", p.status, p.body)
 	}
-	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"2"}, "holdout": {"10"}, "variant": {"toasts", "inline"}}); p.status != http.StatusSeeOther {
+	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"1"}, "holdout": {"10"}, "widget_position": {"left"}, "languages": {"en, nl"}}); p.status != http.StatusBadRequest ||
+		!strings.Contains(p.body, "Corner must be start or end") || !strings.Contains(p.body, "Languages must be languages among en, de, fr, es") {
+		t.Errorf("bad corner and languages: %d\n%s", p.status, p.body)
+	}
+	if p := save(url.Values{"min_viewers": {"5"}, "min_purchases": {"2"}, "holdout": {"10"}, "variant": {"toasts", "inline"},
+		"widget_position": {"end"}, "languages": {"FR, en"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("save: %d %s", p.status, p.body)
 	}
 	got, _ := f.store.Brand(context.Background(), "br_acme")
-	if got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 || got.WidgetVariant != "inline toasts" {
+	if got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 || got.WidgetVariant != "inline toasts" ||
+		got.WidgetPosition != "end" || got.Languages != "fr,en" {
 		t.Errorf("saved brand %+v", got)
 	}
 	// The API follows at once.
@@ -237,17 +269,28 @@ func TestSettings(t *testing.T) {
 	}
 	var proof struct {
 		Widget struct {
-			Holdout int
-			Variant string
+			Holdout   int
+			Variant   string
+			Position  string
+			Languages []string
 		} `json:"widget"`
 		Thresholds struct{ Viewers int } `json:"thresholds"`
 	}
 	decode(t, resp, &proof)
-	if proof.Widget.Holdout != 10 || proof.Widget.Variant != "inline toasts" || proof.Thresholds.Viewers != 5 {
+	if proof.Widget.Holdout != 10 || proof.Widget.Variant != "inline toasts" || proof.Thresholds.Viewers != 5 ||
+		proof.Widget.Position != "end" || strings.Join(proof.Widget.Languages, ",") != "fr,en" {
 		t.Errorf("proof after saving: %+v", proof)
 	}
 	if p := b.get("/dashboard/brands/br_acme/settings"); !strings.Contains(p.body, "The widget shows nothing: 3 viewers in the last hour (it needs 5)") {
 		t.Errorf("the preview does not follow the thresholds")
+	}
+	// The preview speaks the brand's first language, in its corner.
+	if p := save(url.Values{"min_viewers": {"1"}, "min_purchases": {"1"}, "holdout": {"10"}, "widget_position": {"end"}, "languages": {"de,en"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", p.status, p.body)
+	}
+	if p := b.get("/dashboard/brands/br_acme/settings"); !strings.Contains(p.body, "3 Personen haben diesen Artikel in der letzten Stunde angesehen") ||
+		!strings.Contains(p.body, `class="widget-preview pos-end"`) || !strings.Contains(p.body, `value="de,en"`) {
+		t.Errorf("the preview does not follow the languages and corner:\n%s", p.body)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/metrics"
 )
 
 // brandHealth is one brand in the operator's view.
@@ -15,6 +16,9 @@ type brandHealth struct {
 	Brand     *svc.Brand
 	Day, Week int64 // events (views and orders) in the last 24 hours and the mean per day over 7 days
 	LastEvent time.Time
+	// Refused are the brand's refused events by kind and reason, counted by
+	// this server since it started (metrics.BrandRefusals).
+	Refused []metrics.BrandRefusal
 }
 
 // refusal is a count of refused events, by kind and reason.
@@ -51,7 +55,7 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 		day := d.Totals("", now.Add(-24*time.Hour), now)
 		week := d.Totals("", now.Add(-7*24*time.Hour), now)
 		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
-			Week: (week.Views + week.Purchases) / 7, LastEvent: d.LastEvent()})
+			Week: (week.Views + week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
 	}
 	data.Refused = h.refused()
 	pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -83,7 +83,7 @@ func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *sv
 		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(id, now, time.Hour, 48), "Mon 15:04"),
 		Prices: priceChart("Mean unit price paid, daily, last 30 days", daily, d.Currency),
 		Week:   d.Totals(id, now.Add(-7*24*time.Hour), now),
-		Shown:  widgetPreview(p.Viewers, p.Purchases, b.MinViewers, b.MinPurchases),
+		Shown:  brandPreview(p.Viewers, p.Purchases, b),
 	}
 	title := data.Title
 	if title == "" {
@@ -105,6 +105,20 @@ type settingsData struct {
 	Holdouts []int
 	Variants []variantChoice
 	Webhooks []webhookRow
+	// The widget's corner and languages (widget.go at the module's root).
+	Positions []positionChoice
+	Languages string
+}
+
+// positionChoice is one corner of the widget in the settings form.
+type positionChoice struct {
+	Name, Label string
+	Checked     bool
+}
+
+var positionLabels = map[string]string{
+	"start": "Bottom left (bottom right on a right-to-left page)",
+	"end":   "Bottom right (bottom left on a right-to-left page)",
 }
 
 // webhookRow is one platform's webhook: where it is sent and whether the
@@ -162,7 +176,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 	}
 	data := settingsData{
 		CSRF: u.sess.CSRF, Snippet: script.Snippet(base+"/svc.js", "svc", b.ID), Keys: keys, NewKey: newKey, Revoked: revoked,
-		Sample: sample, Preview: widgetPreview(sample.Viewers, sample.Purchases, b.MinViewers, b.MinPurchases),
+		Sample: sample, Preview: brandPreview(sample.Viewers, sample.Purchases, b), Languages: languagesText(b),
 	}
 	secrets, err := h.cfg.Store.WebhookSecrets(r.Context())
 	if err != nil {
@@ -180,6 +194,9 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 	chosen := strings.Fields(b.WidgetVariant)
 	for _, v := range svc.WidgetVariants {
 		data.Variants = append(data.Variants, variantChoice{v, variantLabels[v], slices.Contains(chosen, v)})
+	}
+	for _, p := range svc.WidgetPositions {
+		data.Positions = append(data.Positions, positionChoice{p, positionLabels[p], svc.WidgetPositionOf(b.WidgetPosition) == p})
 	}
 	for i := 0; i <= svc.MaxHoldout; i += 5 {
 		data.Holdouts = append(data.Holdouts, i)
@@ -214,6 +231,13 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 		}
 	}
 	b.WidgetVariant = strings.Join(parts, " ")
+	b.WidgetPosition = r.PostFormValue("widget_position")
+	// Spaces are forgiven; the default list is stored as "" so that it
+	// follows the script's.
+	b.Languages = strings.Join(strings.Fields(strings.ReplaceAll(strings.ToLower(r.PostFormValue("languages")), ",", " ")), ",")
+	if b.Languages == strings.Join(svc.WidgetLanguages, ",") {
+		b.Languages = ""
+	}
 	if len(problems) == 0 {
 		if err := b.Validate(); err != nil {
 			var e *svc.Error
@@ -236,7 +260,8 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 	return nil
 }
 
-var labels = map[string]string{"name": "Name", "min_viewers": "Fewest viewers", "min_purchases": "Fewest purchases", "holdout": "Holdout", "widget_variant": "Widget parts"}
+var labels = map[string]string{"name": "Name", "min_viewers": "Fewest viewers", "min_purchases": "Fewest purchases", "holdout": "Holdout", "widget_variant": "Widget parts",
+	"widget_position": "Corner", "languages": "Languages"}
 
 // refresh makes the API follow a change at once rather than at its next poll.
 func (h *Handler) refresh(r *http.Request) {

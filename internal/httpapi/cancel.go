@@ -13,7 +13,7 @@ import (
 // Order of checks), with the missing key at step 2.
 func (s *Server) collectCancel(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.cancel(w, r)
-	return s.count("cancel", a, err)
+	return s.count("cancel", "", a, err) // keyed only: refusals stay in the metrics
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {

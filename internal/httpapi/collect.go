@@ -51,7 +51,7 @@ func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.collect(w, r, &ev, func() incoming {
 		return incoming{&svc.Write{View: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
 	})
-	return s.count("view", a, err)
+	return s.count("view", ev.BrandID, a, err)
 }
 
 func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
@@ -59,7 +59,7 @@ func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.collect(w, r, &ev, func() incoming {
 		return incoming{&svc.Write{Purchase: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
 	})
-	return s.count("purchase", a, err)
+	return s.count("purchase", ev.BrandID, a, err)
 }
 
 // collectCart records an add-to-cart: a view's rules, and a quantity.
@@ -68,14 +68,20 @@ func (s *Server) collectCart(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.collect(w, r, &ev, func() incoming {
 		return incoming{&svc.Write{Cart: &ev}, ev.BrandID, ev.Context.Timestamp, &ev.Meta, &ev}
 	})
-	return s.count("cart", a, err)
+	return s.count("cart", ev.BrandID, a, err)
 }
 
-// count records the outcome of one collect request in the metrics.
-func (s *Server) count(kind string, a ack, err error) error {
+// count records the outcome of one collect request in the metrics, and a
+// refusal also under its brand when that brand exists ("" for none), for
+// the operator's page: unknown ids are not kept, so the counts stay
+// bounded by the brands.
+func (s *Server) count(kind, brandID string, a ack, err error) error {
 	switch {
 	case err != nil:
 		s.opts.Metrics.Event(kind, "rejected_"+svc.ErrorCode(err))
+		if brandID != "" && s.auth.Brand(brandID) != nil {
+			s.opts.Metrics.BrandRefused(brandID, kind, svc.ErrorCode(err))
+		}
 	case a.Ignored != "":
 		s.opts.Metrics.Event(kind, a.Ignored)
 	case a.Replay:

@@ -85,6 +85,18 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 		b = append(b, `,"variant":`...)
 		b = appendString(b, p.WidgetVariant)
 	}
+	b = append(b, `,"position":"`...)
+	b = append(b, svc.WidgetPositionOf(p.WidgetPosition)...)
+	b = append(b, `","languages":[`...)
+	for i, l := range svc.WidgetLanguagesOf(p.Languages) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, l...) // validated: two letters
+		b = append(b, '"')
+	}
+	b = append(b, ']')
 	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)

@@ -39,7 +39,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
-			"widget": map[string]any{"holdout": 0.0},
+			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
 		}},
 		{"15 minutes and 48 hours", "&window_views=15&window_purchases=48", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -49,7 +49,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
-			"widget": map[string]any{"holdout": 0.0},
+			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
 		}},
 		{"largest windows", "&window_views=10080&window_purchases=720", map[string]any{
 			"brand_id": "br_open", "product_id": "p1",
@@ -59,7 +59,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
-			"widget": map[string]any{"holdout": 0.0},
+			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
 		}},
 	}
 	for _, tt := range tests {

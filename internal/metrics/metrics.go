@@ -22,6 +22,7 @@ type Metrics struct {
 	Events        *prometheus.CounterVec   // by kind and outcome
 	BatchSize     prometheus.Histogram
 	CommitLatency prometheus.Histogram
+	refused       brandRefusals // per brand, for the operator's page (brands.go)
 }
 
 // New registers the metrics, and the Go runtime's and the process's.

@@ -27,7 +27,7 @@
   };
 
   function lang() {
-    var l = k.l();
+    var l = k.l(1); // in the brand's languages
     return T[l[0]] ? [l[0] + (l[1] ? "-" + l[1] : ""), T[l[0]]] : ["en", T.en];
   }
 
@@ -38,20 +38,20 @@
     "@media (prefers-color-scheme:dark){button{color:var(--svc-muted,#bcccdc)}}" +
     "button:focus-visible{outline:.125rem solid var(--a)}@media (pointer:coarse){button{min-width:44px;min-height:44px}}.e button{display:none}";
 
-  // The badge: fixed in the bottom-start corner; narrow or zoomed in, a chip
-  // of icons and numbers (the sentences stay for screen readers) that a
-  // tap, or focus, opens.
+  // The badge: fixed in the bottom-start corner (or end: atEnd); narrow
+  // or zoomed in, a chip of icons and numbers (the sentences stay for
+  // screen readers) that a tap, or focus, opens.
   var BADGE = BUTTON + ".c{position:fixed;inset-inline-start:16px;bottom:var(--o);z-index:1000;max-width:calc(100vw - 32px)}.h{opacity:0;pointer-events:none}" +
     "@media (max-width:30em){.k{cursor:pointer}.k:not(:focus-within) .r{display:flex;gap:.75rem}.k:not(:focus-within) span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}}";
 
   // The toasts take the badge's look (docs/client-script.md, Theming).
   var TOAST = ".w{all:initial;--b:var(--svc-bg,#fff);--f:var(--svc-text,#1f2933);--l:var(--svc-border,#d9e2ec);--a:var(--svc-accent,#0b69a3);" +
-    "box-sizing:border-box;position:fixed;z-index:1000;bottom:var(--o);inset-inline-start:16px;display:flex;align-items:center;width:max-content;max-width:min(24rem,calc(100vw - 32px));" +
+    "box-sizing:border-box;position:fixed;z-index:1000;bottom:var(--o);inset-inline:var(--i,16px auto);display:flex;align-items:center;width:max-content;max-width:min(24rem,calc(100vw - 32px));" +
     "font:.875rem/1.25rem system-ui,sans-serif;color:var(--f);background:var(--b);border:.0625rem solid var(--l);border-radius:.5rem;padding:.5rem .75rem;box-shadow:0 .25rem 1rem #0003;animation:s .3s}" +
     "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
     // Empty between toasts, the box keeps its live region in the page, so
     // that the next toast is announced, but draws nothing.
-    ".e{all:initial;position:fixed}.x{inset-inline:auto 16px}.r{min-width:0}" +
+    ".e{all:initial;position:fixed}.x{--i:auto 16px}.n{--i:auto 16px}.n.x{--i:16px auto}.r{min-width:0}" +
     // The title is cut with "…" when too long; the purchase's line wraps.
     "p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}p+p{white-space:normal}" +
     "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--f)}" +
@@ -66,6 +66,15 @@
   function offset() {
     var of = d.querySelector("[data-svc-offset]");
     return ".w{--o:" + (16 + ((of && +of.dataset.svcOffset) || 0)) + "px}";
+  }
+
+  // atEnd gives css when the corner widgets sit in the bottom-end corner:
+  // init's widget.position, else the brand's (its proof's widget.position).
+  // The toasts take the corner the badge leaves (class x) as at start;
+  // they read it at each toast (class n), as a page without a product
+  // knows the brand's only once the feed's first proof has come.
+  function atEnd(css) {
+    return ((k.o.widget || {}).position || k.w().position) == "end" ? css : "";
   }
 
   // sheet adds css to a shadow root, as a constructed stylesheet, which a
@@ -107,7 +116,7 @@
   k.b = function (wd) {
     if (wd.x) return;
     var bx = wd.box, hs = wd.c;
-    sheet(wd.r, BADGE + offset());
+    sheet(wd.r, BADGE + offset() + atEnd(".c{inset-inline:auto 16px}"));
     wd.x = closer(bx, lang()[1][2], function () {
       bx.hidden = true;
       k.s("svc_closed", "1");
@@ -224,6 +233,7 @@
     }
     // svc.js's corner badge keeps its corner; the toasts take the other.
     box.classList.toggle("x", !!(wd && wd.x && !wd.box.hidden && !wd.box.classList.contains("e")));
+    box.classList.toggle("n", !!atEnd(1));
     region.textContent = "";
     p = region.appendChild(d.createElement("p"));
     svg = p.appendChild(d.createElementNS("http://www.w3.org/2000/svg", "svg"));

@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more;
+  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more, bw = {};
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -27,34 +27,34 @@
   var src = me ? me.src : "";
   var apiBase = /\/svc\.js([?#].*)?$/.test(src) ? src.replace(/\/svc\.js([?#].*)?$/, "") : src ? new URL(src).origin : "";
 
-  // Sentences per language, with plural forms from Intl.PluralRules. {n} is
-  // the count and starts every sentence, {d} the window ("in the last hour").
+  // Sentences per language, with plural forms from Intl.PluralRules. The
+  // count starts every sentence, {d} is the window ("in the last hour").
   var T = {
     en: {
-      v: { one: "{n} person viewed this {d}", other: "{n} people viewed this {d}" },
-      n: { one: "{n} person is viewing this now", other: "{n} people are viewing this now" },
-      p: { one: "{n} purchase {d}", other: "{n} purchases {d}" },
+      v: { one: " person viewed this {d}", other: " people viewed this {d}" },
+      n: { one: " person is viewing this now", other: " people are viewing this now" },
+      p: { one: " purchase {d}", other: " purchases {d}" },
       h: ["in the last hour", "in the last {n} hours"],
       m: ["in the last minute", "in the last {n} minutes"]
     },
     de: {
-      v: { one: "{n} Person hat diesen Artikel {d} angesehen", other: "{n} Personen haben diesen Artikel {d} angesehen" },
-      n: { one: "{n} Person sieht sich diesen Artikel gerade an", other: "{n} Personen sehen sich diesen Artikel gerade an" },
-      p: { one: "{n} Kauf {d}", other: "{n} Käufe {d}" },
+      v: { one: " Person hat diesen Artikel {d} angesehen", other: " Personen haben diesen Artikel {d} angesehen" },
+      n: { one: " Person sieht sich diesen Artikel gerade an", other: " Personen sehen sich diesen Artikel gerade an" },
+      p: { one: " Kauf {d}", other: " Käufe {d}" },
       h: ["in der letzten Stunde", "in den letzten {n} Stunden"],
       m: ["in der letzten Minute", "in den letzten {n} Minuten"]
     },
     fr: {
-      v: { one: "{n} personne a consulté cet article {d}", other: "{n} personnes ont consulté cet article {d}" },
-      n: { one: "{n} personne consulte cet article en ce moment", other: "{n} personnes consultent cet article en ce moment" },
-      p: { one: "{n} achat {d}", other: "{n} achats {d}" },
+      v: { one: " personne a consulté cet article {d}", other: " personnes ont consulté cet article {d}" },
+      n: { one: " personne consulte cet article en ce moment", other: " personnes consultent cet article en ce moment" },
+      p: { one: " achat {d}", other: " achats {d}" },
       h: ["au cours de la dernière heure", "au cours des {n} dernières heures"],
       m: ["au cours de la dernière minute", "au cours des {n} dernières minutes"]
     },
     es: {
-      v: { one: "{n} persona vio este artículo {d}", other: "{n} personas vieron este artículo {d}" },
-      n: { one: "{n} persona está viendo este artículo ahora", other: "{n} personas están viendo este artículo ahora" },
-      p: { one: "{n} compra {d}", other: "{n} compras {d}" },
+      v: { one: " persona vio este artículo {d}", other: " personas vieron este artículo {d}" },
+      n: { one: " persona está viendo este artículo ahora", other: " personas están viendo este artículo ahora" },
+      p: { one: " compra {d}", other: " compras {d}" },
       h: ["en la última hora", "en las últimas {n} horas"],
       m: ["en el último minuto", "en los últimos {n} minutos"]
     }
@@ -67,10 +67,13 @@
   }
 
   // locale is the shopper's language and region: from init, else the page,
-  // else the browser; the region may come from the browser for the same language.
-  function locale() {
+  // else the browser; for the widget's text (pr given), if among the
+  // brand's widget.languages, else their first. The region may come from
+  // the browser for the same language.
+  function locale(pr) {
     var l = lang(opts.locale) || lang(d.documentElement.lang) || lang(navigator.language) || ["en", ""];
-    var nav = lang(navigator.language);
+    var nav = lang(navigator.language), s = pr && brand(pr).languages;
+    if (s && s.indexOf(l[0]) < 0) l = [s[0]];
     if (!l[1] && nav && nav[0] == l[0]) l[1] = nav[1];
     return l;
   }
@@ -87,7 +90,7 @@
   }
 
   function rid() {
-    return w.crypto && crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36);
+    return crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36);
   }
 
   // send posts an event as text/plain: a simple request, so no preflight.
@@ -111,7 +114,7 @@
   // why explains a failed request, with what fixes the usual causes.
   function why(e) {
     if (!e || !e.status) return e instanceof Error && !(e instanceof TypeError) && e.name != "AbortError" ? e.message : "cannot reach " + apiBase;
-    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --domain " + location.hostname + " adds this host" : "");
+    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --domain " + location.hostname + " adds it" : "");
   }
 
   function context() {
@@ -214,7 +217,7 @@
       return Promise.race([viewed, new Promise(function (r) { setTimeout(r, 5000); })]);
     }).then(function () {
       var p = o.product_id || (product && product.product_id);
-      if (!opts.brandId || !p) throw new Error("no brandId or product");
+      if (!opts.brandId || !p) throw Error("no brandId or product");
       var ac = w.AbortController && new AbortController();
       var t = ac && setTimeout(function () { ac.abort(); }, 5000);
       var u = apiBase + "/api/svc/product-proof?brand_id=" + encodeURIComponent(opts.brandId) + "&product_id=" + encodeURIComponent(p) +
@@ -239,9 +242,9 @@
     var e = d.querySelector("[data-svc-variant]");
     return (e && e.dataset.svcVariant) || wopt().variant || brand(pr).variant || "inline";
   }
-  // brand is the brand's widget settings, from its proof.
+  // brand is the brand's widget settings, from its proof, else the last.
   function brand(pr) {
-    return (pr && pr.widget) || {};
+    return (bw = (pr && pr.widget) || bw);
   }
   function has(v, k) {
     return RegExp("\\b" + k + "\\b").test(v);
@@ -251,7 +254,7 @@
   // the UTF-8 bytes of its id, mod 100, under widget.holdout percent. A
   // held-out session sees nothing, so that the brand can measure the lift.
   function held(pr) {
-    var h = 2166136261, x = +brand(pr).holdout || 0;
+    var h = 2166136261, x = brand(pr).holdout;
     new TextEncoder().encode(session()).forEach(function (c) {
       h = Math.imul(h ^ c, 16777619) >>> 0;
     });
@@ -282,7 +285,7 @@
   // in (the shopper's, or English); counts below the brand's thresholds
   // give none: social proof is never shown for tiny numbers.
   function sentences(pr) {
-    var l = locale(), t = T[l[0]], out = [], th = pr.thresholds || {};
+    var l = locale(pr), t = T[l[0]], out = [], th = pr.thresholds || {};
     // Numbers are formatted in the sentence's language: an English fallback
     // on an Arabic page says "6", not "٦", and reads left to right.
     var tag = t ? l[0] + (l[1] ? "-" + l[1] : "") : "en";
@@ -293,7 +296,7 @@
     var plural = function (n) { return new Intl.PluralRules(tag).select(n); };
     function say(k, n, unit, len) {
       var dw = unit ? (len == 1 ? unit[0] : unit[1].replace("{n}", fmt(len))) : "";
-      out.push({ k: k, n: fmt(n), z: (t[k][plural(n)] || t[k].other).replace("{d}", dw).replace("{n}", "") });
+      out.push({ k: k, n: fmt(n), z: (t[k][plural(n)] || t[k].other).replace("{d}", dw) });
     }
     var wv = pr.window_views, wp = pr.window_purchases, v = variant(pr), tv = Math.max(th.viewers || 3, 1);
     if (held(pr)) return log("held out"), out;
@@ -302,7 +305,7 @@
     if (has(v, "inline")) {
       if (pr.viewers >= tv) say("v", pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60);
       if (pr.purchases >= Math.max(th.purchases || 1, 1)) say("p", pr.purchases, t.h, wp);
-      if (!out.length) log("below the brand's thresholds: viewers " + pr.viewers + "/" + tv + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
+      if (!out.length) log("below thresholds: viewers " + pr.viewers + "/" + tv + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
     }
     return out;
   }
@@ -478,7 +481,7 @@
   });
   api.loaded = true;
   // What svc-corner.js takes from this script.
-  api.k = { l: locale, s: store, h: held, g: log, o: opts };
+  api.k = { l: locale, s: store, h: held, g: log, o: opts, w: brand };
   w[name] = api;
   queued.forEach(call);
 
@@ -487,7 +490,7 @@
       var f = fromJSONLD();
       if (f) setProduct(f);
     }
-    if (!product) log("no product: call svc(\"product\", ...) or add JSON-LD"), toasts();
+    if (!product) log("no product: svc(\"product\", ...) or JSON-LD"), toasts();
     ready(); // proof calls waiting for a product stop waiting
   }
   d.readyState == "loading" ? d.addEventListener("DOMContentLoaded", auto) : auto();

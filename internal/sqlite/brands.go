@@ -46,9 +46,9 @@ func (b brandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return b.withRecent(ctx, br)(affected(b.tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		br.ID, br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt), br.Holdout, br.WidgetVariant)))
+	return b.withRecent(ctx, br)(affected(b.tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		br.ID, br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages)))
 }
 
 func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
@@ -57,8 +57,8 @@ func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 		return false, err
 	}
 	return b.withRecent(ctx, br)(affected(b.tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
-		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ? WHERE id = ?`,
-		br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.ID)))
+		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ? WHERE id = ?`,
+		br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages, br.ID)))
 }
 
 func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
@@ -94,14 +94,14 @@ func affected(res sql.Result, err error) (bool, error) {
 	return n > 0, err
 }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, " + recentColumns
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + recentColumns
 
 func scanBrand(row interface{ Scan(...any) error }) (*svc.Brand, error) {
 	var b svc.Brand
 	var domains string
 	var created int64
 	var recent recentRow
-	if err := row.Scan(append([]any{&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant}, recent.dest()...)...); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, recent.dest()...)...); err != nil {
 		return nil, err
 	}
 	b.Recent = recent.settings()

@@ -14,17 +14,17 @@ func testHoldout(t *testing.T, s svc.Store) {
 	if err != nil || b.Holdout != 0 {
 		t.Fatalf("new brand: holdout %v, %v; want 0", b, err)
 	}
-	b.Holdout, b.WidgetVariant = 20, "now toasts"
+	b.Holdout, b.WidgetVariant, b.WidgetPosition, b.Languages = 20, "now toasts", "end", "fr,en"
 	if err := s.UpdateBrand(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 || b.WidgetVariant != "now toasts" {
+	if b, err = s.Brand(ctx, "br_1"); err != nil || b.Holdout != 20 || b.WidgetVariant != "now toasts" || b.WidgetPosition != "end" || b.Languages != "fr,en" {
 		t.Fatalf("updated brand %+v, %v; want holdout 20", b, err)
 	}
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", Holdout: 7, CreatedAt: t0}, nil); err != nil {
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", Holdout: 7, WidgetPosition: "end", Languages: "de", CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Brand(ctx, "br_2"); err != nil || b.Holdout != 7 {
+	if b, err = s.Brand(ctx, "br_2"); err != nil || b.Holdout != 7 || b.WidgetPosition != "end" || b.Languages != "de" {
 		t.Fatalf("created brand %+v, %v; want holdout 7", b, err)
 	}
 

@@ -292,6 +292,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 		CartWindow: q.CartWindow, Carts: t.signals.Load().cartsIn(ref, now, q.CartWindow),
 		NowWindow: t.cfg.NowWindow, ViewersNow: viewersNow,
 		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout, WidgetVariant: b.WidgetVariant,
+		WidgetPosition: b.WidgetPosition, Languages: b.Languages,
 		GeneratedAt: now.UTC(),
 	}, nil
 }

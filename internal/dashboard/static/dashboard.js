@@ -18,11 +18,21 @@
     return n === 1 ? "1 " + one : n + " " + other;
   }
 
-  function render(box, minV, minP) {
-    var v = Number(box.dataset.viewers), p = Number(box.dataset.purchases);
+  // The sentences per language, as preview.go's previewWords.
+  var WORDS = {
+    en: ["person viewed this in the last hour", "people viewed this in the last hour", "purchase in the last 24 hours", "purchases in the last 24 hours"],
+    de: ["Person hat diesen Artikel in der letzten Stunde angesehen", "Personen haben diesen Artikel in der letzten Stunde angesehen", "Kauf in den letzten 24 Stunden", "Käufe in den letzten 24 Stunden"],
+    fr: ["personne a consulté cet article au cours de la dernière heure", "personnes ont consulté cet article au cours de la dernière heure", "achat au cours des 24 dernières heures", "achats au cours des 24 dernières heures"],
+    es: ["persona vio este artículo en la última hora", "personas vieron este artículo en la última hora", "compra en las últimas 24 horas", "compras en las últimas 24 horas"]
+  };
+
+  function render(box, minV, minP, lang, pos) {
+    var v = Number(box.dataset.viewers), p = Number(box.dataset.purchases), w = WORDS[lang];
     var lines = [];
-    if (v >= minV && v > 0) lines.push(plural(v, "person viewed", "people viewed") + " this in the last hour");
-    if (p >= minP && p > 0) lines.push(plural(p, "purchase", "purchases") + " in the last 24 hours");
+    box.lang = lang;
+    box.className = "widget-preview pos-" + pos;
+    if (v >= minV && v > 0) lines.push(plural(v, w[0], w[1]));
+    if (p >= minP && p > 0) lines.push(plural(p, w[2], w[3]));
     box.textContent = "";
     if (lines.length) {
       var ul = document.createElement("ul");
@@ -47,7 +57,10 @@
     if (!form || !box) return;
     var update = function () {
       var minV = parseInt(form.elements.min_viewers.value, 10), minP = parseInt(form.elements.min_purchases.value, 10);
-      if (minV >= 1 && minP >= 1) render(box, minV, minP);
+      // The first language known (the server checks the list on saving).
+      var langs = (form.elements.languages.value || "en").toLowerCase().split(",").map(function (l) { return l.trim(); }).filter(function (l) { return WORDS[l]; });
+      var pos = form.elements.widget_position.value || "start";
+      if (minV >= 1 && minP >= 1) render(box, minV, minP, langs[0] || "en", pos);
     };
     form.addEventListener("input", update);
   });
