@@ -85,22 +85,31 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid int64
-			var ref svc.ProductRef
-			var brandID string
+		// Views and carts: one product each, and the brand of its row.
+		single := func(query string, row func() (dest []any, write func(brandID string) *svc.Write)) error {
+			return eachRow(ctx, tx, func(rows pgx.Rows) error {
+				var txid int64
+				var ref svc.ProductRef
+				var brandID string
+				dest, write := row()
+				if err := rows.Scan(append([]any{&txid, &ref, &brandID}, dest...)...); err != nil {
+					return err
+				}
+				w := write(brandID)
+				w.Result.Lines = w.Lines([]svc.ProductRef{ref})
+				out.Writes = append(out.Writes, w)
+				txids = append(txids, txid)
+				return nil
+			}, query, after)
+		}
+		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
+			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string) *svc.Write) {
 			var r svc.ViewRow
-			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
-				return err
+			return r.Dest(), func(brandID string) *svc.Write {
+				v := r.Event(brandID)
+				return &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
 			}
-			v := r.Event(brandID)
-			w := &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
-			w.Result.Lines = w.Lines([]svc.ProductRef{ref})
-			out.Writes = append(out.Writes, w)
-			txids = append(txids, txid)
-			return nil
-		}, "SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
-			WHERE `+newSince("v")+" ORDER BY v.id", after)
+		})
 		if err != nil {
 			return err
 		}
@@ -123,22 +132,14 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid int64
-			var ref svc.ProductRef
-			var brandID string
+		err = single("SELECT c.txid::text::bigint, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+`
+			WHERE `+newSince("c")+" ORDER BY c.id", func() ([]any, func(string) *svc.Write) {
 			var r svc.CartRow
-			if err := rows.Scan(append([]any{&txid, &ref, &brandID}, r.Dest()...)...); err != nil {
-				return err
+			return r.Dest(), func(brandID string) *svc.Write {
+				c := r.Event(brandID)
+				return &svc.Write{Cart: c, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: c.Meta.EventID}}
 			}
-			c := r.Event(brandID)
-			w := &svc.Write{Cart: c, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: c.Meta.EventID}}
-			w.Result.Lines = w.Lines([]svc.ProductRef{ref})
-			out.Writes = append(out.Writes, w)
-			txids = append(txids, txid)
-			return nil
-		}, "SELECT c.txid::text::bigint, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+`
-			WHERE `+newSince("c")+" ORDER BY c.id", after)
+		})
 		if err != nil {
 			return err
 		}
