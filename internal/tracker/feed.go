@@ -12,8 +12,8 @@ import (
 	"github.com/svc-project/svc/internal/window"
 )
 
-// feedPoll is how often a node of a shared store looks for what the other
-// nodes committed: well inside the second in which their events must show.
+// feedPoll is how often a server looks for what other nodes or processes
+// committed: well inside the second in which their events must show.
 const feedPoll = 200 * time.Millisecond
 
 // feedState follows the store's change feed, when it has one.

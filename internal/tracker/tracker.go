@@ -37,9 +37,10 @@ type Config struct {
 	// What the store offers beyond svc.EventStore, set by main, which
 	// knows the store it opened: the core never asks.
 
-	// ChangeFeed is the store's feed when several servers share it: each
-	// counts what the others commit. Nil for a store that this server
-	// alone writes.
+	// ChangeFeed is the store's feed when others write to it too (the
+	// nodes of a shared store, or svc import beside the embedded store's
+	// server): each counts what the others commit. Nil for a store that
+	// this server alone writes.
 	ChangeFeed svc.ChangeFeed
 	// EventLog is the store's event log, which a snapshot file needs.
 	EventLog svc.EventLog
