@@ -67,11 +67,12 @@ func (o *otherProcess) write(t *testing.T, products ...string) {
 		batch = append(batch, &svc.Write{View: v, MayRegister: true}, &svc.Write{Cart: c, MayRegister: true}, &svc.Write{Purchase: e, MayRegister: true})
 	}
 	if err := o.store.Append(context.Background(), batch); err != nil {
-		t.Fatal(err)
+		t.Error(err) // not Fatal: it may run beside the test's goroutine
+		return
 	}
 	for _, w := range batch {
 		if w.Result.Err != nil || w.Result.Status != svc.StatusAccepted {
-			t.Fatalf("%+v", w.Result)
+			t.Errorf("%+v", w.Result)
 		}
 	}
 }
@@ -84,7 +85,7 @@ func (o *otherProcess) cancel(t *testing.T) {
 	c := &svc.CancelEvent{BrandID: "br_1", OrderID: o.last[0], Items: []svc.CancelItem{{ProductID: o.last[1], Quantity: &one}}}
 	c.Meta = svc.EventMeta{EventID: fmt.Sprint("other-cancel-", o.n), Time: o.f.now, ReceivedAt: o.f.now, Keyed: true}
 	if err := o.store.CancelOrder(context.Background(), c); err != nil || c.Result.Status != svc.StatusAccepted || len(c.Result.Removed) != 1 {
-		t.Fatalf("cancel: %+v %v", c.Result, err)
+		t.Errorf("cancel: %+v %v", c.Result, err)
 	}
 }
 
@@ -135,4 +136,38 @@ func TestFollowsAnotherProcessOnTheFile(t *testing.T) {
 	other.write(t, "p6")
 	restored.pollChanges(ctx)
 	f.sameAsReplay(t, restored)
+}
+
+// TestFollowsAnotherProcessWritingAtOnce: the server collects and polls its
+// feed while another process commits to the file: each of the server's own
+// commits lands between others', and the counts equal a full replay.
+func TestFollowsAnotherProcessWritingAtOnce(t *testing.T) {
+	ctx := context.Background()
+	f := newSnapshotFixture(t)
+	other := f.otherProcess(t)
+	tr, _ := f.openFollowing(t)
+	defer tr.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 6 {
+			other.write(t, fmt.Sprint("p", i%snapProducts))
+			if i%2 == 0 {
+				other.cancel(t)
+			}
+			tr.pollChanges(ctx) // beside the tracker's own polls
+		}
+	}()
+	rounds := 0
+	for running := true; running; rounds++ {
+		f.send(t, tr, 16)
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+	}
+	tr.pollChanges(ctx)
+	t.Logf("%d rounds of the server's events beside 6 commits of the other process", rounds)
+	f.sameAsReplay(t, tr)
 }
