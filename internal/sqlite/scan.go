@@ -12,9 +12,11 @@ import (
 // consecutive ranges from the bounds query's min to its max, on several read
 // connections at once, and calls fn for every row in order from one
 // goroutine. Decoding rows is most of what a rebuild at start costs, and
-// with the work split the cores share it. The ranges are read in separate
-// transactions: it serves the rebuild at start, before this process writes
-// anything.
+// with the work split the cores share it. On the read pool the ranges are
+// read in separate transactions: it serves the rebuild at start, before
+// this process writes anything. In one transaction (ReadSnapshot, feed.go)
+// they share its connection and its moment; rows are then decoded one at a
+// time, and only their conversion and fn run beside each other.
 func scanRanges[T any](ctx context.Context, db queryer, bounds, query string, from int64, args []any, scan func(*sql.Rows) (T, error), fn func(T) error) error {
 	return scanRangesInto(ctx, db, bounds, query, from, args, func(rows *sql.Rows, dst *T) (err error) {
 		*dst, err = scan(rows)
