@@ -23,20 +23,8 @@ import (
 // writing beside it waits a few milliseconds at most.
 const importBatch = 500
 
-// recountEvery is how often a long import makes the embedded store's
-// servers recount while it runs: each recount reads every event, so more
-// often would cost them time quadratic in the file.
-const recountEvery = 10 * time.Second
-
 // maxListed is how many refused lines the summary names one by one.
 const maxListed = 20
-
-// recounter is a store whose servers follow another process's events
-// only when told to recount: the embedded store. PostgreSQL's nodes
-// follow its change feed.
-type recounter interface {
-	Recount(ctx context.Context) error
-}
 
 // importSummary is what svc import did.
 type importSummary struct {
@@ -91,10 +79,7 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 	if _, err := store.Brand(ctx, *brandID); err != nil {
 		return err
 	}
-	im := &importer{store: store, brandID: *brandID, retention: *retention, now: time.Now(), lastRecalc: time.Now()}
-	if r, ok := store.(recounter); ok {
-		im.recount = r
-	}
+	im := &importer{store: store, brandID: *brandID, retention: *retention, now: time.Now()}
 	read := &countingReader{r: f}
 	stop := func() {}
 	if *progress {
@@ -132,14 +117,12 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 // importer writes a file's orders to the store in batches.
 type importer struct {
 	store     svc.Store
-	recount   recounter
 	brandID   string
 	retention time.Duration
 	now       time.Time
 
-	pending    []pendingWrite // the file's orders to write, in the file's order until sorted
-	lastRecalc time.Time
-	sum        importSummary
+	pending []pendingWrite // the file's orders to write, in the file's order until sorted
+	sum     importSummary
 	// For the progress bar: orders to write once the file is read, and
 	// orders written.
 	total, done atomic.Int64
@@ -185,9 +168,6 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 		if err := im.flush(context.WithoutCancel(ctx), im.pending[i:min(i+importBatch, len(im.pending))]); err != nil {
 			return err
 		}
-	}
-	if im.recount != nil && im.sum.imported > 0 {
-		return im.recount.Recount(context.WithoutCancel(ctx))
 	}
 	return nil
 }
@@ -266,9 +246,9 @@ func fieldList(fields []svc.FieldError) string {
 }
 
 // flush writes a batch in one transaction. Duplicates (orders already
-// there) are what makes an import idempotent and resumable. On the
-// embedded store, running servers are told to recount every recountEvery
-// while the import runs, and once at its end.
+// there) are what makes an import idempotent and resumable. Running
+// servers count each batch from their store's change feed, within a poll
+// of its commit.
 func (im *importer) flush(ctx context.Context, batch []pendingWrite) error {
 	writes := make([]*svc.Write, len(batch))
 	for i, p := range batch {
@@ -291,10 +271,6 @@ func (im *importer) flush(ctx context.Context, batch []pendingWrite) error {
 		}
 	}
 	im.done.Add(int64(len(batch)))
-	if im.recount != nil && im.sum.imported > 0 && time.Since(im.lastRecalc) >= recountEvery {
-		im.lastRecalc = time.Now()
-		return im.recount.Recount(ctx)
-	}
 	return nil
 }
 

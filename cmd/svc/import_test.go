@@ -256,8 +256,7 @@ func TestImportShopifyCSV(t *testing.T) {
 			}
 			ended := time.Now()
 			testwait.Eventually(t, follows)
-			// PostgreSQL's nodes follow the change feed; the embedded
-			// store's server recounts, which takes a rebuild's time more.
+			// The server follows its store's change feed, on either store.
 			// How soon is a figure for the notes, not a limit: a loaded
 			// machine slows it down (internal/testwait).
 			t.Logf("the server's counts followed %s after the import ended", time.Since(ended).Round(time.Millisecond))

@@ -327,7 +327,7 @@ func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
 type openedStore struct {
 	svc.Store
 	log        svc.EventLog                       // the embedded store's: its counts can be saved
-	feed       svc.ChangeFeed                     // a shared store's: other nodes' events
+	feed       svc.ChangeFeed                     // other nodes' or processes' events
 	lockServer func() (release func(), err error) // claims the data folder for one server
 }
 
@@ -347,7 +347,7 @@ func (sf *storeFlags) openStore(ctx context.Context) (*openedStore, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &openedStore{Store: s, log: s, lockServer: s.LockServer}, nil
+		return &openedStore{Store: s, log: s, feed: s, lockServer: s.LockServer}, nil
 	}
 	switch scheme, _, _ := strings.Cut(sf.store, "://"); scheme {
 	case "postgres", "postgresql":

@@ -209,15 +209,16 @@ func raiseGOMAXPROCS(env environment, log *slog.Logger) {
 }
 
 // trackerConfig tells the core what the store offers: the embedded store
-// saves its counts to a snapshot file in the data folder, and the nodes of
-// a shared one follow its change feed and rebuild from it.
+// saves its counts to a snapshot file in the data folder, and follows its
+// change feed for what other processes (svc import) write to its file; the
+// nodes of a shared one follow its change feed and rebuild from it.
 func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.Logger, m *metrics.Metrics) tracker.Config {
 	tc := tracker.Config{Retention: c.retention, Logger: log, Metrics: m, SnapshotInterval: c.snapshotInterval,
 		ChangeFeed: store.feed, EventLog: store.log, NowWindow: c.nowWindow}
 	if c.snapshotInterval == 0 {
 		tc.SnapshotInterval = -1 // at shutdown only
 	}
-	if store.log != nil && store.feed == nil {
+	if store.log != nil {
 		tc.SnapshotPath = filepath.Join(data, snapshotFile)
 	}
 	return tc

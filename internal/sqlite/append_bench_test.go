@@ -16,14 +16,16 @@ import (
 // the CPU time of the whole process per view and per commit (user and
 // system: SQLite, database/sql and the fsync's kernel work), which the
 // wall time per batch, mostly the fsync's wait, hides. The sizes together
-// split a commit's fixed cost from a view's.
+// split a commit's fixed cost from a view's. With feed, the store's change
+// feed is followed, as by svc serve: each commit notes its ids (feed.go).
 func BenchmarkAppendViews(b *testing.B) {
 	for _, size := range []int{1, 4, 32} {
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) { benchmarkAppendViews(b, size) })
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) { benchmarkAppendViews(b, size, false) })
+		b.Run(fmt.Sprintf("batch=%d/feed", size), func(b *testing.B) { benchmarkAppendViews(b, size, true) })
 	}
 }
 
-func benchmarkAppendViews(b *testing.B, batchSize int) {
+func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, b.TempDir())
 	if err != nil {
@@ -33,6 +35,11 @@ func benchmarkAppendViews(b *testing.B, batchSize int) {
 	now := time.Now()
 	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
 		b.Fatal(err)
+	}
+	if feed {
+		if _, err := s.ReadSnapshot(ctx, func(svc.EventReader) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 	const products = 1000
 	session, country, locale := "s1", "DE", "de-DE"

@@ -69,11 +69,3 @@ func (s *Store) ErasureVersion(ctx context.Context) (int64, error) {
 	}
 	return v, err
 }
-
-// Recount makes the servers on this store count again from it, as after
-// an erasure: events appended by another process (svc import) reach a
-// running server's counts no other way, since only a server's own commits
-// feed its counts. It costs each server a rebuild.
-func (s *Store) Recount(ctx context.Context) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return eraseTx{tx}.BumpErasureVersion(ctx) })
-}

@@ -11,7 +11,7 @@ import (
 // CancelOrder takes a cancellation's units out of the brand's orders with
 // its order id (svc.CancelOrder), in one transaction of the one writer.
 func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error { return svc.CancelOrder(ctx, cancelTx{tx}, c) })
+	return s.inEventTx(ctx, func(tx *sql.Tx) error { return svc.CancelOrder(ctx, cancelTx{tx}, c) })
 }
 
 // cancelTx persists a cancellation (svc.CancelTx).
@@ -90,16 +90,16 @@ func (c cancelTx) InsertCancel(ctx context.Context, eventID string, r svc.Cancel
 
 // CancelsAfter calls fn for every cancellation record with an id after
 // after, of an order at or after since, in id order.
-func (s *Store) CancelsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.CancelRecord) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
+func (r reads) CancelsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.CancelRecord) error) error {
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var pos, ts int64
-		var r svc.CancelRecord
+		var c svc.CancelRecord
 		var before, afterPrice sql.NullFloat64
-		if err := rows.Scan(&pos, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &afterPrice); err != nil {
+		if err := rows.Scan(&pos, &c.Order, &c.OrderEventID, &c.Product, &ts, &c.Units, &c.Orders, &c.Currency, &before, &afterPrice); err != nil {
 			return err
 		}
-		r.Time, r.PriceBefore, r.PriceAfter = fromMillis(ts), nullFloat(before), nullFloat(afterPrice)
-		return fn(pos, r)
+		c.Time, c.PriceBefore, c.PriceAfter = fromMillis(ts), nullFloat(before), nullFloat(afterPrice)
+		return fn(pos, c)
 	}, `SELECT c.id, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''), c.price_before, c.price_after
 		FROM order_cancels c JOIN purchase_events e ON e.id = c.purchase
 		WHERE c.id > ? AND c.ts >= ? ORDER BY c.id`, after, millis(since))

@@ -22,7 +22,10 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
 	defer s.productsMu.Unlock()
 	var fast *preparedTx
-	err := s.inTx(ctx, func(sqlTx *sql.Tx) error {
+	err := s.inEventTx(ctx, func(sqlTx *sql.Tx) error {
+		if err := s.othersWrote(ctx, sqlTx); err != nil {
+			return err
+		}
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.deferViews(len(batch))
@@ -47,7 +50,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	// them: the cache forgets them all rather than go stale (the path is
 	// rare).
 	defer s.products.clear()
-	return s.inTx(ctx, func(sqlTx *sql.Tx) error {
+	return s.inEventTx(ctx, func(sqlTx *sql.Tx) error {
 		tx := s.prepared(sqlTx)
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
@@ -69,6 +72,23 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 }
 
 var errWithSavepoints = errors.New("sqlite: a write failed: run the batch with savepoints")
+
+// othersWrote empties the cache of products when another connection (svc
+// import, another process) committed since the writer's last transaction:
+// it may have changed the products the cache holds. The writer holds the
+// database meanwhile, so nothing changes them until it commits. Called
+// with productsMu held.
+func (s *Store) othersWrote(ctx context.Context, tx *sql.Tx) error {
+	var v int64
+	if err := tx.StmtContext(ctx, s.stmts[qDataVersion]).QueryRowContext(ctx).Scan(&v); err != nil {
+		return err
+	}
+	if v != s.writerVersion {
+		s.products.clear()
+		s.writerVersion = v
+	}
+	return nil
+}
 
 // appendOne decides a write by the rules of svc.Decide, looking up what
 // they ask for in tx, and stores what they accept.
@@ -249,8 +269,8 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // Products calls fn for every product, in id order. The rows are decoded
 // on several connections while fn runs: at start, fn (the catalog) and the
 // decoding are the two halves of loading a million products.
-func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error {
-	return scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM products WHERE id >= ?",
+func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error {
+	return scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM products WHERE id >= ?",
 		"SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
@@ -260,8 +280,8 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 }
 
 // Views calls fn for every view at or after since, oldest first.
-func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return scanRangesInto(ctx, s.r, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
+func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
+	return scanRangesInto(ctx, r.db, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
 		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
 		millis(since), nil, func(rows *sql.Rows, dst *viewRow) error {
 			return rows.Scan(&dst.r.Product, &dst.ts, &dst.r.SessionID)
@@ -283,23 +303,23 @@ func (v *viewRow) record() svc.ViewRecord {
 }
 
 // Carts calls fn for every add-to-cart at or after since, oldest first.
-func (s *Store) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
-		var r svc.CartRecord
+func (r reads) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var c svc.CartRecord
 		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
+		if err := rows.Scan(&c.Product, &ts, &c.SessionID); err != nil {
 			return err
 		}
-		r.Time = fromMillis(ts)
-		return fn(r)
+		c.Time = fromMillis(ts)
+		return fn(c)
 	}, "SELECT product, ts, coalesce(session_id, '') FROM cart_events WHERE ts >= ? ORDER BY ts, id", millis(since))
 }
 
 // PurchaseLines calls fn for each product of every order at or after since,
 // oldest first.
-func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
+func (r reads) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
 	records := svc.PurchaseRecords{Emit: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
-	err := scanRanges(ctx, s.r, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
+	err := scanRanges(ctx, r.db, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
 		"SELECT "+lineColumns+" WHERE e.ts >= ? AND e.ts < ? ORDER BY e.ts, e.id, i.line",
 		millis(since), nil, scanLine, records.Add)
 	if err != nil {
@@ -311,9 +331,19 @@ func (s *Store) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.
 // DeleteExpired deletes at most limit events older than before, and
 // idempotency keys older than svc.IdempotencyTTL before now, in one short
 // transaction. It returns how many rows it deleted.
+//
+// When it deletes the newest row of a table (a table nobody wrote to for
+// the whole retention, or an event backdated to its edge), SQLite may give
+// the next row that row's id, which servers following the change feed
+// would take for one they saw (feed.go): the transaction then bumps the
+// erasure version too, and they recount.
 func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
 	var total int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var newest, left [nTables]int64
+		if err := maxIDs(ctx, tx, s.stmts, &newest); err != nil {
+			return err
+		}
 		for _, q := range []struct {
 			sql string
 			arg int64
@@ -329,6 +359,12 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			}
 			n, _ := res.RowsAffected()
 			total += n
+		}
+		if err := maxIDs(ctx, tx, s.stmts, &left); err != nil {
+			return err
+		}
+		if left[tViews] < newest[tViews] || left[tOrders] < newest[tOrders] || left[tCarts] < newest[tCarts] { // order_cancels ids are never reused
+			return eraseTx{tx}.BumpErasureVersion(ctx)
 		}
 		return nil
 	})

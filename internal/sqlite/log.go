@@ -19,19 +19,19 @@ import (
 var _ svc.EventLog = (*Store)(nil)
 
 // LogPosition returns the ids and event ids of the newest view and order.
-func (s *Store) LogPosition(ctx context.Context) (svc.LogPosition, error) {
+func (r reads) LogPosition(ctx context.Context) (svc.LogPosition, error) {
 	var p svc.LogPosition
-	err := newest(ctx, s.r, "SELECT id, event_id FROM view_events ORDER BY id DESC LIMIT 1", &p.Views, &p.ViewEvent)
+	err := newest(ctx, r.db, "SELECT id, event_id FROM view_events ORDER BY id DESC LIMIT 1", &p.Views, &p.ViewEvent)
 	if err == nil {
-		err = newest(ctx, s.r, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
+		err = newest(ctx, r.db, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
 	}
 	if err == nil {
-		err = s.r.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM order_cancels").Scan(&p.Cancels)
+		err = r.db.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM order_cancels").Scan(&p.Cancels)
 	}
 	return p, err
 }
 
-func newest(ctx context.Context, db *sql.DB, query string, id *int64, eventID *string) error {
+func newest(ctx context.Context, db queryer, query string, id *int64, eventID *string) error {
 	err := db.QueryRowContext(ctx, query).Scan(id, eventID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
@@ -42,7 +42,7 @@ func newest(ctx context.Context, db *sql.DB, query string, id *int64, eventID *s
 // Continues reports whether the rows p names are still stored as they were:
 // then the largest id never fell below p's since, and every row added since
 // has a larger id.
-func (s *Store) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
+func (r reads) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
 	for _, row := range []struct {
 		query   string
 		id      int64
@@ -55,7 +55,7 @@ func (s *Store) Continues(ctx context.Context, p svc.LogPosition) (bool, error) 
 			continue // the table was empty: every row has a larger id
 		}
 		var eventID string
-		err := s.r.QueryRowContext(ctx, row.query, row.id).Scan(&eventID)
+		err := r.db.QueryRowContext(ctx, row.query, row.id).Scan(&eventID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return false, nil
@@ -70,8 +70,8 @@ func (s *Store) Continues(ctx context.Context, p svc.LogPosition) (bool, error) 
 
 // ViewsAfter calls fn for every view with an id after after and a time at
 // or after since, in id order.
-func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
-	return scanRangesInto(ctx, s.r, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
+func (r reads) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
+	return scanRangesInto(ctx, r.db, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
 		"SELECT id, product, ts, coalesce(session_id, '') FROM view_events WHERE id >= ? AND id < ? AND ts >= ? ORDER BY id",
 		after, []any{millis(since)}, func(rows *sql.Rows, dst *viewRow) error {
 			return rows.Scan(&dst.pos, &dst.r.Product, &dst.ts, &dst.r.SessionID)
@@ -80,9 +80,9 @@ func (s *Store) ViewsAfter(ctx context.Context, after int64, since time.Time, fn
 
 // PurchaseLinesAfter calls fn for each product of every order with an id
 // after after and a time at or after since, in id order.
-func (s *Store) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
+func (r reads) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
 	records := svc.PurchaseRecords{Emit: fn}
-	err := scanRanges(ctx, s.r, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
+	err := scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
 		"SELECT "+lineColumns+" WHERE e.id >= ? AND e.id < ? AND e.ts >= ? ORDER BY e.id, i.line",
 		after, []any{millis(since)}, scanLine, records.Add)
 	if err != nil {

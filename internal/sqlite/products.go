@@ -9,9 +9,9 @@ import (
 // The writer remembers the products it has resolved, with the attributes
 // stored, so that a view of a known product whose attributes did not
 // change costs no query: that lookup was 40% of the group commit's time in
-// profiles under load. Only committed state enters the cache, and this
-// process is the only one that writes products (admin commands do not,
-// and serve refuses a data folder another server holds).
+// profiles under load. Only committed state enters the cache, and the
+// cache is emptied when another process (svc import) committed since the
+// writer's last transaction (othersWrote, events.go).
 
 // maxCachedProducts bounds the cache; under Zipf traffic the popular
 // products, which most events are about, stay in it.

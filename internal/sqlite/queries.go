@@ -27,11 +27,14 @@ const (
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
-	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at, changed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + nextChange + `) RETURNING id`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
 		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
-		maker = coalesce(?, maker), updated_at = ? WHERE id = ?`
+		maker = coalesce(?, maker), updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
+	// nextChange numbers a product's write for the change feed (feed.go):
+	// one more than any before, which the index on changed finds at once.
+	nextChange = "(SELECT coalesce(max(changed), 0) + 1 FROM products)"
 )
 
 // viewInserts[i] inserts 1<<i views in one statement: a batch's views go
@@ -46,4 +49,4 @@ var viewInserts = func() []string {
 	return qs
 }()
 
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate}, viewInserts...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qMaxIDs, qDataVersion}, viewInserts...)

@@ -10,14 +10,14 @@ import (
 
 // RecentPurchases calls fn for each product of every order at or after
 // since, oldest first, with where the order goes.
-func (s *Store) RecentPurchases(ctx context.Context, since time.Time, fn func(svc.RecentPurchase) error) error {
-	return s.eachRow(ctx, func(rows *sql.Rows) error {
-		var r svc.RecentPurchase
+func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc.RecentPurchase) error) error {
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var p svc.RecentPurchase
 		var ts int64
-		if err := rows.Scan(&r.BrandID, &r.Order, &r.Product, &ts, &r.Units, &r.Country, &r.City); err != nil {
+		if err := rows.Scan(&p.BrandID, &p.Order, &p.Product, &ts, &p.Units, &p.Country, &p.City); err != nil {
 			return err
 		}
-		r.Time = fromMillis(ts)
-		return fn(r)
+		p.Time = fromMillis(ts)
+		return fn(p)
 	}, svc.RecentPurchasesQuery("?"), millis(since))
 }

@@ -12,10 +12,12 @@ import (
 // consecutive ranges from the bounds query's min to its max, on several read
 // connections at once, and calls fn for every row in order from one
 // goroutine. Decoding rows is most of what a rebuild at start costs, and
-// with the work split the cores share it. The ranges are read in separate
-// transactions: it serves the rebuild at start, before this process writes
-// anything.
-func scanRanges[T any](ctx context.Context, db *sql.DB, bounds, query string, from int64, args []any, scan func(*sql.Rows) (T, error), fn func(T) error) error {
+// with the work split the cores share it. On the read pool the ranges are
+// read in separate transactions: it serves the rebuild at start, before
+// this process writes anything. In one transaction (ReadSnapshot, feed.go)
+// they share its connection and its moment; rows are then decoded one at a
+// time, and only their conversion and fn run beside each other.
+func scanRanges[T any](ctx context.Context, db queryer, bounds, query string, from int64, args []any, scan func(*sql.Rows) (T, error), fn func(T) error) error {
 	return scanRangesInto(ctx, db, bounds, query, from, args, func(rows *sql.Rows, dst *T) (err error) {
 		*dst, err = scan(rows)
 		return err
@@ -34,7 +36,7 @@ var scanBatch, scanQueued = 4096, 16
 // scanRangesInto is scanRanges with a scan that decodes a row into dst, an
 // element of a reused batch, so that the row's fields need not escape to a
 // heap object of their own.
-func scanRangesInto[T any](ctx context.Context, db *sql.DB, bounds, query string, from int64, args []any, scan func(*sql.Rows, *T) error, fn func(T) error) error {
+func scanRangesInto[T any](ctx context.Context, db queryer, bounds, query string, from int64, args []any, scan func(*sql.Rows, *T) error, fn func(T) error) error {
 	var lo, hi sql.NullInt64
 	if err := db.QueryRowContext(ctx, bounds, from).Scan(&lo, &hi); err != nil || !lo.Valid {
 		return err
@@ -162,6 +164,16 @@ func scanRangesInto[T any](ctx context.Context, db *sql.DB, bounds, query string
 	}
 	return nil
 }
+
+// queryer is where reads run: the read pool, or one transaction.
+type queryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+// reads are the reads of a rebuild and of the event log, on the read
+// pool (Store embeds them) or in one read transaction (ReadSnapshot).
+type reads struct{ db queryer }
 
 // eachRowOf runs a query on db and calls scan for every row.
 func eachRowOf(ctx context.Context, db interface {

@@ -30,19 +30,25 @@ const FileName = "svc.db"
 // Store is the SQLite store. It is safe for concurrent use; writes go
 // through one connection, as SQLite allows one writer at a time anyway.
 type Store struct {
-	path string
-	w    *sql.DB // one connection: every write transaction
-	r    *sql.DB // a pool for reads, which WAL lets run beside the writer
+	reads // on r
+	path  string
+	w     *sql.DB // one connection: every write transaction
+	r     *sql.DB // a pool for reads, which WAL lets run beside the writer
 
 	stopCheckpoints chan struct{}
 	stopOnce        sync.Once
 	checkpoints     chan struct{} // closed when the checkpointer has stopped
 
+	readDSN  string // of r's connections
+	feed     feedState
 	stmts    stmtCache // of the write path, on w
 	products productCache
 	// productsMu orders the writes of products with the updates of the
 	// cache: a commit and the cache change it makes happen as one.
 	productsMu sync.Mutex
+	// writerVersion is the writer's data_version at its last Append
+	// (othersWrote); guarded by productsMu.
+	writerVersion int64
 }
 
 var _ svc.Store = (*Store)(nil)
@@ -80,7 +86,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{path: path, w: w, r: r}
+	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -197,7 +203,7 @@ func (s *Store) Close() error {
 		s.stopOnce.Do(func() { close(s.stopCheckpoints) })
 		<-s.checkpoints
 	}
-	return errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.closeFeed(), s.stmts.close(), s.r.Close(), s.w.Close())
 }
 
 // inTx runs fn in a write transaction and commits it.

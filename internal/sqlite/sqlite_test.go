@@ -53,3 +53,12 @@ func TestConformance(t *testing.T) {
 		return open(t, t.TempDir())
 	})
 }
+
+// TestChangeFeed runs the feed's cases with two Store values on one file,
+// as a server and svc import have.
+func TestChangeFeed(t *testing.T) {
+	storetest.RunChangeFeed(t, func(t *testing.T) (a, b storetest.FeedStore) {
+		dir := t.TempDir()
+		return open(t, dir), open(t, dir)
+	})
+}

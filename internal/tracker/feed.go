@@ -2,6 +2,8 @@ package tracker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -10,8 +12,8 @@ import (
 	"github.com/svc-project/svc/internal/window"
 )
 
-// feedPoll is how often a node of a shared store looks for what the other
-// nodes committed: well inside the second in which their events must show.
+// feedPoll is how often a server looks for what other nodes or processes
+// committed: well inside the second in which their events must show.
 const feedPoll = 200 * time.Millisecond
 
 // feedState follows the store's change feed, when it has one.
@@ -79,6 +81,75 @@ func (t *Tracker) failedRecount(recount bool) {
 	if recount {
 		t.prices.Clear()
 	}
+}
+
+// restore loads the counts from the snapshot file and the events committed
+// after it, and reports whether it did. With a change feed, it reads them
+// in one snapshot of the feed, which the feed then goes on from, and, if
+// the file is refused, rebuilds from that same snapshot: nothing that other
+// processes commit meanwhile is missed or counted twice.
+func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
+	f := t.cfg.ChangeFeed
+	if f == nil {
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure)
+		if err != nil {
+			return false, fmt.Errorf("restore counts: %w", err)
+		}
+		t.haveProducts = haveProducts
+		if e == nil {
+			return false, nil
+		}
+		sig := newSignals()
+		if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
+			return false, fmt.Errorf("load carts: %w", err)
+		}
+		t.engine.Store(e)
+		t.signals.Store(sig)
+		return true, nil
+	}
+	t.changes.mu.Lock()
+	defer t.changes.mu.Unlock()
+	var e *window.Engine
+	sig := newSignals()
+	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
+		log, ok := r.(svc.EventLog)
+		if !ok {
+			return errors.New("restore counts: the change feed's snapshot is no event log")
+		}
+		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure)
+		if err != nil {
+			return fmt.Errorf("restore counts: %w", err)
+		}
+		if e = restored; e == nil {
+			e = snapshot.NewEngine()
+			opts := snapshot.Options{Startup: true, HaveProducts: haveProducts}
+			if err := t.loader().Rebuild(ctx, r, e, opts); err != nil {
+				return fmt.Errorf("rebuild counts: %w", err)
+			}
+		}
+		if err := sig.load(ctx, r, t.cfg.Now()); err != nil {
+			return fmt.Errorf("load carts: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	t.engine.Store(e)
+	t.signals.Store(sig)
+	t.changes.cursor = cur
+	return true, nil
+}
+
+// catchUpForCut holds the feed and counts what other processes committed,
+// for the cut of a saved shard, with the commit path held: the counts then
+// hold every event up to the feed's read, which the store's LogPosition
+// then names. It reports whether the poll succeeded; the feed stays held
+// until the cut's Unlock either way.
+func (t *Tracker) catchUpForCut() bool {
+	t.changes.mu.Lock()
+	t.pollChangesLocked(context.Background())
+	return !t.changes.failing
 }
 
 // followChanges starts polling the feed, if the store has one.

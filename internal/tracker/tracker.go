@@ -37,17 +37,20 @@ type Config struct {
 	// What the store offers beyond svc.EventStore, set by main, which
 	// knows the store it opened: the core never asks.
 
-	// ChangeFeed is the store's feed when several servers share it: each
-	// counts what the others commit. Nil for a store that this server
-	// alone writes.
+	// ChangeFeed is the store's feed when others write to it too (the
+	// nodes of a shared store, or svc import beside the embedded store's
+	// server): each counts what the others commit. Nil for a store that
+	// this server alone writes.
 	ChangeFeed svc.ChangeFeed
 	// EventLog is the store's event log, which a snapshot file needs.
 	EventLog svc.EventLog
 
 	// SnapshotPath is the file the counts are saved to at Close and every
 	// SnapshotInterval, and loaded from at Open (internal/snapshot); ""
-	// saves none. It needs EventLog, and no ChangeFeed: the nodes of a
-	// shared store rebuild from it.
+	// saves none. It needs EventLog. With a ChangeFeed too (the embedded
+	// store, which other processes may write), the feed's snapshot must
+	// also be an EventLog, and its LogPosition that of the feed's last read
+	// (feed.go).
 	SnapshotPath string
 	// SnapshotInterval is how often the counts are saved while running;
 	// negative saves them only at Close.
@@ -65,8 +68,8 @@ func (c *Config) setDefaults() error {
 	if c.Retention < svc.MaxPurchaseWindow {
 		return fmt.Errorf("retention %s is shorter than the largest window, %s", svc.FormatDuration(c.Retention), svc.FormatDuration(svc.MaxPurchaseWindow))
 	}
-	if c.SnapshotPath != "" && (c.EventLog == nil || c.ChangeFeed != nil) {
-		return errors.New("a snapshot file needs the store's event log, and a store that no other server writes")
+	if c.SnapshotPath != "" && c.EventLog == nil {
+		return errors.New("a snapshot file needs the store's event log")
 	}
 	if c.NowWindow == 0 {
 		c.NowWindow = svc.DefaultNowWindow
@@ -153,20 +156,10 @@ func (t *Tracker) loadCounts(ctx context.Context) error {
 	}
 	t.erasure.Store(v)
 	if t.snaps != nil {
-		e, haveProducts, err := t.snaps.Restore(ctx, t.store, v)
-		if err != nil {
-			return fmt.Errorf("restore counts: %w", err)
+		restored, err := t.restore(ctx, v)
+		if err != nil || restored {
+			return err
 		}
-		if e != nil {
-			sig := newSignals()
-			if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
-				return fmt.Errorf("load carts: %w", err)
-			}
-			t.engine.Store(e)
-			t.signals.Store(sig)
-			return nil
-		}
-		t.haveProducts = haveProducts
 	}
 	if err := t.load(ctx, snapshot.NewEngine(), false); err != nil {
 		return fmt.Errorf("rebuild counts: %w", err)
