@@ -139,7 +139,9 @@ type EventStore interface {
 	// what became of it.
 	CancelOrder(ctx context.Context, c *CancelEvent) error
 	// ErasureVersion returns a number that changes whenever events are
-	// erased (not when they expire); servers poll it and recount.
+	// erased, or when an expiry removes a table's newest rows and a store
+	// that numbers its rows may reuse their positions; servers poll it and
+	// recount.
 	ErasureVersion(ctx context.Context) (int64, error)
 	// Ping checks that the store answers.
 	Ping(ctx context.Context) error
@@ -201,7 +203,10 @@ type EventReader interface {
 // (see ChangeFeed).
 type EventLog interface {
 	// LogPosition returns the position of the newest committed view and
-	// order. Read while no append commits, it is exactly what has committed.
+	// order. Read while no append commits, it is exactly what has
+	// committed; a store that is also a ChangeFeed, once followed, returns
+	// the position of the feed's last read, which is what the follower's
+	// counts hold.
 	LogPosition(ctx context.Context) (LogPosition, error)
 	// Continues reports whether every event committed since p was read has
 	// a larger position than p. It is false when the newest rows p names

@@ -33,6 +33,15 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) svc.Store { return open(t, pgtest.URL(t)) })
 }
 
+// TestChangeFeedConformance runs the feed's cases with two Store values on one
+// database, as two nodes have.
+func TestChangeFeedConformance(t *testing.T) {
+	storetest.RunChangeFeed(t, func(t *testing.T) (a, b storetest.FeedStore) {
+		url := pgtest.URL(t)
+		return open(t, url), open(t, url)
+	})
+}
+
 // TestNodesMigrateTogether opens several stores on one new database at
 // once: the migrations run once, under the lock, and every node starts.
 func TestNodesMigrateTogether(t *testing.T) {
