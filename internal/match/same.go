@@ -1,0 +1,109 @@
+package match
+
+// The same-words tier: two shops write one product's title with the same
+// words but for a few that tell no product from another: "software",
+// "edition", the platform on one side only, a bracket such as
+// "(dvd-rom)", a part number one shop adds, the maker one shop leaves out
+// at the head of its title. A version, a year, an edition word
+// ("upgrade", "academic", "oem"), a colour or any other word on one side
+// alone makes another product. When exactly one of the gathered products
+// has the query's words in this sense, it is the answer, at the share of
+// such answers that were right in training (docs/enrichment.md,
+// Matching).
+
+// softWords tell no product from another when one title has them and the
+// other does not.
+var softWords = set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
+	"complete", "package", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
+	"pc", "win", "windows", "mac", "macintosh", "osx")
+
+// platform gives a platform word's platform: two titles that each name a
+// platform, and not the same, name two products.
+func platform(t string) string {
+	switch t {
+	case "pc", "win", "windows":
+		return "win"
+	case "mac", "macintosh", "osx":
+		return "mac"
+	}
+	return ""
+}
+
+// spans returns the bounds of a title's tokens in its squeezed text.
+func spans(f *facts) [][2]int {
+	var out [][2]int
+	start := 0
+	for k := 1; k < len(f.bounds); k++ {
+		if f.bounds[k] {
+			out = append(out, [2]int{start, k})
+			start = k
+		}
+	}
+	return out
+}
+
+// lacked is a token of one title that the other lacks.
+type lacked struct {
+	token string
+	first bool // the title's first token
+}
+
+// lackedTokens returns the tokens of a that b lacks: neither standing in
+// b as whole words ("handsfree" in "hands free") nor inside a run of b's
+// that stands in a as whole words ("950" and "000" of "950 000" in
+// "950000").
+func lackedTokens(a, b *facts) []lacked {
+	covered := make([]bool, len(a.squeezed))
+	for _, s := range spans(b) {
+		if i := alignedAt(a, b.squeezed[s[0]:s[1]]); i >= 0 {
+			for k := i; k < i+s[1]-s[0]; k++ {
+				covered[k] = true
+			}
+		}
+	}
+	var out []lacked
+	for k, s := range spans(a) {
+		t := a.squeezed[s[0]:s[1]]
+		full := true
+		for j := s[0]; j < s[1]; j++ {
+			full = full && covered[j]
+		}
+		if !full && alignedAt(b, t) < 0 {
+			out = append(out, lacked{t, k == 0})
+		}
+	}
+	return out
+}
+
+// sameWords reports whether two titles have the same words but for soft
+// ones, a code on one side when the other has none of its own, and the
+// first word of one (its maker) when the other's first word is in it;
+// and whether a code on one side is among the differences.
+func sameWords(a, b *facts) (same, code bool) {
+	var la [2][]lacked
+	la[0], la[1] = lackedTokens(a, b), lackedTokens(b, a)
+	var codes [2]bool
+	var plat [2]string
+	for side, ts := range la {
+		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
+		for _, l := range ts {
+			t := l.token
+			switch {
+			case stopWords[t]:
+			case softWords[t]:
+				if p := platform(t); p != "" {
+					plat[side] = p
+				}
+			case isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t):
+				codes[side] = true
+			case l.first && otherFirstIn && !hasDigit(t):
+			default:
+				return false, false
+			}
+		}
+	}
+	if codes[0] && codes[1] || plat[0] != "" && plat[1] != "" && plat[0] != plat[1] {
+		return false, false
+	}
+	return true, codes[0] || codes[1]
+}
