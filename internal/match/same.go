@@ -14,8 +14,16 @@ package match
 // softWords tell no product from another when one title has them and the
 // other does not.
 var softWords = set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
-	"complete", "package", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
-	"pc", "win", "windows", "mac", "macintosh", "osx")
+	"complete", "package", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
+	"pc", "win", "windows", "mac", "macintosh", "osx",
+	// Both platforms, "win/mac" run together.
+	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
+
+// editionWords make another product of a line; a title that starts with
+// one does not start with its maker.
+var editionWords = set("upgrade", "academic", "student", "teacher", "oem", "professional", "pro",
+	"standard", "deluxe", "premium", "home", "basic", "ultimate", "enterprise", "express", "plus",
+	"lite", "trial")
 
 // platform gives a platform word's platform: two titles that each name a
 // platform, and not the same, name two products.
@@ -96,7 +104,7 @@ func sameWords(a, b *facts) (same, code bool) {
 				}
 			case isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t):
 				codes[side] = true
-			case l.first && otherFirstIn && !hasDigit(t):
+			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
 			default:
 				return false, false
 			}

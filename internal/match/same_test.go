@@ -15,6 +15,8 @@ func TestSameWords(t *testing.T) {
 		// A part number one shop adds; the maker one leaves out.
 		{"smead a-z indexed expanding files 21 pockets", "smead 70121 - a-z indexed expanding files 21 pockets", true},
 		{"siig mini displayport to hdmi adapter", "mini displayport to hdmi adapter", true},
+		{"motu digital performer 5 (win/mac)", "motu digital performer 5 mac", true},
+		{"upgrade office 2007", "office 2007", false},
 		// Editions, versions, years and platforms tell products apart.
 		{"microsoft office 2007 professional", "microsoft office 2007 professional upgrade", false},
 		{"microsoft office 2007 professional", "microsoft office 2003 professional", false},
