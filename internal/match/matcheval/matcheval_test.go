@@ -88,3 +88,36 @@ func TestReliability(t *testing.T) {
 	t.Logf("reliability on the held-out lookups (one shop and both shops), default least confidence %.2f:\n%s",
 		match.DefaultMinConfidence, b.String())
 }
+
+// TestReliabilityOutOfFold checks the tiers' confidence on twice the
+// evaluation data: each half's answers (one shop and both shops) at the
+// share of right answers that the tier had on the other half, pooled.
+// The tiers are rules, so this is two-fold cross-validation of their
+// confidence; the committed one is the training half's.
+func TestReliabilityOutOfFold(t *testing.T) {
+	pairs := load(t)
+	var answers []Answer
+	for _, held := range []bool{false, true} {
+		shares := Shares(NewTask(pairs, !held, false).Tiers())
+		for _, withLeft := range []bool{false, true} {
+			for _, a := range NewTask(pairs, held, withLeft).Tiers() {
+				answers = append(answers, Answer{Query: a.Query, Matched: true, Right: a.Right,
+					Confidence: shares[a.Tier].Confidence(), Title: a.Title})
+			}
+		}
+		t.Logf("tiers' answers right, of all, on the %s half: %v", map[bool]string{false: "training", true: "held-out"}[!held], shares)
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, "| confidence | answers | right | mean confidence | share right |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|")
+	for _, bin := range Reliability(answers) {
+		if bin.Answers == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
+		if math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
+			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
+		}
+	}
+	t.Logf("reliability of the tiers, out of fold, both halves (one shop and both shops):\n%s", b.String())
+}

@@ -56,8 +56,6 @@ func run(write bool, out string) error {
 		tier     bool // answered by a tier, not the model
 	}
 	var groups []group
-	// Each tier's answers: right and all.
-	tiers := map[string]*[2]int{match.TierStrict: {}, match.TierCode: {}, match.TierSame: {}}
 	for _, q := range task.Queries {
 		g := group{from: len(examples)}
 		for _, c := range task.Index.Candidates(matcheval.RightBrand, q.Title) {
@@ -65,13 +63,9 @@ func run(write bool, out string) error {
 			if !q.Absent && q.Right(c.Title) || c.Title == q.Title {
 				y = 1
 			}
-			if c.Tier != "" {
-				// A tier answers this query, with the share of the
-				// tier's answers that are right.
-				g.tier = true
-				tiers[c.Tier][0] += int(y)
-				tiers[c.Tier][1]++
-			}
+			// A tier answers this query (matcheval.Task.Tiers), not the
+			// model.
+			g.tier = g.tier || c.Tier != ""
 			if c.Vetoed != "" || c.Strict {
 				continue
 			}
@@ -138,13 +132,12 @@ func run(write bool, out string) error {
 	for _, l := range m.Levels {
 		fmt.Printf("  level: probability up to %.3f: confidence %.3f\n", l.Upto, l.Confidence)
 	}
-	// Laplace's rule of succession: few answers, all right, must not
-	// claim certainty.
+	// Each tier's confidence is the share of its answers that are right.
+	shares := matcheval.Shares(task.Tiers())
 	share := func(t string) float64 {
-		n := tiers[t]
-		c := float64(n[0]+1) / float64(n[1]+2)
-		fmt.Printf("tier %s: %d of %d answers right, confidence %.3f\n", t, n[0], n[1], c)
-		return c
+		s := shares[t]
+		fmt.Printf("tier %s: %d of %d answers right, confidence %.3f\n", t, s.Right, s.All, s.Confidence())
+		return s.Confidence()
 	}
 	m.Strict, m.Unique, m.Same = share(match.TierStrict), share(match.TierCode), share(match.TierSame)
 	m.Trained = fmt.Sprintf("go run ./internal/match/train -write: %d pairs of %d Walmart–Amazon queries (not held out)", len(examples), len(task.Queries))
