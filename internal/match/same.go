@@ -1,5 +1,7 @@
 package match
 
+import "strings"
+
 // The same-words tier: two shops write one product's title with the same
 // words but for a few that tell no product from another: "software",
 // "edition", the platform on one side only, a bracket such as
@@ -90,6 +92,8 @@ func lackedTokens(a, b *facts) []lacked {
 func sameWords(a, b *facts) (same, code bool) {
 	var la [2][]lacked
 	la[0], la[1] = lackedTokens(a, b), lackedTokens(b, a)
+	pairMeasures(la[0], la[1])
+	pairMeasures(la[1], la[0])
 	var codes [2]bool
 	var plat [2]string
 	for side, ts := range la {
@@ -97,7 +101,7 @@ func sameWords(a, b *facts) (same, code bool) {
 		for _, l := range ts {
 			t := l.token
 			switch {
-			case stopWords[t]:
+			case t == "" || stopWords[t]:
 			case softWords[t]:
 				if p := platform(t); p != "" {
 					plat[side] = p
@@ -114,4 +118,24 @@ func sameWords(a, b *facts) (same, code bool) {
 		return false, false
 	}
 	return true, codes[0] || codes[1]
+}
+
+// pairMeasures takes a number one title lacks for the measure the other
+// has ("13" for "13-inch", "15" for "15-foot"): both are then no
+// difference, their tokens made "".
+func pairMeasures(a, b []lacked) {
+	for i := range a {
+		n := a[i].token
+		if !isNumber(n) {
+			continue
+		}
+		for j := range b {
+			if u, ok := strings.CutPrefix(b[j].token, n); ok && u != "" && !hasDigit(u) {
+				if _, unit := unitAlias(u); unit {
+					a[i].token, b[j].token = "", ""
+					break
+				}
+			}
+		}
+	}
 }

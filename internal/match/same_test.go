@@ -17,6 +17,10 @@ func TestSameWords(t *testing.T) {
 		{"siig mini displayport to hdmi adapter", "mini displayport to hdmi adapter", true},
 		{"motu digital performer 5 (win/mac)", "motu digital performer 5 mac", true},
 		{"upgrade office 2007", "office 2007", false},
+		// A number for the measure the other gives, not for another one.
+		{"case logic 18 laptop case", "case logic 18-inch laptop case", true},
+		{"case logic 18 laptop case", "case logic 17-inch laptop case", false},
+		{"case logic 18 laptop case", "case logic 18-pocket laptop case", false},
 		// Editions, versions, years and platforms tell products apart.
 		{"microsoft office 2007 professional", "microsoft office 2007 professional upgrade", false},
 		{"microsoft office 2007 professional", "microsoft office 2003 professional", false},
