@@ -16,7 +16,7 @@ import "strings"
 // softWords tell no product from another when one title has them and the
 // other does not.
 var softWords = set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
-	"complete", "package", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
+	"complete", "package", "packaging", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
 	"pc", "win", "windows", "mac", "macintosh", "osx",
 	// Both platforms, "win/mac" run together.
 	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
