@@ -5,8 +5,8 @@ import "strings"
 // The same-words tier: two shops write one product's title with the same
 // words but for a few that tell no product from another: "software",
 // "edition", the platform on one side only, a bracket such as
-// "(dvd-rom)", a part number one shop adds, the maker one shop leaves out
-// at the head of its title. A version, a year, an edition word
+// "(dvd-rom)", a part number the catalog's shop adds, the maker one shop
+// leaves out at the head of its title. A version, a year, an edition word
 // ("upgrade", "academic", "oem"), a colour or any other word on one side
 // alone makes another product. When exactly one of the gathered products
 // has the query's words in this sense, it is the answer, at the share of
@@ -85,11 +85,14 @@ func lackedTokens(a, b *facts) []lacked {
 	return out
 }
 
-// sameWords reports whether two titles have the same words but for soft
-// ones, a code on one side when the other has none of its own, and the
-// first word of one (its maker) when the other's first word is in it;
-// and whether a code on one side is among the differences.
-func sameWords(a, b *facts) (same, code bool) {
+// sameWords reports whether a query's title q and a product's p have
+// the same words but for soft ones, a code the product adds (a shop's
+// part number), and the first word of one (its maker) when the other's
+// first word is in it; and whether a code is among the differences. A
+// code the query has and the product lacks may be the code of the very
+// product the catalog lacks: no same words.
+func sameWords(q, p *facts) (same, code bool) {
+	a, b := q, p
 	var la [2][]lacked
 	la[0], la[1] = lackedTokens(a, b), lackedTokens(b, a)
 	pairMeasures(la[0], la[1])
@@ -114,10 +117,10 @@ func sameWords(a, b *facts) (same, code bool) {
 			}
 		}
 	}
-	if codes[0] && codes[1] || plat[0] != "" && plat[1] != "" && plat[0] != plat[1] {
+	if codes[0] || plat[0] != "" && plat[1] != "" && plat[0] != plat[1] {
 		return false, false
 	}
-	return true, codes[0] || codes[1]
+	return true, codes[1]
 }
 
 // pairMeasures takes a number one title lacks for the measure the other
