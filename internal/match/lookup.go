@@ -258,6 +258,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	// A code held by one product of those not ruled out names it.
 	unique := uniqueCodes(&pq.facts, facts, ruledOut)
+	sames := 0 // two are no answer: the rest need not be compared
 	for k, i := range cands {
 		a := &out[k]
 		// Titles the same but for a colour one of them names are two
@@ -272,8 +273,12 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 		// The sibling rule tells a shop's own titles apart by a word one
 		// has; a soft word tells nothing apart, but a part number may.
-		if same, code := sameWords(&pq.facts, &facts[k]); same {
-			a.same = a.vetoed == "" || a.vetoed == "sibling" && !code
+		if a.vetoed != "" && a.vetoed != "sibling" || sames == 2 {
+			continue
+		}
+		if same, code := sameWords(&pq.facts, &facts[k]); same && (a.vetoed == "" || !code) {
+			a.same = true
+			sames++
 		}
 	}
 	return out
