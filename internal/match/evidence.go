@@ -26,6 +26,9 @@ type facts struct {
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
 	forWord     bool // "for", "für", "pour", "para": a title of something for another product
+	// values: each token's number, normalised ("5.0" → "5"), "" for a
+	// token that is no number; one for each token of squeezed.
+	values []string
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -48,6 +51,11 @@ func analyze(title string) facts {
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
+			v := ""
+			if isNumber(tok) {
+				v = normNumber(tok)
+			}
+			f.values = append(f.values, v)
 		}
 		sq.WriteString(t)
 		if t == "" {

@@ -55,7 +55,8 @@ func spans(f *facts) [][2]int {
 // lacked is a token of one title that the other lacks.
 type lacked struct {
 	token string
-	first bool // the title's first token
+	value string // its number, normalised, if it is one
+	first bool   // the title's first token
 }
 
 // lackedTokens returns the tokens of a that b lacks: neither standing in
@@ -79,7 +80,7 @@ func lackedTokens(a, b *facts) []lacked {
 			full = full && covered[j]
 		}
 		if !full && alignedAt(b, t) < 0 {
-			out = append(out, lacked{t, k == 0})
+			out = append(out, lacked{t, a.values[k], k == 0})
 		}
 	}
 	return out
@@ -95,8 +96,8 @@ func sameWords(q, p *facts) (same, code bool) {
 	a, b := q, p
 	var la [2][]lacked
 	la[0], la[1] = lackedTokens(a, b), lackedTokens(b, a)
-	pairMeasures(la[0], la[1])
-	pairMeasures(la[1], la[0])
+	pairUp(la[0], la[1])
+	pairUp(la[1], la[0])
 	var codes [2]bool
 	var plat [2]string
 	for side, ts := range la {
@@ -123,22 +124,34 @@ func sameWords(q, p *facts) (same, code bool) {
 	return true, codes[1]
 }
 
-// pairMeasures takes a number one title lacks for the measure the other
-// has ("13" for "13-inch", "15" for "15-foot"): both are then no
-// difference, their tokens made "".
-func pairMeasures(a, b []lacked) {
+// abbreviations of edition words, by their full word.
+var abbreviations = map[string]string{"pro": "professional", "std": "standard", "upg": "upgrade",
+	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic"}
+
+// pairUp takes a token one title lacks for one the other lacks when they
+// say the same: a number for a measure of it ("13" for "13-inch"), one
+// number written two ways ("5.0" and "5"), an abbreviation for its word
+// ("pro" for "professional"). Both are then no difference, their tokens
+// made "".
+func pairUp(a, b []lacked) {
 	for i := range a {
-		n := a[i].token
-		if !isNumber(n) {
-			continue
-		}
 		for j := range b {
-			if u, ok := strings.CutPrefix(b[j].token, n); ok && u != "" && !hasDigit(u) {
-				if _, unit := unitAlias(u); unit {
-					a[i].token, b[j].token = "", ""
-					break
-				}
+			if a[i].token != "" && b[j].token != "" && sameSaid(a[i], b[j]) {
+				a[i].token, b[j].token = "", ""
+				break
 			}
 		}
 	}
+}
+
+func sameSaid(x, y lacked) bool {
+	if x.value != "" {
+		if x.value == y.value {
+			return true
+		}
+		u, ok := strings.CutPrefix(y.token, x.token)
+		_, unit := unitAlias(u)
+		return ok && u != "" && !hasDigit(u) && unit
+	}
+	return abbreviations[x.token] == y.token
 }

@@ -24,6 +24,11 @@ func TestSameWords(t *testing.T) {
 		{"case logic 18 laptop case", "case logic 18-inch laptop case", true, false},
 		{"case logic 18 laptop case", "case logic 17-inch laptop case", false, false},
 		{"case logic 18 laptop case", "case logic 18-pocket laptop case", false, false},
+		// One number written two ways, an abbreviation for its word.
+		{"adobe photoshop elements 5.0", "adobe photoshop elements 5 (win)", true, false},
+		{"adobe photoshop elements 5.0", "adobe photoshop elements 5.5", false, false},
+		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 standard edition", true, false},
+		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 professional", false, false},
 		// Editions, versions, years and platforms tell products apart.
 		{"microsoft office 2007 professional", "microsoft office 2007 professional upgrade", false, false},
 		{"microsoft office 2007 professional", "microsoft office 2003 professional", false, false},
