@@ -4,7 +4,7 @@ import "strings"
 
 // The same-words tier: two shops write one product's title with the same
 // words but for a few that tell no product from another: "software",
-// "edition", the platform on one side only, a bracket such as
+// "edition", the platform or medium on one side only, a bracket such as
 // "(dvd-rom)", a part number the catalog's shop adds, the maker one shop
 // leaves out at the head of its title. A version, a year, an edition word
 // ("upgrade", "academic", "oem"), a colour or any other word on one side
@@ -27,16 +27,21 @@ var editionWords = set("upgrade", "academic", "student", "teacher", "oem", "prof
 	"standard", "deluxe", "premium", "home", "basic", "ultimate", "enterprise", "express", "plus",
 	"lite", "trial")
 
-// platform gives a platform word's platform: two titles that each name a
-// platform, and not the same, name two products.
-func platform(t string) string {
+// kind gives a soft word's platform or medium: two titles that each name
+// one, and not the same, name two products (the Mac and the Windows one,
+// the CD and the DVD).
+func kind(t string) (what, which string) {
 	switch t {
 	case "pc", "win", "windows":
-		return "win"
+		return "platform", "win"
 	case "mac", "macintosh", "osx":
-		return "mac"
+		return "platform", "mac"
+	case "cd", "cdrom":
+		return "medium", "cd"
+	case "dvd", "dvdrom":
+		return "medium", "dvd"
 	}
-	return ""
+	return "", ""
 }
 
 // spans returns the bounds of a title's tokens in its squeezed text.
@@ -99,7 +104,7 @@ func sameWords(q, p *facts) (same, code bool) {
 	pairUp(la[0], la[1])
 	pairUp(la[1], la[0])
 	var codes [2]bool
-	var plat [2]string
+	kinds := [2]map[string]string{{}, {}}
 	for side, ts := range la {
 		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
 		for _, l := range ts {
@@ -107,8 +112,8 @@ func sameWords(q, p *facts) (same, code bool) {
 			switch {
 			case t == "" || stopWords[t]:
 			case softWords[t]:
-				if p := platform(t); p != "" {
-					plat[side] = p
+				if what, which := kind(t); what != "" {
+					kinds[side][what] = which
 				}
 			case isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t):
 				codes[side] = true
@@ -118,8 +123,13 @@ func sameWords(q, p *facts) (same, code bool) {
 			}
 		}
 	}
-	if codes[0] || plat[0] != "" && plat[1] != "" && plat[0] != plat[1] {
+	if codes[0] {
 		return false, false
+	}
+	for what, which := range kinds[0] {
+		if other, ok := kinds[1][what]; ok && other != which {
+			return false, false
+		}
 	}
 	return true, codes[1]
 }

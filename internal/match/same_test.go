@@ -36,6 +36,8 @@ func TestSameWords(t *testing.T) {
 		{"adobe photoshop cs3 academic", "adobe photoshop cs3", false, false},
 		{"adobe cs3 web standard upgrade mac", "adobe cs3 web standard upgrade (windows)", false, false},
 		{"norton antivirus 2008 oem", "norton antivirus 2008", false, false},
+		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 cd-rom", false, false},
+		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 windows", true, false},
 		{"microsoft comfort optical mouse 3000 silver blue", "microsoft comfort optical mouse 3000", false, false},
 		// Two codes that differ, and two first words that differ.
 		{"bower ss2477 wrist strap", "bower ss2477bl wrist strap", false, false},
