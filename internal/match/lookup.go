@@ -486,10 +486,11 @@ func (c *Index) without(words, other, extra []uint32) bool {
 // foreignWord reports whether the title has a word, without digits, that
 // products of at least two other brands have and none of this brand's: a
 // model or colour the shop does not sell ("Ultra" at a shop with no
-// Ultra). The strict matcher alone may match such a title.
+// Ultra). A soft word (same.go: "software", "windows") is neither. The
+// strict matcher alone may match such a title.
 func (c *Index) foreignWord(b uint32, q []queryWord) bool {
 	for _, w := range q {
-		if w.known && !w.digit && !w.own {
+		if w.known && !w.digit && !w.own && !softWords[w.text] {
 			if l := c.postings.list(w.id); l.brand(b, nil) == 0 && l.manyBrands() {
 				return true
 			}

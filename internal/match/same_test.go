@@ -1,6 +1,10 @@
 package match
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/svc-project/svc"
+)
 
 func TestSameWords(t *testing.T) {
 	for _, tc := range []struct {
@@ -84,6 +88,15 @@ func TestSameTier(t *testing.T) {
 	both := codeTierIndex(append(sameTierCatalog, "Microsoft Office Professional 2007 (Mac)")...)
 	if h, ok := both.Lookup("b", query); ok && h.Confidence == round3(DefaultModel.Same) {
 		t.Errorf("with the product for both platforms in the catalog, Lookup = %+v at the same-words tier", h)
+	}
+	// A soft word that other shops use and this one never does is no
+	// product this shop lacks.
+	for k, brand := range []string{"x", "y"} {
+		title := "Intuit QuickBooks Pro 2008 Software"
+		x.Put(&svc.Product{Ref: svc.ProductRef(100 + k), BrandID: brand, ProductID: "q", Title: &title})
+	}
+	if h, ok := x.Lookup("b", Query{Title: "microsoft office 2007 professional software"}); !ok || h.Ref != 1 {
+		t.Errorf("with \"software\" at two other shops, Lookup = %+v, %v; want product 1", h, ok)
 	}
 	for _, title := range []string{"microsoft office 2007 professional academic", "microsoft office professional 2010"} {
 		if h, ok := x.Lookup("b", Query{Title: title}); ok {
