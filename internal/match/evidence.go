@@ -43,6 +43,7 @@ func analyze(title string) facts {
 	tokens := strings.FieldsFunc(folded, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
 	})
+	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
 		if strings.HasSuffix(tok, "+") {
 			f.models = appendUnique(f.models, "plus")

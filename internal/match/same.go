@@ -27,21 +27,28 @@ var editionWords = set("upgrade", "academic", "student", "teacher", "oem", "prof
 	"standard", "deluxe", "premium", "home", "basic", "ultimate", "enterprise", "express", "plus",
 	"lite", "trial")
 
+// Kinds of soft words of which two titles may each name one.
+const (
+	platform = iota
+	medium
+	kinds
+)
+
 // kind gives a soft word's platform or medium: two titles that each name
 // one, and not the same, name two products (the Mac and the Windows one,
 // the CD and the DVD).
-func kind(t string) (what, which string) {
+func kind(t string) (what int, which string) {
 	switch t {
 	case "pc", "win", "windows":
-		return "platform", "win"
+		return platform, "win"
 	case "mac", "macintosh", "osx":
-		return "platform", "mac"
+		return platform, "mac"
 	case "cd", "cdrom":
-		return "medium", "cd"
+		return medium, "cd"
 	case "dvd", "dvdrom":
-		return "medium", "dvd"
+		return medium, "dvd"
 	}
-	return "", ""
+	return -1, ""
 }
 
 // spans returns the bounds of a title's tokens in its squeezed text.
@@ -98,13 +105,19 @@ func lackedTokens(a, b *facts) []lacked {
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
-	a, b := q, p
 	var la [2][]lacked
-	la[0], la[1] = lackedTokens(a, b), lackedTokens(b, a)
+	la[0] = lackedTokens(q, p)
+	// Most products differ from the query by a word of its: no need to
+	// look at theirs.
+	for _, l := range la[0] {
+		if !mayBeSoft(l) {
+			return false, false
+		}
+	}
+	la[1] = lackedTokens(p, q)
 	pairUp(la[0], la[1])
 	pairUp(la[1], la[0])
-	var codes [2]bool
-	kinds := [2]map[string]string{{}, {}}
+	var named [2][kinds]string
 	for side, ts := range la {
 		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
 		for _, l := range ts {
@@ -112,31 +125,57 @@ func sameWords(q, p *facts) (same, code bool) {
 			switch {
 			case t == "" || stopWords[t]:
 			case softWords[t]:
-				if what, which := kind(t); what != "" {
-					kinds[side][what] = which
+				if what, which := kind(t); what >= 0 {
+					named[side][what] = which
 				}
-			case isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t):
-				codes[side] = true
+			case isProductCode(t):
+				if side == 0 {
+					return false, false // the query's code, that the product lacks
+				}
+				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
 			default:
 				return false, false
 			}
 		}
 	}
-	if codes[0] {
-		return false, false
-	}
-	for what, which := range kinds[0] {
-		if other, ok := kinds[1][what]; ok && other != which {
+	for what := range kinds {
+		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
 			return false, false
 		}
 	}
-	return true, codes[1]
+	return true, code
+}
+
+// isProductCode reports whether a token is a code that may be a shop's
+// part number: letters with digits, or five digits or more.
+func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t) }
+
+// mayBeSoft reports whether a token one title lacks may turn out no
+// difference once the other title's tokens are known.
+func mayBeSoft(l lacked) bool {
+	t := l.token
+	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] {
+		return true
+	}
+	// A measure, that a bare number may stand for: "18inch".
+	n := strings.TrimLeft(t, "0123456789")
+	_, unit := unitAlias(n)
+	return len(n) < len(t) && unit
 }
 
 // abbreviations of edition words, by their full word.
 var abbreviations = map[string]string{"pro": "professional", "std": "standard", "upg": "upgrade",
 	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic"}
+
+// fullWords are the words abbreviations stand for.
+var fullWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range abbreviations {
+		m[w] = true
+	}
+	return m
+}()
 
 // pairUp takes a token one title lacks for one the other lacks when they
 // say the same: a number for a measure of it ("13" for "13-inch"), one
