@@ -107,7 +107,7 @@ func lackedTokens(a, b *facts) []lacked {
 func sameWords(q, p *facts) (same, code bool) {
 	var la [2][]lacked
 	la[0] = lackedTokens(q, p)
-	// Most products differ from the query by a word of its: no need to
+	// Most products differ from the query by a word of the query's: no need to
 	// look at theirs.
 	for _, l := range la[0] {
 		if !mayBeSoft(l) {
