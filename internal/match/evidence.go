@@ -26,6 +26,9 @@ type facts struct {
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
 	forWord     bool // "for", "für", "pour", "para": a title of something for another product
+	// values: each token's number, normalised ("5.0" → "5"), "" for a
+	// token that is no number; one for each token of squeezed.
+	values []string
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -40,6 +43,7 @@ func analyze(title string) facts {
 	tokens := strings.FieldsFunc(folded, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
 	})
+	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
 		if strings.HasSuffix(tok, "+") {
 			f.models = appendUnique(f.models, "plus")
@@ -48,6 +52,11 @@ func analyze(title string) facts {
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
+			v := ""
+			if isNumber(tok) {
+				v = normNumber(tok)
+			}
+			f.values = append(f.values, v)
 		}
 		sq.WriteString(t)
 		if t == "" {

@@ -175,6 +175,9 @@ type Candidate struct {
 	Features [numFeatures]float64
 	Vetoed   string // the difference that rules it out, "" if none
 	Strict   bool   // the strict matcher takes it (strict.go)
+	// Tier is the tier that answers with it (TierStrict, TierCode,
+	// TierSame), "" if none does.
+	Tier string
 }
 
 // Candidates returns the brand's products gathered for a title, each with
@@ -186,9 +189,15 @@ func (c *Index) Candidates(brandID, title string) []Candidate {
 	if !ok {
 		return nil
 	}
+	list := c.assess(b, c.prepareQuery(Query{Title: title}))
+	picked, t := tier(list)
 	var out []Candidate
-	for _, a := range c.assess(b, c.prepareQuery(Query{Title: title})) {
-		out = append(out, Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict})
+	for k, a := range list {
+		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict}
+		if &list[k] == picked {
+			cand.Tier = t
+		}
+		out = append(out, cand)
 	}
 	return out
 }
@@ -199,6 +208,7 @@ type assessed struct {
 	x      [numFeatures]float64
 	vetoed string
 	strict bool
+	same   bool // sameWords with the query
 }
 
 // assess weighs the brand's candidates for a query: the one product the
@@ -248,6 +258,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	// A code held by one product of those not ruled out names it.
 	unique := uniqueCodes(&pq.facts, facts, ruledOut)
+	sames := 0 // two are no answer: the rest need not be compared
 	for k, i := range cands {
 		a := &out[k]
 		// Titles the same but for a colour one of them names are two
@@ -259,6 +270,15 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		// A code that this product alone holds tells it from its siblings.
 		if a.vetoed == "" && !unique[k] && c.sibling(s, words, i, cands) {
 			a.vetoed = "sibling"
+		}
+		// The sibling rule tells a shop's own titles apart by a word one
+		// has; a soft word tells nothing apart, but a part number may.
+		if a.vetoed != "" && a.vetoed != "sibling" || sames == 2 {
+			continue
+		}
+		if same, code := sameWords(&pq.facts, &facts[k]); same && (a.vetoed == "" || !code) {
+			a.same = true
+			sames++
 		}
 	}
 	return out
@@ -291,25 +311,65 @@ func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
 	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle}, true
 }
 
-// decide picks the answer among a query's assessed candidates, and its
-// confidence: the strict matcher's product, else the one product that
-// holds a distinctive code of the query's (the code tier), else the
-// model's best, by its score and its lead over the second.
-func decide(list []assessed, m *Model) (*assessed, float64) {
-	best, second := math.Inf(-1), math.Inf(-1)
-	var bestA, uniqueA *assessed
-	uniques := 0
+// Tiers of a title answer, tried in this order before the model.
+const (
+	TierStrict = "strict" // the strict matcher's product (strict.go)
+	TierCode   = "code"   // the one product with a distinctive code of the query's
+	TierSame   = "same"   // the one product with the query's words but soft ones (same.go)
+)
+
+// tier picks the candidate a tier answers with, if any: the strict
+// matcher's product, else the one product that holds a distinctive code of
+// the query's (the code tier), else the one product with the query's words
+// but for soft ones: two such products, even of one title, are no answer.
+func tier(list []assessed) (*assessed, string) {
+	var uniqueA, sameA *assessed
+	uniques, sames := 0, 0
 	for k := range list {
 		a := &list[k]
+		if a.same {
+			sames++
+			sameA = a
+		}
 		if a.vetoed != "" {
 			continue
 		}
 		if a.strict {
-			return a, m.Strict
+			return a, TierStrict
 		}
 		if a.x[fCodeUnique] == 1 {
 			uniques++
 			uniqueA = a
+		}
+	}
+	switch {
+	case uniques == 1:
+		return uniqueA, TierCode
+	case sames == 1:
+		return sameA, TierSame
+	}
+	return nil, ""
+}
+
+// decide picks the answer among a query's assessed candidates, and its
+// confidence: a tier's product at the share of the tier's answers that
+// were right in training, else the model's best, by its score and its
+// lead over the second.
+func decide(list []assessed, m *Model) (*assessed, float64) {
+	switch a, t := tier(list); {
+	case t == TierStrict:
+		return a, m.Strict
+	case t == TierCode && m.Unique > 0:
+		return a, m.Unique
+	case t == TierSame && m.Same > 0:
+		return a, m.Same
+	}
+	best, second := math.Inf(-1), math.Inf(-1)
+	var bestA *assessed
+	for k := range list {
+		a := &list[k]
+		if a.vetoed != "" {
+			continue
 		}
 		switch sc := m.Score(&a.x); {
 		case sc > best:
@@ -317,9 +377,6 @@ func decide(list []assessed, m *Model) (*assessed, float64) {
 		case sc > second:
 			second = sc
 		}
-	}
-	if uniques == 1 && m.Unique > 0 {
-		return uniqueA, m.Unique
 	}
 	if bestA == nil {
 		return nil, 0
@@ -429,10 +486,11 @@ func (c *Index) without(words, other, extra []uint32) bool {
 // foreignWord reports whether the title has a word, without digits, that
 // products of at least two other brands have and none of this brand's: a
 // model or colour the shop does not sell ("Ultra" at a shop with no
-// Ultra). The strict matcher alone may match such a title.
+// Ultra). A soft word (same.go: "software", "windows") is neither. The
+// strict matcher alone may match such a title.
 func (c *Index) foreignWord(b uint32, q []queryWord) bool {
 	for _, w := range q {
-		if w.known && !w.digit && !w.own {
+		if w.known && !w.digit && !w.own && !softWords[w.text] {
 			if l := c.postings.list(w.id); l.brand(b, nil) == 0 && l.manyBrands() {
 				return true
 			}

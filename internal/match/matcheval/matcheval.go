@@ -315,3 +315,49 @@ func Reliability(answers []Answer) []Bin {
 	}
 	return bins
 }
+
+// TierAnswer is the answer a tier (match.TierStrict, TierCode, TierSame)
+// gives a query, before any confidence: the tiers are rules, and their
+// confidence is the share of their answers that are right.
+type TierAnswer struct {
+	Query *Query
+	Tier  string
+	Right bool
+	Title string
+}
+
+// Tiers asks every query's candidates on the right-hand brand which tier,
+// if any, answers it.
+func (t *Task) Tiers() []TierAnswer {
+	var out []TierAnswer
+	for i := range t.Queries {
+		q := &t.Queries[i]
+		for _, c := range t.Index.Candidates(RightBrand, q.Title) {
+			if c.Tier != "" {
+				out = append(out, TierAnswer{Query: q, Tier: c.Tier, Right: !q.Absent && q.Right(c.Title) || c.Title == q.Title, Title: c.Title})
+			}
+		}
+	}
+	return out
+}
+
+// TierShare is how many of a tier's answers were right, of how many.
+type TierShare struct{ Right, All int }
+
+// Confidence is the share by Laplace's rule of succession: few answers,
+// all right, must not claim certainty.
+func (s TierShare) Confidence() float64 { return float64(s.Right+1) / float64(s.All+2) }
+
+// Shares counts each tier's answers.
+func Shares(answers []TierAnswer) map[string]TierShare {
+	out := map[string]TierShare{}
+	for _, a := range answers {
+		s := out[a.Tier]
+		s.All++
+		if a.Right {
+			s.Right++
+		}
+		out[a.Tier] = s
+	}
+	return out
+}

@@ -53,41 +53,23 @@ func run(write bool, out string) error {
 	var examples []example
 	type group struct {
 		from, to int  // a query's examples
-		tier     bool // answered by the code tier
+		tier     bool // answered by a tier, not the model
 	}
 	var groups []group
-	strictRight, strictAll := 0, 0
-	uniqueRight, uniqueAll := 0, 0
 	for _, q := range task.Queries {
 		g := group{from: len(examples)}
-		uniques, uniqueY := 0, 0.0
 		for _, c := range task.Index.Candidates(matcheval.RightBrand, q.Title) {
-			if c.Vetoed != "" {
-				continue
-			}
 			y := 0.0
 			if !q.Absent && q.Right(c.Title) || c.Title == q.Title {
 				y = 1
 			}
-			if c.Strict {
-				// The strict matcher's answers have a confidence of
-				// their own: the share of them that is right.
-				strictAll++
-				strictRight += int(y)
+			// A tier answers this query (matcheval.Task.Tiers), not the
+			// model.
+			g.tier = g.tier || c.Tier != ""
+			if c.Vetoed != "" || c.Strict {
 				continue
 			}
-			if c.Features[codeUnique] == 1 {
-				uniques++
-				uniqueY = y
-			}
 			examples = append(examples, example{c.Features, y})
-		}
-		if uniques == 1 {
-			// The code tier answers this query, with the share of the
-			// tier's answers that are right.
-			g.tier = true
-			uniqueAll++
-			uniqueRight += int(uniqueY)
 		}
 		g.to = len(examples)
 		groups = append(groups, g)
@@ -150,12 +132,14 @@ func run(write bool, out string) error {
 	for _, l := range m.Levels {
 		fmt.Printf("  level: probability up to %.3f: confidence %.3f\n", l.Upto, l.Confidence)
 	}
-	m.Unique = float64(uniqueRight+1) / float64(uniqueAll+2)
-	fmt.Printf("code tier: %d of %d answers right, confidence %.3f\n", uniqueRight, uniqueAll, m.Unique)
-	// Laplace's rule of succession: few answers, all right, must not
-	// claim certainty.
-	m.Strict = float64(strictRight+1) / float64(strictAll+2)
-	fmt.Printf("strict matcher: %d of %d answers right, confidence %.3f\n", strictRight, strictAll, m.Strict)
+	// Each tier's confidence is the share of its answers that are right.
+	shares := matcheval.Shares(task.Tiers())
+	share := func(t string) float64 {
+		s := shares[t]
+		fmt.Printf("tier %s: %d of %d answers right, confidence %.3f\n", t, s.Right, s.All, s.Confidence())
+		return s.Confidence()
+	}
+	m.Strict, m.Unique, m.Same = share(match.TierStrict), share(match.TierCode), share(match.TierSame)
 	m.Trained = fmt.Sprintf("go run ./internal/match/train -write: %d pairs of %d Walmart–Amazon queries (not held out)", len(examples), len(task.Queries))
 	for i, n := range match.FeatureNames {
 		fmt.Printf("  %-20s %7.3f\n", n, m.Weights[i])
@@ -212,9 +196,6 @@ func fit(xs [][]float64, ys []float64, lambda float64, steps int) ([]float64, fl
 	}
 	return slices.Clone(w[:d]), w[d]
 }
-
-// codeUnique is the index of the feature of the code tier.
-var codeUnique = slices.Index(match.FeatureNames[:], "code_unique")
 
 // minLevel is the fewest training answers a level of confidence rests on:
 // a share of fewer tells too little.

@@ -1,0 +1,206 @@
+package match
+
+import "strings"
+
+// The same-words tier: two shops write one product's title with the same
+// words but for a few that tell no product from another: "software",
+// "edition", the platform or medium on one side only, a bracket such as
+// "(dvd-rom)", a part number the catalog's shop adds, the maker one shop
+// leaves out at the head of its title. A version, a year, an edition word
+// ("upgrade", "academic", "oem"), a colour or any other word on one side
+// alone makes another product. When exactly one of the gathered products
+// has the query's words in this sense, it is the answer, at the share of
+// such answers that were right in training (docs/enrichment.md,
+// Matching).
+
+// softWords tell no product from another when one title has them and the
+// other does not.
+var softWords = set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
+	"complete", "package", "packaging", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
+	"pc", "win", "windows", "mac", "macintosh", "osx",
+	// Both platforms, "win/mac" run together.
+	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
+
+// editionWords make another product of a line; a title that starts with
+// one does not start with its maker.
+var editionWords = set("upgrade", "academic", "student", "teacher", "oem", "professional", "pro",
+	"standard", "deluxe", "premium", "home", "basic", "ultimate", "enterprise", "express", "plus",
+	"lite", "trial")
+
+// Kinds of soft words of which two titles may each name one.
+const (
+	platform = iota
+	medium
+	kinds
+)
+
+// kind gives a soft word's platform or medium: two titles that each name
+// one, and not the same, name two products (the Mac and the Windows one,
+// the CD and the DVD).
+func kind(t string) (what int, which string) {
+	switch t {
+	case "pc", "win", "windows":
+		return platform, "win"
+	case "mac", "macintosh", "osx":
+		return platform, "mac"
+	case "cd", "cdrom":
+		return medium, "cd"
+	case "dvd", "dvdrom":
+		return medium, "dvd"
+	}
+	return -1, ""
+}
+
+// spans returns the bounds of a title's tokens in its squeezed text.
+func spans(f *facts) [][2]int {
+	var out [][2]int
+	start := 0
+	for k := 1; k < len(f.bounds); k++ {
+		if f.bounds[k] {
+			out = append(out, [2]int{start, k})
+			start = k
+		}
+	}
+	return out
+}
+
+// lacked is a token of one title that the other lacks.
+type lacked struct {
+	token string
+	value string // its number, normalised, if it is one
+	first bool   // the title's first token
+}
+
+// lackedTokens returns the tokens of a that b lacks: neither standing in
+// b as whole words ("handsfree" in "hands free") nor inside a run of b's
+// that stands in a as whole words ("950" and "000" of "950 000" in
+// "950000").
+func lackedTokens(a, b *facts) []lacked {
+	covered := make([]bool, len(a.squeezed))
+	for _, s := range spans(b) {
+		if i := alignedAt(a, b.squeezed[s[0]:s[1]]); i >= 0 {
+			for k := i; k < i+s[1]-s[0]; k++ {
+				covered[k] = true
+			}
+		}
+	}
+	var out []lacked
+	for k, s := range spans(a) {
+		t := a.squeezed[s[0]:s[1]]
+		full := true
+		for j := s[0]; j < s[1]; j++ {
+			full = full && covered[j]
+		}
+		if !full && alignedAt(b, t) < 0 {
+			out = append(out, lacked{t, a.values[k], k == 0})
+		}
+	}
+	return out
+}
+
+// sameWords reports whether a query's title q and a product's p have
+// the same words but for soft ones, a code the product adds (a shop's
+// part number), and the first word of one (its maker) when the other's
+// first word is in it; and whether a code is among the differences. A
+// code the query has and the product lacks may be the code of the very
+// product the catalog lacks: no same words.
+func sameWords(q, p *facts) (same, code bool) {
+	var la [2][]lacked
+	la[0] = lackedTokens(q, p)
+	// Most products differ from the query by a word of the query's: no need to
+	// look at theirs.
+	for _, l := range la[0] {
+		if !mayBeSoft(l) {
+			return false, false
+		}
+	}
+	la[1] = lackedTokens(p, q)
+	pairUp(la[0], la[1])
+	pairUp(la[1], la[0])
+	var named [2][kinds]string
+	for side, ts := range la {
+		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
+		for _, l := range ts {
+			t := l.token
+			switch {
+			case t == "" || stopWords[t]:
+			case softWords[t]:
+				if what, which := kind(t); what >= 0 {
+					named[side][what] = which
+				}
+			case isProductCode(t):
+				if side == 0 {
+					return false, false // the query's code, that the product lacks
+				}
+				code = true
+			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
+			default:
+				return false, false
+			}
+		}
+	}
+	for what := range kinds {
+		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
+			return false, false
+		}
+	}
+	return true, code
+}
+
+// isProductCode reports whether a token is a code that may be a shop's
+// part number: letters with digits, or five digits or more.
+func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >= 5 && isNumber(t) }
+
+// mayBeSoft reports whether a token one title lacks may turn out no
+// difference once the other title's tokens are known.
+func mayBeSoft(l lacked) bool {
+	t := l.token
+	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] {
+		return true
+	}
+	// A measure, that a bare number may stand for: "18inch".
+	n := strings.TrimLeft(t, "0123456789")
+	_, unit := unitAlias(n)
+	return len(n) < len(t) && unit
+}
+
+// abbreviations of edition words, by their full word.
+var abbreviations = map[string]string{"pro": "professional", "std": "standard", "upg": "upgrade",
+	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic"}
+
+// fullWords are the words abbreviations stand for.
+var fullWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range abbreviations {
+		m[w] = true
+	}
+	return m
+}()
+
+// pairUp takes a token one title lacks for one the other lacks when they
+// say the same: a number for a measure of it ("13" for "13-inch"), one
+// number written two ways ("5.0" and "5"), an abbreviation for its word
+// ("pro" for "professional"). Both are then no difference, their tokens
+// made "".
+func pairUp(a, b []lacked) {
+	for i := range a {
+		for j := range b {
+			if a[i].token != "" && b[j].token != "" && sameSaid(a[i], b[j]) {
+				a[i].token, b[j].token = "", ""
+				break
+			}
+		}
+	}
+}
+
+func sameSaid(x, y lacked) bool {
+	if x.value != "" {
+		if x.value == y.value {
+			return true
+		}
+		u, ok := strings.CutPrefix(y.token, x.token)
+		_, unit := unitAlias(u)
+		return ok && u != "" && !hasDigit(u) && unit
+	}
+	return abbreviations[x.token] == y.token
+}

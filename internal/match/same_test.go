@@ -1,0 +1,106 @@
+package match
+
+import (
+	"testing"
+
+	"github.com/svc-project/svc"
+)
+
+func TestSameWords(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+		part bool // b adds a part number: the other way round, no same words
+	}{
+		// Soft words, brackets, a platform on one side, words run together.
+		{"microsoft office 2007 professional", "microsoft office professional 2007 (pc)", true, false},
+		{"microsoft visio standard 2007 version upgrade", "microsoft visio standard 2007 upgrade", true, false},
+		{"clickart 950 000 - premier image pack (dvd-rom)", "clickart 950000 - premier image pack (dvd-rom)", true, false},
+		{"iogear solar bluetooth hands-free car kit", "iogear solar bluetooth hands free car kit", true, false},
+		// A part number one shop adds; the maker one leaves out.
+		{"smead a-z indexed expanding files 21 pockets", "smead 70121 - a-z indexed expanding files 21 pockets", true, true},
+		{"inland pro dual lcd monitor arm", "inland pro dual lcd monitor arm 05321", true, true},
+		{"imation rdx cartridge hard drive", "imation 26607 rdx cartridge hard drive", true, true},
+		{"siig mini displayport to hdmi adapter", "mini displayport to hdmi adapter", true, false},
+		{"motu digital performer 5 (win/mac)", "motu digital performer 5 mac", true, false},
+		{"upgrade office 2007", "office 2007", false, false},
+		// A number for the measure the other gives, not for another one.
+		{"case logic 18 laptop case", "case logic 18-inch laptop case", true, false},
+		{"case logic 18 laptop case", "case logic 17-inch laptop case", false, false},
+		{"case logic 18 laptop case", "case logic 18-pocket laptop case", false, false},
+		// One number written two ways, an abbreviation for its word.
+		{"adobe photoshop elements 5.0", "adobe photoshop elements 5 (win)", true, false},
+		{"adobe photoshop elements 5.0", "adobe photoshop elements 5.5", false, false},
+		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 standard edition", true, false},
+		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 professional", false, false},
+		// Editions, versions, years and platforms tell products apart.
+		{"microsoft office 2007 professional", "microsoft office 2007 professional upgrade", false, false},
+		{"microsoft office 2007 professional", "microsoft office 2003 professional", false, false},
+		{"microsoft office professional 2007", "microsoft office professional", false, false},
+		{"adobe photoshop cs3 academic", "adobe photoshop cs3", false, false},
+		{"adobe cs3 web standard upgrade mac", "adobe cs3 web standard upgrade (windows)", false, false},
+		{"norton antivirus 2008 oem", "norton antivirus 2008", false, false},
+		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 cd-rom", false, false},
+		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 windows", true, false},
+		{"microsoft comfort optical mouse 3000 silver blue", "microsoft comfort optical mouse 3000", false, false},
+		// Two codes that differ, and two first words that differ.
+		{"bower ss2477 wrist strap", "bower ss2477bl wrist strap", false, false},
+		{"imation 11864 slr-5 data cartridge", "qic data cartridge", false, false},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got, _ := sameWords(&a, &b); got != tc.want {
+			t.Errorf("sameWords(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got, _ := sameWords(&b, &a); got != (tc.want && !tc.part) {
+			t.Errorf("sameWords(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.want && !tc.part)
+		}
+	}
+}
+
+var sameTierCatalog = []string{
+	"Microsoft Office Professional 2007 (PC)",
+	"Microsoft Office Professional 2007 Upgrade",
+	"Microsoft Office Standard 2007",
+	"Microsoft Office Professional 2003",
+	"Adobe Creative Suite 3 Web Standard Upgrade for Mac",
+	"Adobe Photoshop CS3 Extended",
+	"Intuit QuickBooks Pro 2008",
+}
+
+// The one product with the query's words but soft ones is the answer, at
+// the confidence the tier was measured at; a second such product (the
+// other platform) takes the tier away.
+func TestSameTier(t *testing.T) {
+	query := Query{Title: "microsoft office 2007 professional"}
+	x := codeTierIndex(sameTierCatalog...)
+	for _, c := range x.Candidates("b", query.Title) {
+		if c.Tier != "" && c.Tier != TierSame {
+			t.Errorf("%q answered by the %s tier", c.Title, c.Tier)
+		}
+	}
+	h, ok := x.Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier's %.3f", h, ok, DefaultModel.Same)
+	}
+	if DefaultModel.Same < DefaultMinConfidence {
+		t.Errorf("the same-words tier's confidence %.3f is under the default least confidence", DefaultModel.Same)
+	}
+	both := codeTierIndex(append(sameTierCatalog, "Microsoft Office Professional 2007 (Mac)")...)
+	if h, ok := both.Lookup("b", query); ok && h.Confidence == round3(DefaultModel.Same) {
+		t.Errorf("with the product for both platforms in the catalog, Lookup = %+v at the same-words tier", h)
+	}
+	// A soft word that other shops use and this one never does is no
+	// product this shop lacks.
+	for k, brand := range []string{"x", "y"} {
+		title := "Intuit QuickBooks Pro 2008 Software"
+		x.Put(&svc.Product{Ref: svc.ProductRef(100 + k), BrandID: brand, ProductID: "q", Title: &title})
+	}
+	if h, ok := x.Lookup("b", Query{Title: "microsoft office 2007 professional software"}); !ok || h.Ref != 1 {
+		t.Errorf("with \"software\" at two other shops, Lookup = %+v, %v; want product 1", h, ok)
+	}
+	for _, title := range []string{"microsoft office 2007 professional academic", "microsoft office professional 2010"} {
+		if h, ok := x.Lookup("b", Query{Title: title}); ok {
+			t.Errorf("Lookup(%q) = %+v, want none", title, h)
+		}
+	}
+}
