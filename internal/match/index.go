@@ -136,7 +136,10 @@ func (c *Index) bindsAny(i uint32) bool {
 	if !ok {
 		return true // nothing to bind
 	}
-	j, ok := c.anyURL.find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
+	// Entry i is only under its own page's hash while bound to it: finding
+	// it needs no canonical form of its address again, which cost as much
+	// as the first (a tenth of a keyed batch event's CPU for both).
+	j, ok := c.anyURL.find(c.hash(canon), func(j uint32) bool { return j == i || c.canonOf(j) == canon })
 	return ok && j == i
 }
 
