@@ -86,7 +86,7 @@ type Params struct {
 // Base is the signature base of m for the parameters given as their
 // serialized inner list (RFC 9421, section 2.5).
 func Base(m *Message, components []Component, params string) ([]byte, error) {
-	b, err := appendBase(nil, m, components)
+	b, err := appendBase(nil, m, components, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,9 @@ func Base(m *Message, components []Component, params string) ([]byte, error) {
 }
 
 // appendBase appends the lines of the base before the signature
-// parameters' value, "@signature-params": included.
-func appendBase(b []byte, m *Message, components []Component) ([]byte, error) {
+// parameters' value, "@signature-params": included. fields are the
+// components' field names in canonical form, or nil.
+func appendBase(b []byte, m *Message, components []Component, fields []string) ([]byte, error) {
 	for i, c := range components {
 		for _, prev := range components[:i] {
 			if prev == c {
@@ -104,8 +105,12 @@ func appendBase(b []byte, m *Message, components []Component) ([]byte, error) {
 		}
 		b = c.append(b)
 		b = append(b, ": "...)
+		field := ""
+		if fields != nil {
+			field = fields[i]
+		}
 		var err error
-		if b, err = appendValue(b, m, c); err != nil {
+		if b, err = appendValue(b, m, c, field); err != nil {
 			return nil, err
 		}
 		b = append(b, '\n')
@@ -114,8 +119,9 @@ func appendBase(b []byte, m *Message, components []Component) ([]byte, error) {
 }
 
 // appendValue appends a component's value in m (RFC 9421, sections 2.1
-// and 2.2).
-func appendValue(b []byte, m *Message, c Component) ([]byte, error) {
+// and 2.2). field is the component's field name in canonical form, or ""
+// to work it out.
+func appendValue(b []byte, m *Message, c Component, field string) ([]byte, error) {
 	if c.Req {
 		if m.Request == nil {
 			return nil, fmt.Errorf("component %s: the message is not a response", c)
@@ -123,7 +129,10 @@ func appendValue(b []byte, m *Message, c Component) ([]byte, error) {
 		m = m.Request
 	}
 	if !strings.HasPrefix(c.Name, "@") {
-		vs, ok := m.Header[http.CanonicalHeaderKey(c.Name)]
+		if field == "" {
+			field = http.CanonicalHeaderKey(c.Name)
+		}
+		vs, ok := m.Header[field]
 		if !ok {
 			return nil, fmt.Errorf("component %s: the message has no %s field", c, c.Name)
 		}
@@ -188,16 +197,22 @@ func SignFunc(m *Message, label string, p *Params, sign func(base []byte) []byte
 // with one key: the parts of the signature parameters that do not change
 // between messages are serialized once. It is safe for concurrent use.
 type Signer struct {
-	label string
-	head  []byte // the inner list of components
-	tail  []byte // ;keyid and ;alg
-	comps []Component
-	bufs  sync.Pool // *[]byte, a base and the fields' values
+	label  string
+	head   []byte // the inner list of components
+	tail   []byte // ;keyid and ;alg
+	comps  []Component
+	fields []string  // of comps, in canonical form ("" for derived ones)
+	bufs   sync.Pool // *[]byte, a base and the fields' values
 }
 
 // NewSigner returns a Signer; alg "" leaves the parameter out.
 func NewSigner(label string, components []Component, keyID, alg string) *Signer {
-	s := &Signer{label: label, comps: slices.Clone(components)}
+	s := &Signer{label: label, comps: slices.Clone(components), fields: make([]string, len(components))}
+	for i, c := range components {
+		if !strings.HasPrefix(c.Name, "@") {
+			s.fields[i] = http.CanonicalHeaderKey(c.Name)
+		}
+	}
 	s.head = append(s.head, '(')
 	for i, c := range components {
 		if i > 0 {
@@ -234,7 +249,7 @@ func (s *Signer) sign(bp *[]byte, m *Message, created int64, withCreated bool, s
 	if bp != nil {
 		b = (*bp)[:0]
 	}
-	b, err = appendBase(b, m, s.comps)
+	b, err = appendBase(b, m, s.comps, s.fields)
 	if err != nil {
 		return "", "", err
 	}
