@@ -33,6 +33,25 @@ type batchKind struct {
 	batch  reflect.Type
 	fields []int // of event, each with a member name, in order
 	write  func(ev any) (*svc.Write, incoming)
+	// clean decodes an event with nothing wrong in it straight into its
+	// type, or reports that decode must read it.
+	clean func(raw []byte) (ev any, idempotencyKey *string, ok bool)
+}
+
+// cleanEvent is an event of a batch with the batch's members beside it,
+// for the decoder's fast path: every member known and well typed.
+type cleanEvent[E any] struct {
+	BatchType           string  `json:"type"`
+	BatchIdempotencyKey *string `json:"idempotency_key"`
+	Event               E       `json:",inline"`
+}
+
+func decodeClean[E any](raw []byte) (any, *string, bool) {
+	var c cleanEvent[E]
+	if jsonv2.Unmarshal(raw, &c, jsonv2.RejectUnknownMembers(true)) != nil {
+		return nil, nil, false
+	}
+	return &c.Event, c.BatchIdempotencyKey, true
 }
 
 var batchKinds = map[string]*batchKind{
@@ -57,7 +76,7 @@ var batchKinds = map[string]*batchKind{
 const batchTypes = "product-view, product-purchase or product-cart"
 
 func newBatchKind[E any](name string, write func(any) (*svc.Write, incoming)) *batchKind {
-	k := &batchKind{name: name, event: reflect.TypeFor[E](), write: write}
+	k := &batchKind{name: name, event: reflect.TypeFor[E](), write: write, clean: decodeClean[E]}
 	fields := []reflect.StructField{
 		{Name: "BatchType", Type: reflect.TypeFor[string](), Tag: `json:"type"`},
 		{Name: "BatchIdempotencyKey", Type: reflect.TypeFor[*string](), Tag: `json:"idempotency_key"`},
@@ -315,7 +334,7 @@ func readBatchEvent(raw jsontext.Value) (k *batchKind, ev any, idempotencyKey *s
 	// once; any doubt about it (a bad field, a type named twice) reads it
 	// again as below, for the same answer.
 	if k = batchKinds[leadingType(raw)]; k != nil {
-		if ev, idempotencyKey, decodeErrors, err := k.decode(raw); err == nil && len(decodeErrors) == 0 {
+		if ev, idempotencyKey, ok := k.clean(raw); ok {
 			return k, ev, idempotencyKey, nil, nil
 		}
 	}
