@@ -410,8 +410,8 @@ func parseParams(il httpsfv.InnerList) (*Params, error) {
 // byte sequence: every answer signed carries one.
 func Digest(body []byte) string {
 	sum := sha256.Sum256(body)
-	b := make([]byte, 0, len("sha-256=::")+base64.StdEncoding.EncodedLen(len(sum)))
-	b = append(b, "sha-256=:"...)
+	var buf [64]byte // "sha-256=:" and 44 characters of base64 and ":", on the stack
+	b := append(buf[:0], "sha-256=:"...)
 	b = base64.StdEncoding.AppendEncode(b, sum[:])
 	return string(append(b, ':'))
 }
