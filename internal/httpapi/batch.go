@@ -132,7 +132,7 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	if v := r.Header.Get("Idempotency-Key"); v != "" {
 		return svc.Invalid([]svc.FieldError{{Field: "Idempotency-Key", Message: "is not read on a batch: give each event its idempotency_key"}})
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBatchBytes))
+	body, err := readAll(http.MaxBytesReader(w, r.Body, MaxBatchBytes), r.ContentLength, MaxBatchBytes)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -206,6 +206,18 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, append(out, '\n'))
 	return nil
+}
+
+// readAll is io.ReadAll into a buffer of the body's declared length (at
+// most limit), read in one piece rather than grown from 512 bytes: a
+// batch is tens of kilobytes.
+func readAll(r io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > limit {
+		return io.ReadAll(r)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, declared+bytes.MinRead))
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // dotted joins a field to the event's index: "events[2]" + ".brand_id";
