@@ -1,7 +1,7 @@
 package svc
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -49,8 +49,13 @@ const (
 
 // CartsField is the name of the cart count in the proof: "carts_last_60_min"
 // by default.
-func (p *Proof) CartsField() string {
-	return fmt.Sprintf("carts_last_%d_min", int(p.CartWindow/time.Minute))
+func (p *Proof) CartsField() string { return string(p.AppendCartsField(nil)) }
+
+// AppendCartsField appends CartsField to b.
+func (p *Proof) AppendCartsField(b []byte) []byte {
+	b = append(b, "carts_last_"...)
+	b = strconv.AppendInt(b, int64(p.CartWindow/time.Minute), 10)
+	return append(b, "_min"...)
 }
 
 // DefaultNowWindow is how far back the proof's viewers_now looks unless

@@ -71,7 +71,7 @@ func (r *SearchEnrichRequest) Validate() []FieldError {
 		fe.url(p+"url", res.URL)
 		fe.title(p+"title", res.Title)
 		fe.amount(p+"price", res.Price)
-		fe.pattern(p+"currency", res.Currency, currencyRe, "three upper-case letters, such as EUR")
+		fe.pattern(p+"currency", res.Currency, isCurrency, "three upper-case letters, such as EUR")
 		fe.domain(p+"domain", res.Domain)
 		fe.identifiers(p, res.GTIN, res.MPN, res.Brand)
 	}
@@ -130,7 +130,7 @@ func (r *ProductEnrichRequest) Validate() []FieldError {
 	fe.gtin("product.gtin", r.Product.GTIN)
 	fe.name("product.mpn", r.Product.MPN)
 	fe.amount("product.price", r.Product.Price)
-	fe.pattern("product.currency", r.Product.Currency, currencyRe, "three upper-case letters, such as EUR")
+	fe.pattern("product.currency", r.Product.Currency, isCurrency, "three upper-case letters, such as EUR")
 	fe.confidence("min_confidence", r.MinConfidence)
 	return fe
 }
@@ -142,6 +142,6 @@ func (fe *fieldErrors) domain(field string, v *string) {
 }
 
 func (fe *fieldErrors) userContext(prefix string, country, locale *string) {
-	fe.pattern(prefix+"country", country, countryRe, "two upper-case letters, such as DE")
-	fe.pattern(prefix+"locale", locale, localeRe, "a language-region tag of the form xx-XX, such as de-DE")
+	fe.pattern(prefix+"country", country, isCountry, "two upper-case letters, such as DE")
+	fe.pattern(prefix+"locale", locale, isLocale, "a language-region tag of the form xx-XX, such as de-DE")
 }

@@ -77,11 +77,19 @@ func (fe *fieldErrors) name(field string, v *string) {
 	}
 }
 
-// identifiers checks the optional identifiers of a product.
+// identifiers checks the optional identifiers of a product. The fields'
+// names are made only for the identifiers given: most events have none,
+// and the three names were most of a view's validation allocations.
 func (fe *fieldErrors) identifiers(prefix string, gtin, mpn, brand *string) {
-	fe.gtin(prefix+"gtin", gtin)
-	fe.name(prefix+"mpn", mpn)
-	fe.name(prefix+"brand", brand)
+	if gtin != nil {
+		fe.gtin(prefix+"gtin", gtin)
+	}
+	if mpn != nil {
+		fe.name(prefix+"mpn", mpn)
+	}
+	if brand != nil {
+		fe.name(prefix+"brand", brand)
+	}
 }
 
 func (fe *fieldErrors) confidence(field string, v *float64) {

@@ -1,7 +1,6 @@
 package svc
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -71,11 +70,21 @@ type Proof struct {
 
 // ViewsField is the name of the view count in the response: the window is
 // part of it, "views_last_60_min" by default (docs/decisions.md, Product proof).
-func (p *Proof) ViewsField() string {
-	return fmt.Sprintf("views_last_%d_min", int(p.ViewWindow/time.Minute))
+func (p *Proof) ViewsField() string { return string(p.AppendViewsField(nil)) }
+
+// AppendViewsField appends ViewsField to b, for the hottest answer.
+func (p *Proof) AppendViewsField(b []byte) []byte {
+	b = append(b, "views_last_"...)
+	b = strconv.AppendInt(b, int64(p.ViewWindow/time.Minute), 10)
+	return append(b, "_min"...)
 }
 
 // PurchasesField is the name of the purchase count: "purchases_last_24h" by default.
-func (p *Proof) PurchasesField() string {
-	return fmt.Sprintf("purchases_last_%dh", int(p.PurchaseWindow/time.Hour))
+func (p *Proof) PurchasesField() string { return string(p.AppendPurchasesField(nil)) }
+
+// AppendPurchasesField appends PurchasesField to b.
+func (p *Proof) AppendPurchasesField(b []byte) []byte {
+	b = append(b, "purchases_last_"...)
+	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
+	return append(b, 'h')
 }

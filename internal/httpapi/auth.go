@@ -11,8 +11,12 @@ import (
 // case-insensitive; Go writes this one X-Svc-Api-Key.
 const APIKeyHeader = "X-svc-Api-Key"
 
+// apiKeyField is APIKeyHeader as the server stores it: looking it up in
+// that form saves canonicalizing it twice a request.
+var apiKeyField = http.CanonicalHeaderKey(APIKeyHeader)
+
 func credentials(r *http.Request) auth.Credentials {
-	keys := r.Header.Values(APIKeyHeader)
+	keys := r.Header[apiKeyField]
 	c := auth.Credentials{Origin: r.Header.Get("Origin"), HasKey: len(keys) > 0}
 	if c.HasKey {
 		c.Key = keys[0]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -28,9 +29,15 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header()["Cache-Control"] = hNoStore
-	writeJSON(w, http.StatusOK, appendProof(make([]byte, 0, 384), p))
+	bp := proofBufs.Get().(*[]byte)
+	*bp = appendProof((*bp)[:0], p)
+	writeJSON(w, http.StatusOK, *bp) // copied by the writer
+	proofBufs.Put(bp)
 	return nil
 }
+
+// proofBufs hold the bodies of proofs being written.
+var proofBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendProof writes the proof body by hand: two of its field names carry
 // the windows (docs/decisions.md, Product proof), and this read is the hottest path of the service.
@@ -40,11 +47,11 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = append(b, `,"product_id":`...)
 	b = appendString(b, p.ProductID)
 	b = append(b, `,"`...)
-	b = append(b, p.ViewsField()...)
+	b = p.AppendViewsField(b)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Views, 10)
 	b = append(b, `,"`...)
-	b = append(b, p.PurchasesField()...)
+	b = p.AppendPurchasesField(b)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Purchases, 10)
 	b = append(b, `,"views":`...)
@@ -60,7 +67,7 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = append(b, `,"window_purchases":`...)
 	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
 	b = append(b, `,"`...)
-	b = append(b, p.CartsField()...)
+	b = p.AppendCartsField(b)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Carts, 10)
 	b = append(b, `,"carts":`...)

@@ -32,6 +32,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
+	signers  atomic.Pointer[signers] // of the current key
 }
 
 // Options are the parts of the server beside the API.

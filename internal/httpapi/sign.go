@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
@@ -27,7 +27,9 @@ func (s *Server) signed(h http.Handler) http.Handler {
 			read = &teeBody{ReadCloser: r.Body}
 			r.Body = read
 		}
-		rec := &recorder{header: w.Header()}
+		rec := recorders.Get().(*recorder)
+		defer putRecorder(rec)
+		rec.header = w.Header()
 		h.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
@@ -54,22 +56,46 @@ func (s *Server) signed(h http.Handler) http.Handler {
 // the answer to another body sent to the same URL.
 func (s *Server) sign(h http.Header, status int, body []byte, r *http.Request, bound bool) error {
 	key := s.opts.Keys.Current()
-	h.Set("Content-Digest", httpsig.Digest(body))
+	signer := s.signerFor(key.ID, bound)
+	// The three fields' values share one slice: one allocation, not three.
+	vals := make([]string, 3)
+	vals[0] = httpsig.Digest(body)
+	h["Content-Digest"] = vals[0:1:1]
 	m := &httpsig.Message{Status: status, Header: h,
 		Request: &httpsig.Message{Method: r.Method, TargetURI: s.targetURI(r), Header: r.Header}}
 	created := s.tracker.Now().Unix()
-	components := signing.Components
-	if bound {
-		components = append(components[:len(components):len(components)], signing.RequestDigest)
-	}
-	p := &httpsig.Params{Components: components, Created: time.Unix(created, 0), KeyID: key.ID, Alg: httpsig.Alg}
-	input, sig, err := httpsig.SignFunc(m, signing.Label, p, func(base []byte) []byte { return s.opts.Keys.Sign(key, created, base) })
+	input, sig, err := signer.Sign(m, created, func(base []byte) []byte { return s.opts.Keys.Sign(key, created, base) })
 	if err != nil {
 		return err
 	}
-	h.Set("Signature-Input", input)
-	h.Set("Signature", sig)
+	vals[1], vals[2] = input, sig
+	h["Signature-Input"] = vals[1:2:2]
+	h["Signature"] = vals[2:3:3]
 	return nil
+}
+
+// signers are the httpsig.Signers of one key: the signature parameters
+// but created are the same for every answer it signs.
+type signers struct {
+	keyID        string
+	plain, bound *httpsig.Signer
+}
+
+// signerFor is the Signer of key keyID, covering the request's
+// Content-Digest when bound.
+func (s *Server) signerFor(keyID string, bound bool) *httpsig.Signer {
+	ss := s.signers.Load()
+	if ss == nil || ss.keyID != keyID {
+		c := signing.Components
+		ss = &signers{keyID: keyID,
+			plain: httpsig.NewSigner(signing.Label, c, keyID, httpsig.Alg),
+			bound: httpsig.NewSigner(signing.Label, append(c[:len(c):len(c)], signing.RequestDigest), keyID, httpsig.Alg)}
+		s.signers.Store(ss)
+	}
+	if bound {
+		return ss.bound
+	}
+	return ss.plain
 }
 
 // targetURI is the URL the client asked for: under --public-url when it is
@@ -82,11 +108,17 @@ func (s *Server) targetURI(r *http.Request) *url.URL {
 		if r.TLS != nil {
 			scheme = "https"
 		}
+		if r.URL.Opaque == "" && r.URL.Scheme == "" && r.URL.Host == "" && r.URL.User == nil && !strings.Contains(r.URL.RawQuery, "#") {
+			// What parsing scheme://Host + the request URI gives, without
+			// parsing again what the server parsed.
+			return &url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path, RawPath: r.URL.RawPath,
+				RawQuery: r.URL.RawQuery, ForceQuery: r.URL.ForceQuery}
+		}
 		base = scheme + "://" + r.Host
 	}
 	u, err := url.Parse(strings.TrimSuffix(base, "/") + r.URL.RequestURI())
 	if err != nil {
-		return &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: r.URL.RawQuery}
+		return &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
 	}
 	return u
 }
@@ -118,6 +150,19 @@ func (r *recorder) Write(b []byte) (int, error) {
 type teeBody struct {
 	io.ReadCloser
 	buf bytes.Buffer
+}
+
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// putRecorder returns rec to the pool once its body is written. A body
+// far larger than a proof's (an enrichment of many results) is let go.
+func putRecorder(rec *recorder) {
+	if rec.body.Cap() > 64<<10 {
+		return
+	}
+	rec.header, rec.status = nil, 0
+	rec.body.Reset()
+	recorders.Put(rec)
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {

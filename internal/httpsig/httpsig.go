@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dunglas/httpsfv"
@@ -37,32 +39,30 @@ type Component struct {
 // "@method";req. It is written by hand: httpsfv's Marshal cost most of the
 // allocations of a signature, and the serialization of a string with one
 // boolean parameter is fixed (RFC 8941, 4.1.6 and 4.1.1.2).
-func (c Component) String() string {
-	s := quote(c.Name)
+func (c Component) String() string { return string(c.append(nil)) }
+
+func (c Component) append(b []byte) []byte {
+	b = appendQuoted(b, c.Name)
 	if c.Req {
-		s += ";req"
+		b = append(b, ";req"...)
 	}
-	return s
+	return b
 }
 
-// quote serializes s as a structured-field string: printable ASCII, with
-// \ and " escaped. Other bytes, which no field name or keyid holds, are
-// dropped rather than break the field.
-func quote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+// appendQuoted appends s serialized as a structured-field string:
+// printable ASCII, with \ and " escaped. Other bytes, which no field name
+// or keyid holds, are dropped rather than break the field.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, '\\', c)
 		case c >= 0x20 && c <= 0x7e:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
 
 // Message is what a signature covers: a request or a response and, for a
@@ -86,77 +86,95 @@ type Params struct {
 // Base is the signature base of m for the parameters given as their
 // serialized inner list (RFC 9421, section 2.5).
 func Base(m *Message, components []Component, params string) ([]byte, error) {
-	var b strings.Builder
-	seen := map[string]bool{}
-	for _, c := range components {
-		id := c.String()
-		if seen[id] {
-			return nil, fmt.Errorf("component %s is covered twice", id)
-		}
-		seen[id] = true
-		v, err := value(m, c)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(id)
-		b.WriteString(": ")
-		b.WriteString(v)
-		b.WriteByte('\n')
+	b, err := appendBase(nil, m, components, nil)
+	if err != nil {
+		return nil, err
 	}
-	b.WriteString(`"@signature-params": `)
-	b.WriteString(params)
-	return []byte(b.String()), nil
+	return append(b, params...), nil
 }
 
-// value is a component's value in m (RFC 9421, sections 2.1 and 2.2).
-func value(m *Message, c Component) (string, error) {
+// appendBase appends the lines of the base before the signature
+// parameters' value, "@signature-params": included. fields are the
+// components' field names in canonical form, or nil.
+func appendBase(b []byte, m *Message, components []Component, fields []string) ([]byte, error) {
+	for i, c := range components {
+		for _, prev := range components[:i] {
+			if prev == c {
+				return nil, fmt.Errorf("component %s is covered twice", c)
+			}
+		}
+		b = c.append(b)
+		b = append(b, ": "...)
+		field := ""
+		if fields != nil {
+			field = fields[i]
+		}
+		var err error
+		if b, err = appendValue(b, m, c, field); err != nil {
+			return nil, err
+		}
+		b = append(b, '\n')
+	}
+	return append(b, `"@signature-params": `...), nil
+}
+
+// appendValue appends a component's value in m (RFC 9421, sections 2.1
+// and 2.2). field is the component's field name in canonical form, or ""
+// to work it out.
+func appendValue(b []byte, m *Message, c Component, field string) ([]byte, error) {
 	if c.Req {
 		if m.Request == nil {
-			return "", fmt.Errorf("component %s: the message is not a response", c)
+			return nil, fmt.Errorf("component %s: the message is not a response", c)
 		}
 		m = m.Request
 	}
 	if !strings.HasPrefix(c.Name, "@") {
-		vs, ok := m.Header[http.CanonicalHeaderKey(c.Name)]
+		if field == "" {
+			field = http.CanonicalHeaderKey(c.Name)
+		}
+		vs, ok := m.Header[field]
 		if !ok {
-			return "", fmt.Errorf("component %s: the message has no %s field", c, c.Name)
+			return nil, fmt.Errorf("component %s: the message has no %s field", c, c.Name)
 		}
-		trimmed := make([]string, len(vs))
 		for i, v := range vs {
-			trimmed[i] = strings.TrimSpace(v)
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, strings.TrimSpace(v)...)
 		}
-		return strings.Join(trimmed, ", "), nil
+		return b, nil
 	}
 	if c.Name == "@status" {
 		if m.Status == 0 {
-			return "", fmt.Errorf("component %s: the message is not a response", c)
+			return nil, fmt.Errorf("component %s: the message is not a response", c)
 		}
-		return strconv.Itoa(m.Status), nil
+		return strconv.AppendInt(b, int64(m.Status), 10), nil
 	}
 	if m.TargetURI == nil || m.Method == "" {
-		return "", fmt.Errorf("component %s: the message is not a request", c)
+		return nil, fmt.Errorf("component %s: the message is not a request", c)
 	}
 	u := m.TargetURI
 	switch c.Name {
 	case "@method":
-		return m.Method, nil
+		return append(b, m.Method...), nil
 	case "@target-uri":
-		return u.String(), nil
+		return append(b, u.String()...), nil
 	case "@authority":
-		return strings.ToLower(u.Host), nil
+		return append(b, strings.ToLower(u.Host)...), nil
 	case "@scheme":
-		return strings.ToLower(u.Scheme), nil
+		return append(b, strings.ToLower(u.Scheme)...), nil
 	case "@request-target":
-		return u.RequestURI(), nil
+		return append(b, u.RequestURI()...), nil
 	case "@path":
 		if p := u.EscapedPath(); p != "" {
-			return p, nil
+			return append(b, p...), nil
 		}
-		return "/", nil
+		return append(b, '/'), nil
 	case "@query":
-		return "?" + u.RawQuery, nil
+		b = append(b, '?')
+		return append(b, u.RawQuery...), nil
 	}
-	return "", fmt.Errorf("component %s is not supported", c)
+	return nil, fmt.Errorf("component %s is not supported", c)
 }
 
 // Sign signs m with key under label (a structured-field key: lower case)
@@ -168,39 +186,96 @@ func Sign(m *Message, label string, p *Params, key ed25519.PrivateKey) (input, s
 // SignFunc is Sign with the Ed25519 signature of the base made by sign,
 // with the key p.KeyID names.
 func SignFunc(m *Message, label string, p *Params, sign func(base []byte) []byte) (input, signature string, err error) {
-	params := p.serialize()
-	base, err := Base(m, p.Components, params)
+	var created int64
+	if !p.Created.IsZero() {
+		created = p.Created.Unix()
+	}
+	return NewSigner(label, p.Components, p.KeyID, p.Alg).sign(nil, m, created, !p.Created.IsZero(), sign)
+}
+
+// A Signer signs messages under one label, covering the same components
+// with one key: the parts of the signature parameters that do not change
+// between messages are serialized once. It is safe for concurrent use.
+type Signer struct {
+	label  string
+	head   []byte // the inner list of components
+	tail   []byte // ;keyid and ;alg
+	comps  []Component
+	fields []string  // of comps, in canonical form ("" for derived ones)
+	bufs   sync.Pool // *[]byte, a base and the fields' values
+}
+
+// NewSigner returns a Signer; alg "" leaves the parameter out.
+func NewSigner(label string, components []Component, keyID, alg string) *Signer {
+	s := &Signer{label: label, comps: slices.Clone(components), fields: make([]string, len(components))}
+	for i, c := range components {
+		if !strings.HasPrefix(c.Name, "@") {
+			s.fields[i] = http.CanonicalHeaderKey(c.Name)
+		}
+	}
+	s.head = append(s.head, '(')
+	for i, c := range components {
+		if i > 0 {
+			s.head = append(s.head, ' ')
+		}
+		s.head = c.append(s.head)
+	}
+	s.head = append(s.head, ')')
+	if keyID != "" {
+		s.tail = append(s.tail, ";keyid="...)
+		s.tail = appendQuoted(s.tail, keyID)
+	}
+	if alg != "" {
+		s.tail = append(s.tail, ";alg="...)
+		s.tail = appendQuoted(s.tail, alg)
+	}
+	return s
+}
+
+// Sign signs m at created (Unix seconds) and returns the values of the
+// Signature-Input and Signature fields. sign makes the Ed25519 signature
+// of the base; the base is valid only during the call.
+func (s *Signer) Sign(m *Message, created int64, sign func(base []byte) []byte) (input, signature string, err error) {
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer s.bufs.Put(bp)
+	return s.sign(bp, m, created, true, sign)
+}
+
+func (s *Signer) sign(bp *[]byte, m *Message, created int64, withCreated bool, sign func(base []byte) []byte) (input, signature string, err error) {
+	var b []byte
+	if bp != nil {
+		b = (*bp)[:0]
+	}
+	b, err = appendBase(b, m, s.comps, s.fields)
 	if err != nil {
 		return "", "", err
 	}
-	return label + "=" + params, label + "=:" + base64.StdEncoding.EncodeToString(sign(base)) + ":", nil
-}
-
-// serialize is the parameters' inner list (RFC 8941, 4.1.1.1), in the
-// order created, keyid, alg.
-func (p *Params) serialize() string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, c := range p.Components {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(c.String())
+	start := len(b)
+	b = append(b, s.head...)
+	if withCreated {
+		b = append(b, ";created="...)
+		b = strconv.AppendInt(b, created, 10)
 	}
-	b.WriteByte(')')
-	if !p.Created.IsZero() {
-		b.WriteString(";created=")
-		b.WriteString(strconv.FormatInt(p.Created.Unix(), 10))
+	b = append(b, s.tail...)
+	params := len(b) - start
+	sig := sign(b)
+	// Both values in one string: label=params, then label=:signature:.
+	b = append(b, s.label...)
+	b = append(b, '=')
+	b = append(b, b[start:start+params]...)
+	mid := len(b)
+	b = append(b, s.label...)
+	b = append(b, "=:"...)
+	b = base64.StdEncoding.AppendEncode(b, sig)
+	b = append(b, ':')
+	out := string(b[start+params:])
+	if bp != nil {
+		*bp = b
 	}
-	if p.KeyID != "" {
-		b.WriteString(";keyid=")
-		b.WriteString(quote(p.KeyID))
-	}
-	if p.Alg != "" {
-		b.WriteString(";alg=")
-		b.WriteString(quote(p.Alg))
-	}
-	return b.String()
+	return out[:mid-start-params], out[mid-start-params:], nil
 }
 
 // Errors of Verify, so that a caller can say why an answer fails.
@@ -331,12 +406,14 @@ func parseParams(il httpsfv.InnerList) (*Params, error) {
 }
 
 // Digest is the Content-Digest field value of body: its SHA-256 (RFC 9530).
+// It is written by hand, as httpsfv would serialize a dictionary of one
+// byte sequence: every answer signed carries one.
 func Digest(body []byte) string {
 	sum := sha256.Sum256(body)
-	d := httpsfv.NewDictionary()
-	d.Add("sha-256", httpsfv.NewItem(sum[:]))
-	s, _ := httpsfv.Marshal(d) // a byte sequence always marshals
-	return s
+	var buf [64]byte // "sha-256=:" and 44 characters of base64 and ":", on the stack
+	b := append(buf[:0], "sha-256=:"...)
+	b = base64.StdEncoding.AppendEncode(b, sum[:])
+	return string(append(b, ':'))
 }
 
 // ErrDigest is returned by CheckDigest when the body is not the one the

@@ -2,6 +2,7 @@ package httpsig_test
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -249,4 +250,19 @@ func TestSerializationRoundTrips(t *testing.T) {
 		m.Header.Del("Signature-Input")
 		m.Header.Del("Signature")
 	}
+}
+
+func TestDigestAllocatesOnce(t *testing.T) {
+	body := []byte(`{"views":1}`)
+	if got := httpsig.Digest(body); got != "sha-256=:"+base64.StdEncoding.EncodeToString(sha256Sum(body))+":" {
+		t.Fatalf("Digest = %s", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = httpsig.Digest(body) }); n > 1 {
+		t.Errorf("Digest allocates %v times, want 1", n)
+	}
+}
+
+func sha256Sum(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
 }
