@@ -175,6 +175,7 @@ type Candidate struct {
 	Features [numFeatures]float64
 	Vetoed   string // the difference that rules it out, "" if none
 	Strict   bool   // the strict matcher takes it (strict.go)
+	Same     bool   // it has the query's words but soft ones (same.go)
 	// Tier is the tier that answers with it (TierStrict, TierCode,
 	// TierSame), "" if none does.
 	Tier string
@@ -193,7 +194,7 @@ func (c *Index) Candidates(brandID, title string) []Candidate {
 	picked, t := tier(list)
 	var out []Candidate
 	for k, a := range list {
-		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict}
+		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict, Same: a.same}
 		if &list[k] == picked {
 			cand.Tier = t
 		}
@@ -442,6 +443,9 @@ func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool
 			continue
 		}
 		other := c.wordsOf(&c.entries[j])
+		if lacksDigitWord(q, other) {
+			continue // the query names a number it lacks: not the query's product either
+		}
 		switch {
 		case len(qOnly) > 0 && len(pOnly) > 0:
 			// A word in place of another: a product with the query's
@@ -460,6 +464,19 @@ func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool
 			// The product adds a word: another product is this one
 			// without it.
 			if c.without(words, other, pOnly) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lacksDigitWord reports whether a product's words lack a word of the
+// query's with a digit.
+func lacksDigitWord(q []queryWord, words []uint32) bool {
+	for _, w := range q {
+		if w.digit && !w.own {
+			if _, ok := slices.BinarySearch(words, w.id); !ok || !w.known {
 				return true
 			}
 		}
