@@ -70,3 +70,23 @@ func TestCodeConflict(t *testing.T) {
 		}
 	}
 }
+
+// Listings of one product that hold the query's code, and differ by no
+// veto or code of their own, are one answer; two variants of a line, each
+// with its own part number, are none.
+func TestCodeTierListings(t *testing.T) {
+	query := Query{Title: "ape case ac165 digital camera case"}
+	x := codeTierIndex(append(codeTierCatalog,
+		"Ape Case AC165 Digital Camera Case interior dim 2.5 L x 3.625 W x 5H",
+		"Ape Case AC165 compact digital camera case")...)
+	h, ok := x.Lookup("b", query)
+	if !ok || h.Ref != 7 && h.Ref != 8 || h.Confidence != round3(DefaultModel.Unique) {
+		t.Fatalf("Lookup = %+v, %v; want product 7 or 8 at the code tier", h, ok)
+	}
+	variants := codeTierIndex(append(codeTierCatalog,
+		"Wintec FileMate Imagine Series M2810 USB Mouse - white with light green 3FMNM2810UGN-R",
+		"Wintec FileMate Imagine Series M2810 USB Mouse - white with light pink 3FMNM2810WPK-R")...)
+	if h, ok := variants.Lookup("b", Query{Title: "filemate imagine series m2810 usb mouse"}); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("with two variants of the code, Lookup = %+v at the code tier", h)
+	}
+}

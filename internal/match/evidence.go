@@ -602,7 +602,15 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 		return n
 	}
 	for _, code := range q.codes {
-		if !distinctive(code) || holders(code) != 1 {
+		if !distinctive(code) {
+			continue
+		}
+		if n := holders(code); n > 1 && n <= genericCodes {
+			if k := oneListed(code, cands, ruledOut); k >= 0 {
+				out[k] = true
+			}
+			continue
+		} else if n != 1 {
 			continue
 		}
 		for k := range cands {
@@ -628,6 +636,45 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 		}
 	}
 	return out
+}
+
+// oneListed returns the first of the candidates that hold a code when
+// they are listings of one product: each holds it as whole words (no
+// longer variant of it), and no two of them differ by a veto or by
+// distinctive codes of their own (two part numbers of a line: each
+// title has one the other lacks). Else it returns -1.
+func oneListed(code string, cands []facts, ruledOut []bool) int {
+	var held []int
+	for k := range cands {
+		if ruledOut[k] || !codeHeld(code, &cands[k]) {
+			continue
+		}
+		if alignedAt(&cands[k], code) < 0 {
+			return -1
+		}
+		for _, j := range held {
+			a, b := &cands[j], &cands[k]
+			if veto(a, b) != "" || veto(b, a) != "" || ownCode(a, b) && ownCode(b, a) {
+				return -1
+			}
+		}
+		held = append(held, k)
+	}
+	if len(held) == 0 {
+		return -1
+	}
+	return held[0]
+}
+
+// ownCode reports whether a title has a distinctive code that another
+// does not hold.
+func ownCode(a, b *facts) bool {
+	for _, code := range a.codes {
+		if distinctive(code) && !codeHeld(code, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // SharedCode reports whether two titles share a distinctive model code
