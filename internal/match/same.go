@@ -202,5 +202,12 @@ func sameSaid(x, y lacked) bool {
 		_, unit := unitAlias(u)
 		return ok && u != "" && !hasDigit(u) && unit
 	}
-	return abbreviations[x.token] == y.token
+	return abbreviations[x.token] == y.token || glued(x.token, y.token) || glued(y.token, x.token)
+}
+
+// glued reports whether a token is another behind a soft word, run
+// together by a hyphen ("new-expo" for "expo").
+func glued(t, word string) bool {
+	p, ok := strings.CutSuffix(t, word)
+	return ok && len(word) >= 3 && softWords[p]
 }

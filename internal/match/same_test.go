@@ -104,3 +104,14 @@ func TestSameTier(t *testing.T) {
 		}
 	}
 }
+
+func TestSameWordsGlued(t *testing.T) {
+	q, p := analyze("expo low-odor dry erase marker eraser cleaner"), analyze("new-expo 80054 - low-odor dry erase marker eraser cleaner")
+	if same, _ := sameWords(&q, &p); !same {
+		t.Errorf("sameWords(%q, %q) = false; \"new-expo\" is \"expo\"", "expo …", "new-expo …")
+	}
+	q, p = analyze("expo dry erase marker"), analyze("expos dry erase marker")
+	if same, _ := sameWords(&q, &p); same {
+		t.Error("sameWords took \"expos\" for \"expo\"")
+	}
+}
