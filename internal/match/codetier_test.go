@@ -90,3 +90,15 @@ func TestCodeTierListings(t *testing.T) {
 		t.Errorf("with two variants of the code, Lookup = %+v at the code tier", h)
 	}
 }
+
+// Two makers' cards with one chip's code are two products.
+func TestCodeTierTwoMakers(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"XFX ATI Radeon HD6770 1 GB DDR5 VGA DVI HDMI PCI-Express Video Card")...)
+	if h, ok := x.Lookup("b", Query{Title: "VisionTek Radeon HD6770 1GB GDDR5 graphics card"}); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("another maker's card: Lookup = %+v at the code tier", h)
+	}
+	if h, ok := x.Lookup("b", Query{Title: "New-XFX Radeon HD6770 1GB GDDR5 graphics card"}); !ok || h.Ref != 7 {
+		t.Errorf("the maker behind \"new-\": Lookup = %+v, %v; want product 7", h, ok)
+	}
+}

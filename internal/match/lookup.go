@@ -265,7 +265,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		// Titles the same but for a colour one of them names are two
 		// variants of the model the code names (the shop sells another
 		// colour); titles written independently differ by more.
-		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) {
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) && !twoMakers(&pq.facts, &facts[k]) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
@@ -283,6 +283,31 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 	}
 	return out
+}
+
+// twoMakers reports whether each title starts with a word the other
+// lacks, of letters alone: two makers of one chip ("visiontek radeon
+// hd6770" and "xfx ati radeon hd6770").
+func twoMakers(a, b *facts) bool {
+	first := func(x, y *facts) bool {
+		s := spans(x)
+		if len(s) == 0 {
+			return false
+		}
+		t := x.squeezed[s[0][0]:s[0][1]]
+		return !hasDigit(t) && !softWords[t] && !editionWords[t] && alignedAt(y, t) < 0 && !gluedIn(t, y)
+	}
+	return first(a, b) && first(b, a)
+}
+
+// gluedIn reports whether a token is one of a title's behind a soft word.
+func gluedIn(t string, f *facts) bool {
+	for _, s := range spans(f) {
+		if w := f.squeezed[s[0]:s[1]]; len(w) < len(t) && glued(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // features works out the evidence for a title and entry i, and whether a
