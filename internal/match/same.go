@@ -68,7 +68,7 @@ func spans(f *facts) [][2]int {
 type lacked struct {
 	token string
 	value string // its number, normalised, if it is one
-	first bool   // the title's first token
+	first bool   // the title's first token, or its second after a first one lacked
 }
 
 // lackedTokens returns the tokens of a that b lacks: neither standing in
@@ -92,7 +92,9 @@ func lackedTokens(a, b *facts) []lacked {
 			full = full && covered[j]
 		}
 		if !full && alignedAt(b, t) < 0 {
-			out = append(out, lacked{t, a.values[k], k == 0})
+			// A maker of two words: "acd systems", "elite screens".
+			head := k == 0 || k == 1 && len(out) == 1 && out[0].first
+			out = append(out, lacked{t, a.values[k], head})
 		}
 	}
 	return out
@@ -100,8 +102,8 @@ func lackedTokens(a, b *facts) []lacked {
 
 // sameWords reports whether a query's title q and a product's p have
 // the same words but for soft ones, a code the product adds (a shop's
-// part number), and the first word of one (its maker) when the other's
-// first word is in it; and whether a code is among the differences. A
+// part number), and the first word or two of one (its maker) when the
+// other's first word is in it; and whether a code is among the differences. A
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {

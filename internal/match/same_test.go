@@ -24,6 +24,10 @@ func TestSameWords(t *testing.T) {
 		{"siig mini displayport to hdmi adapter", "mini displayport to hdmi adapter", true, false},
 		{"motu digital performer 5 (win/mac)", "motu digital performer 5 mac", true, false},
 		{"upgrade office 2007", "office 2007", false, false},
+		// A maker of two words; not two words inside the title.
+		{"acd systems acdsee pro 4-box full version", "acdsee pro 4 box full version", true, false},
+		{"elite screens cinegray prime vision screen", "cinegray prime vision screen", true, false},
+		{"acdsee photo editor pro 4", "acdsee pro 4", false, false},
 		// A number for the measure the other gives, not for another one.
 		{"case logic 18 laptop case", "case logic 18-inch laptop case", true, false},
 		{"case logic 18 laptop case", "case logic 17-inch laptop case", false, false},
