@@ -259,7 +259,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	// A code held by one product of those not ruled out names it.
 	unique := uniqueCodes(&pq.facts, facts, ruledOut)
-	sames := 0 // two are no answer: the rest need not be compared
+	sames, firstSame, listings := 0, -1, 0 // two are no answer: the rest need not be compared
 	for k, i := range cands {
 		a := &out[k]
 		// Titles the same but for a colour one of them names are two
@@ -278,12 +278,28 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 			continue
 		}
 		if same, code := sameWords(&pq.facts, &facts[k]); same && (a.vetoed == "" || !code) {
+			// Listings of one title (but for case and punctuation) are one
+			// product, the first the answer; more than genericCodes of
+			// them are a catalog flooded with one title, no answer.
+			if firstSame >= 0 && sameTitle(&facts[firstSame], &facts[k]) {
+				if listings++; listings >= genericCodes {
+					out[firstSame].same, sames = false, 2
+				}
+				continue
+			}
 			a.same = true
 			sames++
+			if firstSame < 0 {
+				firstSame = k
+			}
 		}
 	}
 	return out
 }
+
+// sameTitle reports whether two titles have the same words in the same
+// order.
+func sameTitle(a, b *facts) bool { return a.squeezed == b.squeezed && slices.Equal(a.bounds, b.bounds) }
 
 // twoMakers reports whether each title starts with a word the other
 // lacks, of letters alone: two makers of one chip ("visiontek radeon

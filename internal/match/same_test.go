@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/svc-project/svc"
@@ -117,5 +118,31 @@ func TestSameWordsGlued(t *testing.T) {
 	q, p = analyze("expo dry erase marker"), analyze("expos dry erase marker")
 	if same, _ := sameWords(&q, &p); same {
 		t.Error("sameWords took \"expos\" for \"expo\"")
+	}
+}
+
+// Listings of one title are one product: the first is the answer; a
+// catalog flooded with the title gives none.
+func TestSameTierListings(t *testing.T) {
+	dup := append(slices.Clone(sameTierCatalog), "Adobe Photoshop CS3 [Mac]", "adobe photoshop cs3 (mac)")
+	x := codeTierIndex(dup...)
+	query := Query{Title: "adobe photoshop cs3"}
+	if h, ok := x.Lookup("b", query); !ok || h.Ref != 8 || h.Confidence != round3(DefaultModel.Same) {
+		t.Errorf("two listings: Lookup = %+v, %v; want product 8 at the same-words tier", h, ok)
+	}
+	if h, ok := x.Lookup("b", Query{Title: "adobe photoshop cs3 [mac]"}); !ok || h.Ref != 8 {
+		t.Errorf("two listings, the query's title: Lookup = %+v, %v; want product 8", h, ok)
+	}
+	flooded := codeTierIndex(append(dup, "ADOBE PHOTOSHOP CS3 - MAC", "Adobe Photoshop CS3, Mac")...)
+	if h, ok := flooded.Lookup("b", query); ok {
+		t.Errorf("four listings: Lookup = %+v, want none", h)
+	}
+	other := codeTierIndex(append(dup, "Adobe Photoshop CS3 [Mac] Academic")...)
+	if h, ok := other.Lookup("b", query); !ok || h.Ref != 8 {
+		t.Errorf("two listings and an academic edition: Lookup = %+v, %v; want product 8", h, ok)
+	}
+	pc := codeTierIndex(append(dup, "Adobe Photoshop CS3 (PC)")...)
+	if h, ok := pc.Lookup("b", query); ok {
+		t.Errorf("two listings for the mac and one for the pc: Lookup = %+v, want none", h)
 	}
 }
