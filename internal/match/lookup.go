@@ -274,10 +274,14 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 		// The sibling rule tells a shop's own titles apart by a word one
 		// has; a soft word tells nothing apart, but a part number may.
-		if a.vetoed != "" && a.vetoed != "sibling" || sames == 2 {
+		vetoed := a.vetoed
+		if vetoed == "model" && spelledOut(&pq.facts, &facts[k]) {
+			vetoed = ""
+		}
+		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		if same, code := sameWords(&pq.facts, &facts[k]); same && (a.vetoed == "" || !code) {
+		if same, code := sameWords(&pq.facts, &facts[k]); same && (vetoed == "" || !code) {
 			// Listings of one title (but for case and punctuation) are one
 			// product, the first the answer; more than genericCodes of
 			// them are a catalog flooded with one title, no answer.

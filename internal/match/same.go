@@ -1,6 +1,9 @@
 package match
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The same-words tier: two shops write one product's title with the same
 // words but for a few that tell no product from another: "software",
@@ -166,9 +169,26 @@ func mayBeSoft(l lacked) bool {
 	return len(n) < len(t) && unit
 }
 
-// abbreviations of edition words, by their full word.
+// abbreviations of edition words, and of a maker, by their full word.
 var abbreviations = map[string]string{"pro": "professional", "std": "standard", "upg": "upgrade",
-	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic"}
+	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic", "ms": "microsoft"}
+
+// spelledOut reports whether two titles differ by no veto once a model
+// word that one has and the other spells out ("pro" for "professional")
+// is set aside: the model word's veto holds elsewhere, as "professional"
+// is no "pro" of a phone, but not in the same-words tier, which pairs the
+// two words.
+func spelledOut(a, b *facts) bool {
+	strip := func(x, y *facts) *facts {
+		c := *x
+		c.models = slices.DeleteFunc(slices.Clone(x.models), func(m string) bool {
+			full := abbreviations[m]
+			return full != "" && alignedAt(y, full) >= 0
+		})
+		return &c
+	}
+	return veto(strip(a, b), strip(b, a)) == ""
+}
 
 // fullWords are the words abbreviations stand for.
 var fullWords = func() map[string]bool {
