@@ -52,10 +52,7 @@ func analyze(title string) facts {
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
-			v := ""
-			if isNumber(tok) {
-				v = normNumber(tok)
-			}
+			v := versionValue(tok)
 			f.values = append(f.values, v)
 		}
 		sq.WriteString(t)
@@ -186,6 +183,24 @@ func isNumber(tok string) bool {
 }
 
 // normNumber writes "16.0" as "16" and "2,5" as "2.5".
+// versionValue returns the number a token says, normalised: a number
+// ("5.0" is "5"), a version ("v5", "ver5"), or a Roman numeral from ii to
+// viii (not "i", "v" or "x", which are letters and "by" as well); "" for
+// any other token.
+func versionValue(tok string) string {
+	if isNumber(tok) {
+		return normNumber(tok)
+	}
+	for _, p := range []string{"ver", "v"} {
+		if n, ok := strings.CutPrefix(tok, p); ok && isNumber(n) {
+			return normNumber(n)
+		}
+	}
+	return romanNumerals[tok]
+}
+
+var romanNumerals = map[string]string{"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8"}
+
 func normNumber(s string) string {
 	s = strings.ReplaceAll(s, ",", ".")
 	if i := strings.IndexByte(s, '.'); i >= 0 {

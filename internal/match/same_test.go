@@ -36,6 +36,10 @@ func TestSameWords(t *testing.T) {
 		// One number written two ways, an abbreviation for its word.
 		{"adobe photoshop elements 5.0", "adobe photoshop elements 5 (win)", true, false},
 		{"adobe photoshop elements 5.0", "adobe photoshop elements 5.5", false, false},
+		{"nero 7 ultra edition", "nero v7.0 ultra edition", true, false},
+		{"nero 7 ultra edition", "nero v8 ultra edition", false, false},
+		{"quicken home & business 2 (mac)", "quicken home & business ii", true, false},
+		{"civilization iv", "civilization 3", false, false},
 		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 standard edition", true, false},
 		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 professional", false, false},
 		{"ms office 2007 pro", "microsoft office professional 2007", true, false},
