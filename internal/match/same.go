@@ -72,6 +72,7 @@ type lacked struct {
 	token string
 	value string // its number, normalised, if it is one
 	first bool   // the title's first token, or its second after a first one lacked
+	pos   int    // its place in the title
 }
 
 // lackedTokens returns the tokens of a that b lacks: neither standing in
@@ -97,7 +98,7 @@ func lackedTokens(a, b *facts) []lacked {
 		if !full && alignedAt(b, t) < 0 {
 			// A maker of two words: "acd systems", "elite screens".
 			head := k == 0 || k == 1 && len(out) == 1 && out[0].first
-			out = append(out, lacked{t, a.values[k], head})
+			out = append(out, lacked{t, a.values[k], head, k})
 		}
 	}
 	return out
@@ -114,14 +115,21 @@ func sameWords(q, p *facts) (same, code bool) {
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
 	// look at theirs.
+	// A word may yet be in the initials of one of the product's ("creative"
+	// in "cs3").
+	var hard []lacked
 	for _, l := range la[0] {
 		if !mayBeSoft(l) {
-			return false, false
+			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
+				return false, false
+			}
 		}
 	}
 	la[1] = lackedTokens(p, q)
 	pairUp(la[0], la[1])
 	pairUp(la[1], la[0])
+	acronyms(la[0], la[1])
+	acronyms(la[1], la[0])
 	var named [2][kinds]string
 	for side, ts := range la {
 		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
@@ -160,7 +168,7 @@ func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >
 // difference once the other title's tokens are known.
 func mayBeSoft(l lacked) bool {
 	t := l.token
-	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] {
+	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".
@@ -213,6 +221,57 @@ func pairUp(a, b []lacked) {
 			}
 		}
 	}
+}
+
+// acronyms takes a token of a, initials and a number ("cs3"), for the
+// words of b it stands for, one after the other ("creative suite 3"),
+// when b lacks them all. They are then no difference, their tokens made
+// "".
+func acronyms(a, b []lacked) {
+	for i := range a {
+		t := a[i].token
+		if !isAcronym(t) {
+			continue
+		}
+		letters := strings.TrimRight(t, "0123456789")
+		n := len(letters)
+		for j := 0; j+n < len(b); j++ {
+			ok := b[j+n].value == t[n:] && b[j+n].pos == b[j].pos+n
+			for k := 0; ok && k < n; k++ {
+				w := b[j+k].token
+				ok = w != "" && w[0] == letters[k] && !hasDigit(w) && b[j+k].pos == b[j].pos+k
+			}
+			if ok {
+				a[i].token = ""
+				for k := j; k <= j+n; k++ {
+					b[k].token = ""
+				}
+				break
+			}
+		}
+	}
+}
+
+// isAcronym reports whether a token is two to four letters and a number.
+func isAcronym(t string) bool {
+	letters := strings.TrimRight(t, "0123456789")
+	n := len(letters)
+	return n >= 2 && n <= 4 && n < len(t) && !hasDigit(letters)
+}
+
+// hasAcronym reports whether a title has a token of initials and a number
+// that starts with the given letter.
+func hasAcronym(f *facts, first byte) bool {
+	start := 0
+	for k := 1; k < len(f.bounds); k++ {
+		if f.bounds[k] {
+			if t := f.squeezed[start:k]; t[0] == first && isAcronym(t) {
+				return true
+			}
+			start = k
+		}
+	}
+	return false
 }
 
 func sameSaid(x, y lacked) bool {

@@ -40,6 +40,10 @@ func TestSameWords(t *testing.T) {
 		{"nero 7 ultra edition", "nero v8 ultra edition", false, false},
 		{"quicken home & business 2 (mac)", "quicken home & business ii", true, false},
 		{"civilization iv", "civilization 3", false, false},
+		// Initials and a number for the words they stand for.
+		{"adobe cs3 design premium", "adobe creative suite 3 design premium", true, false},
+		{"adobe cs3 design premium", "adobe creative suite 4 design premium", false, false},
+		{"adobe cs3 design premium", "adobe creative studio design premium 3", false, false},
 		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 standard edition", true, false},
 		{"microsoft visual studio 2005 std", "microsoft visual studio 2005 professional", false, false},
 		{"ms office 2007 pro", "microsoft office professional 2007", true, false},
