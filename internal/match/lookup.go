@@ -483,6 +483,9 @@ func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool
 		}
 		pOnly = append(pOnly, id)
 	}
+	if len(qOnly) == 0 && len(pOnly) == 0 {
+		return false
+	}
 	for _, j := range cands {
 		if j == i {
 			continue
