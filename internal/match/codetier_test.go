@@ -102,3 +102,16 @@ func TestCodeTierTwoMakers(t *testing.T) {
 		t.Errorf("the maker behind \"new-\": Lookup = %+v, %v; want product 7", h, ok)
 	}
 }
+
+// A remanufactured supply is not the original, though the original's
+// title says what it is for.
+func TestCodeTierThirdParty(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"LD Xerox Phaser 8550 8560 Remanufactured 108R00676 Extended-Capacity Maintenance Kit")...)
+	if h, ok := x.Lookup("b", Query{Title: "xerox 108r00676 extended-capacity maintenance kit for phaser 8550 printer"}); ok {
+		t.Errorf("the original's title: Lookup = %+v, want none", h)
+	}
+	if h, ok := x.Lookup("b", Query{Title: "remanufactured xerox 108r00676 maintenance kit"}); !ok || h.Ref != 7 {
+		t.Errorf("a remanufactured one's title: Lookup = %+v, %v; want product 7", h, ok)
+	}
+}

@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -372,6 +373,12 @@ func veto(a, b *facts) string {
 			return "unit"
 		}
 	}
+	// Another maker's supply (a "compatible" or "remanufactured" one) is
+	// not the original, even when the original's title says what it is
+	// "for".
+	if thirdParty(a) != thirdParty(b) {
+		return "accessory"
+	}
 	// An accessory named by one title alone, when the other names none
 	// and is not "for" anything: a case is not the phone.
 	if (len(a.accessories) == 0) != (len(b.accessories) == 0) {
@@ -498,6 +505,11 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// thirdParty reports whether a title is of another maker's supply.
+func thirdParty(f *facts) bool {
+	return slices.Contains(f.accessories, "compatible") || slices.Contains(f.accessories, "remanufactured")
 }
 
 // oneSided counts the values of a that b lacks, and of b that a lacks.
