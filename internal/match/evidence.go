@@ -587,8 +587,12 @@ func pairFeatures(x *[numFeatures]float64, a, b *facts, wordsA, wordsB int, gene
 }
 
 // distinctive reports whether a code names one product rather than a
-// shop's part number or a count: letters with digits.
+// count or a measure: letters with digits, or six digits or more (a part
+// number, longer than a year or a count of pages).
 func distinctive(code string) bool {
+	if len(code) >= 6 && isNumber(code) {
+		return true
+	}
 	if len(code) < minCodeLen+1 || !hasLetter(code) {
 		return false
 	}
