@@ -130,9 +130,18 @@ func sameWords(q, p *facts) (same, code bool) {
 	pairUp(la[1], la[0])
 	acronyms(la[0], la[1])
 	acronyms(la[1], la[0])
+	// A word of the other title behind a soft word: "new-standard" for
+	// "standard".
+	for side, f := range [2]*facts{p, q} {
+		for i := range la[side] {
+			if l := &la[side][i]; l.token != "" && gluedIn(l.token, f) {
+				l.token = ""
+			}
+		}
+	}
 	var named [2][kinds]string
 	for side, ts := range la {
-		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
+		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
 			t := l.token
 			switch {
