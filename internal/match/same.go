@@ -24,6 +24,11 @@ var softWords = set("software", "edition", "ed", "version", "ver", "retail", "fu
 	// Both platforms, "win/mac" run together.
 	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
 
+// companyWords end a maker's name ("griffin technology", "creative
+// labs"): one shop writes them, the other leaves them out.
+var companyWords = set("technology", "technologies", "tech", "labs", "electronics", "products", "design",
+	"systems", "inc", "corp", "corporation", "international", "industries", "co", "company", "ltd", "llc")
+
 // editionWords make another product of a line; a title that starts with
 // one does not start with its maker.
 var editionWords = set("upgrade", "academic", "student", "teacher", "oem", "professional", "pro",
@@ -156,6 +161,7 @@ func sameWords(q, p *facts) (same, code bool) {
 				}
 				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
+			case l.pos == 1 && companyWords[t]:
 			default:
 				return false, false
 			}
@@ -177,7 +183,7 @@ func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >
 // difference once the other title's tokens are known.
 func mayBeSoft(l lacked) bool {
 	t := l.token
-	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
+	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || l.value != "" || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".

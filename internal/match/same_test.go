@@ -29,6 +29,8 @@ func TestSameWords(t *testing.T) {
 		{"acd systems acdsee pro 4-box full version", "acdsee pro 4 box full version", true, false},
 		{"elite screens cinegray prime vision screen", "cinegray prime vision screen", true, false},
 		{"acdsee photo editor pro 4", "acdsee pro 4", false, false},
+		{"griffin technology formfit case for ipod touch 4g", "griffin formfit case for ipod touch 4g", true, false},
+		{"griffin formfit case for ipod touch 4g technology", "griffin formfit case for ipod touch 4g", false, false},
 		{"lorex simulated bullet style surveillance camera", "new-simulated bullet style surveillance camera - t53962", true, true},
 		{"lorex simulated bullet style camera", "new-dummy bullet style camera - t53962", false, false},
 		// A number for the measure the other gives, not for another one.
