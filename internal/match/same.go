@@ -26,7 +26,7 @@ var softWords = set("software", "edition", "ed", "version", "ver", "retail", "fu
 
 // companyWords end a maker's name ("griffin technology", "creative
 // labs"): one shop writes them, the other leaves them out.
-var companyWords = set("technology", "technologies", "tech", "labs", "electronics", "products", "design",
+var companyWords = set("technology", "technologies", "tech", "labs", "electronics", "products",
 	"systems", "inc", "corp", "corporation", "international", "industries", "co", "company", "ltd", "llc")
 
 // editionWords make another product of a line; a title that starts with
