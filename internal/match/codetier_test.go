@@ -64,7 +64,7 @@ func TestCodeConflict(t *testing.T) {
 			t.Errorf("codeConflict(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
-	for code, want := range map[string]bool{"txsr876": true, "1500va": false, "1024mb": false, "m315": false, "pc312800": true, "25432": false, "8031101": true} {
+	for code, want := range map[string]bool{"txsr876": true, "1500va": false, "1024mb": false, "m315": false, "pc312800": true, "25432": true, "2007": false, "8031101": true} {
 		if got := distinctive(code); got != want {
 			t.Errorf("distinctive(%q) = %v, want %v", code, got, want)
 		}

@@ -587,10 +587,10 @@ func pairFeatures(x *[numFeatures]float64, a, b *facts, wordsA, wordsB int, gene
 }
 
 // distinctive reports whether a code names one product rather than a
-// count or a measure: letters with digits, or six digits or more (a part
-// number, longer than a year or a count of pages).
+// count or a measure: letters with digits, or five digits or more (a
+// part number, longer than a year or most counts).
 func distinctive(code string) bool {
-	if len(code) >= 6 && isNumber(code) {
+	if len(code) >= 5 && isNumber(code) {
 		return true
 	}
 	if len(code) < minCodeLen+1 || !hasLetter(code) {
