@@ -124,7 +124,7 @@ func sameWords(q, p *facts) (same, code bool) {
 	// in "cs3").
 	var hard []lacked
 	for _, l := range la[0] {
-		if !mayBeSoft(l) {
+		if !mayBeSoft(l, p) {
 			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
 				return false, false
 			}
@@ -181,9 +181,12 @@ func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >
 
 // mayBeSoft reports whether a token one title lacks may turn out no
 // difference once the other title's tokens are known.
-func mayBeSoft(l lacked) bool {
+func mayBeSoft(l lacked, other *facts) bool {
 	t := l.token
-	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || l.value != "" || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
+	// A version or Roman numeral pairs only with its number in the other
+	// title.
+	number := l.value != "" && (!hasLetter(t) || slices.Contains(other.values, l.value))
+	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".
