@@ -64,9 +64,54 @@ func TestCodeConflict(t *testing.T) {
 			t.Errorf("codeConflict(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
-	for code, want := range map[string]bool{"txsr876": true, "1500va": false, "1024mb": false, "m315": false, "pc312800": true, "25432": false} {
+	for code, want := range map[string]bool{"txsr876": true, "1500va": false, "1024mb": false, "m315": false, "pc312800": true, "25432": true, "2007": false, "8031101": true} {
 		if got := distinctive(code); got != want {
 			t.Errorf("distinctive(%q) = %v, want %v", code, got, want)
 		}
+	}
+}
+
+// Listings of one product that hold the query's code, and differ by no
+// veto or code of their own, are one answer; two variants of a line, each
+// with its own part number, are none.
+func TestCodeTierListings(t *testing.T) {
+	query := Query{Title: "ape case ac165 digital camera case"}
+	x := codeTierIndex(append(codeTierCatalog,
+		"Ape Case AC165 Digital Camera Case interior dim 2.5 L x 3.625 W x 5H",
+		"Ape Case AC165 compact digital camera case")...)
+	h, ok := x.Lookup("b", query)
+	if !ok || h.Ref != 7 && h.Ref != 8 || h.Confidence != round3(DefaultModel.Unique) {
+		t.Fatalf("Lookup = %+v, %v; want product 7 or 8 at the code tier", h, ok)
+	}
+	variants := codeTierIndex(append(codeTierCatalog,
+		"Wintec FileMate Imagine Series M2810 USB Mouse - white with light green 3FMNM2810UGN-R",
+		"Wintec FileMate Imagine Series M2810 USB Mouse - white with light pink 3FMNM2810WPK-R")...)
+	if h, ok := variants.Lookup("b", Query{Title: "filemate imagine series m2810 usb mouse"}); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("with two variants of the code, Lookup = %+v at the code tier", h)
+	}
+}
+
+// Two makers' cards with one chip's code are two products.
+func TestCodeTierTwoMakers(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"XFX ATI Radeon HD6770 1 GB DDR5 VGA DVI HDMI PCI-Express Video Card")...)
+	if h, ok := x.Lookup("b", Query{Title: "VisionTek Radeon HD6770 1GB GDDR5 graphics card"}); ok && h.Confidence == round3(DefaultModel.Unique) {
+		t.Errorf("another maker's card: Lookup = %+v at the code tier", h)
+	}
+	if h, ok := x.Lookup("b", Query{Title: "New-XFX Radeon HD6770 1GB GDDR5 graphics card"}); !ok || h.Ref != 7 {
+		t.Errorf("the maker behind \"new-\": Lookup = %+v, %v; want product 7", h, ok)
+	}
+}
+
+// A remanufactured supply is not the original, though the original's
+// title says what it is for.
+func TestCodeTierThirdParty(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"LD Xerox Phaser 8550 8560 Remanufactured 108R00676 Extended-Capacity Maintenance Kit")...)
+	if h, ok := x.Lookup("b", Query{Title: "xerox 108r00676 extended-capacity maintenance kit for phaser 8550 printer"}); ok {
+		t.Errorf("the original's title: Lookup = %+v, want none", h)
+	}
+	if h, ok := x.Lookup("b", Query{Title: "remanufactured xerox 108r00676 maintenance kit"}); !ok || h.Ref != 7 {
+		t.Errorf("a remanufactured one's title: Lookup = %+v, %v; want product 7", h, ok)
 	}
 }

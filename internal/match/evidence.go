@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -52,10 +53,7 @@ func analyze(title string) facts {
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
-			v := ""
-			if isNumber(tok) {
-				v = normNumber(tok)
-			}
+			v := versionValue(tok)
 			f.values = append(f.values, v)
 		}
 		sq.WriteString(t)
@@ -186,6 +184,24 @@ func isNumber(tok string) bool {
 }
 
 // normNumber writes "16.0" as "16" and "2,5" as "2.5".
+// versionValue returns the number a token says, normalised: a number
+// ("5.0" is "5"), a version ("v5", "ver5"), or a Roman numeral from ii to
+// viii (not "i", "v" or "x", which are letters and "by" as well); "" for
+// any other token.
+func versionValue(tok string) string {
+	if isNumber(tok) {
+		return normNumber(tok)
+	}
+	for _, p := range []string{"ver", "v"} {
+		if n, ok := strings.CutPrefix(tok, p); ok && isNumber(n) {
+			return normNumber(n)
+		}
+	}
+	return romanNumerals[tok]
+}
+
+var romanNumerals = map[string]string{"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8"}
+
 func normNumber(s string) string {
 	s = strings.ReplaceAll(s, ",", ".")
 	if i := strings.IndexByte(s, '.'); i >= 0 {
@@ -357,6 +373,12 @@ func veto(a, b *facts) string {
 			return "unit"
 		}
 	}
+	// Another maker's supply (a "compatible" or "remanufactured" one) is
+	// not the original, even when the original's title says what it is
+	// "for".
+	if thirdParty(a) != thirdParty(b) {
+		return "accessory"
+	}
 	// An accessory named by one title alone, when the other names none
 	// and is not "for" anything: a case is not the phone.
 	if (len(a.accessories) == 0) != (len(b.accessories) == 0) {
@@ -485,6 +507,11 @@ func subset(a, b []string) bool {
 	return true
 }
 
+// thirdParty reports whether a title is of another maker's supply.
+func thirdParty(f *facts) bool {
+	return slices.Contains(f.accessories, "compatible") || slices.Contains(f.accessories, "remanufactured")
+}
+
 // oneSided counts the values of a that b lacks, and of b that a lacks.
 func oneSided(a, b []string) int {
 	n := 0
@@ -560,8 +587,12 @@ func pairFeatures(x *[numFeatures]float64, a, b *facts, wordsA, wordsB int, gene
 }
 
 // distinctive reports whether a code names one product rather than a
-// shop's part number or a count: letters with digits.
+// count or a measure: letters with digits, or five digits or more (a
+// part number, longer than a year or most counts).
 func distinctive(code string) bool {
+	if len(code) >= 5 && isNumber(code) {
+		return true
+	}
 	if len(code) < minCodeLen+1 || !hasLetter(code) {
 		return false
 	}
@@ -602,7 +633,15 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 		return n
 	}
 	for _, code := range q.codes {
-		if !distinctive(code) || holders(code) != 1 {
+		if !distinctive(code) {
+			continue
+		}
+		if n := holders(code); n > 1 && n <= genericCodes {
+			if k := oneListed(code, cands, ruledOut); k >= 0 {
+				out[k] = true
+			}
+			continue
+		} else if n != 1 {
 			continue
 		}
 		for k := range cands {
@@ -628,6 +667,45 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 		}
 	}
 	return out
+}
+
+// oneListed returns the first of the candidates that hold a code when
+// they are listings of one product: each holds it as whole words (no
+// longer variant of it), and no two of them differ by a veto or by
+// distinctive codes of their own (two part numbers of a line: each
+// title has one the other lacks). Else it returns -1.
+func oneListed(code string, cands []facts, ruledOut []bool) int {
+	var held []int
+	for k := range cands {
+		if ruledOut[k] || !codeHeld(code, &cands[k]) {
+			continue
+		}
+		if alignedAt(&cands[k], code) < 0 {
+			return -1
+		}
+		for _, j := range held {
+			a, b := &cands[j], &cands[k]
+			if veto(a, b) != "" || veto(b, a) != "" || ownCode(a, b) && ownCode(b, a) {
+				return -1
+			}
+		}
+		held = append(held, k)
+	}
+	if len(held) == 0 {
+		return -1
+	}
+	return held[0]
+}
+
+// ownCode reports whether a title has a distinctive code that another
+// does not hold.
+func ownCode(a, b *facts) bool {
+	for _, code := range a.codes {
+		if distinctive(code) && !codeHeld(code, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // SharedCode reports whether two titles share a distinctive model code

@@ -175,6 +175,7 @@ type Candidate struct {
 	Features [numFeatures]float64
 	Vetoed   string // the difference that rules it out, "" if none
 	Strict   bool   // the strict matcher takes it (strict.go)
+	Same     bool   // it has the query's words but soft ones (same.go)
 	// Tier is the tier that answers with it (TierStrict, TierCode,
 	// TierSame), "" if none does.
 	Tier string
@@ -193,7 +194,7 @@ func (c *Index) Candidates(brandID, title string) []Candidate {
 	picked, t := tier(list)
 	var out []Candidate
 	for k, a := range list {
-		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict}
+		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict, Same: a.same}
 		if &list[k] == picked {
 			cand.Tier = t
 		}
@@ -258,13 +259,13 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	}
 	// A code held by one product of those not ruled out names it.
 	unique := uniqueCodes(&pq.facts, facts, ruledOut)
-	sames := 0 // two are no answer: the rest need not be compared
+	sames, firstSame, listings := 0, -1, 0 // two are no answer: the rest need not be compared
 	for k, i := range cands {
 		a := &out[k]
 		// Titles the same but for a colour one of them names are two
 		// variants of the model the code names (the shop sells another
 		// colour); titles written independently differ by more.
-		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) {
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) && !twoMakers(&pq.facts, &facts[k]) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
@@ -273,15 +274,60 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 		// The sibling rule tells a shop's own titles apart by a word one
 		// has; a soft word tells nothing apart, but a part number may.
-		if a.vetoed != "" && a.vetoed != "sibling" || sames == 2 {
+		vetoed := a.vetoed
+		if vetoed == "model" && spelledOut(&pq.facts, &facts[k]) {
+			vetoed = ""
+		}
+		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		if same, code := sameWords(&pq.facts, &facts[k]); same && (a.vetoed == "" || !code) {
+		if same, code := sameWords(&pq.facts, &facts[k]); same && (vetoed == "" || !code) {
+			// Listings of one title (but for case and punctuation) are one
+			// product, the first the answer; more than genericCodes of
+			// them are a catalog flooded with one title, no answer.
+			if firstSame >= 0 && sameTitle(&facts[firstSame], &facts[k]) {
+				if listings++; listings >= genericCodes {
+					out[firstSame].same, sames = false, 2
+				}
+				continue
+			}
 			a.same = true
 			sames++
+			if firstSame < 0 {
+				firstSame = k
+			}
 		}
 	}
 	return out
+}
+
+// sameTitle reports whether two titles have the same words in the same
+// order.
+func sameTitle(a, b *facts) bool { return a.squeezed == b.squeezed && slices.Equal(a.bounds, b.bounds) }
+
+// twoMakers reports whether each title starts with a word the other
+// lacks, of letters alone: two makers of one chip ("visiontek radeon
+// hd6770" and "xfx ati radeon hd6770").
+func twoMakers(a, b *facts) bool {
+	first := func(x, y *facts) bool {
+		s := spans(x)
+		if len(s) == 0 {
+			return false
+		}
+		t := x.squeezed[s[0][0]:s[0][1]]
+		return !hasDigit(t) && !softWords[t] && !editionWords[t] && alignedAt(y, t) < 0 && !gluedIn(t, y)
+	}
+	return first(a, b) && first(b, a)
+}
+
+// gluedIn reports whether a token is one of a title's behind a soft word.
+func gluedIn(t string, f *facts) bool {
+	for _, s := range spans(f) {
+		if w := f.squeezed[s[0]:s[1]]; len(w) < len(t) && glued(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // features works out the evidence for a title and entry i, and whether a
@@ -437,11 +483,17 @@ func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool
 		}
 		pOnly = append(pOnly, id)
 	}
+	if len(qOnly) == 0 && len(pOnly) == 0 {
+		return false
+	}
 	for _, j := range cands {
 		if j == i {
 			continue
 		}
 		other := c.wordsOf(&c.entries[j])
+		if lacksDigitWord(q, other) {
+			continue // the query names a number it lacks: not the query's product either
+		}
 		switch {
 		case len(qOnly) > 0 && len(pOnly) > 0:
 			// A word in place of another: a product with the query's
@@ -460,6 +512,19 @@ func (c *Index) sibling(s *scorer, q []queryWord, i uint32, cands []uint32) bool
 			// The product adds a word: another product is this one
 			// without it.
 			if c.without(words, other, pOnly) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lacksDigitWord reports whether a product's words lack a word of the
+// query's with a digit.
+func lacksDigitWord(q []queryWord, words []uint32) bool {
+	for _, w := range q {
+		if w.digit && !w.own {
+			if _, ok := slices.BinarySearch(words, w.id); !ok || !w.known {
 				return true
 			}
 		}

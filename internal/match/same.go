@@ -1,6 +1,9 @@
 package match
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The same-words tier: two shops write one product's title with the same
 // words but for a few that tell no product from another: "software",
@@ -20,6 +23,11 @@ var softWords = set("software", "edition", "ed", "version", "ver", "retail", "fu
 	"pc", "win", "windows", "mac", "macintosh", "osx",
 	// Both platforms, "win/mac" run together.
 	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
+
+// companyWords end a maker's name ("griffin technology", "creative
+// labs"): one shop writes them, the other leaves them out.
+var companyWords = set("technology", "technologies", "tech", "labs", "electronics", "products",
+	"systems", "inc", "corp", "corporation", "international", "industries", "co", "company", "ltd", "llc")
 
 // editionWords make another product of a line; a title that starts with
 // one does not start with its maker.
@@ -68,7 +76,8 @@ func spans(f *facts) [][2]int {
 type lacked struct {
 	token string
 	value string // its number, normalised, if it is one
-	first bool   // the title's first token
+	first bool   // the title's first token, or its second after a first one lacked
+	pos   int    // its place in the title
 }
 
 // lackedTokens returns the tokens of a that b lacks: neither standing in
@@ -92,7 +101,9 @@ func lackedTokens(a, b *facts) []lacked {
 			full = full && covered[j]
 		}
 		if !full && alignedAt(b, t) < 0 {
-			out = append(out, lacked{t, a.values[k], k == 0})
+			// A maker of two words: "acd systems", "elite screens".
+			head := k == 0 || k == 1 && len(out) == 1 && out[0].first
+			out = append(out, lacked{t, a.values[k], head, k})
 		}
 	}
 	return out
@@ -100,8 +111,8 @@ func lackedTokens(a, b *facts) []lacked {
 
 // sameWords reports whether a query's title q and a product's p have
 // the same words but for soft ones, a code the product adds (a shop's
-// part number), and the first word of one (its maker) when the other's
-// first word is in it; and whether a code is among the differences. A
+// part number), and the first word or two of one (its maker) when the
+// other's first word is in it; and whether a code is among the differences. A
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
@@ -109,17 +120,33 @@ func sameWords(q, p *facts) (same, code bool) {
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
 	// look at theirs.
+	// A word may yet be in the initials of one of the product's ("creative"
+	// in "cs3").
+	var hard []lacked
 	for _, l := range la[0] {
-		if !mayBeSoft(l) {
-			return false, false
+		if !mayBeSoft(l, p) {
+			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
+				return false, false
+			}
 		}
 	}
 	la[1] = lackedTokens(p, q)
 	pairUp(la[0], la[1])
 	pairUp(la[1], la[0])
+	acronyms(la[0], la[1])
+	acronyms(la[1], la[0])
+	// A word of the other title behind a soft word: "new-standard" for
+	// "standard".
+	for side, f := range [2]*facts{p, q} {
+		for i := range la[side] {
+			if l := &la[side][i]; l.token != "" && gluedIn(l.token, f) {
+				l.token = ""
+			}
+		}
+	}
 	var named [2][kinds]string
 	for side, ts := range la {
-		otherFirstIn := len(la[1-side]) == 0 || !la[1-side][0].first
+		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
 			t := l.token
 			switch {
@@ -134,6 +161,7 @@ func sameWords(q, p *facts) (same, code bool) {
 				}
 				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
+			case l.pos == 1 && companyWords[t]:
 			default:
 				return false, false
 			}
@@ -153,9 +181,12 @@ func isProductCode(t string) bool { return isCode(t) && hasLetter(t) || len(t) >
 
 // mayBeSoft reports whether a token one title lacks may turn out no
 // difference once the other title's tokens are known.
-func mayBeSoft(l lacked) bool {
+func mayBeSoft(l lacked, other *facts) bool {
 	t := l.token
-	if stopWords[t] || softWords[t] || l.first || l.value != "" || abbreviations[t] != "" || fullWords[t] {
+	// A version or Roman numeral pairs only with its number in the other
+	// title.
+	number := l.value != "" && (!hasLetter(t) || slices.Contains(other.values, l.value))
+	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".
@@ -164,9 +195,26 @@ func mayBeSoft(l lacked) bool {
 	return len(n) < len(t) && unit
 }
 
-// abbreviations of edition words, by their full word.
+// abbreviations of edition words, and of a maker, by their full word.
 var abbreviations = map[string]string{"pro": "professional", "std": "standard", "upg": "upgrade",
-	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic"}
+	"prem": "premium", "dlx": "deluxe", "ent": "enterprise", "acad": "academic", "ms": "microsoft"}
+
+// spelledOut reports whether two titles differ by no veto once a model
+// word that one has and the other spells out ("pro" for "professional")
+// is set aside: the model word's veto holds elsewhere, as "professional"
+// is no "pro" of a phone, but not in the same-words tier, which pairs the
+// two words.
+func spelledOut(a, b *facts) bool {
+	strip := func(x, y *facts) *facts {
+		c := *x
+		c.models = slices.DeleteFunc(slices.Clone(x.models), func(m string) bool {
+			full := abbreviations[m]
+			return full != "" && alignedAt(y, full) >= 0
+		})
+		return &c
+	}
+	return veto(strip(a, b), strip(b, a)) == ""
+}
 
 // fullWords are the words abbreviations stand for.
 var fullWords = func() map[string]bool {
@@ -193,6 +241,57 @@ func pairUp(a, b []lacked) {
 	}
 }
 
+// acronyms takes a token of a, initials and a number ("cs3"), for the
+// words of b it stands for, one after the other ("creative suite 3"),
+// when b lacks them all. They are then no difference, their tokens made
+// "".
+func acronyms(a, b []lacked) {
+	for i := range a {
+		t := a[i].token
+		if !isAcronym(t) {
+			continue
+		}
+		letters := strings.TrimRight(t, "0123456789")
+		n := len(letters)
+		for j := 0; j+n < len(b); j++ {
+			ok := b[j+n].value == t[n:] && b[j+n].pos == b[j].pos+n
+			for k := 0; ok && k < n; k++ {
+				w := b[j+k].token
+				ok = w != "" && w[0] == letters[k] && !hasDigit(w) && b[j+k].pos == b[j].pos+k
+			}
+			if ok {
+				a[i].token = ""
+				for k := j; k <= j+n; k++ {
+					b[k].token = ""
+				}
+				break
+			}
+		}
+	}
+}
+
+// isAcronym reports whether a token is two to four letters and a number.
+func isAcronym(t string) bool {
+	letters := strings.TrimRight(t, "0123456789")
+	n := len(letters)
+	return n >= 2 && n <= 4 && n < len(t) && !hasDigit(letters)
+}
+
+// hasAcronym reports whether a title has a token of initials and a number
+// that starts with the given letter.
+func hasAcronym(f *facts, first byte) bool {
+	start := 0
+	for k := 1; k < len(f.bounds); k++ {
+		if f.bounds[k] {
+			if t := f.squeezed[start:k]; t[0] == first && isAcronym(t) {
+				return true
+			}
+			start = k
+		}
+	}
+	return false
+}
+
 func sameSaid(x, y lacked) bool {
 	if x.value != "" {
 		if x.value == y.value {
@@ -202,5 +301,12 @@ func sameSaid(x, y lacked) bool {
 		_, unit := unitAlias(u)
 		return ok && u != "" && !hasDigit(u) && unit
 	}
-	return abbreviations[x.token] == y.token
+	return abbreviations[x.token] == y.token || glued(x.token, y.token) || glued(y.token, x.token)
+}
+
+// glued reports whether a token is another behind a soft word, run
+// together by a hyphen ("new-expo" for "expo").
+func glued(t, word string) bool {
+	p, ok := strings.CutSuffix(t, word)
+	return ok && len(word) >= 3 && softWords[p]
 }
