@@ -234,8 +234,13 @@ func decodePosition(b []byte) (svc.LogPosition, error) {
 // it, with the products from src, and returns them; at the store's erasure
 // version given. It returns a nil engine when it did not restore, with the
 // reason logged, and the caller replays every event; haveProducts then
-// says whether the products were loaded all the same.
-func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64) (e *window.Engine, haveProducts bool, err error) {
+// says whether the products were loaded all the same. beside, if not nil,
+// stands for the loader's Beside: what it fills is new at each load.
+func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, beside func(context.Context, svc.EventReader) error) (e *window.Engine, haveProducts bool, err error) {
+	l := f.load
+	if beside != nil {
+		l.Beside = beside
+	}
 	start, now := time.Now(), f.load.Now()
 	log := f.load.Logger
 	os.Remove(f.path + ".tmp") // a save that did not finish
@@ -251,24 +256,28 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64) 
 	defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
 
 	// The products and their catalog, most of a start, load meanwhile; a
-	// full replay after a refused snapshot does not load them again.
-	products := make(chan error, 1)
+	// full replay after a refused snapshot does not load them again. What
+	// the loader reads beside the counts loads meanwhile too: the store
+	// answers several queries at once.
+	products, besideErr := make(chan error, 1), make(chan error, 1)
 	var productsTook time.Duration
 	go func() {
 		err := f.load.loadProducts(ctx, src)
 		productsTook = time.Since(start)
 		products <- err
 	}()
+	go func() { besideErr <- l.beside(ctx, src) }()
 
 	snap, marks, err := f.check(ctx, in, erasure)
 	in.Close()
 	if err != nil || snap == nil {
 		perr := <-products
+		<-besideErr // read again by the full replay
 		return nil, perr == nil, errors.Join(err, perr)
 	}
 	decoded := time.Since(start)
 	views, lines, err := f.catchUp(ctx, snap.Engine, marks, now)
-	if err := errors.Join(err, <-products); err != nil {
+	if err := errors.Join(err, <-products, <-besideErr); err != nil {
 		return nil, false, err
 	}
 	debug.FreeOSMemory() // the decoding's garbage

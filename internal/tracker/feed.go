@@ -38,11 +38,9 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 			t.prices.Clear()
 		}
 		opts.Parallel = true
-		if err := t.loader().Rebuild(ctx, t.store, e, opts); err != nil {
-			t.failedRecount(recount)
-			return err
-		}
-		if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
+		l := t.loader()
+		l.Beside = sig.loader(t.cfg.Now())
+		if err := l.Rebuild(ctx, t.store, e, opts); err != nil {
 			t.failedRecount(recount)
 			return err
 		}

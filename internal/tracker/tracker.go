@@ -153,15 +153,12 @@ func (t *Tracker) loadCounts(ctx context.Context) error {
 	}
 	t.erasure.Store(v)
 	if t.snaps != nil {
-		e, haveProducts, err := t.snaps.Restore(ctx, t.store, v)
+		sig := newSignals()
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, v, sig.loader(t.cfg.Now()))
 		if err != nil {
 			return fmt.Errorf("restore counts: %w", err)
 		}
 		if e != nil {
-			sig := newSignals()
-			if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
-				return fmt.Errorf("load carts: %w", err)
-			}
 			t.engine.Store(e)
 			t.signals.Store(sig)
 			return nil
