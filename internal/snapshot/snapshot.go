@@ -256,26 +256,28 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 	defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
 
 	// The products and their catalog, most of a start, load meanwhile; a
-	// full replay after a refused snapshot does not load them again. What
-	// the loader reads beside the counts loads meanwhile too: the store
-	// answers several queries at once.
-	products, besideErr := make(chan error, 1), make(chan error, 1)
+	// full replay after a refused snapshot does not load them again.
+	products := make(chan error, 1)
 	var productsTook time.Duration
 	go func() {
 		err := f.load.loadProducts(ctx, src)
 		productsTook = time.Since(start)
 		products <- err
 	}()
-	go func() { besideErr <- l.beside(ctx, src) }()
 
 	snap, marks, err := f.check(ctx, in, erasure)
 	in.Close()
 	if err != nil || snap == nil {
 		perr := <-products
-		<-besideErr // read again by the full replay
 		return nil, perr == nil, errors.Join(err, perr)
 	}
 	decoded := time.Since(start)
+	// What the loader reads beside the counts loads while the products
+	// still do (the store answers several queries at once), once the
+	// decoding is done: beside it, their garbage came at the same time,
+	// and the start's peak of memory grew by 50 to 170 MiB.
+	besideErr := make(chan error, 1)
+	go func() { besideErr <- l.beside(ctx, src) }()
 	views, lines, err := f.catchUp(ctx, snap.Engine, marks, now)
 	if err := errors.Join(err, <-products, <-besideErr); err != nil {
 		return nil, false, err
