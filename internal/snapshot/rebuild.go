@@ -80,7 +80,7 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 	if opts.Startup {
 		// Not in a recount, where the old engine is still live beside it
 		// and the process serves meanwhile.
-		defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
+		defer startPacing()()
 	}
 	var lines int
 	var productErr, purchaseErr, besideErr error

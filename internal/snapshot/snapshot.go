@@ -253,7 +253,7 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 		log.Warn("snapshot ignored: replaying every event", "path", f.path, "err", err)
 		return nil, false, nil
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
+	defer startPacing()()
 
 	// The products and their catalog, most of a start, load meanwhile; a
 	// full replay after a refused snapshot does not load them again.
