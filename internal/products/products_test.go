@@ -45,7 +45,7 @@ func TestRef(t *testing.T) {
 
 // Ids whose hashes are equal must still find their own entries.
 func TestSharedHash(t *testing.T) {
-	s := shard{first: map[uint64]uint32{}}
+	var s shard
 	const h = 42
 	for i := range 5 {
 		s.put(h, "br_1", fmt.Sprint("p", i), svc.ProductRef(i+1))

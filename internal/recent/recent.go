@@ -7,6 +7,7 @@
 package recent
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,7 @@ type place struct{ country, city string }
 // brand is one brand's purchases, oldest first; the lines of an order are
 // next to each other (they share its time, and go in together).
 type brand struct {
+	id      string // the key in Feed.brands, which each of its orders names
 	entries []entry
 	version uint64 // bumped by every change, under the write lock
 	// agg is the latest count of the window, reused by the reads of the
@@ -41,7 +43,7 @@ type brand struct {
 type entry struct {
 	order   string
 	product svc.ProductRef
-	time    time.Time
+	time    int64 // Unix nanoseconds: a third of a time.Time, a feed holds a week of orders
 	units   int64
 	country uint32 // the country's place, 0 when none
 	city    uint32 // the city's, 0 when none
@@ -76,10 +78,10 @@ func (f *Feed) Add(ps ...svc.RecentPurchase) {
 func (f *Feed) add(p svc.RecentPurchase) {
 	b := f.brands[p.BrandID]
 	if b == nil {
-		b = &brand{}
+		b = &brand{id: p.BrandID}
 		f.brands[p.BrandID] = b
 	}
-	e := entry{order: p.Order, product: p.Product, time: p.Time, units: p.Units}
+	e := entry{order: p.Order, product: p.Product, time: p.Time.UnixNano(), units: p.Units}
 	if p.Country != "" {
 		e.country = f.intern(place{p.Country, ""})
 		if p.City != "" {
@@ -89,12 +91,24 @@ func (f *Feed) add(p svc.RecentPurchase) {
 	// Orders come mostly in time order; a backdated one is put in place,
 	// after the lines of its own order.
 	i := len(b.entries)
-	for i > 0 && b.entries[i-1].time.After(p.Time) {
+	for i > 0 && b.entries[i-1].time > e.time {
 		i--
 	}
 	b.entries = slices.Insert(b.entries, i, e)
 	b.version++
-	f.orders[p.Order] = p.BrandID
+	f.orders[p.Order] = b.id
+}
+
+// Trim gives back the room that appends left in the brands' lists, after
+// a load.
+func (f *Feed) Trim() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.brands {
+		if cap(b.entries)-len(b.entries) > len(b.entries)/16 {
+			b.entries = slices.Clone(b.entries)
+		}
+	}
 }
 
 // Cancel takes units of the product out of the order with the event id
@@ -132,7 +146,7 @@ func (f *Feed) Sweep(cut time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for id, b := range f.brands {
-		i, _ := slices.BinarySearchFunc(b.entries, cut, func(e entry, t time.Time) int { return e.time.Compare(t) })
+		i, _ := slices.BinarySearchFunc(b.entries, cut.UnixNano(), func(e entry, t int64) int { return cmp.Compare(e.time, t) })
 		if i == 0 {
 			continue
 		}
@@ -198,7 +212,7 @@ func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.
 		if product != 0 && e.product != product || a.perProduct[e.product] < r.MinPurchases {
 			continue
 		}
-		it := Item{Product: e.product, Time: e.time}
+		it := Item{Product: e.product, Time: time.Unix(0, e.time).UTC()}
 		switch {
 		case e.country == 0:
 		case e.city != 0 && a.perPlace[e.city] >= r.K:
@@ -215,8 +229,8 @@ func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.
 func (b *brand) count(now time.Time, window, delay time.Duration) *aggregate {
 	lo, hi := now.Add(-window), now.Add(-delay)
 	after := func(t time.Time) int {
-		i, _ := slices.BinarySearchFunc(b.entries, t, func(e entry, t time.Time) int {
-			if e.time.After(t) {
+		i, _ := slices.BinarySearchFunc(b.entries, t.UnixNano(), func(e entry, t int64) int {
+			if e.time > t {
 				return 1
 			}
 			return -1

@@ -37,6 +37,20 @@ type Loader struct {
 	Price  func(svc.PurchaseRecord) // called with every purchase line of the window
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Beside, when set, reads what else the counts come with from the
+	// same reader (the tracker's carts and recent purchases). It runs
+	// beside the products and the events where the reader answers
+	// several queries at once, and within the start's collector pacing,
+	// so that its garbage is returned with theirs.
+	Beside func(ctx context.Context, src svc.EventReader) error
+}
+
+// beside runs l.Beside, if set.
+func (l Loader) beside(ctx context.Context, src svc.EventReader) error {
+	if l.Beside == nil {
+		return nil
+	}
+	return l.Beside(ctx, src)
 }
 
 // Options say how a rebuild may run.
@@ -66,11 +80,14 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 	if opts.Startup {
 		// Not in a recount, where the old engine is still live beside it
 		// and the process serves meanwhile.
-		defer debug.SetGCPercent(debug.SetGCPercent(startGCPercent))
+		defer startPacing()()
 	}
 	var lines int
-	var productErr, purchaseErr error
+	var productErr, purchaseErr, besideErr error
 	var wg sync.WaitGroup
+	if opts.Parallel {
+		wg.Go(func() { besideErr = l.beside(ctx, src) })
+	}
 	if !opts.HaveProducts {
 		// Loading the products uses a core only in part (their catalog is
 		// built on one goroutine): beside the replay, the other core is
@@ -96,8 +113,11 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 	wg.Wait()
 	if !opts.Parallel && viewErr == nil {
 		readPurchases()
+		if purchaseErr == nil {
+			besideErr = l.beside(ctx, src)
+		}
 	}
-	if err := errors.Join(productErr, viewErr, purchaseErr); err != nil {
+	if err := errors.Join(productErr, viewErr, purchaseErr, besideErr); err != nil {
 		return err
 	}
 	e.Trim()

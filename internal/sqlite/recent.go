@@ -9,15 +9,56 @@ import (
 )
 
 // RecentPurchases calls fn for each product of every order at or after
-// since, oldest first, with where the order goes.
+// since, oldest first, with where the order goes: what
+// svc.RecentPurchasesQuery selects. The lines are read in the order of the
+// time index and of each order's lines, and an order's lines of one
+// product are summed here: the query's GROUP BY and ORDER BY made SQLite
+// sort every line of the window in two temporary B-trees before the first
+// row, half of what the feed's load cost at start (bench/RESULTS.md).
 func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc.RecentPurchase) error) error {
-	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
-		var p svc.RecentPurchase
-		var ts int64
-		if err := rows.Scan(&p.BrandID, &p.Order, &p.Product, &ts, &p.Units, &p.Country, &p.City); err != nil {
+	var order []svc.RecentPurchase // the current order's products, in the order of their first line
+	cur := int64(-1)
+	flush := func() error {
+		for _, p := range order {
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		order = order[:0]
+		return nil
+	}
+	var head svc.RecentPurchase // the current order's strings, read once: its lines share them
+	var brandID, eventID, country, city sql.RawBytes
+	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var id, ts int64
+		var product svc.ProductRef
+		var units int64
+		if err := rows.Scan(&id, &brandID, &eventID, &product, &ts, &units, &country, &city); err != nil {
 			return err
 		}
-		p.Time = fromMillis(ts)
-		return fn(p)
-	}, svc.RecentPurchasesQuery("?"), millis(since))
+		if id != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = id
+			head = svc.RecentPurchase{BrandID: string(brandID), Order: string(eventID), Time: fromMillis(ts),
+				Country: string(country), City: string(city)}
+		}
+		for i := range order {
+			if order[i].Product == product {
+				order[i].Units += units
+				return nil
+			}
+		}
+		r := head
+		r.Product, r.Units = product, units
+		order = append(order, r)
+		return nil
+	}, `SELECT e.id, e.brand_id, e.event_id, i.product, e.ts, i.quantity, coalesce(e.country, ''), coalesce(e.city, '')
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
+		WHERE e.ts >= ? ORDER BY e.ts, e.id, i.line`, millis(since))
+	if err != nil {
+		return err
+	}
+	return flush()
 }

@@ -40,11 +40,9 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 			t.prices.Clear()
 		}
 		opts.Parallel = true
-		if err := t.loader().Rebuild(ctx, t.store, e, opts); err != nil {
-			t.failedRecount(recount)
-			return err
-		}
-		if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
+		l := t.loader()
+		l.Beside = sig.loader(t.cfg.Now())
+		if err := l.Rebuild(ctx, t.store, e, opts); err != nil {
 			t.failedRecount(recount)
 			return err
 		}
@@ -91,17 +89,14 @@ func (t *Tracker) failedRecount(recount bool) {
 func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	f := t.cfg.ChangeFeed
 	if f == nil {
-		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure)
+		sig := newSignals()
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, sig.loader(t.cfg.Now()))
 		if err != nil {
 			return false, fmt.Errorf("restore counts: %w", err)
 		}
 		t.haveProducts = haveProducts
 		if e == nil {
 			return false, nil
-		}
-		sig := newSignals()
-		if err := sig.load(ctx, t.store, t.cfg.Now()); err != nil {
-			return false, fmt.Errorf("load carts: %w", err)
 		}
 		t.engine.Store(e)
 		t.signals.Store(sig)
@@ -110,25 +105,27 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	var e *window.Engine
-	sig := newSignals()
+	var sig *signals
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
 		log, ok := r.(svc.EventLog)
 		if !ok {
 			return errors.New("restore counts: the change feed's snapshot is no event log")
 		}
-		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure)
+		sig = newSignals()
+		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, sig.loader(t.cfg.Now()))
 		if err != nil {
 			return fmt.Errorf("restore counts: %w", err)
 		}
 		if e = restored; e == nil {
-			e = snapshot.NewEngine()
+			// The refused restore read the signals already: the replay
+			// reads them again, into new ones.
+			e, sig = snapshot.NewEngine(), newSignals()
+			l := t.loader()
+			l.Beside = sig.loader(t.cfg.Now())
 			opts := snapshot.Options{Startup: true, HaveProducts: haveProducts}
-			if err := t.loader().Rebuild(ctx, r, e, opts); err != nil {
+			if err := l.Rebuild(ctx, r, e, opts); err != nil {
 				return fmt.Errorf("rebuild counts: %w", err)
 			}
-		}
-		if err := sig.load(ctx, r, t.cfg.Now()); err != nil {
-			return fmt.Errorf("load carts: %w", err)
 		}
 		return nil
 	})

@@ -66,6 +66,12 @@ func (s *signals) addCart(ref svc.ProductRef, at time.Time, session *string, now
 	s.carts.AddView(ref, at, s.carts.SessionHash(id), now)
 }
 
+// loader is load as a snapshot.Loader's Beside: the signals load beside
+// the products and the counts.
+func (s *signals) loader(now time.Time) func(context.Context, svc.EventReader) error {
+	return func(ctx context.Context, r svc.EventReader) error { return s.load(ctx, r, now) }
+}
+
 // load reads the signals' events from the store's reader.
 func (s *signals) load(ctx context.Context, r svc.EventReader, now time.Time) error {
 	err := r.Carts(ctx, now.Add(-svc.MaxCartWindow), func(c svc.CartRecord) error {
@@ -75,13 +81,16 @@ func (s *signals) load(ctx context.Context, r svc.EventReader, now time.Time) er
 	if err != nil {
 		return err
 	}
-	return r.RecentPurchases(ctx, now.Add(-svc.MaxRecentWindow), func(p svc.RecentPurchase) error {
+	err = r.RecentPurchases(ctx, now.Add(-svc.MaxRecentWindow), func(p svc.RecentPurchase) error {
 		if p.Country == "" {
 			p.City = ""
 		}
 		s.recent.Add(p)
 		return nil
 	})
+	s.carts.Trim()
+	s.recent.Trim()
+	return err
 }
 
 // sweep frees what aged out.
