@@ -86,7 +86,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return err
 		}
 		// Views and carts: one product each, and the brand of its row.
-		single := func(query string, row func() (dest []any, write func(brandID string) *svc.Write)) error {
+		single := func(query string, row func() (dest []any, write func(brandID string, ref svc.ProductRef) *svc.Write)) error {
 			return eachRow(ctx, tx, func(rows pgx.Rows) error {
 				var txid int64
 				var ref svc.ProductRef
@@ -95,20 +95,15 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				if err := rows.Scan(append([]any{&txid, &ref, &brandID}, dest...)...); err != nil {
 					return err
 				}
-				w := write(brandID)
-				w.Result.Lines = w.Lines([]svc.ProductRef{ref})
-				out.Writes = append(out.Writes, w)
+				out.Writes = append(out.Writes, write(brandID, ref))
 				txids = append(txids, txid)
 				return nil
 			}, query, after)
 		}
 		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
-			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string) *svc.Write) {
+			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
 			var r svc.ViewRow
-			return r.Dest(), func(brandID string) *svc.Write {
-				v := r.Event(brandID)
-				return &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
-			}
+			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
@@ -133,28 +128,14 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return err
 		}
 		err = single("SELECT c.txid::text::bigint, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+`
-			WHERE `+newSince("c")+" ORDER BY c.id", func() ([]any, func(string) *svc.Write) {
+			WHERE `+newSince("c")+" ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
 			var r svc.CartRow
-			return r.Dest(), func(brandID string) *svc.Write {
-				c := r.Event(brandID)
-				return &svc.Write{Cart: c, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: c.Meta.EventID}}
-			}
+			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
 		}
-		// One row per order line; lines of an order are consecutive. An
-		// order comes as it was ordered, its cancelled units included: its
-		// cancellations come apart (above), and each counts once.
-		var cur *svc.PurchaseEvent
-		var curID int64
-		var refs []svc.ProductRef
-		flush := func() {
-			if cur != nil {
-				out.Writes = append(out.Writes, &svc.Write{Purchase: cur, Result: svc.WriteResult{Status: svc.StatusAccepted,
-					EventID: cur.Meta.EventID, Lines: svc.LinesOf(cur, refs)}})
-			}
-		}
+		var orders svc.FeedOrders
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
 			var txid, cancelled int64
 			var ref svc.ProductRef
@@ -163,20 +144,13 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			if err := rows.Scan(append([]any{&txid, &ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
 				return err
 			}
-			if cur == nil || r.ID != curID {
-				flush()
-				cur, curID, refs = r.Event(brandID), r.ID, nil
-				txids = append(txids, txid)
-			}
-			it := r.Item()
-			it.Quantity = new(*it.Quantity + cancelled)
-			cur.Order.Items = append(cur.Order.Items, it)
-			refs = append(refs, ref)
+			orders.Line(&r, ref, brandID, cancelled, txid)
 			return nil
 		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
 			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
 			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
-		flush()
+		orders.Flush()
+		out.Writes, txids = append(out.Writes, orders.Writes...), append(txids, orders.Keys...)
 		return err
 	})
 	if err != nil {

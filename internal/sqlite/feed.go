@@ -258,7 +258,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return err
 		}
 		// Views and carts: one product each, and the brand of its row.
-		single := func(table int, query string, row func() (dest []any, write func(brandID string) *svc.Write)) error {
+		single := func(table int, query string, row func() (dest []any, write func(brandID string, ref svc.ProductRef) *svc.Write)) error {
 			return eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 				var id int64
 				var ref svc.ProductRef
@@ -267,31 +267,23 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				if err := rows.Scan(append([]any{&id, &ref, &brandID}, dest...)...); err != nil {
 					return err
 				}
-				w := write(brandID)
-				w.Result.Lines = w.Lines([]svc.ProductRef{ref})
-				out.Writes = append(out.Writes, w)
+				out.Writes = append(out.Writes, write(brandID, ref))
 				ids, tables = append(ids, id), append(tables, table)
 				return nil
 			}, query, a.ids[table], cur.ids[table])
 		}
 		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+
-			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string) *svc.Write) {
+			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
 			var r svc.ViewRow
-			return r.Dest(), func(brandID string) *svc.Write {
-				v := r.Event(brandID)
-				return &svc.Write{View: v, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: v.Meta.EventID}}
-			}
+			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
 		}
 		err = single(tCarts, "SELECT c.id, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+
-			" WHERE c.id > ? AND c.id <= ? ORDER BY c.id", func() ([]any, func(string) *svc.Write) {
+			" WHERE c.id > ? AND c.id <= ? ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
 			var r svc.CartRow
-			return r.Dest(), func(brandID string) *svc.Write {
-				c := r.Event(brandID)
-				return &svc.Write{Cart: c, Result: svc.WriteResult{Status: svc.StatusAccepted, EventID: c.Meta.EventID}}
-			}
+			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
@@ -312,19 +304,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		// One row per order line; lines of an order are consecutive. An
-		// order comes as it was ordered, its cancelled units included: its
-		// cancellations come apart (above), and each counts once.
-		var o *svc.PurchaseEvent
-		var oid int64
-		var refs []svc.ProductRef
-		flush := func() {
-			if o != nil {
-				out.Writes = append(out.Writes, &svc.Write{Purchase: o, Result: svc.WriteResult{Status: svc.StatusAccepted,
-					EventID: o.Meta.EventID, Lines: svc.LinesOf(o, refs)}})
-				ids, tables = append(ids, oid), append(tables, tOrders)
-			}
-		}
+		var orders svc.FeedOrders
 		err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			var cancelled int64
 			var ref svc.ProductRef
@@ -333,14 +313,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			if err := rows.Scan(append([]any{&ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
 				return err
 			}
-			if o == nil || r.ID != oid {
-				flush()
-				o, oid, refs = r.Event(brandID), r.ID, nil
-			}
-			it := r.Item()
-			it.Quantity = new(*it.Quantity + cancelled)
-			o.Order.Items = append(o.Order.Items, it)
-			refs = append(refs, ref)
+			orders.Line(&r, ref, brandID, cancelled, r.ID)
 			return nil
 		}, "SELECT i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
 			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
@@ -348,7 +321,11 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		flush()
+		orders.Flush()
+		out.Writes = append(out.Writes, orders.Writes...)
+		for _, id := range orders.Keys {
+			ids, tables = append(ids, id), append(tables, tOrders)
+		}
 		f.known, f.version, f.last, f.pos = true, version, cur, pos
 		next = cur
 		return nil
