@@ -167,6 +167,8 @@ func sameWords(q, p *facts) (same, code bool) {
 				if what, which := kind(t); what >= 0 {
 					named[side][what] = which
 				}
+			case side == 1 && len(t) == 4 && isNumber(t) && inCode(t, ts):
+				code = true
 			case isProductCode(t):
 				measured = measured || isMeasure(t)
 				if side == 0 {
@@ -367,4 +369,15 @@ func isUnit(t string) bool { _, ok := unitAlias(t); return ok }
 func isMeasure(t string) bool {
 	n := strings.TrimLeft(t, "0123456789")
 	return len(n) < len(t) && isUnit(n)
+}
+
+// inCode reports whether a number is the end of a code among tokens
+// ("5029" of "ave5029"): a shop's part number, not a year.
+func inCode(n string, ts []lacked) bool {
+	for _, l := range ts {
+		if len(l.token) > len(n) && strings.HasSuffix(l.token, n) && isProductCode(l.token) && hasLetter(l.token) {
+			return true
+		}
+	}
+	return false
 }

@@ -62,6 +62,10 @@ func TestSameWords(t *testing.T) {
 		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 cd-rom", false, false},
 		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 windows", true, false},
 		{"microsoft comfort optical mouse 3000 silver blue", "microsoft comfort optical mouse 3000", false, false},
+		// Four digits are a part number when a code of the title ends with
+		// them; alone they may be a year.
+		{"avery self-adhesive filing labels clear 450 pack", "new-avery 5029 - self-adhesive filing labels clear 450 pack - ave5029", true, true},
+		{"avery self-adhesive filing labels clear 450 pack", "avery 5029 - self-adhesive filing labels clear 450 pack", false, false},
 		// A word or two of description the product adds to a query whose
 		// words it has all; not a bundle, a measure, a variant, a third word,
 		// nor to a short query or one whose maker it leaves out.
