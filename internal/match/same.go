@@ -11,7 +11,10 @@ import (
 // "(dvd-rom)", a part number the catalog's shop adds, the maker one shop
 // leaves out at the head of its title. A version, a year, an edition word
 // ("upgrade", "academic", "oem"), a colour or any other word on one side
-// alone makes another product. When exactly one of the gathered products
+// alone makes another product, but for a word or two of description that
+// the product's title adds to a query's of four words or more whose words
+// it has all ("instant" in "fujifilm instax mini twin pack instant
+// film"). When exactly one of the gathered products
 // has the query's words in this sense, it is the answer, at the share of
 // such answers that were right in training (docs/enrichment.md,
 // Matching).
@@ -112,7 +115,9 @@ func lackedTokens(a, b *facts) []lacked {
 // sameWords reports whether a query's title q and a product's p have
 // the same words but for soft ones, a code the product adds (a shop's
 // part number), and the first word or two of one (its maker) when the
-// other's first word is in it; and whether a code is among the differences. A
+// other's first word is in it, and a word or two of description the
+// product adds to a query whose words it has all; and whether a code is
+// among the differences. A
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
@@ -145,27 +150,45 @@ func sameWords(q, p *facts) (same, code bool) {
 		}
 	}
 	var named [2][kinds]string
+	// The product's title may add descriptive words when the query's words
+	// are all in it: none lacked (a stop or soft word either), the query's maker
+	// not left out, and no bundle word or measure added.
+	added, lacksQuery, bundled, measured := 0, false, false, false
 	for side, ts := range la {
 		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
 			t := l.token
 			switch {
 			case t == "" || stopWords[t]:
+				lacksQuery = lacksQuery || t != "" && side == 0
+				bundled = bundled || side == 1 && bundleWords[t]
 			case softWords[t]:
+				lacksQuery = lacksQuery || side == 0
 				if what, which := kind(t); what >= 0 {
 					named[side][what] = which
 				}
+			case side == 1 && len(t) == 4 && isNumber(t) && inCode(t, ts):
+				code = true
 			case isProductCode(t):
+				measured = measured || isMeasure(t)
 				if side == 0 {
 					return false, false // the query's code, that the product lacks
 				}
 				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
+				lacksQuery = lacksQuery || side == 0
 			case l.pos == 1 && companyWords[t]:
+			case side == 1 && describes(t) && len(spans(q)) >= minAddedTo:
+				if added++; added > maxAdded {
+					return false, false
+				}
 			default:
 				return false, false
 			}
 		}
+	}
+	if added > 0 && (lacksQuery || bundled || measured) {
+		return false, false
 	}
 	for what := range kinds {
 		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
@@ -309,4 +332,52 @@ func sameSaid(x, y lacked) bool {
 func glued(t, word string) bool {
 	p, ok := strings.CutSuffix(t, word)
 	return ok && len(word) >= 3 && softWords[p]
+}
+
+// Words the product's title adds to the query's, in the catalog lookup:
+// at most maxAdded, to a query of at least minAddedTo words.
+const (
+	maxAdded   = 2
+	minAddedTo = 4
+)
+
+// bundleWords join another thing to a product: "with dimmer", "adapter
+// kit".
+var bundleWords = set("with", "w", "and", "plus", "includes", "including", "kit", "bundle", "set")
+
+// variantWords tell one product of a line from another though they look
+// like description: a connection, a condition, a language, an operating
+// system, a count, an edition.
+var variantWords = set("wireless", "cordless", "wired", "bluetooth", "refurbished", "used", "renewed",
+	"reconditioned", "english", "french", "spanish", "german", "italian", "japanese", "chinese",
+	"vista", "linux", "unix", "android", "ios", "mobile", "pair", "single", "twin", "double", "dual", "triple",
+	"extended", "special", "limited", "collectors", "anniversary", "platinum", "signature", "classic")
+
+// describes reports whether a word the product's title adds to the
+// query's may only describe the product: letters, and no edition,
+// colour, model, size, accessory, bundle, unit or variant word.
+func describes(t string) bool {
+	return len(t) >= 3 && !hasDigit(t) && !editionWords[t] && !colourWords[t] && !modelWords[t] &&
+		!sizeWords[t] && !accessoryWords[t] && !companyWords[t] && !bundleWords[t] && !variantWords[t] &&
+		abbreviations[t] == "" && !fullWords[t] && !isUnit(t)
+}
+
+// isUnit reports whether a token is a unit's name.
+func isUnit(t string) bool { _, ok := unitAlias(t); return ok }
+
+// isMeasure reports whether a token is a number and a unit: "16inch".
+func isMeasure(t string) bool {
+	n := strings.TrimLeft(t, "0123456789")
+	return len(n) < len(t) && isUnit(n)
+}
+
+// inCode reports whether a number is the end of a code among tokens
+// ("5029" of "ave5029"): a shop's part number, not a year.
+func inCode(n string, ts []lacked) bool {
+	for _, l := range ts {
+		if len(l.token) > len(n) && strings.HasSuffix(l.token, n) && isProductCode(l.token) && hasLetter(l.token) {
+			return true
+		}
+	}
+	return false
 }

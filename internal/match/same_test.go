@@ -62,6 +62,21 @@ func TestSameWords(t *testing.T) {
 		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 cd-rom", false, false},
 		{"microsoft encarta 2007 (dvd-rom)", "microsoft encarta 2007 windows", true, false},
 		{"microsoft comfort optical mouse 3000 silver blue", "microsoft comfort optical mouse 3000", false, false},
+		// Four digits are a part number when a code of the title ends with
+		// them; alone they may be a year.
+		{"avery self-adhesive filing labels clear 450 pack", "new-avery 5029 - self-adhesive filing labels clear 450 pack - ave5029", true, true},
+		{"avery self-adhesive filing labels clear 450 pack", "avery 5029 - self-adhesive filing labels clear 450 pack", false, false},
+		// A word or two of description the product adds to a query whose
+		// words it has all; not a bundle, a measure, a variant, a third word,
+		// nor to a short query or one whose maker it leaves out.
+		{"fujifilm instax mini twin pack film", "fujifilm instax mini twin pack instant film", true, true},
+		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern", true, true},
+		{"hp black notebook sleeve", "hp 16-inch notebook sleeve - black stream pattern", false, false},
+		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern design", false, false},
+		{"lumiere 100w tungsten halogen video light", "lumiere 100w tungsten halogen video light with dimmer", false, false},
+		{"logitech optical mouse usb", "logitech wireless optical mouse usb", false, false},
+		{"innovera softskin gel wrist rest black", "gel wrist rest mousepad black", false, false},
+		{"rca cassette adapter", "rca vhs cassette adapter", false, false},
 		// Two codes that differ, and two first words that differ.
 		{"bower ss2477 wrist strap", "bower ss2477bl wrist strap", false, false},
 		{"imation 11864 slr-5 data cartridge", "qic data cartridge", false, false},
