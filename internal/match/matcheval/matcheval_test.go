@@ -73,6 +73,15 @@ func TestReliability(t *testing.T) {
 	for _, withLeft := range []bool{false, true} {
 		answers = append(answers, NewTask(pairs, true, withLeft).Run(0.01, false)...)
 	}
+	t.Logf("reliability on the held-out lookups (one shop and both shops), default least confidence %.2f:\n%s",
+		match.DefaultMinConfidence, checkReliability(t, answers, 1))
+}
+
+// checkReliability fails a tenth of confidence of at least minBin answers
+// whose share of right answers is more than 0.05 from its mean
+// confidence, and returns the table of every tenth that has answers.
+func checkReliability(t *testing.T, answers []Answer, minBin int) string {
+	t.Helper()
 	var b strings.Builder
 	fmt.Fprintln(&b, "| confidence | answers | right | mean confidence | share right |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|")
@@ -81,12 +90,11 @@ func TestReliability(t *testing.T) {
 			continue
 		}
 		fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
-		if math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
+		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
 			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
 		}
 	}
-	t.Logf("reliability on the held-out lookups (one shop and both shops), default least confidence %.2f:\n%s",
-		match.DefaultMinConfidence, b.String())
+	return b.String()
 }
 
 // TestReliabilityOutOfFold checks the tiers' confidence on twice the
@@ -110,17 +118,5 @@ func TestReliabilityOutOfFold(t *testing.T) {
 		}
 		t.Logf("tiers' answers right, of all, on the %s half: %v", map[bool]string{false: "training", true: "held-out"}[!held], shares)
 	}
-	var b strings.Builder
-	fmt.Fprintln(&b, "| confidence | answers | right | mean confidence | share right |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|")
-	for _, bin := range Reliability(answers) {
-		if bin.Answers == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
-		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
-			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
-		}
-	}
-	t.Logf("reliability of the tiers, out of fold, both halves (one shop and both shops):\n%s", b.String())
+	t.Logf("reliability of the tiers, out of fold, both halves (one shop and both shops):\n%s", checkReliability(t, answers, minBin))
 }
