@@ -1,6 +1,9 @@
 package window
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // sessions maps a session hash (never 0) to the second of the session's
 // latest view: an open-addressing table with linear probing, 12 bytes a
@@ -14,12 +17,23 @@ import "math/bits"
 // The hashes are keyed SipHash values (Engine.SessionHash) under a secret
 // key, so a client cannot choose them; a slot is picked from a hash by Fibonacci hashing and a multiply
 // (Lemire's fast range), which spreads any hash over any table size.
+//
+// The words are held by a pointer to the first, 16 bytes with the sizes
+// rather than a slice's 24 (see timeline).
 type sessions struct {
-	// slots holds size keys (0 marks a free slot), then the seconds two
+	// words holds size keys (0 marks a free slot), then the seconds two
 	// to a word: slot i's second is the low or high half of word size+i/2.
-	slots []uint64
+	words *uint64
 	size  uint32
 	n     uint32
+}
+
+// slots returns the table's words: size keys, then the seconds.
+func (s *sessions) slots() []uint64 {
+	if s.words == nil {
+		return nil
+	}
+	return unsafe.Slice(s.words, int(s.size)+int(s.size+1)/2)
 }
 
 const (
@@ -33,7 +47,7 @@ func sizedSessions(n int) sessions {
 		return sessions{}
 	}
 	size := max(2, (sessionsLoadDen*n+sessionsLoadNum-1)/sessionsLoadNum)
-	return sessions{slots: make([]uint64, size+(size+1)/2), size: uint32(size)}
+	return sessions{words: unsafe.SliceData(make([]uint64, size+(size+1)/2)), size: uint32(size)}
 }
 
 func (s *sessions) home(h uint64) uint32 {
@@ -41,12 +55,12 @@ func (s *sessions) home(h uint64) uint32 {
 	return uint32(hi)
 }
 
-func (s *sessions) sec(i uint32) uint32 {
-	return uint32(s.slots[s.size+i/2] >> (32 * (i & 1)))
+func (s *sessions) sec(slots []uint64, i uint32) uint32 {
+	return uint32(slots[s.size+i/2] >> (32 * (i & 1)))
 }
 
-func (s *sessions) setSec(i, sec uint32) {
-	w := &s.slots[s.size+i/2]
+func (s *sessions) setSec(slots []uint64, i, sec uint32) {
+	w := &slots[s.size+i/2]
 	shift := 32 * (i & 1)
 	*w = *w&^(0xffffffff<<shift) | uint64(sec)<<shift
 }
@@ -56,10 +70,11 @@ func (s *sessions) get(h uint64) (uint32, bool) {
 	if s.n == 0 {
 		return 0, false
 	}
+	slots := s.slots()
 	for i := s.home(h); ; {
-		switch s.slots[i] {
+		switch slots[i] {
 		case h:
-			return s.sec(i), true
+			return s.sec(slots, i), true
 		case 0:
 			return 0, false
 		}
@@ -74,14 +89,15 @@ func (s *sessions) set(h uint64, sec uint32) {
 	if sessionsLoadDen*(s.n+1) > sessionsLoadNum*s.size {
 		s.grow()
 	}
+	slots := s.slots()
 	for i := s.home(h); ; {
-		switch s.slots[i] {
+		switch slots[i] {
 		case h:
-			s.setSec(i, sec)
+			s.setSec(slots, i, sec)
 			return
 		case 0:
-			s.slots[i] = h
-			s.setSec(i, sec)
+			slots[i] = h
+			s.setSec(slots, i, sec)
 			s.n++
 			return
 		}
@@ -108,9 +124,10 @@ func (s *sessions) fit() {
 
 // each calls fn for every entry.
 func (s *sessions) each(fn func(h uint64, sec uint32)) {
-	for i, k := range s.slots[:s.size] {
+	slots := s.slots()
+	for i, k := range slots[:s.size] {
 		if k != 0 {
-			fn(k, s.sec(uint32(i)))
+			fn(k, s.sec(slots, uint32(i)))
 		}
 	}
 }
@@ -118,4 +135,4 @@ func (s *sessions) each(fn func(h uint64, sec uint32)) {
 func (s *sessions) len() int { return int(s.n) }
 
 // bytes is the memory of the table.
-func (s *sessions) bytes() int { return 8 * len(s.slots) }
+func (s *sessions) bytes() int { return 8 * len(s.slots()) }

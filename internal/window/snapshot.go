@@ -138,14 +138,20 @@ func (enc *Encoder) copyShard(s *shard) {
 	c.more = c.more[:0]
 	for ref, p := range s.products {
 		cp := copied{ref: ref, sess: len(c.sess)}
-		cp.p.views.pts, c.pts32 = appendCopy(c.pts32, p.views.pts)
-		cp.p.viewers.pts, c.pts32 = appendCopy(c.pts32, p.viewers.pts)
+		var pts []point[uint32]
+		pts, c.pts32 = appendCopy(c.pts32, p.views.pts())
+		cp.p.views.set(pts)
+		pts, c.pts32 = appendCopy(c.pts32, p.viewers.pts())
+		cp.p.viewers.set(pts)
 		p.latest.each(func(h uint64, s uint32) { c.sess = append(c.sess, sessionAt{s, h}) })
 		cp.sEnd = len(c.sess)
 		if p.more != nil {
 			var m more
-			m.orders.pts, c.pts32 = appendCopy(c.pts32, p.more.orders.pts)
-			m.units.pts, c.pts64 = appendCopy(c.pts64, p.more.units.pts)
+			pts, c.pts32 = appendCopy(c.pts32, p.more.orders.pts())
+			m.orders.set(pts)
+			var units []point[uint64]
+			units, c.pts64 = appendCopy(c.pts64, p.more.units.pts())
+			m.units.set(units)
 			m.pending, c.pending = appendCopy(c.pending, p.more.pending)
 			c.more = append(c.more, m)
 			cp.moreAt = len(c.more)
