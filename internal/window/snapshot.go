@@ -576,15 +576,16 @@ func (d *decoder) product() *product {
 	sessions := d.count(8)
 	groups := d.count(2)
 	if sessions > 0 {
-		p.latest = sizedSessions(sessions)
+		p.latest = fittedSessions(sessions)
 		pts := make([]point[uint32], groups)
 		r := secReader{d: d}
 		total := 0
 		for g := 0; g < groups && d.err == nil; g++ {
 			s := r.next()
 			k := d.count(8)
-			if k == 0 {
-				d.fail("an empty group of sessions")
+			if k == 0 || total+k > sessions {
+				d.fail("an empty group of sessions, or more than counted")
+				break
 			}
 			pts[g] = point[uint32]{s, uint32(k)}
 			for range k {
@@ -593,7 +594,7 @@ func (d *decoder) product() *product {
 					d.fail("session hash 0")
 					break
 				}
-				p.latest.set(h, s)
+				p.latest.put(h, s)
 			}
 			total += k
 		}
