@@ -5,6 +5,7 @@ package products
 import (
 	"hash/maphash"
 	"math/bits"
+	"strings"
 	"sync"
 
 	"github.com/svc-project/svc"
@@ -19,12 +20,13 @@ const shards = 64
 // for concurrent use, and is read far more often than written: a product
 // is added once, when its first event commits.
 //
-// It holds a million products without a heap object each: the ids live in
-// one byte array per shard, and an open-addressing table of 8-byte slots
-// maps a hash to a position, so the collector has nothing to scan. (Go
-// maps of a hash to a position took 16 bytes a slot at up to 7/8 full, 30
-// of the index's 79 MiB with a million products; the table takes 11 to 21
-// bytes a product.)
+// It holds a million products without a heap object each: the product ids
+// live in one byte array per shard, and an open-addressing table of 8-byte
+// slots maps a hash to a position, so the collector has nothing to scan.
+// (Go maps of a hash to a position took 16 bytes a slot at up to 7/8
+// full, 30 of the index's 79 MiB with a million products; the table takes
+// 11 to 21 bytes a product.) A brand's id is held once a shard, not once a
+// product: a brand has many products, and its id was most of the bytes.
 type Index struct {
 	seed   maphash.Seed
 	shards [shards]shard
@@ -37,14 +39,16 @@ type shard struct {
 	// hashes share those bits are told apart by their ids.
 	slots   []uint64
 	entries []entry
-	ids     []byte // each entry's brand id, then its product id
+	ids     []byte // each entry's product id, in the entries' order
+	brands  []string
+	brandAt map[string]uint32 // index in brands
 	_       [64]byte
 }
 
 type entry struct {
-	ref            svc.ProductRef
-	off            uint32 // of the ids in shard.ids
-	brand, product uint16 // lengths of the ids
+	ref   svc.ProductRef
+	off   uint32 // of the product id in shard.ids; the next entry's ends it
+	brand uint32 // index in shard.brands
 }
 
 // New returns an empty index.
@@ -88,8 +92,8 @@ func (x *Index) Put(brandID, productID string, ref svc.ProductRef) {
 	s.put(h, brandID, productID, ref)
 }
 
-// maxLen is the longest id an entry can hold, in bytes: four times
-// svc.MaxIDLen characters would do.
+// maxLen is longer than any valid id, in bytes: four times svc.MaxIDLen
+// characters would do.
 const maxLen = 1<<16 - 1
 
 // Len returns how many products the index holds.
@@ -109,9 +113,19 @@ func (s *shard) put(h uint64, brandID, productID string, ref svc.ProductRef) {
 		s.entries[i].ref = ref
 		return
 	}
+	b, ok := s.brandAt[brandID]
+	if !ok {
+		if s.brandAt == nil {
+			s.brandAt = make(map[string]uint32)
+		}
+		b = uint32(len(s.brands))
+		brandID = strings.Clone(brandID) // not the caller's larger string
+		s.brands = append(s.brands, brandID)
+		s.brandAt[brandID] = b
+	}
 	i := uint32(len(s.entries))
-	s.entries = append(s.entries, entry{ref: ref, off: uint32(len(s.ids)), brand: uint16(len(brandID)), product: uint16(len(productID))})
-	s.ids = append(append(s.ids, brandID...), productID...)
+	s.entries = append(s.entries, entry{ref: ref, off: uint32(len(s.ids)), brand: b})
+	s.ids = append(s.ids, productID...)
 	if 4*len(s.entries) > 3*len(s.slots) {
 		old := s.slots
 		s.slots = make([]uint64, max(16, 2*len(old)))
@@ -167,10 +181,11 @@ func (s *shard) find(h uint64, brandID, productID string) (uint32, bool) {
 
 // is reports whether entry i has the ids.
 func (s *shard) is(i uint32, brandID, productID string) bool {
-	e := &s.entries[i]
-	if int(e.brand) != len(brandID) || int(e.product) != len(productID) {
-		return false
+	end := uint32(len(s.ids))
+	if int(i)+1 < len(s.entries) {
+		end = s.entries[i+1].off
 	}
-	ids := s.ids[e.off : e.off+uint32(e.brand)+uint32(e.product)]
-	return string(ids[:e.brand]) == brandID && string(ids[e.brand:]) == productID
+	off := s.entries[i].off
+	return int(end-off) == len(productID) && string(s.ids[off:end]) == productID &&
+		s.brands[s.entries[i].brand] == brandID
 }

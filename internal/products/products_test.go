@@ -95,3 +95,37 @@ func TestConcurrentPuts(t *testing.T) {
 		t.Errorf("Len = %d, want %d", x.Len(), writers*each)
 	}
 }
+
+// A brand's id is held once a shard, however many products it has.
+func TestBrandOnce(t *testing.T) {
+	x := New()
+	const n = 1000
+	for i := range n {
+		x.Put("br_one", fmt.Sprint("p", i), svc.ProductRef(i+1))
+		x.Put("br_two", "", svc.ProductRef(n+1)) // an empty id ends where the next begins
+	}
+	brands, ids := 0, 0
+	for i := range x.shards {
+		brands += len(x.shards[i].brands)
+		ids += len(x.shards[i].ids)
+	}
+	if brands > 2*shards || ids != idsLen(n) {
+		t.Errorf("%d brand ids and %d bytes of product ids for %d products", brands, ids, n)
+	}
+	for i := range n {
+		if got, ok := x.Ref("br_one", fmt.Sprint("p", i)); !ok || got != svc.ProductRef(i+1) {
+			t.Fatalf("p%d: %d, %v", i, got, ok)
+		}
+	}
+	if got, ok := x.Ref("br_two", ""); !ok || got != n+1 {
+		t.Errorf("br_two's empty id: %d, %v", got, ok)
+	}
+}
+
+func idsLen(n int) int {
+	total := 0
+	for i := range n {
+		total += len(fmt.Sprint("p", i))
+	}
+	return total
+}

@@ -276,8 +276,8 @@ func (e *Engine) Sweep(now time.Time) Stats {
 }
 
 // Trim gives back the room that growth left in the timelines and session
-// tables, after a replay: the tables come out at most 4/5 full rather than
-// 16/25 to 4/5, and the new arrays fill the holes that the replay's
+// tables, after a replay: the tables come out at most 9/10 full rather than
+// 16/25 to 4/5 (fittedSessions), and the new arrays fill the holes that the replay's
 // outgrown ones left in the heap. Later events make some room again.
 func (e *Engine) Trim() {
 	for i := range e.shards {

@@ -44,7 +44,8 @@ func TestSessionsAgreeWithAMap(t *testing.T) {
 	}
 	size := s.size
 	s.fit()
-	if s.size >= size || s.len() != len(want) {
+	if s.size >= size || s.len() != len(want) || fittedLoadDen*s.len() > fittedLoadNum*int(s.size) ||
+		sessionsLoadDen*s.len() <= sessionsLoadNum*int(s.size) {
 		t.Fatalf("fit: %d slots for %d sessions, %d before", s.size, s.len(), size)
 	}
 	s.each(func(h uint64, sec uint32) {
@@ -52,6 +53,17 @@ func TestSessionsAgreeWithAMap(t *testing.T) {
 			t.Fatalf("after fit, %x: %d, want %d", h, sec, want[h])
 		}
 	})
+	lacked := uint64(1)
+	for _, held := want[lacked]; held; _, held = want[lacked] {
+		lacked++
+	}
+	if _, ok := s.get(lacked); ok {
+		t.Fatal("a fitted table finds a session it lacks")
+	}
+	s.set(lacked, 7) // a new session grows the fitted table back under 4/5
+	if sec, ok := s.get(lacked); !ok || sec != 7 || sessionsLoadDen*s.len() > sessionsLoadNum*int(s.size) {
+		t.Fatalf("after a new session: %d, %v; %d slots for %d", sec, ok, s.size, s.len())
+	}
 	var empty sessions
 	if _, ok := empty.get(42); ok || empty.bytes() != 0 {
 		t.Fatal("the empty table holds something")

@@ -138,14 +138,20 @@ func (enc *Encoder) copyShard(s *shard) {
 	c.more = c.more[:0]
 	for ref, p := range s.products {
 		cp := copied{ref: ref, sess: len(c.sess)}
-		cp.p.views.pts, c.pts32 = appendCopy(c.pts32, p.views.pts)
-		cp.p.viewers.pts, c.pts32 = appendCopy(c.pts32, p.viewers.pts)
+		var pts []point[uint32]
+		pts, c.pts32 = appendCopy(c.pts32, p.views.pts())
+		cp.p.views.set(pts)
+		pts, c.pts32 = appendCopy(c.pts32, p.viewers.pts())
+		cp.p.viewers.set(pts)
 		p.latest.each(func(h uint64, s uint32) { c.sess = append(c.sess, sessionAt{s, h}) })
 		cp.sEnd = len(c.sess)
 		if p.more != nil {
 			var m more
-			m.orders.pts, c.pts32 = appendCopy(c.pts32, p.more.orders.pts)
-			m.units.pts, c.pts64 = appendCopy(c.pts64, p.more.units.pts)
+			pts, c.pts32 = appendCopy(c.pts32, p.more.orders.pts())
+			m.orders.set(pts)
+			var units []point[uint64]
+			units, c.pts64 = appendCopy(c.pts64, p.more.units.pts())
+			m.units.set(units)
 			m.pending, c.pending = appendCopy(c.pending, p.more.pending)
 			c.more = append(c.more, m)
 			cp.moreAt = len(c.more)
@@ -570,15 +576,16 @@ func (d *decoder) product() *product {
 	sessions := d.count(8)
 	groups := d.count(2)
 	if sessions > 0 {
-		p.latest = sizedSessions(sessions)
+		p.latest = fittedSessions(sessions)
 		pts := make([]point[uint32], groups)
 		r := secReader{d: d}
 		total := 0
 		for g := 0; g < groups && d.err == nil; g++ {
 			s := r.next()
 			k := d.count(8)
-			if k == 0 {
-				d.fail("an empty group of sessions")
+			if k == 0 || total+k > sessions {
+				d.fail("an empty group of sessions, or more than counted")
+				break
 			}
 			pts[g] = point[uint32]{s, uint32(k)}
 			for range k {
@@ -587,7 +594,7 @@ func (d *decoder) product() *product {
 					d.fail("session hash 0")
 					break
 				}
-				p.latest.set(h, s)
+				p.latest.put(h, s)
 			}
 			total += k
 		}

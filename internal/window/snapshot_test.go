@@ -152,6 +152,8 @@ func TestSnapshotRefusesBadContent(t *testing.T) {
 		{"refs out of order", append([]byte{0, 2}, make([]byte, 14)...)},
 		{"count beyond the data", []byte{0, 100}},
 		{"session hash 0", append([]byte{0, 1, 0, 0, 1, 1, 0, 1}, make([]byte, 8)...)},
+		{"more sessions than counted", append([]byte{0, 1, 0, 0, 1, 1, 0, 3},
+			1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0)},
 		{"trailing bytes", []byte{0, 0, 7}},
 	}
 	for _, tt := range tests {
