@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/svc-project/svc"
 )
@@ -288,19 +289,14 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-			var id, ts int64
-			var r svc.CancelRecord
-			var before, afterPrice sql.NullFloat64
-			if err := rows.Scan(&id, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &afterPrice); err != nil {
-				return err
+		// The cursor was read in this transaction: no later row is seen,
+		// but the bound keeps the feed's read to its cursor all the same.
+		err = reads{tx}.CancelsAfter(ctx, a.ids[tCancels], time.Time{}, func(id int64, r svc.CancelRecord) error {
+			if id <= cur.ids[tCancels] {
+				cancels, cancelIDs = append(cancels, r), append(cancelIDs, id)
 			}
-			r.Time, r.PriceBefore, r.PriceAfter = fromMillis(ts), nullFloat(before), nullFloat(afterPrice)
-			cancels, cancelIDs = append(cancels, r), append(cancelIDs, id)
 			return nil
-		}, `SELECT c.id, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''), c.price_before, c.price_after
-			FROM order_cancels c JOIN purchase_events e ON e.id = c.purchase
-			WHERE c.id > ? AND c.id <= ? ORDER BY c.id`, a.ids[tCancels], cur.ids[tCancels])
+		})
 		if err != nil {
 			return err
 		}
