@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -260,6 +261,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		}
 		// Views and carts: one product each, and the brand of its row.
 		single := func(table int, query string, row func() (dest []any, write func(brandID string, ref svc.ProductRef) *svc.Write)) error {
+			lo, hi := s.othersIn(table, a.ids[table], cur.ids[table])
+			if lo >= hi {
+				return nil
+			}
 			return eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 				var id int64
 				var ref svc.ProductRef
@@ -271,7 +276,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				out.Writes = append(out.Writes, write(brandID, ref))
 				ids, tables = append(ids, id), append(tables, table)
 				return nil
-			}, query, a.ids[table], cur.ids[table])
+			}, query, lo, hi)
 		}
 		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+
 			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
@@ -291,16 +296,19 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		}
 		// The cursor was read in this transaction: no later row is seen,
 		// but the bound keeps the feed's read to its cursor all the same.
-		err = reads{tx}.CancelsAfter(ctx, a.ids[tCancels], time.Time{}, func(id int64, r svc.CancelRecord) error {
-			if id <= cur.ids[tCancels] {
-				cancels, cancelIDs = append(cancels, r), append(cancelIDs, id)
+		if lo, hi := s.othersIn(tCancels, a.ids[tCancels], cur.ids[tCancels]); lo < hi {
+			err = reads{tx}.CancelsAfter(ctx, lo, time.Time{}, func(id int64, r svc.CancelRecord) error {
+				if id <= hi {
+					cancels, cancelIDs = append(cancels, r), append(cancelIDs, id)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 		var orders svc.FeedOrders
+		lo, hi := s.othersIn(tOrders, a.ids[tOrders], cur.ids[tOrders])
 		err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			var cancelled int64
 			var ref svc.ProductRef
@@ -313,7 +321,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return nil
 		}, "SELECT i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
 			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
-			WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, a.ids[tOrders], cur.ids[tOrders])
+			WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, lo, hi)
 		if err != nil {
 			return err
 		}
@@ -432,6 +440,35 @@ func (s *Store) mine(table int, id int64) bool {
 		}
 	}
 	return false
+}
+
+// othersIn narrows the ids (lo, hi] of a table to the part that other
+// writers may have committed to: it drops this Store's own committed ids
+// at either end, so that a poll after only its own commits reads no row
+// (reading them back to skip them took 8% of a loaded server's CPU). Own
+// rows inside the part left are told apart by mine.
+func (s *Store) othersIn(table int, lo, hi int64) (int64, int64) {
+	f := &s.feed
+	f.ownMu.Lock()
+	own := slices.Clone(f.own) // in the order of their ids: SQLite has one writer
+	f.ownMu.Unlock()
+	ok := func(o *ownWrite) bool {
+		<-o.done // its rows are visible, so it committed: the writer is about to learn it
+		f.ownMu.Lock()
+		defer f.ownMu.Unlock()
+		return o.ok
+	}
+	for _, o := range own {
+		if o.lo[table] <= lo && lo < o.hi[table] && lo < hi && ok(o) {
+			lo = o.hi[table]
+		}
+	}
+	for _, o := range slices.Backward(own) {
+		if o.lo[table] < hi && hi <= o.hi[table] && lo < hi && ok(o) {
+			hi = o.lo[table]
+		}
+	}
+	return lo, hi
 }
 
 // forgetOwn forgets the own transactions that failed, or committed with
