@@ -281,7 +281,11 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		if same, code := sameWords(&pq.facts, &facts[k]); same && (vetoed == "" || !code) {
+		same, code, coloured := sameAdding(&pq.facts, &facts[k])
+		if same && coloured {
+			same = !colourTwinIn(&pq.facts, facts, k)
+		}
+		if same && (vetoed == "" || !code) {
 			// Listings of one title (but for case and punctuation) are one
 			// product, the first the answer; more than genericCodes of
 			// them are a catalog flooded with one title, no answer.
@@ -299,6 +303,30 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 	}
 	return out
+}
+
+// colourTwinIn reports whether another of the gathered products has the
+// query's words but function and soft words: the query, naming no colour,
+// may then be that one, in another colour ("… black", "… dark grey") or in
+// none, or with something more ("… with strap").
+func colourTwinIn(q *facts, facts []facts, k int) bool {
+	for j := range facts {
+		if j != k && hasWordsOf(&facts[j], q) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWordsOf reports whether a title has a query's words but function
+// and soft words.
+func hasWordsOf(p, q *facts) bool {
+	for _, l := range lackedTokens(q, p) {
+		if !stopWords[l.token] && !softWords[l.token] {
+			return false
+		}
+	}
+	return true
 }
 
 // sameTitle reports whether two titles have the same words in the same

@@ -14,7 +14,9 @@ import (
 // alone makes another product, but for a word or two of description that
 // the product's title adds to a query's of four words or more whose words
 // it has all ("instant" in "fujifilm instax mini twin pack instant
-// film"). When exactly one of the gathered products
+// film"), or a colour it adds to a query that names none when no other
+// gathered product has the query's words (lookup.go, colourTwinIn). When
+// exactly one of the gathered products
 // has the query's words in this sense, it is the answer, at the share of
 // such answers that were right in training (docs/enrichment.md,
 // Matching).
@@ -121,6 +123,15 @@ func lackedTokens(a, b *facts) []lacked {
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
+	same, code, coloured := sameAdding(q, p)
+	return same && !coloured, code
+}
+
+// sameAdding is sameWords that also takes a colour or two the product's
+// title adds to a query that names none (coloured): the product is then
+// the query's only if no other gathered product has the query's words
+// (colourTwinIn), which sameWords, given two titles alone, cannot know.
+func sameAdding(q, p *facts) (same, code, coloured bool) {
 	var la [2][]lacked
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
@@ -131,7 +142,7 @@ func sameWords(q, p *facts) (same, code bool) {
 	for _, l := range la[0] {
 		if !mayBeSoft(l, p) {
 			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
-				return false, false
+				return false, false, false
 			}
 		}
 	}
@@ -154,6 +165,7 @@ func sameWords(q, p *facts) (same, code bool) {
 	// are all in it: none lacked (a stop or soft word either), the query's maker
 	// not left out, and no bundle word or measure added.
 	added, lacksQuery, bundled, measured := 0, false, false, false
+	colours := 0
 	for side, ts := range la {
 		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
@@ -172,30 +184,34 @@ func sameWords(q, p *facts) (same, code bool) {
 			case isProductCode(t):
 				measured = measured || isMeasure(t)
 				if side == 0 {
-					return false, false // the query's code, that the product lacks
+					return false, false, false // the query's code, that the product lacks
 				}
 				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
 				lacksQuery = lacksQuery || side == 0
 			case l.pos == 1 && companyWords[t]:
+			case side == 1 && colourWords[t] && len(q.colours) == 0:
+				if colours++; colours > maxAdded {
+					return false, false, false
+				}
 			case side == 1 && describes(t) && len(spans(q)) >= minAddedTo:
 				if added++; added > maxAdded {
-					return false, false
+					return false, false, false
 				}
 			default:
-				return false, false
+				return false, false, false
 			}
 		}
 	}
-	if added > 0 && (lacksQuery || bundled || measured) {
-		return false, false
+	if (added > 0 || colours > 0) && (lacksQuery || bundled || measured) {
+		return false, false, false
 	}
 	for what := range kinds {
 		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
-			return false, false
+			return false, false, false
 		}
 	}
-	return true, code
+	return true, code, colours > 0
 }
 
 // isProductCode reports whether a token is a code that may be a shop's
