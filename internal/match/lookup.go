@@ -281,9 +281,9 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		same, code, coloured := sameAdding(&pq.facts, &facts[k])
-		if same && coloured {
-			same = !colourTwinIn(&pq.facts, facts, k)
+		same, code, alone := sameAdding(&pq.facts, &facts[k])
+		if same && alone {
+			same = !anotherHasWords(&pq.facts, facts, k)
 		}
 		if same && (vetoed == "" || !code) {
 			// Listings of one title (but for case and punctuation) are one
@@ -305,11 +305,12 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	return out
 }
 
-// colourTwinIn reports whether another of the gathered products has the
-// query's words but function and soft words: the query, naming no colour,
-// may then be that one, in another colour ("… black", "… dark grey") or in
-// none, or with something more ("… with strap").
-func colourTwinIn(q *facts, facts []facts, k int) bool {
+// anotherHasWords reports whether another of the gathered products than
+// k has the query's words but function and soft words: a query that names
+// no colour, or no kind of accessory, may then be that one, in another
+// colour ("… black", "… dark grey") or in none, or with something more
+// ("… with strap").
+func anotherHasWords(q *facts, facts []facts, k int) bool {
 	for j := range facts {
 		if j != k && hasWordsOf(&facts[j], q) {
 			return true

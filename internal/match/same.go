@@ -14,12 +14,13 @@ import (
 // alone makes another product, but for a word or two of description that
 // the product's title adds to a query's of four words or more whose words
 // it has all ("instant" in "fujifilm instax mini twin pack instant
-// film"), or a colour it adds to a query that names none when no other
-// gathered product has the query's words (lookup.go, colourTwinIn). When
-// exactly one of the gathered products
-// has the query's words in this sense, it is the answer, at the share of
-// such answers that were right in training (docs/enrichment.md,
-// Matching).
+// film"). A colour the product's title adds to a query that names none,
+// and the kind of accessory a query names ("case") for a product "for"
+// something, are no difference either when no other gathered product has
+// the query's words (lookup.go, anotherHasWords). When exactly one of the
+// gathered products has the query's words in this sense, it is the
+// answer, at the share of such answers that were right in training
+// (docs/enrichment.md, Matching).
 
 // softWords tell no product from another when one title has them and the
 // other does not.
@@ -123,15 +124,17 @@ func lackedTokens(a, b *facts) []lacked {
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
-	same, code, coloured := sameAdding(q, p)
-	return same && !coloured, code
+	same, code, alone := sameAdding(q, p)
+	return same && !alone, code
 }
 
 // sameAdding is sameWords that also takes a colour or two the product's
-// title adds to a query that names none (coloured): the product is then
-// the query's only if no other gathered product has the query's words
-// (colourTwinIn), which sameWords, given two titles alone, cannot know.
-func sameAdding(q, p *facts) (same, code, coloured bool) {
+// title adds to a query that names none, and the kind of accessory
+// ("case") a query names for a product "for" something (namesKind): the
+// product is then the query's only if no other gathered product has the
+// query's words (alone; lookup.go, anotherHasWords), which two titles
+// alone cannot tell.
+func sameAdding(q, p *facts) (same, code, alone bool) {
 	var la [2][]lacked
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
@@ -165,7 +168,10 @@ func sameAdding(q, p *facts) (same, code, coloured bool) {
 	// are all in it: none lacked (a stop or soft word either), the query's maker
 	// not left out, and no bundle word or measure added.
 	added, lacksQuery, bundled, measured := 0, false, false, false
-	colours := 0
+	// A colour the product adds, or the kind of accessory the query names
+	// for a product "for" something: the product is the query's only if
+	// no other gathered product has the query's words.
+	colours, kindsNamed := 0, 0
 	for side, ts := range la {
 		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
@@ -190,6 +196,10 @@ func sameAdding(q, p *facts) (same, code, coloured bool) {
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
 				lacksQuery = lacksQuery || side == 0
 			case l.pos == 1 && companyWords[t]:
+			case side == 0 && namesKind(t, p):
+				if kindsNamed++; kindsNamed > 1 {
+					return false, false, false
+				}
 			case side == 1 && colourWords[t] && len(q.colours) == 0:
 				if colours++; colours > maxAdded {
 					return false, false, false
@@ -211,7 +221,15 @@ func sameAdding(q, p *facts) (same, code, coloured bool) {
 			return false, false, false
 		}
 	}
-	return true, code, colours > 0
+	return true, code, colours > 0 || kindsNamed > 0
+}
+
+// namesKind reports whether a query's token is the kind of accessory
+// ("case") that a product's title, "for" something and naming no
+// accessory, leaves out: "griffin … formfit case" for "griffin … formfit
+// for ipod touch 4g". Another maker's supply ("compatible") is no kind.
+func namesKind(t string, p *facts) bool {
+	return accessoryWords[t] && p.forWord && len(p.accessories) == 0 && t != "compatible" && t != "remanufactured"
 }
 
 // isProductCode reports whether a token is a code that may be a shop's
@@ -225,7 +243,7 @@ func mayBeSoft(l lacked, other *facts) bool {
 	// A version or Roman numeral pairs only with its number in the other
 	// title.
 	number := l.value != "" && (!hasLetter(t) || slices.Contains(other.values, l.value))
-	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
+	if stopWords[t] || softWords[t] || namesKind(t, other) || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".

@@ -218,3 +218,34 @@ func TestSameTierAddedColour(t *testing.T) {
 		t.Error("sameWords took an added colour for no difference without the catalog")
 	}
 }
+
+// The kind of accessory a query names ("case") is no difference from a
+// product "for" something that names none, when no other gathered product
+// has the query's words.
+func TestSameTierAccessoryKind(t *testing.T) {
+	catalog := []string{
+		"Acme Technology Shellguard for Phone 4 Pink Clear",
+		"Acme Technology Shellguard for Phone 4 Black Clear",
+		"Acme Armband for Phone 4 Black",
+		"Acme Car Charger for Phone 4",
+	}
+	query := Query{Title: "acme phone 4 shellguard case pink clear"}
+	h, ok := codeTierIndex(catalog...).Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
+	}
+	// Another product with the query's words, a stand with it: either may
+	// be meant.
+	twin := codeTierIndex(append(slices.Clone(catalog), "Acme Shellguard Case for Phone 4 Pink Clear with Stand")...)
+	if h, ok := twin.Lookup("b", query); ok {
+		t.Errorf("with the case and stand in the catalog, Lookup = %+v, want none", h)
+	}
+	// Two kinds named are two differences.
+	if h, ok := codeTierIndex(catalog...).Lookup("b", Query{Title: "acme phone 4 shellguard case strap pink clear"}); ok {
+		t.Errorf("a case and a strap: Lookup = %+v, want none", h)
+	}
+	a, b := analyze(query.Title), analyze(catalog[0])
+	if same, _ := sameWords(&a, &b); same {
+		t.Error("sameWords took the accessory's kind for no difference without the catalog")
+	}
+}
