@@ -320,14 +320,26 @@ func anotherHasWords(q *facts, facts []facts, k int) bool {
 }
 
 // hasWordsOf reports whether a title has a query's words but function
-// and soft words.
+// and soft words, a word behind a soft word run into it counting as there
+// ("new-pendaflex" for "pendaflex").
 func hasWordsOf(p, q *facts) bool {
 	for _, l := range lackedTokens(q, p) {
-		if !stopWords[l.token] && !softWords[l.token] {
+		if !stopWords[l.token] && !softWords[l.token] && !gluedTo(l.token, p) {
 			return false
 		}
 	}
 	return true
+}
+
+// gluedTo reports whether a word is behind a soft word in one of a
+// title's tokens ("expo" in "new-expo").
+func gluedTo(w string, f *facts) bool {
+	for _, s := range spans(f) {
+		if t := f.squeezed[s[0]:s[1]]; len(t) > len(w) && glued(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameTitle reports whether two titles have the same words in the same

@@ -15,9 +15,10 @@ import (
 // the product's title adds to a query's of four words or more whose words
 // it has all ("instant" in "fujifilm instax mini twin pack instant
 // film"). A colour the product's title adds to a query that names none,
-// and the kind of accessory a query names ("case") for a product "for"
-// something, are no difference either when no other gathered product has
-// the query's words (lookup.go, anotherHasWords). When exactly one of the
+// the kind of accessory a query names ("case") for a product "for"
+// something, and a third or fourth word of description are no difference
+// either when no other gathered product has the query's words (lookup.go,
+// anotherHasWords). When exactly one of the
 // gathered products has the query's words in this sense, it is the
 // answer, at the share of such answers that were right in training
 // (docs/enrichment.md, Matching).
@@ -168,9 +169,10 @@ func sameAdding(q, p *facts) (same, code, alone bool) {
 	// are all in it: none lacked (a stop or soft word either), the query's maker
 	// not left out, and no bundle word or measure added.
 	added, lacksQuery, bundled, measured := 0, false, false, false
-	// A colour the product adds, or the kind of accessory the query names
-	// for a product "for" something: the product is the query's only if
-	// no other gathered product has the query's words.
+	// A colour the product adds, the kind of accessory the query names
+	// for a product "for" something, or more than maxAdded words of
+	// description: the product is the query's only if no other gathered
+	// product has the query's words.
 	colours, kindsNamed := 0, 0
 	for side, ts := range la {
 		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
@@ -205,7 +207,7 @@ func sameAdding(q, p *facts) (same, code, alone bool) {
 					return false, false, false
 				}
 			case side == 1 && describes(t) && len(spans(q)) >= minAddedTo:
-				if added++; added > maxAdded {
+				if added++; added > maxAddedAlone {
 					return false, false, false
 				}
 			default:
@@ -221,7 +223,7 @@ func sameAdding(q, p *facts) (same, code, alone bool) {
 			return false, false, false
 		}
 	}
-	return true, code, colours > 0 || kindsNamed > 0
+	return true, code, colours > 0 || kindsNamed > 0 || added > maxAdded
 }
 
 // namesKind reports whether a query's token is the kind of accessory
@@ -369,10 +371,13 @@ func glued(t, word string) bool {
 }
 
 // Words the product's title adds to the query's, in the catalog lookup:
-// at most maxAdded, to a query of at least minAddedTo words.
+// at most maxAdded, to a query of at least minAddedTo words; up to
+// maxAddedAlone when no other gathered product has the query's words
+// (lookup.go, anotherHasWords).
 const (
-	maxAdded   = 2
-	minAddedTo = 4
+	maxAdded      = 2
+	maxAddedAlone = 4
+	minAddedTo    = 4
 )
 
 // bundleWords join another thing to a product: "with dimmer", "adapter

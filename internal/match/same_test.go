@@ -249,3 +249,35 @@ func TestSameTierAccessoryKind(t *testing.T) {
 		t.Error("sameWords took the accessory's kind for no difference without the catalog")
 	}
 }
+
+// Three or four words of description that the product adds are no
+// difference when no other gathered product has the query's words; five
+// are.
+func TestSameTierAddedWords(t *testing.T) {
+	catalog := []string{
+		"Acme Graphic Equalizer Half-DIN Crossover Car Stereo Head Units",
+		"Acme Graphic Equalizer Double-DIN Car Stereo",
+		"Acme Marine Amplifier Four Channel",
+		"Acme Subwoofer Enclosure Dual Ported",
+	}
+	query := Query{Title: "acme graphic equalizer half-din crossover"}
+	h, ok := codeTierIndex(catalog...).Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
+	}
+	// Another listing with the query's words ("new-acme" is "acme"), and a
+	// remote with it: either may be meant.
+	twin := codeTierIndex(append(slices.Clone(catalog), "New-Acme Graphic Equalizer Half-DIN Crossover with Remote")...)
+	if h, ok := twin.Lookup("b", query); ok {
+		t.Errorf("with the equalizer and remote in the catalog, Lookup = %+v, want none", h)
+	}
+	five := slices.Clone(catalog)
+	five[0] = "Acme Graphic Equalizer Half-DIN Crossover Car Marine Stereo Head Units"
+	if h, ok := codeTierIndex(five...).Lookup("b", query); ok {
+		t.Errorf("five words added: Lookup = %+v, want none", h)
+	}
+	a, b := analyze(query.Title), analyze(catalog[0])
+	if same, _ := sameWords(&a, &b); same {
+		t.Error("sameWords took four added words for no difference without the catalog")
+	}
+}
