@@ -281,7 +281,11 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		if same, code := sameWords(&pq.facts, &facts[k]); same && (vetoed == "" || !code) {
+		same, code, alone := sameAdding(&pq.facts, &facts[k])
+		if same && alone {
+			same = !anotherHasWords(&pq.facts, facts, k)
+		}
+		if same && (vetoed == "" || !code) {
 			// Listings of one title (but for case and punctuation) are one
 			// product, the first the answer; more than genericCodes of
 			// them are a catalog flooded with one title, no answer.
@@ -299,6 +303,43 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		}
 	}
 	return out
+}
+
+// anotherHasWords reports whether another of the gathered products than
+// k has the query's words but function and soft words: a query that names
+// no colour, or no kind of accessory, may then be that one, in another
+// colour ("… black", "… dark grey") or in none, or with something more
+// ("… with strap").
+func anotherHasWords(q *facts, facts []facts, k int) bool {
+	for j := range facts {
+		if j != k && hasWordsOf(&facts[j], q) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWordsOf reports whether a title has a query's words but function
+// and soft words, a word behind a soft word run into it counting as there
+// ("new-pendaflex" for "pendaflex").
+func hasWordsOf(p, q *facts) bool {
+	for _, l := range lackedTokens(q, p) {
+		if !stopWords[l.token] && !softWords[l.token] && !gluedTo(l.token, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// gluedTo reports whether a word is behind a soft word in one of a
+// title's tokens ("expo" in "new-expo").
+func gluedTo(w string, f *facts) bool {
+	for _, s := range spans(f) {
+		if t := f.squeezed[s[0]:s[1]]; len(t) > len(w) && glued(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameTitle reports whether two titles have the same words in the same

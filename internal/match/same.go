@@ -14,10 +14,14 @@ import (
 // alone makes another product, but for a word or two of description that
 // the product's title adds to a query's of four words or more whose words
 // it has all ("instant" in "fujifilm instax mini twin pack instant
-// film"). When exactly one of the gathered products
-// has the query's words in this sense, it is the answer, at the share of
-// such answers that were right in training (docs/enrichment.md,
-// Matching).
+// film"). A colour the product's title adds to a query that names none,
+// the kind of accessory a query names ("case") for a product "for"
+// something, and a third or fourth word of description are no difference
+// either when no other gathered product has the query's words (lookup.go,
+// anotherHasWords). When exactly one of the
+// gathered products has the query's words in this sense, it is the
+// answer, at the share of such answers that were right in training
+// (docs/enrichment.md, Matching).
 
 // softWords tell no product from another when one title has them and the
 // other does not.
@@ -121,6 +125,17 @@ func lackedTokens(a, b *facts) []lacked {
 // code the query has and the product lacks may be the code of the very
 // product the catalog lacks: no same words.
 func sameWords(q, p *facts) (same, code bool) {
+	same, code, alone := sameAdding(q, p)
+	return same && !alone, code
+}
+
+// sameAdding is sameWords that also takes a colour or two the product's
+// title adds to a query that names none, and the kind of accessory
+// ("case") a query names for a product "for" something (namesKind): the
+// product is then the query's only if no other gathered product has the
+// query's words (alone; lookup.go, anotherHasWords), which two titles
+// alone cannot tell.
+func sameAdding(q, p *facts) (same, code, alone bool) {
 	var la [2][]lacked
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
@@ -131,7 +146,7 @@ func sameWords(q, p *facts) (same, code bool) {
 	for _, l := range la[0] {
 		if !mayBeSoft(l, p) {
 			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
-				return false, false
+				return false, false, false
 			}
 		}
 	}
@@ -154,6 +169,11 @@ func sameWords(q, p *facts) (same, code bool) {
 	// are all in it: none lacked (a stop or soft word either), the query's maker
 	// not left out, and no bundle word or measure added.
 	added, lacksQuery, bundled, measured := 0, false, false, false
+	// A colour the product adds, the kind of accessory the query names
+	// for a product "for" something, or more than maxAdded words of
+	// description: the product is the query's only if no other gathered
+	// product has the query's words.
+	colours, kindsNamed := 0, 0
 	for side, ts := range la {
 		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
 		for _, l := range ts {
@@ -172,30 +192,46 @@ func sameWords(q, p *facts) (same, code bool) {
 			case isProductCode(t):
 				measured = measured || isMeasure(t)
 				if side == 0 {
-					return false, false // the query's code, that the product lacks
+					return false, false, false // the query's code, that the product lacks
 				}
 				code = true
 			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
 				lacksQuery = lacksQuery || side == 0
 			case l.pos == 1 && companyWords[t]:
+			case side == 0 && namesKind(t, p):
+				if kindsNamed++; kindsNamed > 1 {
+					return false, false, false
+				}
+			case side == 1 && colourWords[t] && len(q.colours) == 0:
+				if colours++; colours > maxAdded {
+					return false, false, false
+				}
 			case side == 1 && describes(t) && len(spans(q)) >= minAddedTo:
-				if added++; added > maxAdded {
-					return false, false
+				if added++; added > maxAddedAlone {
+					return false, false, false
 				}
 			default:
-				return false, false
+				return false, false, false
 			}
 		}
 	}
-	if added > 0 && (lacksQuery || bundled || measured) {
-		return false, false
+	if (added > 0 || colours > 0) && (lacksQuery || bundled || measured) {
+		return false, false, false
 	}
 	for what := range kinds {
 		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
-			return false, false
+			return false, false, false
 		}
 	}
-	return true, code
+	return true, code, colours > 0 || kindsNamed > 0 || added > maxAdded
+}
+
+// namesKind reports whether a query's token is the kind of accessory
+// ("case") that a product's title, "for" something and naming no
+// accessory, leaves out: "griffin … formfit case" for "griffin … formfit
+// for ipod touch 4g". Another maker's supply ("compatible") is no kind.
+func namesKind(t string, p *facts) bool {
+	return accessoryWords[t] && p.forWord && len(p.accessories) == 0 && t != "compatible" && t != "remanufactured"
 }
 
 // isProductCode reports whether a token is a code that may be a shop's
@@ -209,7 +245,7 @@ func mayBeSoft(l lacked, other *facts) bool {
 	// A version or Roman numeral pairs only with its number in the other
 	// title.
 	number := l.value != "" && (!hasLetter(t) || slices.Contains(other.values, l.value))
-	if stopWords[t] || softWords[t] || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
+	if stopWords[t] || softWords[t] || namesKind(t, other) || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".
@@ -335,10 +371,13 @@ func glued(t, word string) bool {
 }
 
 // Words the product's title adds to the query's, in the catalog lookup:
-// at most maxAdded, to a query of at least minAddedTo words.
+// at most maxAdded, to a query of at least minAddedTo words; up to
+// maxAddedAlone when no other gathered product has the query's words
+// (lookup.go, anotherHasWords).
 const (
-	maxAdded   = 2
-	minAddedTo = 4
+	maxAdded      = 2
+	maxAddedAlone = 4
+	minAddedTo    = 4
 )
 
 // bundleWords join another thing to a product: "with dimmer", "adapter

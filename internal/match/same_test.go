@@ -179,3 +179,105 @@ func TestSameTierListings(t *testing.T) {
 		t.Errorf("two listings for the mac and one for the pc: Lookup = %+v, want none", h)
 	}
 }
+
+// A colour the product's title adds to a query that names none is the
+// query's product when no other gathered product is it in another colour,
+// in none, or has the query's words in a colour the list lacks.
+func TestSameTierAddedColour(t *testing.T) {
+	catalog := []string{
+		"Acme CW-48 48 Capacity Nylon Disc Wallet Blue",
+		"Acme CW-24 24 Capacity Nylon Disc Wallet Black",
+		"Acme Rolling Laptop Case Black",
+		"Acme Padded Camera Bag Red",
+	}
+	query := Query{Title: "acme 48 capacity nylon disc wallet"}
+	h, ok := codeTierIndex(catalog...).Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
+	}
+	for _, twin := range []string{
+		"Acme CW-48BK 48 Capacity Nylon Disc Wallet Black",          // another colour, its code
+		"Acme CW-48 48 Capacity Nylon Disc Wallet Dark Grey",        // a shade
+		"Acme CW-48 48 Capacity Nylon Disc Wallet with Strap Black", // another with the query's words
+	} {
+		if h, ok := codeTierIndex(append(slices.Clone(catalog), twin)...).Lookup("b", query); ok {
+			t.Errorf("with %q in the catalog, Lookup = %+v, want none", twin, h)
+		}
+	}
+	// The product in no colour is the query's.
+	plain := codeTierIndex(append(slices.Clone(catalog), "Acme 48 Capacity Nylon Disc Wallet")...)
+	if h, ok := plain.Lookup("b", query); !ok || h.Ref != 5 {
+		t.Errorf("with the wallet in no colour, Lookup = %+v, %v; want product 5", h, ok)
+	}
+	// A query that names a colour is no query for another.
+	if h, ok := codeTierIndex(catalog...).Lookup("b", Query{Title: "acme 48 capacity nylon disc wallet black"}); ok {
+		t.Errorf("a black wallet: Lookup = %+v, want none", h)
+	}
+	a, b := analyze(query.Title), analyze(catalog[0])
+	if same, _ := sameWords(&a, &b); same {
+		t.Error("sameWords took an added colour for no difference without the catalog")
+	}
+}
+
+// The kind of accessory a query names ("case") is no difference from a
+// product "for" something that names none, when no other gathered product
+// has the query's words.
+func TestSameTierAccessoryKind(t *testing.T) {
+	catalog := []string{
+		"Acme Technology Shellguard for Phone 4 Pink Clear",
+		"Acme Technology Shellguard for Phone 4 Black Clear",
+		"Acme Armband for Phone 4 Black",
+		"Acme Car Charger for Phone 4",
+	}
+	query := Query{Title: "acme phone 4 shellguard case pink clear"}
+	h, ok := codeTierIndex(catalog...).Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
+	}
+	// Another product with the query's words, a stand with it: either may
+	// be meant.
+	twin := codeTierIndex(append(slices.Clone(catalog), "Acme Shellguard Case for Phone 4 Pink Clear with Stand")...)
+	if h, ok := twin.Lookup("b", query); ok {
+		t.Errorf("with the case and stand in the catalog, Lookup = %+v, want none", h)
+	}
+	// Two kinds named are two differences.
+	if h, ok := codeTierIndex(catalog...).Lookup("b", Query{Title: "acme phone 4 shellguard case strap pink clear"}); ok {
+		t.Errorf("a case and a strap: Lookup = %+v, want none", h)
+	}
+	a, b := analyze(query.Title), analyze(catalog[0])
+	if same, _ := sameWords(&a, &b); same {
+		t.Error("sameWords took the accessory's kind for no difference without the catalog")
+	}
+}
+
+// Three or four words of description that the product adds are no
+// difference when no other gathered product has the query's words; five
+// are.
+func TestSameTierAddedWords(t *testing.T) {
+	catalog := []string{
+		"Acme Graphic Equalizer Half-DIN Crossover Car Stereo Head Units",
+		"Acme Graphic Equalizer Double-DIN Car Stereo",
+		"Acme Marine Amplifier Four Channel",
+		"Acme Subwoofer Enclosure Dual Ported",
+	}
+	query := Query{Title: "acme graphic equalizer half-din crossover"}
+	h, ok := codeTierIndex(catalog...).Lookup("b", query)
+	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
+	}
+	// Another listing with the query's words ("new-acme" is "acme"), and a
+	// remote with it: either may be meant.
+	twin := codeTierIndex(append(slices.Clone(catalog), "New-Acme Graphic Equalizer Half-DIN Crossover with Remote")...)
+	if h, ok := twin.Lookup("b", query); ok {
+		t.Errorf("with the equalizer and remote in the catalog, Lookup = %+v, want none", h)
+	}
+	five := slices.Clone(catalog)
+	five[0] = "Acme Graphic Equalizer Half-DIN Crossover Car Marine Stereo Head Units"
+	if h, ok := codeTierIndex(five...).Lookup("b", query); ok {
+		t.Errorf("five words added: Lookup = %+v, want none", h)
+	}
+	a, b := analyze(query.Title), analyze(catalog[0])
+	if same, _ := sameWords(&a, &b); same {
+		t.Error("sameWords took four added words for no difference without the catalog")
+	}
+}

@@ -56,8 +56,8 @@ func TestHeldOut(t *testing.T) {
 			if fc.Precision < 0.97 || fc.Recall < 0.81 {
 				t.Errorf("titles with a model code: precision %.3f (want >= 0.97), recall %.3f (want >= 0.81)", fc.Precision, fc.Recall)
 			}
-			if f.Precision < 0.98 || f.Recall < 0.38 || f.AbsentRate > 0.02 {
-				t.Errorf("precision %.3f (want >= 0.98), recall %.3f (want >= 0.38), answers without a true match %.3f (want <= 0.02)",
+			if f.Precision < 0.98 || f.Recall < 0.39 || f.AbsentRate > 0.02 {
+				t.Errorf("precision %.3f (want >= 0.98), recall %.3f (want >= 0.39), answers without a true match %.3f (want <= 0.02)",
 					f.Precision, f.Recall, f.AbsentRate)
 			}
 		})
