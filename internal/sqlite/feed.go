@@ -204,6 +204,7 @@ func (s *Store) ReadSnapshot(ctx context.Context, fn func(svc.EventReader) error
 	f.on.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	finished := s.finishedOwn()
 	var out cursor
 	err := s.inFeedTx(ctx, func(tx *sql.Tx, version int64, cur cursor, pos svc.LogPosition) error {
 		if err := fn(reads{tx}); err != nil {
@@ -216,8 +217,28 @@ func (s *Store) ReadSnapshot(ctx context.Context, fn func(svc.EventReader) error
 	if err != nil {
 		return "", err
 	}
-	s.forgetOwn(out)
+	// What the own writes that ended before the read wrote is in it, or
+	// was deleted since: none is met again, and their ids may be another
+	// writer's by now, when expiry or an erasure deleted a table's newest
+	// rows and the cursor went back below them.
+	s.forgetOwn(out, finished...)
 	return out.String(), nil
+}
+
+// finishedOwn returns the own transactions whose outcome is known.
+func (s *Store) finishedOwn() []*ownWrite {
+	f := &s.feed
+	f.ownMu.Lock()
+	defer f.ownMu.Unlock()
+	var out []*ownWrite
+	for _, o := range f.own {
+		select {
+		case <-o.done:
+			out = append(out, o)
+		default:
+		}
+	}
+	return out
 }
 
 // Changes returns the products registered or changed, and the events other
@@ -450,7 +471,7 @@ func (s *Store) mine(table int, id int64) bool {
 func (s *Store) othersIn(table int, lo, hi int64) (int64, int64) {
 	f := &s.feed
 	f.ownMu.Lock()
-	own := slices.Clone(f.own) // in the order of their ids: SQLite has one writer
+	own := slices.Clone(f.own) // in the order of their ids but where a failed one's were reused: one pass narrows less then, never wrongly
 	f.ownMu.Unlock()
 	ok := func(o *ownWrite) bool {
 		<-o.done // its rows are visible, so it committed: the writer is about to learn it
@@ -472,13 +493,17 @@ func (s *Store) othersIn(table int, lo, hi int64) (int64, int64) {
 }
 
 // forgetOwn forgets the own transactions that failed, or committed with
-// all their rows at or below the cursor: no later read meets them again.
-func (s *Store) forgetOwn(c cursor) {
+// all their rows at or below the cursor, and those given: no later read
+// meets them again.
+func (s *Store) forgetOwn(c cursor, also ...*ownWrite) {
 	f := &s.feed
 	f.ownMu.Lock()
 	defer f.ownMu.Unlock()
 	keep := f.own[:0]
 	for _, o := range f.own {
+		if slices.Contains(also, o) {
+			continue
+		}
 		select {
 		case <-o.done:
 		default:

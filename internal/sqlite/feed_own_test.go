@@ -68,3 +68,62 @@ func TestFeedReadsAroundOwnCommits(t *testing.T) {
 		t.Errorf("own views alone since the last read: reads (%d, %d], want nothing", lo, hi)
 	}
 }
+
+// Once an erasure or expiry deleted a table's newest rows, their ids are
+// another writer's to take, and the recount's snapshot read forgets the
+// server's own writes before it: the feed then brings the other writer's
+// rows, though their ids are those the server once wrote.
+func TestFeedAfterOwnNewestRowsWereDeleted(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	stores := make([]*Store, 2)
+	for i := range stores {
+		s, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	a, b := stores[0], stores[1]
+	now := time.Now()
+	if err := a.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	views := func(s *Store, k int) {
+		t.Helper()
+		var ws []*svc.Write
+		for range k {
+			n++
+			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n)}}
+			ev.Meta = svc.EventMeta{EventID: fmt.Sprint("e", n), Time: now, ReceivedAt: now}
+			ws = append(ws, &svc.Write{View: ev, MayRegister: true})
+		}
+		if err := s.Append(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() svc.FeedCursor {
+		t.Helper()
+		cur, err := a.ReadSnapshot(ctx, func(svc.EventReader) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	read()
+	views(a, 3) // ids 1 to 3, a's own
+	if _, err := b.w.ExecContext(ctx, "DELETE FROM view_events"); err != nil {
+		t.Fatal(err) // as an erasure would; the servers then recount
+	}
+	cur := read()
+	views(b, 2) // ids 1 and 2 again, b's
+	ch, err := a.Changes(ctx, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Writes) != 2 {
+		t.Errorf("the feed brings %d writes, want the other Store's 2 views on the reused ids", len(ch.Writes))
+	}
+}
