@@ -471,7 +471,9 @@ func (s *Store) mine(table int, id int64) bool {
 func (s *Store) othersIn(table int, lo, hi int64) (int64, int64) {
 	f := &s.feed
 	f.ownMu.Lock()
-	own := slices.Clone(f.own) // in the order of their ids but where a failed one's were reused: one pass narrows less then, never wrongly
+	// In the order of their ids, but where a failed one's ids were taken
+	// again: one pass then narrows less, never wrongly.
+	own := slices.Clone(f.own)
 	f.ownMu.Unlock()
 	ok := func(o *ownWrite) bool {
 		<-o.done // its rows are visible, so it committed: the writer is about to learn it
