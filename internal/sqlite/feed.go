@@ -328,28 +328,29 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return err
 			}
 		}
-		var orders svc.FeedOrders
-		lo, hi := s.othersIn(tOrders, a.ids[tOrders], cur.ids[tOrders])
-		err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-			var cancelled int64
-			var ref svc.ProductRef
-			var brandID string
-			var r svc.OrderRow
-			if err := rows.Scan(append([]any{&ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
+		if lo, hi := s.othersIn(tOrders, a.ids[tOrders], cur.ids[tOrders]); lo < hi {
+			var orders svc.FeedOrders
+			err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+				var cancelled int64
+				var ref svc.ProductRef
+				var brandID string
+				var r svc.OrderRow
+				if err := rows.Scan(append([]any{&ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
+					return err
+				}
+				orders.Line(&r, ref, brandID, cancelled, r.ID)
+				return nil
+			}, "SELECT i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
+				FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
+				WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, lo, hi)
+			if err != nil {
 				return err
 			}
-			orders.Line(&r, ref, brandID, cancelled, r.ID)
-			return nil
-		}, "SELECT i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
-			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
-			WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, lo, hi)
-		if err != nil {
-			return err
-		}
-		orders.Flush()
-		out.Writes = append(out.Writes, orders.Writes...)
-		for _, id := range orders.Keys {
-			ids, tables = append(ids, id), append(tables, tOrders)
+			orders.Flush()
+			out.Writes = append(out.Writes, orders.Writes...)
+			for _, id := range orders.Keys {
+				ids, tables = append(ids, id), append(tables, tOrders)
+			}
 		}
 		f.known, f.version, f.last, f.pos = true, version, cur, pos
 		next = cur
