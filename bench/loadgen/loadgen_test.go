@@ -25,6 +25,7 @@ import (
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -631,7 +632,12 @@ func TestRunAgainstSvc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	srv := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot}).Handler())
+	keys, err := signing.Open(ctx, store, 0, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keys.Close()
+	srv := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot, Keys: keys}).Handler())
 	defer srv.Close()
 	client := NewClient(8)
 
@@ -676,6 +682,24 @@ func TestRunAgainstSvc(t *testing.T) {
 	}
 	if got, least := storedViews()-before, r.Endpoints[Batch].Count*int64(cat.BatchEvents)*3/4; got < least {
 		t.Errorf("%d batches of %d answered, %d views stored", r.Endpoints[Batch].Count, cat.BatchEvents, got)
+	}
+
+	// Signed reads ask, and an unsigned answer to one is an error.
+	r, err = Run(ctx, client, cat, Phase{Name: "svc signed proof", BaseURL: srv.URL, Mix: SignedProofMix, Conns: 4, Duration: 200 * time.Millisecond, Seed: 7, Tag: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Endpoints[SignedProof].Count; n == 0 || r.Total().Errors != 0 {
+		t.Fatalf("%d signed proof reads answered: %s", n, errorText(r.Total()))
+	}
+	unsigned := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot}).Handler())
+	defer unsigned.Close()
+	r, err = Run(ctx, client, cat, Phase{Name: "svc without keys", BaseURL: unsigned.URL, Mix: SignedProofMix, Conns: 2, Duration: 100 * time.Millisecond, Seed: 8, Tag: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Endpoints[SignedProof]; s.Count == 0 || s.Status[statusUnsigned] != s.Count {
+		t.Errorf("signed reads of a server without keys: %d answered, %s", s.Count, errorText(s))
 	}
 }
 

@@ -80,7 +80,7 @@ func parseOptions(args []string, errOut io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "recorded length of each phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unrecorded start of each phase")
 	fs.IntVar(&o.repeat, "repeat", 1, "times to run the phases, for the spread")
-	fs.StringVar(&o.phases, "phases", "collect,batch,proof,mix,half", "phases to run: collect (vs the durable and the collect baselines), batch (batches of -batch-events, vs the durable baseline's batches and svc's collect), proof (vs the read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate), collect-rate (views and purchases at -collect-rate)")
+	fs.StringVar(&o.phases, "phases", "collect,batch,proof,mix,half", "phases to run: collect (vs the durable and the collect baselines), batch (batches of -batch-events, vs the durable baseline's batches and svc's collect), proof (vs the read baseline; unsigned, as the widget reads), proof-signed (proof reads asking for the signature, vs the same read baseline), mix (the full mix), half (fixed rate at -half-of the highest), proof-rate (proof reads at -proof-rate), collect-rate (views and purchases at -collect-rate)")
 	fs.StringVar(&o.metrics, "metrics", "", "svc's /metrics URL (on its --admin-addr): reports beside each fixed-rate svc phase the p99 of svc's own handlers, from its histogram")
 	fs.Float64Var(&o.halfOf, "half-of", 0.5, "share of the highest rate the fixed-rate phases send")
 	fs.BoolVar(&o.noBaseline, "no-baseline", false, "skip the baselines")

@@ -65,6 +65,8 @@ func errorText(s *Stats) string {
 			name = "transport"
 		case statusEventRefused:
 			name = "event refused"
+		case statusUnsigned:
+			name = "unsigned"
 		}
 		parts[i] = fmt.Sprintf("%s×%d", name, s.Status[c])
 	}

@@ -75,8 +75,8 @@ func (s *session) closedLoop(ctx context.Context, r *round) error {
 			return err
 		}
 	}
-	if o.has("proof") || o.has("half") {
-		if err := s.proof(ctx, r, !o.noBaseline && o.has("proof")); err != nil {
+	if o.has("proof") || o.has("proof-signed") || o.has("half") {
+		if err := s.proof(ctx, r, !o.noBaseline && (o.has("proof") || o.has("proof-signed"))); err != nil {
 			return err
 		}
 	}
@@ -162,6 +162,16 @@ func (s *session) proof(ctx context.Context, r *round, withBaseline bool) error 
 	share := Ratio{Name: "proof", Svc: r.svcProof.RPS(-1), Base: b.RPS(-1), Target: proofTarget}
 	s.sum.proofShares = append(s.sum.proofShares, share.Share())
 	r.ratios = append(r.ratios, share)
+	if s.o.has("proof-signed") {
+		// Measured, with no target: what a reader who checks pays.
+		signed, err := s.add(ctx, r, "svc proof, signed", s.o.target, SignedProofMix, 0, r.seed+4)
+		if err != nil {
+			return err
+		}
+		share := Ratio{Name: "proof, signed", Svc: signed.RPS(-1), Base: b.RPS(-1)}
+		s.sum.signedProofShares = append(s.sum.signedProofShares, share.Share())
+		r.ratios = append(r.ratios, share)
+	}
 	return nil
 }
 

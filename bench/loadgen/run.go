@@ -257,11 +257,19 @@ func do(ctx context.Context, client *http.Client, base string, r Request) (int, 
 			req.Header["Origin"] = []string{r.Origin}
 		}
 	}
+	if r.Endpoint == SignedProof {
+		req.Header["Accept-Signature"] = acceptSignature
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
+	if r.Endpoint == SignedProof && resp.StatusCode == http.StatusOK && resp.Header.Get("Signature") == "" {
+		// A signed read that was answered unsigned measured the wrong thing.
+		_, err = io.Copy(io.Discard, resp.Body)
+		return statusUnsigned, err
+	}
 	if r.Endpoint == Batch && resp.StatusCode == http.StatusOK {
 		// A batch's 200 may hold events that were not stored.
 		answer, err := io.ReadAll(resp.Body)
@@ -273,6 +281,13 @@ func do(ctx context.Context, client *http.Client, base string, r Request) (int, 
 	_, err = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, err
 }
+
+// acceptSignature asks for svc's signature (docs/verification.md).
+var acceptSignature = []string{`svc=("@status" "content-digest" "content-type" "@method";req "@target-uri";req "@query";req)`}
+
+// statusUnsigned stands for a 200 to a signed read that carries no
+// signature.
+const statusUnsigned = 2
 
 // statusEventRefused stands for a batch answered 200 in which some event
 // was not stored: invalid, conflict or failed.

@@ -9,6 +9,7 @@ import (
 // of several rounds: their median and spread.
 type summary struct {
 	collectShares, proofShares []float64 // svc's closed-loop rates as shares of the baselines'
+	signedProofShares          []float64 // svc's proof reads that ask for the signature, of the read baseline's
 	durableShares              []float64 // svc's collect as a share of the durable baseline's
 	batchFactors               []float64 // svc's events a second in batches over its single-event collect
 	// p99 latencies, in microseconds, at the fixed rates.
@@ -53,6 +54,9 @@ func (m *summary) write(out io.Writer, o *options) {
 	}
 	if len(m.proofShares) > 0 {
 		fmt.Fprintf(out, "  proof / read baseline:      %s\n", Spread(m.proofShares, share))
+	}
+	if len(m.signedProofShares) > 0 {
+		fmt.Fprintf(out, "  signed proof / read baseline: %s\n", Spread(m.signedProofShares, share))
 	}
 	if len(m.collectP99) > 0 {
 		fmt.Fprintf(out, "  collect p99 at %s: %s\n  proof p99 at %s:   %s\n", pct(o.halfOf), Spread(m.collectP99, lat), pct(o.halfOf), Spread(m.proofP99, lat))

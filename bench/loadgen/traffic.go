@@ -13,17 +13,18 @@ const (
 	View Endpoint = iota
 	Purchase
 	Proof
-	Batch // Catalog.BatchEvents views and purchases in one keyed request
+	Batch       // Catalog.BatchEvents views and purchases in one keyed request
+	SignedProof // a proof read that asks for the signature (Accept-Signature), as svc verify does
 	numEndpoints
 )
 
 func (e Endpoint) String() string {
-	return [...]string{"product-view", "product-purchase", "product-proof", "batch"}[e]
+	return [...]string{"product-view", "product-purchase", "product-proof", "batch", "product-proof-signed"}[e]
 }
 
 // Path is the endpoint's URL path.
 func (e Endpoint) Path() string {
-	return [...]string{"/api/collect/product-view", "/api/collect/product-purchase", "/api/svc/product-proof", "/api/collect/batch"}[e]
+	return [...]string{"/api/collect/product-view", "/api/collect/product-purchase", "/api/svc/product-proof", "/api/collect/batch", "/api/svc/product-proof"}[e]
 }
 
 // Mix is the share of each endpoint in the traffic, in percent of requests.
@@ -35,7 +36,10 @@ var (
 	FullMix    = Mix{View: 80, Purchase: 2, Proof: 18}
 	CollectMix = Mix{View: 80, Purchase: 2} // the same writes, without the reads
 	ProofMix   = Mix{Proof: 100}
-	BatchMix   = Mix{Batch: 100} // each request carries CollectMix's events
+	// SignedProofMix is ProofMix asking for signatures: the widget's reads
+	// do not ask, the extension's and svc verify's do.
+	SignedProofMix = Mix{SignedProof: 100}
+	BatchMix       = Mix{Batch: 100} // each request carries CollectMix's events
 )
 
 // Endpoints lists the endpoints the mix sends to.
@@ -54,7 +58,7 @@ func (m Mix) Writes() bool { return m[View] > 0 || m[Purchase] > 0 || m[Batch] >
 
 // pick draws an endpoint with the mix's weights from u, uniform in [0,1).
 func (m Mix) pick(u float64) Endpoint {
-	total := m[View] + m[Purchase] + m[Proof] + m[Batch]
+	total := m[View] + m[Purchase] + m[Proof] + m[Batch] + m[SignedProof]
 	x := u * total
 	for e := Endpoint(0); e < numEndpoints; e++ {
 		if x < m[e] {
@@ -142,7 +146,7 @@ func (g *Generator) Next() Request {
 		req.Body = g.viewBody(b, rank)
 	case Purchase:
 		req.Body = g.purchaseBody(b, rank)
-	case Proof:
+	case Proof, SignedProof:
 		req.Method, req.Body = "GET", nil
 		req.Target = e.Path() + "?brand_id=" + b.ID + "&product_id=p" + strconv.Itoa(rank)
 	case Batch:

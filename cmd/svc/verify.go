@@ -127,6 +127,8 @@ func fetchAnswer(ctx context.Context, client *http.Client, method string, u *url
 	if err != nil {
 		return nil, err
 	}
+	// The proof and the feed are signed only when asked (docs/verification.md).
+	req.Header.Set("Accept-Signature", signing.AcceptSignature)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 		// The answer is then bound to this body (docs/verification.md).

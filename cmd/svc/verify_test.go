@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -31,7 +32,7 @@ func runVerify(args ...string) (string, error) {
 // saveAnswer fetches url and writes the answer as curl -i does.
 func saveAnswer(t *testing.T, url, path string) (http.Header, []byte) {
 	t.Helper()
-	res, err := http.Get(url)
+	res, err := getSigned(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +51,19 @@ func saveAnswer(t *testing.T, url, path string) (http.Header, []byte) {
 
 var keyIDParam = regexp.MustCompile(`keyid="([^"]+)"`)
 
+// getSigned gets url asking for a signed answer, as svc verify does.
+func getSigned(url string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept-Signature", signing.AcceptSignature)
+	return http.DefaultClient.Do(req)
+}
+
 // signingKeyOf returns the keyid an answer of url is signed with.
 func signingKeyOf(url string) (string, error) {
-	res, err := http.Get(url)
+	res, err := getSigned(url)
 	if err != nil {
 		return "", err
 	}

@@ -92,7 +92,7 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	c := cors.New(cors.Options{
 		AllowOriginFunc: func(string) bool { return true },
 		AllowedMethods:  []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key", "Content-Digest"},
+		AllowedHeaders:  []string{"Content-Type", APIKeyHeader, "Idempotency-Key", "Content-Digest", "Accept-Signature"},
 		ExposedHeaders:  []string{"Idempotent-Replayed", "Retry-After", "Content-Digest", "Signature-Input", "Signature"},
 		MaxAge:          86400,
 	})
@@ -133,8 +133,10 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
 		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
 		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
-		{"GET", "/api/svc/product-proof", s.limit("", s.signed(s.handle(s.productProof)))},
-		{"GET", "/api/svc/recent-activity", s.limit("", s.signed(s.handle(s.recentActivity)))},
+		// The widget's reads are signed when asked (Accept-Signature); the
+		// enrichments, which exist for the extension, always are.
+		{"GET", "/api/svc/product-proof", s.limit("", s.signedOnRequest(s.handle(s.productProof)))},
+		{"GET", "/api/svc/recent-activity", s.limit("", s.signedOnRequest(s.handle(s.recentActivity)))},
 		{"POST", "/api/svc/search-enrich", s.limit("", s.signed(s.handle(s.searchEnrich)))},
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor

@@ -50,6 +50,27 @@ func (s *Server) signed(h http.Handler) http.Handler {
 	})
 }
 
+// signedOnRequest signs h's 2xx answers when the request carries
+// Accept-Signature (RFC 9421, section 5), and answers unsigned otherwise:
+// one Ed25519 signature costs about as much as the rest of a proof, and the
+// widget, which makes nearly every proof read, never checks it. Whatever
+// the field names, svc signs with its own label and components
+// (signing.AcceptSignature), which section 5.2 leaves to the signer. Both
+// kinds of answer say Vary: Accept-Signature, so that no cache serves one
+// for the other.
+func (s *Server) signedOnRequest(h http.Handler) http.Handler {
+	sh := s.signed(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Added to, not set: the CORS layer has said Vary: Origin.
+		w.Header().Add("Vary", "Accept-Signature")
+		if _, ok := r.Header["Accept-Signature"]; ok {
+			sh.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // sign adds Content-Digest and the signature to an answer. bound covers
 // the request's Content-Digest too, which sign's caller checked against
 // the body the handler read: a POST's answer then cannot be passed off as

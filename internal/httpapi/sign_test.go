@@ -65,7 +65,7 @@ func TestSignedAnswersVerify(t *testing.T) {
 		{"POST", productPath, product},
 		{"POST", productPath + "?x=1", product}, // a query is covered on a POST too
 	} {
-		r := f.do(c.method, c.path, c.body)
+		r := f.do(c.method, c.path, c.body, "Accept-Signature", signing.AcceptSignature)
 		if r.status != 200 {
 			t.Fatalf("%s %s: %d %s", c.method, c.path, r.status, r.body)
 		}
@@ -107,14 +107,14 @@ func TestSignedAnswersVerify(t *testing.T) {
 	// The recent purchases feed is signed the same way.
 	f.bought("br_alpha", "o-feed", time.Minute, "DE", "", "wh5")
 	feedPath := recentPath + "?brand_id=br_alpha"
-	if r := f.do("GET", feedPath, nil); r.status != 200 {
+	if r := f.do("GET", feedPath, nil, "Accept-Signature", signing.AcceptSignature); r.status != 200 {
 		t.Errorf("recent-activity: %d %s", r.status, r.body)
 	} else if _, err := signing.Verify(answer(t, r, "GET", f.srv.URL, feedPath), lookup(keys)); err != nil {
 		t.Errorf("recent-activity: %v", err)
 	}
 
 	// A web page may read the fields it needs to check an answer.
-	r := f.do("GET", proofPath, nil, "Origin", "https://www.alpha.example")
+	r := f.do("GET", proofPath, nil, "Origin", "https://www.alpha.example", "Accept-Signature", signing.AcceptSignature)
 	if r.status != 200 {
 		t.Fatalf("a proof from the brand's page: %d %s", r.status, r.body)
 	}
@@ -124,7 +124,7 @@ func TestSignedAnswersVerify(t *testing.T) {
 	}
 
 	// Errors carry no count and are not signed.
-	r = f.do("GET", "/api/svc/product-proof?brand_id=br_alpha&product_id=nope", nil)
+	r = f.do("GET", "/api/svc/product-proof?brand_id=br_alpha&product_id=nope", nil, "Accept-Signature", signing.AcceptSignature)
 	if r.status != 404 || r.header.Get("Signature") != "" || r.header.Get("Content-Digest") != "" {
 		t.Errorf("a 404 is signed: %d %v", r.status, r.header)
 	}
@@ -134,11 +134,54 @@ func TestSignedAnswersVerify(t *testing.T) {
 	}
 }
 
+// TestProofSignedOnRequest: the widget's reads are signed only when the
+// request asks (Accept-Signature, RFC 9421 section 5), and say that they
+// vary with it; the enrichments are signed unasked.
+func TestProofSignedOnRequest(t *testing.T) {
+	f := enrichFixture(t)
+	f.bought("br_alpha", "o-feed", time.Minute, "DE", "", "wh5")
+	keys := f.published()
+	for _, path := range []string{"/api/svc/product-proof?brand_id=br_alpha&product_id=wh5", recentPath + "?brand_id=br_alpha"} {
+		plain := f.do("GET", path, nil, "Origin", "https://www.alpha.example")
+		if plain.status != 200 {
+			t.Fatalf("%s: %d %s", path, plain.status, plain.body)
+		}
+		for _, k := range []string{"Signature", "Signature-Input", "Content-Digest"} {
+			if v := plain.header.Get(k); v != "" {
+				t.Errorf("%s unasked: %s: %s", path, k, v)
+			}
+		}
+		asked := f.do("GET", path, nil, "Origin", "https://www.alpha.example", "Accept-Signature", `sig1=("@status");keyid="any"`)
+		if _, err := signing.Verify(answer(t, asked, "GET", f.srv.URL, path), lookup(keys)); err != nil {
+			t.Errorf("%s asked with another label and components: %v", path, err)
+		}
+		if string(asked.body) != string(plain.body) {
+			t.Errorf("%s: the signed body differs:\n%s\n%s", path, asked.body, plain.body)
+		}
+		for _, r := range []response{plain, asked} {
+			if vary := strings.Join(r.header.Values("Vary"), ", "); !strings.Contains(vary, "Accept-Signature") || !strings.Contains(vary, "Origin") {
+				t.Errorf("%s: Vary %q, want Origin and Accept-Signature", path, vary)
+			}
+		}
+	}
+	r := f.do("POST", productPath, map[string]any{"context": map[string]any{"url": "https://www.alpha.example/p/wh1000xm5-black"}})
+	if _, err := signing.Verify(answer(t, r, "POST", f.srv.URL, productPath), lookup(keys)); err != nil {
+		t.Errorf("product-enrich unasked: %v", err)
+	}
+
+	// A page may ask: the preflight allows the field.
+	pre := f.do("OPTIONS", "/api/svc/product-proof?brand_id=br_alpha&product_id=wh5", nil, "Origin", "https://www.alpha.example",
+		"Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "accept-signature")
+	if allowed := strings.ToLower(pre.header.Get("Access-Control-Allow-Headers")); !strings.Contains(allowed, "accept-signature") {
+		t.Errorf("preflight: %d, Access-Control-Allow-Headers %q", pre.status, allowed)
+	}
+}
+
 func TestSignedUnderPublicURL(t *testing.T) {
 	f := newFixture(t, httpapi.Options{PublicURL: "https://proof.example/"})
 	f.do("POST", "/api/collect/product-view", view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"])
 	path := "/api/svc/product-proof?brand_id=br_open&product_id=p1"
-	r := f.proof("br_open", "p1", "")
+	r := f.proof("br_open", "p1", "", "Accept-Signature", signing.AcceptSignature)
 	if r.status != 200 {
 		t.Fatalf("proof: %d %s", r.status, r.body)
 	}
@@ -158,7 +201,7 @@ func TestRotationKeepsOldAnswersVerifiable(t *testing.T) {
 	f := newFixture(t)
 	f.do("POST", "/api/collect/product-view", view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"])
 	path := "/api/svc/product-proof?brand_id=br_open&product_id=p1"
-	before := answer(t, f.proof("br_open", "p1", ""), "GET", f.srv.URL, path)
+	before := answer(t, f.proof("br_open", "p1", "", "Accept-Signature", signing.AcceptSignature), "GET", f.srv.URL, path)
 	old := f.keyring.Current()
 
 	next, err := svc.NewSigningKey(f.clock.Now())
@@ -171,7 +214,7 @@ func TestRotationKeepsOldAnswersVerifiable(t *testing.T) {
 	start := time.Now()
 	var after *signing.Answer
 	testwait.Eventually(t, func() error {
-		after = answer(t, f.proof("br_open", "p1", ""), "GET", f.srv.URL, path)
+		after = answer(t, f.proof("br_open", "p1", "", "Accept-Signature", signing.AcceptSignature), "GET", f.srv.URL, path)
 		v, err := signing.Verify(after, lookup(f.published()))
 		if err != nil {
 			return err

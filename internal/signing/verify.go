@@ -22,6 +22,21 @@ var Components = []httpsig.Component{
 	{Name: "@method", Req: true}, {Name: "@target-uri", Req: true}, {Name: "@query", Req: true},
 }
 
+// AcceptSignature is the Accept-Signature field (RFC 9421, section 5.1)
+// that asks svc for its signature: label and components as svc signs
+// them. The answers that are signed only on request (docs/verification.md)
+// are signed when a request carries the field, whatever it names.
+var AcceptSignature = func() string {
+	b := []byte(Label + "=(")
+	for i, c := range Components {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, c.String()...)
+	}
+	return string(append(b, ')'))
+}()
+
 // RequestDigest is covered too when the request carried a Content-Digest
 // of its body that matched it: the answer is then bound to that body.
 var RequestDigest = httpsig.Component{Name: "content-digest", Req: true}
