@@ -328,9 +328,9 @@ func (r reads) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.P
 	return records.Flush()
 }
 
-// DeleteExpired deletes at most limit events older than before, and
-// idempotency keys older than svc.IdempotencyTTL before now, in one short
-// transaction. It returns how many rows it deleted.
+// DeleteExpired deletes at most limit events and audit events older than
+// before, and idempotency keys older than svc.IdempotencyTTL before now, in
+// one short transaction. It returns how many rows it deleted.
 //
 // When it deletes the newest row of a table (a table nobody wrote to for
 // the whole retention, or an event backdated to its edge), SQLite may give
@@ -352,6 +352,8 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
+			// The audit log is kept as long as the events.
+			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)
 			if err != nil {

@@ -56,6 +56,10 @@ var tests = []struct {
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
 	{"DashboardSessions", testDashboardSessions},
+	{"Members", testMembers},
+	{"MemberSessions", testMemberSessions},
+	{"AuditLog", testAuditLog},
+	{"DigestClaims", testDigestClaims},
 	{"WebhookSecrets", testWebhookSecrets},
 }
 
