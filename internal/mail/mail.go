@@ -163,4 +163,3 @@ func (m *Mailer) Send(ctx context.Context, msg Message) error {
 	}
 	return nil
 }
-
