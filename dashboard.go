@@ -107,8 +107,9 @@ type DashboardStore interface {
 	// recently used first.
 	DashboardSessions(ctx context.Context, email string, now time.Time) ([]*DashboardSession, error)
 	// EndMemberSessions deletes every session of the member but the one
-	// with the hash keep (zero: every one), and returns how many ended.
-	EndMemberSessions(ctx context.Context, email string, keep [32]byte) (int64, error)
+	// with the hash keep (zero: every one), and returns how many of them
+	// were live at now.
+	EndMemberSessions(ctx context.Context, email string, keep [32]byte, now time.Time) (int64, error)
 	// The brands' members (members.go).
 	MemberStore
 	// The audit log (members.go).

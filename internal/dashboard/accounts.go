@@ -400,7 +400,7 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, u *us
 	n := int64(0)
 	if u.sess.Email != "" {
 		var err error
-		if n, err = h.cfg.Store.EndMemberSessions(r.Context(), u.sess.Email, u.sess.Hash); err != nil {
+		if n, err = h.cfg.Store.EndMemberSessions(r.Context(), u.sess.Email, u.sess.Hash, h.cfg.Now()); err != nil {
 			return err
 		}
 	}

@@ -187,16 +187,16 @@ var digestFuncs = map[string]any{
 
 var digestText = texttemplate.Must(texttemplate.New("digest").Funcs(digestFuncs).Parse(`{{.Brand.Name}}: the week of {{day .From}} to {{day .To}} (UTC)
 
-Views        {{int .Last.Views}} ({{change .Last.Views .Before.Views}} on the week before)
-Purchases    {{int .Last.Purchases}} ({{change .Last.Purchases .Before.Purchases}})
-Revenue      {{money .Last.Revenue .Currency}} ({{change .Last.Revenue .Before.Revenue}})
+Views        {{int .Last.Views}}  ({{change .Last.Views .Before.Views}}; the week before: {{int .Before.Views}})
+Purchases    {{int .Last.Purchases}}  ({{change .Last.Purchases .Before.Purchases}}; the week before: {{int .Before.Purchases}})
+Revenue      {{money .Last.Revenue .Currency}}  ({{change .Last.Revenue .Before.Revenue}}; the week before: {{money .Before.Revenue .Currency}})
 Conversion   {{percent (index .Conversion 0)}} of viewers bought (the week before: {{percent (index .Conversion 1)}})
 {{if .Top}}
 Top products
-{{range .Top}}  - {{.Title}}: {{int .Last.Purchases}} purchases, {{int .Last.Views}} views
+{{range .Top}}  - {{.Title}}: purchases {{int .Last.Purchases}}, views {{int .Last.Views}}
 {{end}}{{end}}{{if .Rising}}
 Rising
-{{range .Rising}}  - {{.Title}}: {{int .Last.Views}} views ({{change .Last.Views .Before.Views}})
+{{range .Rising}}  - {{.Title}}: views {{int .Last.Views}} ({{change .Last.Views .Before.Views}}; the week before: {{int .Before.Views}})
 {{end}}{{end}}{{with .Experiment}}{{if .Holdout}}
 The widget's effect: {{percent .Arms.Shown.Conversion}} of sessions shown it bought, {{percent .Arms.HeldOut.Conversion}} of those held out{{if .Difference.Significant}} (significant){{else}} (not yet significant){{end}}.
 {{end}}{{end}}{{if .Attention}}
@@ -213,14 +213,15 @@ var digestHTML = htmltemplate.Must(htmltemplate.New("digest").Funcs(digestFuncs)
 <html lang="en"><head><meta charset="utf-8"><title>{{.Brand.Name}}: your week</title></head>
 <body style="font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; color: #1a1a1a; max-width: 36rem;">
 <h1 style="font-size: 1.3em;">{{.Brand.Name}}: the week of {{day .From}} to {{day .To}}</h1>
-<table role="presentation" cellpadding="4" style="border-collapse: collapse;">
-<tr><td>Views</td><td><b>{{int .Last.Views}}</b></td><td>{{change .Last.Views .Before.Views}} on the week before</td></tr>
-<tr><td>Purchases</td><td><b>{{int .Last.Purchases}}</b></td><td>{{change .Last.Purchases .Before.Purchases}}</td></tr>
-<tr><td>Revenue</td><td><b>{{money .Last.Revenue .Currency}}</b></td><td>{{change .Last.Revenue .Before.Revenue}}</td></tr>
-<tr><td>Conversion</td><td><b>{{percent (index .Conversion 0)}}</b></td><td>the week before: {{percent (index .Conversion 1)}}</td></tr>
+<table cellpadding="4" style="border-collapse: collapse;">
+<tr><th align="left">&nbsp;</th><th align="right">Last week</th><th align="right">The week before</th><th align="right">Change</th></tr>
+<tr><td>Views</td><td align="right"><b>{{int .Last.Views}}</b></td><td align="right">{{int .Before.Views}}</td><td align="right">{{change .Last.Views .Before.Views}}</td></tr>
+<tr><td>Purchases</td><td align="right"><b>{{int .Last.Purchases}}</b></td><td align="right">{{int .Before.Purchases}}</td><td align="right">{{change .Last.Purchases .Before.Purchases}}</td></tr>
+<tr><td>Revenue</td><td align="right"><b>{{money .Last.Revenue .Currency}}</b></td><td align="right">{{money .Before.Revenue .Currency}}</td><td align="right">{{change .Last.Revenue .Before.Revenue}}</td></tr>
+<tr><td>Conversion</td><td align="right"><b>{{percent (index .Conversion 0)}}</b></td><td align="right">{{percent (index .Conversion 1)}}</td><td></td></tr>
 </table>
-{{if .Top}}<h2 style="font-size: 1.1em;">Top products</h2><ul>{{range .Top}}<li>{{.Title}}: {{int .Last.Purchases}} purchases, {{int .Last.Views}} views</li>{{end}}</ul>{{end}}
-{{if .Rising}}<h2 style="font-size: 1.1em;">Rising</h2><ul>{{range .Rising}}<li>{{.Title}}: {{int .Last.Views}} views ({{change .Last.Views .Before.Views}})</li>{{end}}</ul>{{end}}
+{{if .Top}}<h2 style="font-size: 1.1em;">Top products</h2><ul>{{range .Top}}<li>{{.Title}}: purchases {{int .Last.Purchases}}, views {{int .Last.Views}}</li>{{end}}</ul>{{end}}
+{{if .Rising}}<h2 style="font-size: 1.1em;">Rising</h2><ul>{{range .Rising}}<li>{{.Title}}: views {{int .Last.Views}} ({{change .Last.Views .Before.Views}}; the week before: {{int .Before.Views}})</li>{{end}}</ul>{{end}}
 {{with .Experiment}}{{if .Holdout}}<p>The widget's effect: {{percent .Arms.Shown.Conversion}} of sessions shown it bought, {{percent .Arms.HeldOut.Conversion}} of those held out{{if .Difference.Significant}} (significant){{else}} (not yet significant){{end}}.</p>{{end}}{{end}}
 {{if .Attention}}<h2 style="font-size: 1.1em;">Needs attention</h2><p style="color: #555;">Seen by the server that sent this, since it started.</p><ul>{{range .Attention}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <p><a href="{{.Dashboard}}">Open the dashboard</a></p>

@@ -127,15 +127,11 @@ func (s *Store) DashboardSessions(ctx context.Context, email string, now time.Ti
 }
 
 // EndMemberSessions deletes a member's sessions but one (svc.DashboardStore).
-func (s *Store) EndMemberSessions(ctx context.Context, email string, keep [32]byte) (int64, error) {
+func (s *Store) EndMemberSessions(ctx context.Context, email string, keep [32]byte, now time.Time) (int64, error) {
 	var n int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		res, err := tx.Exec(ctx, "DELETE FROM dashboard_sessions WHERE email = $1 AND email <> '' AND hash <> $2", email, keep[:])
-		if err != nil {
-			return err
-		}
-		n = res.RowsAffected()
-		return nil
+		return tx.QueryRow(ctx, `WITH gone AS (DELETE FROM dashboard_sessions WHERE email = $1 AND email <> '' AND hash <> $2 RETURNING expires_at)
+			SELECT count(*) FROM gone WHERE expires_at > $3`, email, keep[:], millis(now)).Scan(&n)
 	})
 	return n, err
 }

@@ -129,14 +129,14 @@ func (s *Store) DashboardSessions(ctx context.Context, email string, now time.Ti
 }
 
 // EndMemberSessions deletes a member's sessions but one (svc.DashboardStore).
-func (s *Store) EndMemberSessions(ctx context.Context, email string, keep [32]byte) (int64, error) {
+func (s *Store) EndMemberSessions(ctx context.Context, email string, keep [32]byte, now time.Time) (int64, error) {
 	var n int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE email = ? AND email <> '' AND hash <> ?", email, keep[:])
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM dashboard_sessions WHERE email = ? AND email <> '' AND hash <> ? AND expires_at > ?",
+			email, keep[:], millis(now)).Scan(&n); err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		_, err := tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE email = ? AND email <> '' AND hash <> ?", email, keep[:])
 		return err
 	})
 	return n, err

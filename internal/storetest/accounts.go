@@ -172,14 +172,14 @@ func testMemberSessions(t *testing.T, s svc.Store) {
 	if others, err := s.DashboardSessions(ctx, "", t0); err != nil || len(others) != 0 {
 		t.Fatalf("sessions without an address: %d %v", len(others), err)
 	}
-	n, err := s.EndMemberSessions(ctx, "ann@shop.example", first.Hash)
+	n, err := s.EndMemberSessions(ctx, "ann@shop.example", first.Hash, t0.Add(time.Hour))
 	if err != nil || n != 2 {
 		t.Fatalf("end others: %d %v", n, err)
 	}
 	if list, _ := s.DashboardSessions(ctx, "ann@shop.example", t0.Add(time.Hour)); len(list) != 1 || list[0].Hash != first.Hash {
 		t.Fatalf("left: %d", len(list))
 	}
-	if n, err := s.EndMemberSessions(ctx, "ann@shop.example", [32]byte{}); err != nil || n != 1 {
+	if n, err := s.EndMemberSessions(ctx, "ann@shop.example", [32]byte{}, t0.Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("end all: %d %v", n, err)
 	}
 }
