@@ -20,6 +20,8 @@ var layers = map[string]int{
 	"extension":                0,
 	"internal/bots":            0,
 	"internal/lift":            0,
+	"internal/mail":            0, // the dashboard's SMTP sender
+	"internal/mail/mailtest":   0, // tests' SMTP server
 	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/poll":            0,

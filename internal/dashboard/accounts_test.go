@@ -386,6 +386,21 @@ func TestWeeklyDigest(t *testing.T) {
 	if p := ann.do("POST", "/dashboard/account/digest", url.Values{"csrf": {ann.csrf("/dashboard/account")}, "digest": {"br_acme"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("opt in: %d", p.status)
 	}
+	// A shop signs its webhooks with the wrong secret: the digest says so.
+	if err := f.store.SetWebhookSecret(context.Background(), "br_acme", svc.PlatformShopify, "the-right-secret", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.auth.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", f.srv.URL+svc.WebhookPath(svc.PlatformShopify, "br_acme"), strings.NewReader(`{"id":1}`))
+	req.Header.Set("X-Shopify-Hmac-Sha256", "d3Jvbmc=")
+	req.Header.Set("X-Shopify-Topic", "orders/create")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a forged webhook: %v %v", resp, err)
+	}
+	resp.Body.Close()
 	// t0 is a Saturday; on Monday the week of the seeded events is last week.
 	f.clock.Set(time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC))
 	n, err := f.dash.SendDigests(context.Background())
@@ -397,7 +412,8 @@ func TestWeeklyDigest(t *testing.T) {
 	}
 	d := f.mail.Wait("ann@shop.example", 1)
 	for _, want := range []string{"Acme: the week of Mon Nov 16 to Sun Nov 22", "Views        4  (new; the week before: 0)", "Purchases    1  (new; the week before: 0)", "Revenue      59.90 EUR",
-		"Conversion   33.3% of viewers bought", "Top products", "  - Red Shoe: purchases 1, views 3", "Rising", "/dashboard/brands/br_acme/"} {
+		"Conversion   33.3% of viewers bought", "Top products", "  - Red Shoe: purchases 1, views 3", "Rising", "/dashboard/brands/br_acme/",
+		"Needs attention", "1 shopify events refused (unauthorized): the shop's webhooks do not verify with the secret in Settings"} {
 		if !strings.Contains(d.Text, want) {
 			t.Errorf("the digest's text lacks %q:\n%s", want, d.Text)
 		}
