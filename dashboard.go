@@ -114,4 +114,6 @@ type DashboardStore interface {
 	MemberStore
 	// The audit log (members.go).
 	AuditStore
+	// Members' passkeys (members.go).
+	PasskeyStore
 }

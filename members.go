@@ -111,7 +111,8 @@ const (
 	AuditKeyRevoke     = "key-revoke"
 	AuditWebhookSecret = "webhook-secret"
 	AuditSettings      = "settings"
-	AuditSessionsEnd   = "sessions-end"
+	AuditPasskeyAdd    = "passkey-add"
+	AuditPasskeyRemove = "passkey-remove"
 )
 
 // AuditStore keeps the audit log. Its lines are deleted with the events
@@ -122,4 +123,43 @@ type AuditStore interface {
 	// AuditEvents returns up to limit of a brand's events, newest first,
 	// older than the event with the id before (0: the newest).
 	AuditEvents(ctx context.Context, brandID string, before int64, limit int) ([]*AuditEvent, error)
+}
+
+// Passkey is a member's WebAuthn credential: a second way in, after a
+// first sign-in by email.
+type Passkey struct {
+	ID         []byte // the credential id
+	Email      string
+	UserHandle []byte // the member's random id on the authenticator
+	Name       string // the device it was made on, as the member sees it
+	Credential []byte // the WebAuthn library's record, as JSON
+	CreatedAt  time.Time
+	LastUsed   time.Time
+}
+
+// PasskeyStore keeps members' passkeys and the WebAuthn ceremonies in
+// flight, so that any node finishes what another began.
+type PasskeyStore interface {
+	// AddPasskey stores a passkey. Returns ECONFLICT if its id is taken.
+	AddPasskey(ctx context.Context, p *Passkey) error
+	// Passkeys returns a member's passkeys, oldest first.
+	Passkeys(ctx context.Context, email string) ([]*Passkey, error)
+	// PasskeysByHandle returns the passkeys of the member with the user
+	// handle, oldest first.
+	PasskeysByHandle(ctx context.Context, handle []byte) ([]*Passkey, error)
+	// UsePasskey records a sign-in with a passkey: its updated record
+	// (sign count, flags) and the time. Returns ENOTFOUND if it is gone.
+	UsePasskey(ctx context.Context, id, credential []byte, at time.Time) error
+	// RemovePasskey deletes a member's passkey. Returns ENOTFOUND if the
+	// member has none with the id.
+	RemovePasskey(ctx context.Context, email string, id []byte) error
+	// PutCeremony stores a ceremony's state under a hash until expires,
+	// replacing any, and deletes the ones expired at now.
+	PutCeremony(ctx context.Context, hash [32]byte, data []byte, now, expires time.Time) error
+	// TakeCeremony deletes and returns a live ceremony's state: a
+	// ceremony finishes once. Returns ENOTFOUND if there is none at now.
+	TakeCeremony(ctx context.Context, hash [32]byte, now time.Time) ([]byte, error)
+	// CreateDashboardSession stores a session opened without a link (a
+	// passkey's).
+	CreateDashboardSession(ctx context.Context, s *DashboardSession) error
 }

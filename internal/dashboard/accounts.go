@@ -40,6 +40,7 @@ func (h *Handler) routeAccounts() {
 	h.mux.Handle("GET /dashboard/brands/{brand}/audit", h.owner(h.auditLog))
 	h.mux.HandleFunc("GET /dashboard/unsubscribe", h.unsubscribePage)
 	h.mux.HandleFunc("POST /dashboard/unsubscribe", h.unsubscribe)
+	h.routePasskeys()
 }
 
 func peerIP(r *http.Request) netip.Addr {
@@ -333,6 +334,10 @@ type accountData struct {
 	Sessions []sessionRow
 	Digests  []digestChoice
 	Ended    string
+	// Passkeys are the member's; PasskeysOn says whether this server
+	// takes them (a --public-url with a host name).
+	Passkeys   []passkeyRow
+	PasskeysOn bool
 }
 
 // digestChoice is one brand's weekly digest on the account page.
@@ -362,6 +367,10 @@ func (h *Handler) account(w http.ResponseWriter, r *http.Request, u *user) error
 			}
 			d.Digests = append(d.Digests, digestChoice{m.BrandID, b.Name, m.Digest})
 		}
+		if d.Passkeys, err = h.passkeyRows(r, u.sess.Email); err != nil {
+			return err
+		}
+		d.PasskeysOn = h.webauthn != nil
 	}
 	for _, s := range sessions {
 		d.Sessions = append(d.Sessions, sessionRow{Ref: ref(s.Hash), Device: s.UserAgent, IP: s.IP, CreatedAt: s.CreatedAt, LastSeen: s.LastSeen, Current: s.Hash == u.sess.Hash})

@@ -454,3 +454,35 @@ func TestWeeklyDigest(t *testing.T) {
 		t.Fatalf("sent after unsubscribing: %d", n)
 	}
 }
+
+// The passkey endpoints refuse what the script would never send: no CSRF
+// header, a server whose public URL is an address (no relying party), a
+// sign-in finished without its ceremony's cookie.
+func TestPasskeyRefusals(t *testing.T) {
+	f := newFixture(t) // http://127.0.0.1:PORT: an IP address cannot be a relying party
+	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
+	ann := f.member("192.0.2.1")
+	ann.signIn("ann@shop.example", 0)
+	if p := ann.get("/dashboard/account"); !strings.Contains(p.body, "This server takes no passkeys") || strings.Contains(p.body, `id="add-passkey"`) {
+		t.Fatalf("account page without passkeys: %d", p.status)
+	}
+	if p := ann.get("/dashboard/signin"); strings.Contains(p.body, `id="passkey-signin"`) {
+		t.Fatal("the sign-in page offers passkeys it cannot take")
+	}
+	if p := ann.do("POST", "/dashboard/account/passkeys/begin", nil); p.status != http.StatusForbidden {
+		t.Fatalf("begin without the CSRF header: %d", p.status)
+	}
+	req, _ := http.NewRequest("POST", f.srv.URL+"/dashboard/account/passkeys/begin", nil)
+	req.Header.Set("X-CSRF-Token", ann.csrf("/dashboard/account"))
+	resp, err := ann.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("begin on a server without passkeys: %d", resp.StatusCode)
+	}
+	if p := f.member("192.0.2.9").do("POST", "/dashboard/signin/passkey/finish", url.Values{"x": {"y"}}); p.status != http.StatusBadRequest {
+		t.Fatalf("finish without a ceremony: %d", p.status)
+	}
+}

@@ -1,10 +1,12 @@
 package dashboard_test
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
 
+	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
@@ -71,5 +73,60 @@ func TestBrowserSignInByEmail(t *testing.T) {
 		t.Fatalf("audit page:\n%s", txt)
 	}
 	e.checkAxe("audit")
+	e.noErrors()
+}
+
+// Passkeys in Chromium with a virtual authenticator: a member signed in
+// by email adds a passkey on their account page, signs out, and signs in
+// again with the passkey alone, without mail.
+func TestBrowserPasskey(t *testing.T) {
+	f := newFixtureAt(t, "localhost")
+	e := newBrowser(t)
+	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
+	base := strings.Replace(f.srv.URL, "127.0.0.1", "localhost", 1)
+	if _, err := chromedp.Call(e.ctx, cdpwebauthn.Enable, cdpwebauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(e.ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{Options: &cdpwebauthn.VirtualAuthenticatorOptions{
+		Protocol: cdpwebauthn.AuthenticatorProtocolCtap2, Transport: cdpwebauthn.AuthenticatorTransportInternal,
+		HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first sign-in is by email.
+	e.run(chromedp.Navigate(base + "/dashboard/signin"))
+	e.eval(`(()=>{document.getElementById("email").value="ann@shop.example";return true})()`, new(bool))
+	e.click("#signin-form button[type=submit]")
+	e.navigated("/dashboard/signin")
+	e.waitFor(`document.body.innerText.includes("a sign-in link is on its way")`)
+	e.run(chromedp.Navigate(linkRe.FindString(f.mail.Wait("ann@shop.example", 0).Text)))
+	e.click("form button[type=submit]")
+	e.navigated("/dashboard/brands/br_acme/")
+
+	// Add a passkey.
+	e.run(chromedp.Navigate(base + "/dashboard/account"))
+	e.waitFor(`document.getElementById("add-passkey")`)
+	e.click("#add-passkey")
+	e.waitFor(`document.querySelector("section[aria-labelledby=passkeys] table")?.innerText.includes("Headless Chrome on Linux")`)
+	e.checkAxe("account with a passkey")
+	keys, err := f.store.Passkeys(context.Background(), "ann@shop.example")
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("passkeys: %d, %v", len(keys), err)
+	}
+
+	// Sign out, and in again with the passkey: no mail is sent.
+	e.click(`form.logout button`)
+	e.navigated("/dashboard/signin")
+	mails := len(f.mail.Messages())
+	e.click("#passkey-signin")
+	e.navigated("/dashboard/brands/br_acme/")
+	if txt := e.text(); !strings.Contains(txt, "Red Shoe") {
+		t.Fatalf("after the passkey:\n%s", txt)
+	}
+	if n := len(f.mail.Messages()); n != mails {
+		t.Fatalf("%d mails sent by a passkey sign-in", n-mails)
+	}
+	e.run(chromedp.Navigate(base + "/dashboard/brands/br_acme/audit"))
+	e.waitFor(`document.body.innerText.includes("with a passkey, as owner") && document.body.innerText.includes("passkey-add")`)
 	e.noErrors()
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/insights"
@@ -65,7 +67,8 @@ type Handler struct {
 	pages map[string]*template.Template
 	// Sign-in mail per address and per client address (limit.go).
 	perAddress, perIP *limiter
-	mailing           sync.WaitGroup // sign-in mails on their way
+	webauthn          *webauthn.WebAuthn // passkeys.go; nil: none
+	mailing           sync.WaitGroup     // sign-in mails on their way
 }
 
 // New returns the dashboard.
@@ -80,7 +83,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.ClientIP = peerIP
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{},
-		perAddress: newLimiter(linksPerAddress), perIP: newLimiter(linksPerIP)}
+		perAddress: newLimiter(linksPerAddress), perIP: newLimiter(linksPerIP), webauthn: newWebAuthn(cfg.PublicURL)}
 	for _, page := range []string{"signin", "overview", "product", "settings", "operator", "message", "brands", "members", "account", "audit", "unsubscribe"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
 		if err != nil {
@@ -119,7 +122,7 @@ func New(cfg Config) (*Handler, error) {
 // token must not leak to another site).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("Cache-Control", "no-store")
 	if r.Method == http.MethodPost {
@@ -273,7 +276,8 @@ func brandPath(id string) string { return "/dashboard/brands/" + url.PathEscape(
 // signinPage shows the link's button: signing in takes a POST, so that a
 // mail scanner that opens the link does not use it up.
 func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{"Token": r.URL.Query().Get("token")}})
+	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{"Token": r.URL.Query().Get("token"),
+		"Email": r.URL.Query().Get("email"), "Passkeys": h.webauthn != nil}})
 }
 
 func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {

@@ -67,7 +67,11 @@ type fixture struct {
 	dash  *dashboard.Handler
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureAt(t, "127.0.0.1") }
+
+// newFixtureAt is newFixture whose public URL names host for the server
+// (localhost: a WebAuthn relying party needs a host name, not an address).
+func newFixtureAt(t *testing.T, host string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: &clock{now: t0}, keys: map[string]string{}, log: &syncBuffer{}}
@@ -112,7 +116,7 @@ func newFixture(t *testing.T) *fixture {
 	// The test is the trusted proxy: X-Forwarded-For says the client address.
 	proxies := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now,
-		Mail: mailer, PublicURL: f.srv.URL, ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
+		Mail: mailer, PublicURL: strings.Replace(f.srv.URL, "127.0.0.1", host, 1), ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,9 +92,13 @@ func (s *Store) RemoveMember(ctx context.Context, brandID, email string) error {
 		if _, err := tx.Exec(ctx, "DELETE FROM brand_members WHERE brand_id = $1 AND email = $2", brandID, email); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE email = $1 AND email <> ''
-			AND NOT EXISTS (SELECT 1 FROM brand_members WHERE email = $2)`, email, email)
-		return err
+		for _, table := range []string{"dashboard_sessions", "passkeys"} {
+			if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE email = $1 AND email <> ''
+				AND NOT EXISTS (SELECT 1 FROM brand_members WHERE email = $2)`, email, email); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -80,9 +80,13 @@ func (s *Store) RemoveMember(ctx context.Context, brandID, email string) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM brand_members WHERE brand_id = ? AND email = ?", brandID, email); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE email = ? AND email <> ''
-			AND NOT EXISTS (SELECT 1 FROM brand_members WHERE email = ?)`, email, email)
-		return err
+		for _, table := range []string{"dashboard_sessions", "passkeys"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE email = ? AND email <> ''
+				AND NOT EXISTS (SELECT 1 FROM brand_members WHERE email = ?)`, email, email); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

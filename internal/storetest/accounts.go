@@ -243,3 +243,83 @@ func testDigestClaims(t *testing.T, s svc.Store) {
 		t.Fatalf("a second click: %v", err)
 	}
 }
+
+// testPasskeys checks members' passkeys: by member and by user handle,
+// one id once, a use recorded, removal; a ceremony finishes once and not
+// after it expires; and a member removed from their last brand loses
+// their passkeys.
+func testPasskeys(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	if _, err := s.PutMember(ctx, &svc.Member{BrandID: "br_1", Email: "ann@shop.example", Role: svc.RoleViewer, CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	handle := []byte("handle-of-ann-0123456789abcdef01")
+	for i, id := range []string{"cred-1", "cred-2"} {
+		p := &svc.Passkey{ID: []byte(id), Email: "ann@shop.example", UserHandle: handle, Name: "Chrome on Linux", Credential: []byte(`{"n":1}`),
+			CreatedAt: t0.Add(time.Duration(i) * time.Minute), LastUsed: t0}
+		if err := s.AddPasskey(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddPasskey(ctx, &svc.Passkey{ID: []byte("cred-1"), Email: "eve@shop.example", UserHandle: []byte("x"), Credential: []byte("{}"), CreatedAt: t0, LastUsed: t0}); svc.ErrorCode(err) != svc.ECONFLICT {
+		t.Fatalf("a taken credential id: %v", err)
+	}
+	got, err := s.PasskeysByHandle(ctx, handle)
+	if err != nil || len(got) != 2 || string(got[0].ID) != "cred-1" || got[0].Email != "ann@shop.example" || got[0].Name != "Chrome on Linux" || !got[1].CreatedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("by handle: %d, %v", len(got), err)
+	}
+	if err := s.UsePasskey(ctx, []byte("cred-2"), []byte(`{"n":2}`), t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UsePasskey(ctx, []byte("nope"), []byte(`{}`), t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("use of an unknown passkey: %v", err)
+	}
+	mine, _ := s.Passkeys(ctx, "ann@shop.example")
+	if len(mine) != 2 || string(mine[1].Credential) != `{"n":2}` || !mine[1].LastUsed.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("after a use: %+v", mine)
+	}
+	if err := s.RemovePasskey(ctx, "eve@shop.example", []byte("cred-1")); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("another member removed a passkey: %v", err)
+	}
+	if err := s.RemovePasskey(ctx, "ann@shop.example", []byte("cred-1")); err != nil {
+		t.Fatal(err)
+	}
+
+	key := svc.HashSecret("cookie")
+	if err := s.PutCeremony(ctx, key, []byte("first"), t0, t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutCeremony(ctx, key, []byte("second"), t0, t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := s.TakeCeremony(ctx, key, t0.Add(time.Minute)); err != nil || string(data) != "second" {
+		t.Fatalf("take: %q %v", data, err)
+	}
+	if _, err := s.TakeCeremony(ctx, key, t0.Add(time.Minute)); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("taken twice: %v", err)
+	}
+	if err := s.PutCeremony(ctx, key, []byte("late"), t0, t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TakeCeremony(ctx, key, t0.Add(5*time.Minute)); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("an expired ceremony: %v", err)
+	}
+
+	_, sess := svc.NewDashboardSession("", t0)
+	sess.Email = "ann@shop.example"
+	if err := s.CreateDashboardSession(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.DashboardSession(ctx, sess.Hash, t0); err != nil || got.Email != "ann@shop.example" {
+		t.Fatalf("a passkey's session: %+v %v", got, err)
+	}
+	if _, err := s.PutMember(ctx, &svc.Member{BrandID: "br_1", Email: "cy@shop.example", Role: svc.RoleOwner, CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveMember(ctx, "br_1", "ann@shop.example"); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := s.Passkeys(ctx, "ann@shop.example"); len(left) != 0 {
+		t.Fatalf("a removed member kept %d passkeys", len(left))
+	}
+}

@@ -60,6 +60,7 @@ var tests = []struct {
 	{"MemberSessions", testMemberSessions},
 	{"AuditLog", testAuditLog},
 	{"DigestClaims", testDigestClaims},
+	{"Passkeys", testPasskeys},
 	{"WebhookSecrets", testWebhookSecrets},
 }
 

@@ -47,7 +47,32 @@ CREATE TABLE digest_sends (
     PRIMARY KEY (brand_id, email, week)
 );
 
+-- Passkeys (WebAuthn) of members, by credential id: a second way in
+-- after a first sign-in by email. user_handle is the random id the
+-- authenticator keeps for the member; credential is the library's record
+-- (public key, sign count, flags) as JSON.
+CREATE TABLE passkeys (
+    id          bytea PRIMARY KEY,
+    email       text NOT NULL,
+    user_handle bytea NOT NULL,
+    name        text NOT NULL,
+    credential  bytea NOT NULL,
+    created_at  bigint NOT NULL,
+    last_used   bigint NOT NULL
+);
+CREATE INDEX passkeys_email ON passkeys (email);
+CREATE INDEX passkeys_user_handle ON passkeys (user_handle);
+-- A WebAuthn ceremony between its two requests, by the hash of the
+-- cookie or session it belongs to, so that any node finishes it.
+CREATE TABLE webauthn_ceremonies (
+    hash       bytea PRIMARY KEY,
+    data       bytea NOT NULL,
+    expires_at bigint NOT NULL
+);
+
 -- +goose Down
+DROP TABLE webauthn_ceremonies;
+DROP TABLE passkeys;
 DROP TABLE digest_sends;
 DROP TABLE audit_events;
 DROP INDEX dashboard_sessions_email;

@@ -47,7 +47,32 @@ CREATE TABLE digest_sends (
     PRIMARY KEY (brand_id, email, week)
 );
 
+-- Passkeys (WebAuthn) of members, by credential id: a second way in
+-- after a first sign-in by email. user_handle is the random id the
+-- authenticator keeps for the member; credential is the library's record
+-- (public key, sign count, flags) as JSON.
+CREATE TABLE passkeys (
+    id          BLOB PRIMARY KEY,
+    email       TEXT NOT NULL,
+    user_handle BLOB NOT NULL,
+    name        TEXT NOT NULL,
+    credential  BLOB NOT NULL,
+    created_at  INTEGER NOT NULL,
+    last_used   INTEGER NOT NULL
+);
+CREATE INDEX passkeys_email ON passkeys (email);
+CREATE INDEX passkeys_user_handle ON passkeys (user_handle);
+-- A WebAuthn ceremony between its two requests, by the hash of the
+-- cookie or session it belongs to, so that any node finishes it.
+CREATE TABLE webauthn_ceremonies (
+    hash       BLOB PRIMARY KEY,
+    data       BLOB NOT NULL,
+    expires_at INTEGER NOT NULL
+);
+
 -- +goose Down
+DROP TABLE webauthn_ceremonies;
+DROP TABLE passkeys;
 DROP TABLE digest_sends;
 DROP TABLE audit_events;
 DROP INDEX dashboard_sessions_email;
