@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -14,8 +16,21 @@ import (
 
 // auditCLI writes a change made on the command line into the brand's
 // audit log, as the operator's.
-func auditCLI(ctx context.Context, store svc.Store, brandID, action, detail string) error {
+func auditCLI(ctx context.Context, store svc.AuditStore, brandID, action, detail string) error {
 	return store.AppendAudit(ctx, &svc.AuditEvent{BrandID: brandID, At: time.Now().UTC(), Actor: "operator", IP: "command line", Action: action, Detail: detail})
+}
+
+// givenFlags names the flags a command was given, secrets' values never:
+// "--min-viewers --holdout".
+func givenFlags(set map[string]bool) string {
+	var names []string
+	for name := range set {
+		if !strings.HasSuffix(name, "-secret") && name != "data" && name != "store" && name != "json" && name != "brand" {
+			names = append(names, "--"+name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, " ")
 }
 
 func brandsMembersAdd(ctx context.Context, env environment, args []string) error {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -54,6 +55,34 @@ func TestBrandsMembers(t *testing.T) {
 	}
 	if out := runCmd(t, "brands", "members", "list", "--data", dir, "--json"); strings.Count(out, "\n") != 1 || strings.Contains(out, "bob@") {
 		t.Fatalf("list after remove:\n%s", out)
+	}
+
+	// The operator's changes on the command line are in the brand's audit log.
+	runCmd(t, "keys", "create", "--data", dir, "--brand", b.BrandID)
+	runCmd(t, "brands", "set", "--data", dir, "--brand", b.BrandID, "--min-viewers", "5", "--shopify-secret", "shpss_abc")
+	store, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	events, err := store.AuditEvents(context.Background(), b.BrandID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range events {
+		lines = append(lines, e.Actor+" "+e.IP+" "+e.Action+" "+e.Detail)
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{"operator command line member-add ann@shop.example as owner", "operator command line member-remove bob@shop.example",
+		"operator command line key-create key ", "operator command line settings svc brands set --min-viewers",
+		"operator command line webhook-secret shopify secret set or removed by svc brands set"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the audit log lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "shpss_abc") {
+		t.Error("the audit log holds a secret")
 	}
 }
 
