@@ -191,7 +191,11 @@ func (h *Handler) pickBrand(w http.ResponseWriter, r *http.Request, u *user) err
 	if err != nil {
 		return err
 	}
-	if len(ms) == 1 {
+	switch len(ms) {
+	case 0: // removed between the link's mail and its use
+		h.message(w, r, http.StatusForbidden, "No brand", "This address is not a member of any brand any more. Ask an owner to invite you again.")
+		return nil
+	case 1:
 		http.Redirect(w, r, brandPath(ms[0].BrandID), http.StatusSeeOther)
 		return nil
 	}
