@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -51,14 +50,12 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 	brandID := r.PathValue("brand_id")
 	sig := r.Header.Get(connect.WooCommerceSignatureHeader)
 	body, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
-	var ping bool
-	if errors.Is(err, errBadSignature) && sig == "" && body != nil && connect.IsWooCommercePing(body) {
-		// The ping is unsigned: answered only for a brand with a secret,
-		// and nothing of it is kept.
-		_, ping = s.auth.WebhookSecret(brandID, svc.PlatformWooCommerce)
-	}
 	switch {
-	case ping:
+	case errors.Is(err, errBadSignature) && sig == "" && connect.IsWooCommercePing(body):
+		// The ping is unsigned, so it proves nothing: the same 200 for
+		// every brand, with a secret, without one, or none at all, tells a
+		// prober nothing, and nothing of it is kept. WooCommerce saves the
+		// webhook only on a 200 to it.
 		return s.act(w, r, svc.PlatformWooCommerce, brandID, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
 	case err != nil:
 		return s.webhookOutcome(svc.PlatformWooCommerce, err)
@@ -73,20 +70,18 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 	return s.act(w, r, svc.PlatformWooCommerce, brandID, a, "", body)
 }
 
-// verifiedWebhook reads a webhook's body and checks its signature against
-// the brand's secret for the platform, in constant time. A body over
-// MaxWebhookBytes is ETOOLARGE; a signature that does not verify, for
-// whatever reason, errBadSignature, with the body (a WooCommerce ping is
-// unsigned).
+// verifiedWebhook reads a webhook's body within the budget of unverified
+// bytes (webhookbody.go) and checks its signature against the brand's
+// secret for the platform, in constant time. A body over MaxWebhookBytes
+// is ETOOLARGE; a signature that does not verify, for whatever reason,
+// errBadSignature, with the body (a WooCommerce ping is unsigned). The
+// body's bytes leave the budget once the signature is checked.
 func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBytes))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, svc.Errorf(svc.ETOOLARGE, "the body is larger than %d MiB", MaxWebhookBytes>>20)
-	case err != nil:
-		return nil, svc.Errorf(svc.EINVALID, "the body could not be read")
+	body, release, err := s.readWebhookBody(w, r)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	secret, ok := s.auth.WebhookSecret(brandID, platform)
 	if !ok {
 		secret = "" // Verify refuses an empty secret, after the same work
@@ -178,7 +173,7 @@ func (s *Server) webhookOutcome(platform string, err error) error {
 // cancellation that arrives before its order, so that the order never
 // counts.
 func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
-	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID}
+	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID, IfCounted: a.IfCounted}
 	if a.Items != nil {
 		c.Items = make([]svc.CancelItem, len(a.Items))
 		for i, it := range a.Items {
@@ -195,5 +190,9 @@ func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action,
 	if err := s.tracker.Cancel(r.Context(), c); err != nil {
 		return webhookAck{}, err
 	}
-	return webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}, nil
+	ack := webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}
+	if ack.Status == svc.StatusIgnored {
+		ack.Reason = "order " + a.OrderID + " is not counted yet: it counts if it is paid"
+	}
+	return ack, nil
 }
