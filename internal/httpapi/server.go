@@ -32,7 +32,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
-	bodies   *webhookBodies // unverified webhook bytes
+	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
 }
 
