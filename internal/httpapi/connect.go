@@ -23,7 +23,8 @@ var errBadSignature = svc.Errorf(svc.EUNAUTHORIZED, "the webhook's signature doe
 // shopifyWebhook receives Shopify's order webhooks (docs/integrations.md).
 func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
-	body, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	body, free, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	defer free()
 	if err != nil {
 		return s.webhookOutcome(svc.PlatformShopify, err)
 	}
@@ -49,7 +50,8 @@ func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
 	sig := r.Header.Get(connect.WooCommerceSignatureHeader)
-	body, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
+	body, free, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
+	defer free()
 	switch {
 	case errors.Is(err, errBadSignature) && sig == "" && connect.IsWooCommercePing(body):
 		// The ping is unsigned, so it proves nothing: the same 200 for
@@ -75,21 +77,22 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 // secret for the platform, in constant time. A body over MaxWebhookBytes
 // is ETOOLARGE; a signature that does not verify, for whatever reason,
 // errBadSignature, with the body (a WooCommerce ping is unsigned). The
-// body's bytes leave the budget once the signature is checked.
-func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) ([]byte, error) {
-	body, release, err := s.readWebhookBody(w, r)
+// body's bytes leave the budget once the signature is checked; free gives
+// its buffer back, once the handler is done with the body.
+func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) (body []byte, free func(), err error) {
+	b, err := s.readWebhookBody(w, r)
 	if err != nil {
-		return nil, err
+		return nil, func() {}, err
 	}
-	defer release()
 	secret, ok := s.auth.WebhookSecret(brandID, platform)
 	if !ok {
 		secret = "" // Verify refuses an empty secret, after the same work
 	}
-	if !connect.Verify(body, secret, signature) {
-		return body, errBadSignature
+	if !connect.Verify(b.data, secret, signature) {
+		return b.data, b.free, errBadSignature
 	}
-	return body, nil
+	b.verified()
+	return b.data, b.free, nil
 }
 
 // act does what a verified webhook asks: counts its order through the
