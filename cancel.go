@@ -235,9 +235,7 @@ func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 		c.Result.Status, c.Result.EventID = StatusAccepted, c.Meta.EventID
 	case len(orders) == 0: // IfCounted, of an order not stored
 		c.Result.Status = StatusIgnored
-	case !keyed && c.IfCounted: // anonymous orders only, with nothing left
-		c.Result.Status, c.Result.EventID = StatusDuplicate, orders[0].EventID
-	default: // a keyed order at least
+	default: // stored orders with nothing left to take out
 		c.Result.Status, c.Result.EventID = StatusDuplicate, orders[0].EventID
 		for _, o := range orders {
 			switch {
