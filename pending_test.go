@@ -9,7 +9,9 @@ import (
 
 type pending []svc.CancelItem
 
-func (p pending) PendingCancels(context.Context, string, string) ([]svc.CancelItem, error) { return p, nil }
+func (p pending) PendingCancels(context.Context, string, string) ([]svc.CancelItem, error) {
+	return p, nil
+}
 
 // Refunds recorded before an order take their units out of its lines in
 // line order and drop the lines they empty; deciding the order again (a
