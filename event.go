@@ -48,6 +48,11 @@ type PurchaseEvent struct {
 	Context PurchaseContext `json:"context"`
 
 	Meta EventMeta `json:"-"`
+
+	// sent are the order's lines as sent, when TakeOutPending took units
+	// out of Order.Items: a write decided again (a retried batch) starts
+	// from them.
+	sent []PurchaseItem
 }
 
 // Order is the order of a purchase.

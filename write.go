@@ -65,6 +65,7 @@ type WriteLookup interface {
 	// Order returns the event id of the brand's stored order with the id,
 	// sent keyed or not as keyed says; ok is false when there is none.
 	Order(ctx context.Context, brandID, orderID string, keyed bool) (eventID string, ok bool, err error)
+	PendingLookup
 	ProductLookup
 }
 
@@ -120,6 +121,10 @@ func Decide(ctx context.Context, w *Write, look WriteLookup) (accept bool, err e
 		case ok:
 			w.Result.Status, w.Result.EventID = StatusDuplicate, first
 			return false, nil
+		}
+		// A refund that overtook the order takes out its units now.
+		if err := TakeOutPending(ctx, look, e); err != nil {
+			return false, err
 		}
 	}
 	for i := range w.Products() {

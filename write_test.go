@@ -78,6 +78,10 @@ func (l *lookup) Order(_ context.Context, _, orderID string, keyed bool) (string
 	return id, ok, nil
 }
 
+func (l *lookup) PendingCancels(context.Context, string, string) ([]svc.CancelItem, error) {
+	return nil, nil
+}
+
 func (l *lookup) Product(_ context.Context, _, productID string) (svc.Product, bool, error) {
 	l.asked = append(l.asked, productID)
 	p, ok := l.products[productID]

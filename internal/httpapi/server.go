@@ -32,6 +32,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
+	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
 }
 
@@ -62,7 +63,7 @@ type Options struct {
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
 	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
-		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct)}
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {

@@ -22,6 +22,12 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	err := s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
+	for range 3 { // a refund raced the batch's order (rare): decide again
+		if !errors.Is(err, errPendingRaced) {
+			break
+		}
+		err = s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
+	}
 	var body bodyError
 	if err == nil || !errors.As(err, &body) || !isStatementError(err) || ctx.Err() != nil {
 		return unavailable(err)
@@ -114,6 +120,9 @@ type batch struct {
 	products map[productKey]*productState
 	orders   map[orderKey]string     // stored orders: their event ids
 	inBatch  map[orderKey]*svc.Write // orders the batch accepts
+	// pending are the units refunds of the batch's orders recorded before
+	// they came (svc.PendingLookup), by brand and order id.
+	pending map[productKey][]svc.CancelItem
 }
 
 type writeInfo struct {
@@ -141,7 +150,8 @@ type productState struct {
 
 func newBatch(writes []*svc.Write) *batch {
 	return &batch{writes: writes, info: make([]writeInfo, len(writes)), cur: &writeInfo{}, keys: map[svc.IdempotencyKey]*keyState{},
-		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{}}
+		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{},
+		pending: map[productKey][]svc.CancelItem{}}
 }
 
 func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64) error {
@@ -161,6 +171,9 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 		}
 	}
 	if err := b.settleOrders(ctx, tx, inserted); err != nil {
+		return err
+	}
+	if err := b.checkPending(ctx, tx); err != nil {
 		return err
 	}
 	b.finish()
@@ -238,6 +251,18 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	}
 	b.queueProductReads(q, pb, pp)
 	if len(oo) > 0 {
+		q.Queue(`SELECT brand_id, order_id, product_id, units FROM pending_cancels
+			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id`, ob, oo).Query(func(rows pgx.Rows) error {
+			return scanAll(rows, func() error {
+				var k productKey
+				it := svc.CancelItem{Quantity: new(int64)}
+				if err := rows.Scan(&k.brand, &k.product, &it.ProductID, it.Quantity); err != nil {
+					return err
+				}
+				b.pending[k] = append(b.pending[k], it)
+				return nil
+			})
+		})
 		q.Queue(`SELECT brand_id, order_id, keyed, event_id FROM purchase_events
 			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, ob, oo).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
@@ -333,6 +358,56 @@ func (b *batch) Order(_ context.Context, brandID, orderID string, keyed bool) (s
 		return first.Result.EventID, true, nil
 	}
 	return "", false, nil
+}
+
+// PendingCancels returns the units refunds of an order recorded before it
+// came, as read with the batch (svc.PendingLookup).
+func (b *batch) PendingCancels(_ context.Context, brandID, orderID string) ([]svc.CancelItem, error) {
+	return b.pending[productKey{brandID, orderID}], nil
+}
+
+// errPendingRaced: a refund of an order of the batch was recorded after
+// the batch read the refunds; the batch is decided again.
+var errPendingRaced = errors.New("postgres: a refund of an order of the batch came meanwhile")
+
+// checkPending reads again, once the batch's orders are inserted, how many
+// refunds their orders have recorded. A refund recorded since lookUp
+// (another node's CancelOrder that committed meanwhile) fails the batch
+// with errPendingRaced, and Append decides it again. A refund recorded
+// later cannot be missed: CancelOrder's InsertPending then conflicts
+// with this batch's keyed order row, waits for this commit, and takes the
+// units out of the stored order.
+func (b *batch) checkPending(ctx context.Context, tx pgx.Tx) error {
+	var brands, orders []string
+	seen := map[productKey]bool{}
+	for i, w := range b.writes {
+		if !b.inserts(i) || b.info[i].purchase == 0 {
+			continue
+		}
+		k := productKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}
+		if !seen[k] {
+			seen[k] = true
+			brands, orders = append(brands, k.brand), append(orders, k.product)
+		}
+	}
+	if len(orders) == 0 {
+		return nil
+	}
+	raced := false
+	err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+		var k productKey
+		var n int
+		if err := rows.Scan(&k.brand, &k.product, &n); err != nil {
+			return err
+		}
+		raced = raced || n != len(b.pending[k])
+		return nil
+	}, `SELECT brand_id, order_id, count(*) FROM pending_cancels
+		WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) GROUP BY brand_id, order_id`, brands, orders)
+	if err == nil && raced {
+		err = errPendingRaced
+	}
+	return err
 }
 
 // Product returns a product as stored or as the batch leaves it

@@ -138,6 +138,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
+			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)
 			if err != nil {

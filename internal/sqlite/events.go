@@ -176,6 +176,26 @@ func (p *preparedTx) Order(ctx context.Context, brandID, orderID string, keyed b
 	return eventID, ok, err
 }
 
+// PendingCancels returns the units refunds of an order took out before it
+// came (svc.PendingLookup).
+func (p *preparedTx) PendingCancels(ctx context.Context, brandID, orderID string) ([]svc.CancelItem, error) {
+	rows, err := p.QueryContext(ctx, qPendingGet, brandID, orderID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []svc.CancelItem
+	for rows.Next() {
+		var it svc.CancelItem
+		it.Quantity = new(int64)
+		if err := rows.Scan(&it.ProductID, it.Quantity); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
 // Product returns a product as stored (svc.ProductLookup), from the memo
 // when it has it, and notes its ref for the write's lines.
 func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (svc.Product, bool, error) {
@@ -352,6 +372,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
+			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)
 			if err != nil {

@@ -48,6 +48,8 @@ var tests = []struct {
 	{"CancelPartly", testCancelPartly},
 	{"CancelIdempotency", testCancelIdempotency},
 	{"CancelBeforeOrder", testCancelBeforeOrder},
+	{"RefundBeforeOrder", testRefundBeforeOrder},
+	{"CancelIfCounted", testCancelIfCounted},
 	{"CancelAnonymousOrder", testCancelAnonymousOrder},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
