@@ -13,10 +13,10 @@ import (
 // second the window was counted, and in a new second.
 func BenchmarkRecent(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
-		f := New()
+		f := New(NewKey())
 		for i := range n {
 			f.Add(svc.RecentPurchase{BrandID: "b", Order: fmt.Sprint("o", i), Product: svc.ProductRef(1 + i%1000),
-				Time: t0.Add(-time.Duration(n-i) * 800 * time.Millisecond), Units: 1, Country: "DE", City: fmt.Sprint("c", i%50)})
+				Time: t0.Add(-time.Duration(n-i) * 800 * time.Millisecond), Units: 1, Country: "DE", City: fmt.Sprint("c", i%50), Keyed: true})
 		}
 		// A new second: the window is counted again, once a second a brand.
 		b.Run(fmt.Sprintf("orders=%d/new-second", n), func(b *testing.B) {
