@@ -13,7 +13,7 @@ import (
 // second the window was counted, and in a new second.
 func BenchmarkRecent(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
-		f := New(NewKey())
+		f := New()
 		for i := range n {
 			f.Add(svc.RecentPurchase{BrandID: "b", Order: fmt.Sprint("o", i), Product: svc.ProductRef(1 + i%1000),
 				Time: t0.Add(-time.Duration(n-i) * 800 * time.Millisecond), Units: 1, Country: "DE", City: fmt.Sprint("c", i%50), Keyed: true})

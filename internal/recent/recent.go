@@ -6,16 +6,14 @@
 // it from the store with the counts.
 //
 // Only keyed orders enter it, and only coarsened times leave it: an order
-// counts as placed at a point of its minute that a keyed hash of its event
-// id picks, and shows from a minute after that point plus the delay, so
-// that polling the feed every second tells an order's minute, never its
-// second (docs/honesty.md, Recent purchases).
+// counts as placed at a point of its minute that a hash of its event id
+// picks, and shows from a minute after that point plus the delay, so that
+// polling the feed every second tells an order's minute, never its second
+// (docs/honesty.md, Recent purchases).
 package recent
 
 import (
 	"cmp"
-	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"slices"
@@ -26,24 +24,15 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// Key is the secret of a feed's coarsened times. A server keeps one for
-// its life, so that an order's time stays where it was across recounts.
-type Key [32]byte
-
-// NewKey returns a random key.
-func NewKey() Key {
-	var k Key
-	_, _ = rand.Read(k[:]) // never fails (crypto/rand documents it)
-	return k
-}
-
 // coarse returns the time an order is shown as placed: the start of the
 // minute it was placed in, plus a point of that minute that depends only
-// on the key and the order's event id, never on its second.
-func (k *Key) coarse(order string, t time.Time) int64 {
-	m := hmac.New(sha256.New, k[:])
-	m.Write([]byte(order))
-	j := binary.BigEndian.Uint64(m.Sum(nil)) % uint64(time.Minute)
+// on the order's event id, never on its second. The event id is the key:
+// its 62 random bits are known only to the order's sender, who knows when
+// it ordered; being the order's own, the point is the same on every node
+// and after every restart.
+func coarse(order string, t time.Time) int64 {
+	h := sha256.Sum256([]byte(order))
+	j := binary.BigEndian.Uint64(h[:8]) % uint64(time.Minute)
 	return t.Truncate(time.Minute).UnixNano() + int64(j)
 }
 
@@ -51,7 +40,6 @@ func (k *Key) coarse(order string, t time.Time) int64 {
 // brand, oldest first by their coarsened times. It is safe for concurrent
 // use.
 type Feed struct {
-	key    Key
 	mu     sync.RWMutex
 	brands map[string]*brand
 	orders map[string]string // order event id -> brand, for cancellations
@@ -82,9 +70,9 @@ type entry struct {
 	city    uint32 // the city's, 0 when none
 }
 
-// New returns an empty feed whose times are coarsened with key.
-func New(key Key) *Feed {
-	return &Feed{key: key, brands: map[string]*brand{}, orders: map[string]string{}, places: map[place]uint32{}}
+// New returns an empty feed.
+func New() *Feed {
+	return &Feed{brands: map[string]*brand{}, orders: map[string]string{}, places: map[place]uint32{}}
 }
 
 func (f *Feed) intern(p place) uint32 {
@@ -118,7 +106,7 @@ func (f *Feed) add(p svc.RecentPurchase) {
 		b = &brand{id: p.BrandID}
 		f.brands[p.BrandID] = b
 	}
-	e := entry{order: p.Order, product: p.Product, time: f.key.coarse(p.Order, p.Time), units: p.Units}
+	e := entry{order: p.Order, product: p.Product, time: coarse(p.Order, p.Time), units: p.Units}
 	if p.Country != "" {
 		e.country = f.intern(place{p.Country, ""})
 		if p.City != "" {

@@ -33,7 +33,7 @@ type feedState struct {
 // that no order of the feed is counted in both.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
-	sig := newSignals(t.recentKey)
+	sig := newSignals()
 	f := t.cfg.ChangeFeed
 	if f == nil {
 		if recount {
@@ -89,7 +89,7 @@ func (t *Tracker) failedRecount(recount bool) {
 func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	f := t.cfg.ChangeFeed
 	if f == nil {
-		sig := newSignals(t.recentKey)
+		sig := newSignals()
 		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, sig.loader(t.cfg.Now()))
 		if err != nil {
 			return false, fmt.Errorf("restore counts: %w", err)
@@ -111,7 +111,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 		if !ok {
 			return errors.New("restore counts: the change feed's snapshot is no event log")
 		}
-		sig = newSignals(t.recentKey)
+		sig = newSignals()
 		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, sig.loader(t.cfg.Now()))
 		if err != nil {
 			return fmt.Errorf("restore counts: %w", err)
@@ -119,7 +119,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 		if e = restored; e == nil {
 			// The refused restore read the signals already: the replay
 			// reads them again, into new ones.
-			e, sig = snapshot.NewEngine(), newSignals(t.recentKey)
+			e, sig = snapshot.NewEngine(), newSignals()
 			l := t.loader()
 			l.Beside = sig.loader(t.cfg.Now())
 			opts := snapshot.Options{Startup: true, HaveProducts: haveProducts}

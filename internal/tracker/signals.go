@@ -23,8 +23,8 @@ type signals struct {
 	recent *recent.Feed
 }
 
-func newSignals(key recent.Key) *signals {
-	return &signals{carts: window.New(svc.MaxCartWindow, 0), recent: recent.New(key)}
+func newSignals() *signals {
+	return &signals{carts: window.New(svc.MaxCartWindow, 0), recent: recent.New()}
 }
 
 // addPurchase records the products of an accepted order for the feed,

@@ -20,7 +20,6 @@ import (
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/products"
-	"github.com/svc-project/svc/internal/recent"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -108,15 +107,12 @@ type Tracker struct {
 	signals  atomic.Pointer[signals]       // swapped with the engine
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
-	products *products.Index // refs by (brand, product id), for proofs
-	search   *match.Index    // titles, pages and SKUs, for enrichment
-	// recentKey coarsens the recent purchases feed's times, the same for
-	// every recount of this server's life (recent.Key).
-	recentKey recent.Key
-	prices    *prices.History              // unit prices paid lately, for enrichment
-	changes   feedState                    // other nodes' commits, on a shared store
-	stats     atomic.Pointer[window.Stats] // of the latest sweep
-	snaps     *snapshot.File               // nil when the counts are not saved
+	products *products.Index              // refs by (brand, product id), for proofs
+	search   *match.Index                 // titles, pages and SKUs, for enrichment
+	prices   *prices.History              // unit prices paid lately, for enrichment
+	changes  feedState                    // other nodes' commits, on a shared store
+	stats    atomic.Pointer[window.Stats] // of the latest sweep
+	snaps    *snapshot.File               // nil when the counts are not saved
 	// haveProducts: restore loaded the products before it refused the
 	// snapshot, and the rebuild at start need not load them again.
 	haveProducts bool
@@ -132,7 +128,7 @@ func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, erro
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	t := &Tracker{cfg: cfg, store: store, products: products.New(), search: match.New(), prices: prices.New(), recentKey: recent.NewKey()}
+	t := &Tracker{cfg: cfg, store: store, products: products.New(), search: match.New(), prices: prices.New()}
 	if cfg.SnapshotPath != "" {
 		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.EventLog, t.loader())
 	}
