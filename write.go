@@ -236,9 +236,10 @@ func resolveProduct(ctx context.Context, look ProductLookup, named Product, regi
 // from p's, as far as the sender may (docs/security.md, Provenance): a
 // keyed sender sets them and makes them verified; an anonymous one sets
 // only those no keyed event has set, which stay provisional. An attribute
-// named does not give stays. It returns the attributes that changed, nil
-// where none did, with set.Verified the attributes newly verified, so
-// that a store writes only those, and whether any did.
+// named does not give stays. It returns the attributes that changed or
+// were newly verified, nil where none did, with set.Verified the
+// attributes newly verified, so that a store writes only those, and
+// whether any did.
 func (p *Product) Update(named Product, keyed bool) (set Product, changed bool) {
 	set = Product{Ref: p.Ref, BrandID: p.BrandID, ProductID: p.ProductID}
 	if keyed {
@@ -253,6 +254,17 @@ func (p *Product) Update(named Product, keyed bool) (set Product, changed bool) 
 	set.GTIN = update(&p.GTIN, named.GTIN)
 	set.MPN = update(&p.MPN, named.MPN)
 	set.Maker = update(&p.Maker, named.Maker)
+	if set.Verified != 0 {
+		// A value newly verified is written even where it did not change:
+		// what is verified is the value this event gave, whatever another
+		// writer stored meanwhile.
+		pa, sa := p.attrs(), set.attrs()
+		for i := range pa {
+			if set.Verified&pa[i].a != 0 {
+				*sa[i].v = *pa[i].v
+			}
+		}
+	}
 	return set, set.Verified != 0 || set.SKU != nil || set.Title != nil || set.URL != nil || set.GTIN != nil || set.MPN != nil || set.Maker != nil
 }
 

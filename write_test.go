@@ -213,7 +213,7 @@ func TestProductUpdate(t *testing.T) {
 		// what a keyed one set, and a keyed one verifies what it gives.
 		{"anonymous on verified", verified(svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.AttrSKU|svc.AttrTitle), svc.Product{SKU: ptr("X"), Title: ptr("Hijacked")}, false, false, "T", "A", "<nil> <nil>", svc.AttrSKU | svc.AttrTitle},
 		{"anonymous on half verified", verified(svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.AttrSKU), svc.Product{SKU: ptr("X"), Title: ptr("U")}, false, true, "U", "A", "<nil> U", svc.AttrSKU},
-		{"keyed verifies a provisional value", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{Title: ptr("T")}, true, true, "T", "A", "<nil> <nil>", svc.AttrTitle},
+		{"keyed verifies a provisional value", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{Title: ptr("T")}, true, true, "T", "A", "<nil> T", svc.AttrTitle},
 		{"keyed changes a verified value", verified(svc.Product{Title: ptr("T")}, svc.AttrTitle), svc.Product{Title: ptr("U"), SKU: ptr("B")}, true, true, "U", "B", "B U", svc.AttrTitle | svc.AttrSKU},
 	}
 	for _, tt := range tests {
