@@ -88,9 +88,20 @@ type MatchInfo struct {
 	Confidence float64 `json:"confidence"`
 }
 
-func matchInfo(f Found) *MatchInfo {
-	return &MatchInfo{BrandID: f.BrandID, ProductID: f.ProductID, Title: orNull(f.Title), URL: orNull(f.URL),
+func (s *Service) matchInfo(f Found) *MatchInfo {
+	return &MatchInfo{BrandID: f.BrandID, ProductID: f.ProductID, Title: orNull(f.Title), URL: s.link(f.BrandID, f.URL),
 		Method: f.Method, Confidence: f.Confidence}
+}
+
+// link is a product's URL as an answer gives it: only on one of its
+// brand's domains as they are now (docs/security.md, Provenance), else
+// null. The index holds verified URLs only, checked against the domains
+// when they came; a brand's domains change.
+func (s *Service) link(brandID, url string) *string {
+	if b := s.t.Brand(brandID); url == "" || b == nil || !b.OwnsURL(url) {
+		return nil
+	}
+	return &url
 }
 
 func orNull(s string) *string {

@@ -287,11 +287,10 @@ func (b *batch) queueProductReads(q *pgx.Batch, brands, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	q.Queue(`SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products
-		WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
+	q.Queue(qProducts+` WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			p := new(productState)
-			if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
+			if err := scanProduct(rows, &p.Product); err != nil {
 				return err
 			}
 			b.products[productKey{p.BrandID, p.ProductID}] = p
@@ -436,6 +435,7 @@ func (b *batch) UpdateProduct(_ context.Context, p, set svc.Product, at time.Tim
 	ps.Product, ps.write, ps.at = p, true, millis(at)
 	ps.set.SKU, ps.set.Title, ps.set.URL = cmp.Or(set.SKU, ps.set.SKU), cmp.Or(set.Title, ps.set.Title), cmp.Or(set.URL, ps.set.URL)
 	ps.set.GTIN, ps.set.MPN, ps.set.Maker = cmp.Or(set.GTIN, ps.set.GTIN), cmp.Or(set.MPN, ps.set.MPN), cmp.Or(set.Maker, ps.set.Maker)
+	ps.set.Verified |= set.Verified
 	return nil
 }
 
@@ -459,22 +459,26 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 	cols := make([][]*string, 6)
 	var brands, ids []string
 	var at []int64
+	var verified []int32
 	for _, p := range ps {
 		brands, ids, at = append(brands, p.BrandID), append(ids, p.ProductID), append(at, p.at)
+		verified = append(verified, int32(p.set.Verified))
 		cols[0], cols[1], cols[2] = append(cols[0], p.set.SKU), append(cols[1], p.set.Title), append(cols[2], p.set.URL)
 		cols[3], cols[4], cols[5] = append(cols[3], p.set.GTIN), append(cols[4], p.set.MPN), append(cols[5], p.set.Maker)
 	}
-	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
-		SELECT b, p, s, t, u, g, m, k, a, a
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[])
-			AS x(b, p, s, t, u, a, g, m, k)
+	// An attribute another node verified meanwhile stays, unless this
+	// batch verifies it too: a provisional value never overwrites a
+	// verified one (svc.Product.Update).
+	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, created_at, updated_at)
+		SELECT b, p, s, t, u, g, m, k, v, a, a
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::int[])
+			AS x(b, p, s, t, u, a, g, m, k, v)
 		ORDER BY b, p
-		ON CONFLICT (brand_id, product_id) DO UPDATE SET sku = coalesce(excluded.sku, products.sku),
-			title = coalesce(excluded.title, products.title), url = coalesce(excluded.url, products.url),
-			gtin = coalesce(excluded.gtin, products.gtin), mpn = coalesce(excluded.mpn, products.mpn),
-			maker = coalesce(excluded.maker, products.maker),
+		ON CONFLICT (brand_id, product_id) DO UPDATE SET `+keepVerified("sku", 1)+`, `+keepVerified("title", 2)+`,
+			`+keepVerified("url", 4)+`, `+keepVerified("gtin", 8)+`, `+keepVerified("mpn", 16)+`, `+keepVerified("maker", 32)+`,
+			verified = products.verified | excluded.verified,
 			updated_at = excluded.updated_at, txid = pg_current_xact_id()
-		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at, cols[3], cols[4], cols[5]).Query(func(rows pgx.Rows) error {
+		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at, cols[3], cols[4], cols[5], verified).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var ref svc.ProductRef
 			var k productKey
@@ -485,6 +489,24 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 			return nil
 		})
 	})
+}
+
+// keepVerified is the upsert of one attribute, bit of svc.Attrs: the
+// batch's value, if it gives one, unless the stored one is verified and
+// the batch's is not.
+func keepVerified(col string, bit int) string {
+	return fmt.Sprintf("%[1]s = CASE WHEN products.verified & %[2]d <> 0 AND excluded.verified & %[2]d = 0 THEN products.%[1]s ELSE coalesce(excluded.%[1]s, products.%[1]s) END", col, bit)
+}
+
+// qProducts reads whole products, as svc.Product's fields in order
+// (scanProduct).
+const qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
+
+func scanProduct(rows pgx.Rows, p *svc.Product) error {
+	var verified int32
+	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &verified)
+	p.Verified = svc.Attrs(verified)
+	return err
 }
 
 // queueOrders inserts the accepted orders, and returns where their rows'

@@ -55,11 +55,11 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
-		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
+		if err := scanProduct(rows, &p); err != nil {
 			return err
 		}
 		return fn(&p)
-	}, "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products ORDER BY id")
+	}, qProducts+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.

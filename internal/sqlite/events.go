@@ -203,7 +203,7 @@ func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (sv
 	r, ok := p.lookup(key)
 	if !ok {
 		r = svc.Product{BrandID: brandID, ProductID: productID}
-		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker))
+		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker, &r.Verified))
 		if !ok {
 			return r, false, err
 		}
@@ -216,7 +216,7 @@ func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (sv
 // RegisterProduct inserts a product (svc.ProductLookup) and notes its ref.
 func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time.Time) error {
 	err := p.QueryRowContext(ctx, qProductInsert,
-		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, r.GTIN, r.MPN, r.Maker, millis(at), millis(at)).Scan(&r.Ref)
+		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, r.GTIN, r.MPN, r.Maker, int64(r.Verified), millis(at), millis(at)).Scan(&r.Ref)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time
 // (svc.ProductLookup).
 func (p *preparedTx) UpdateProduct(ctx context.Context, r, set svc.Product, at time.Time) error {
 	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL),
-		optString(set.GTIN), optString(set.MPN), optString(set.Maker), millis(at), int64(r.Ref))
+		optString(set.GTIN), optString(set.MPN), optString(set.Maker), int64(set.Verified), millis(at), int64(r.Ref))
 	if err == nil {
 		p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
 	}
@@ -291,10 +291,10 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // decoding are the two halves of loading a million products.
 func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error {
 	return scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM products WHERE id >= ?",
-		"SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE id >= ? AND id < ? ORDER BY id",
+		qProducts+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker)
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified)
 			return &p, err
 		}, fn)
 }

@@ -39,6 +39,7 @@ var tests = []struct {
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
 	{"ProductIdentifiers", testProductIdentifiers},
+	{"ProductProvenance", testProductProvenance},
 	{"EnsureProduct", testEnsureProduct},
 	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
