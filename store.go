@@ -184,6 +184,7 @@ type Store interface {
 	EventStore
 	SigningKeyStore
 	DashboardStore
+	SettingStore
 	Close() error
 }
 
