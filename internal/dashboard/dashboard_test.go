@@ -362,7 +362,10 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 	token := f.link("br_acme")
 	client := srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.PostForm(srv.URL+"/dashboard/signin", url.Values{"token": {token}})
+	req, _ := http.NewRequest("POST", srv.URL+"/dashboard/signin", strings.NewReader(url.Values{"token": {token}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", srv.URL)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,5 +449,62 @@ func TestCancelledOrderLeavesTheFigures(t *testing.T) {
 	decode(t, resp, &e)
 	if e.Arms.Shown.Converted != 0 {
 		t.Errorf("the cancelled order still converts: %+v", e)
+	}
+}
+
+// A sign-in POST must say it came from the link's own page: another
+// site's form that posted its own link would sign the visitor in to the
+// attacker's dashboard (login CSRF). A refused POST leaves the link usable.
+func TestSignInRefusesOtherOrigins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	token := f.link("br_acme")
+	for _, h := range [][]string{
+		{"Origin", "https://evil.example"},
+		{"Origin", ""},
+		{"Origin", "null"},
+		{"Origin", strings.Replace(f.srv.URL, "http://", "https://", 1)},
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Sec-Fetch-Site", "none"},
+		{"Sec-Fetch-Site", "cross-site", "Origin", ""},
+	} {
+		b := &browser{f: f}
+		if p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}}, h...); p.status != http.StatusForbidden || b.cookie != "" {
+			t.Errorf("sign in with %q: %d, cookie %t", h, p.status, b.cookie != "")
+		}
+	}
+	b := &browser{f: f}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}}, "Origin", "", "Sec-Fetch-Site", "same-origin"); p.status != http.StatusSeeOther || b.cookie == "" {
+		t.Errorf("sign in with Sec-Fetch-Site same-origin: %d", p.status)
+	}
+	b = &browser{f: f}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {f.link("br_acme")}}); p.status != http.StatusSeeOther || b.cookie == "" {
+		t.Errorf("sign in with the service's own Origin: %d", p.status)
+	}
+}
+
+// The sign-in page names the brand the link opens, and a link that no
+// longer works says so before anyone presses a button.
+func TestSignInPageNamesTheBrandAndDeadLinks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := &browser{f: f}
+	token := f.link("br_acme")
+	p := b.get("/dashboard/signin?token=" + url.QueryEscape(token))
+	if p.status != 200 || !strings.Contains(p.body, "the dashboard of <strong>Acme</strong>") || !strings.Contains(p.body, "br_acme") || !strings.Contains(p.body, `value="`+token+`"`) {
+		t.Errorf("the page of a brand's link: %d\n%s", p.status, p.body)
+	}
+	if p := b.get("/dashboard/signin?token=" + url.QueryEscape(f.link(""))); !strings.Contains(p.body, "the operator's dashboard") {
+		t.Errorf("the page of the operator's link:\n%s", p.body)
+	}
+	b.do("POST", "/dashboard/signin", url.Values{"token": {token}})
+	expired := f.link("br_acme")
+	f.clock.Add(svc.SignInLinkTTL)
+	for name, tok := range map[string]string{"used": token, "expired": expired, "unknown": "no-such-token"} {
+		p := (&browser{f: f}).get("/dashboard/signin?token=" + url.QueryEscape(tok))
+		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "used already or has expired") || strings.Contains(p.body, "<button") {
+			t.Errorf("the page of a %s link: %d\n%s", name, p.status, p.body)
+		}
 	}
 }
