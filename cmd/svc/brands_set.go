@@ -90,6 +90,9 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	if err := secrets.store(ctx, store, env.stdin, b.ID, set); err != nil {
 		return err
 	}
+	if *publicURL, err = publicURLOf(ctx, store, *publicURL); err != nil {
+		return err
+	}
 	hooks, err := webhooksOf(ctx, store, *publicURL, b.ID)
 	if err != nil {
 		return err

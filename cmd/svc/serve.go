@@ -131,6 +131,12 @@ func serve(ctx context.Context, env environment, args []string) error {
 		}
 		defer release()
 	}
+	// Admin commands on any machine print URLs on the address recorded here.
+	if u := recordedURL(c.publicURL, ln.Addr(), sf.store == ""); u != "" {
+		if err := store.SetSetting(ctx, svc.SettingPublicURL, u); err != nil {
+			return err
+		}
+	}
 	brands, err := auth.Open(ctx, store, 0, log)
 	if err != nil {
 		return err

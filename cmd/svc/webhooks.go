@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -105,7 +106,47 @@ func webhookText(brandID string, hooks map[string]webhookInfo) string {
 	return b.String()
 }
 
-// publicURLFlag is --public-url of the admin commands that print addresses.
+// defaultPublicURL is where serve listens when nothing else is known.
+const defaultPublicURL = "http://127.0.0.1:8080"
+
+// publicURLFlag is --public-url of the admin commands that print
+// addresses; "" when not given, for publicURLOf to fill in.
 func publicURLFlag(fs *flag.FlagSet, env environment, what string) *string {
-	return fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for "+what+" (env SVC_PUBLIC_URL)")
+	return fs.String("public-url", env.env("SVC_PUBLIC_URL", ""), "the service's public address, for "+what+
+		" (env SVC_PUBLIC_URL; default: the address serve recorded in the store, else "+defaultPublicURL+")")
+}
+
+// publicURLOf is the address an admin command prints URLs on: the one it
+// was given, else the one serve recorded in the store, so that a command
+// run on another machine than the nodes prints where they are reached.
+func publicURLOf(ctx context.Context, store svc.Store, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	u, err := store.Setting(ctx, svc.SettingPublicURL)
+	switch {
+	case svc.ErrorCode(err) == svc.ENOTFOUND:
+		return defaultPublicURL, nil
+	case err != nil:
+		return "", err
+	}
+	return u, nil
+}
+
+// recordedURL is the public URL serve records in the store: the one it
+// was given or, on the embedded store (one server per folder), the address
+// it listens on, loopback for every interface. On a shared store, nodes
+// given none record nothing: their own addresses are not the service's.
+func recordedURL(given string, addr net.Addr, embedded bool) string {
+	if given != "" || !embedded {
+		return given
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
