@@ -392,6 +392,16 @@ func version() string {
 	if !ok {
 		return "svc (unknown version)"
 	}
+	return fmt.Sprintf("svc %s %s %s/%s", moduleVersion(), info.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+// moduleVersion is the module version of the binary, or "devel" and the
+// VCS revision of a local build; "unknown" without build information.
+func moduleVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
 	v := info.Main.Version
 	var rev, modified string
 	for _, s := range info.Settings {
@@ -407,5 +417,5 @@ func version() string {
 	if (v == "" || v == "(devel)") && rev != "" {
 		v = "devel " + rev[:min(12, len(rev))] + modified
 	}
-	return fmt.Sprintf("svc %s %s %s/%s", v, info.GoVersion, runtime.GOOS, runtime.GOARCH)
+	return v
 }

@@ -258,7 +258,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	if err != nil {
 		return nil, err
 	}
-	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
+	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: store, Now: t.Now, TTL: insightsTTL}}}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,
