@@ -95,7 +95,7 @@ func TestSignInPagesAndLogout(t *testing.T) {
 	if p := b.get("/dashboard/brands/br_acme/products/nope"); p.status != http.StatusNotFound {
 		t.Errorf("an unknown product: %d", p.status)
 	}
-	if p := b.get("/dashboard/brands/br_acme/products/hat"); !strings.Contains(p.body, "The widget shows nothing: 1 viewers in the last hour (it needs 2)") {
+	if p := b.get("/dashboard/brands/br_acme/products/hat"); !strings.Contains(p.body, "The widget shows nothing: 1 viewer in the last hour (it needs 2)") {
 		t.Errorf("a withheld product's page does not say why:\n%s", p.body)
 	}
 	if p := b.get("/dashboard/static/dashboard.js"); p.status != 200 || !strings.Contains(p.body, "clipboard") {
@@ -505,6 +505,66 @@ func TestSignInPageNamesTheBrandAndDeadLinks(t *testing.T) {
 		p := (&browser{f: f}).get("/dashboard/signin?token=" + url.QueryEscape(tok))
 		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "used already or has expired") || strings.Contains(p.body, "<button") {
 			t.Errorf("the page of a %s link: %d\n%s", name, p.status, p.body)
+		}
+	}
+}
+
+// Numbers are written with their nouns' plural forms (x/text's CLDR
+// rules), thresholds of 1 read as none, and the operator's mean a day has
+// a decimal, so that 5 events in a week are not "0".
+func TestNumbersInWords(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	prod := b.get("/dashboard/brands/br_acme/products/shoe").body
+	for _, want := range []string{"3 viewers and 3 views in the last hour; 1 purchase (1 unit) in the last 24 hours.",
+		"3 views by 3 viewers, 1 purchase, 1 unit, 59.90 EUR."} {
+		if !strings.Contains(prod, want) {
+			t.Errorf("the product page lacks %q:\n%s", want, prod)
+		}
+	}
+	hat := b.get("/dashboard/brands/br_acme/products/hat").body
+	if want := "1 viewer and 1 view in the last hour; 0 purchases (0 units) in the last 24 hours."; !strings.Contains(hat, want) {
+		t.Errorf("the hat's page lacks %q:\n%s", want, hat)
+	}
+	if want := "The widget shows nothing: 1 viewer in the last hour (it needs 2) and 0 purchases in the last 24 hours (it needs 1)."; !strings.Contains(hat, want) {
+		t.Errorf("the hat's page lacks %q:\n%s", want, hat)
+	}
+	over := b.get("/dashboard/brands/br_acme/").body
+	if want := "fewer than 2 viewers in the last hour and no purchases in the last 24 hours"; !strings.Contains(over, want) {
+		t.Errorf("the overview lacks %q:\n%s", want, over)
+	}
+	for _, bad := range []string{"1 purchases", "1 units", "1 viewers", "fewer than 1 "} {
+		for name, body := range map[string]string{"product": prod, "hat": hat, "overview": over} {
+			if strings.Contains(body, bad) {
+				t.Errorf("the %s page says %q", name, bad)
+			}
+		}
+	}
+	op := f.signIn("").get("/dashboard/operator").body
+	if !strings.Contains(op, "<td>5</td><td>0.7</td>") {
+		t.Errorf("the operator page does not show 5 events in 24 h and a mean of 0.7 a day:\n%s", op)
+	}
+}
+
+func TestWidgetSentencesInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lang, key string
+		n         int64
+		want      string
+	}{
+		{"en", "viewers", 1, "1 person viewed this in the last hour"},
+		{"en", "purchases", 1234, "1,234 purchases in the last 24 hours"},
+		{"de", "viewers", 1, "1 Person hat diesen Artikel in der letzten Stunde angesehen"},
+		{"de", "purchases", 2, "2 Käufe in den letzten 24 Stunden"},
+		{"fr", "viewers", 1, "1 personne a consulté cet article au cours de la dernière heure"},
+		{"fr", "purchases", 3, "3 achats au cours des 24 dernières heures"},
+		{"es", "viewers", 1, "1 persona vio este artículo en la última hora"},
+		{"es", "purchases", 5, "5 compras en las últimas 24 horas"},
+	} {
+		if got := dashboard.WidgetSentence(tc.lang, tc.key, tc.n); got != tc.want {
+			t.Errorf("%s %s %d: %q, want %q", tc.lang, tc.key, tc.n, got, tc.want)
 		}
 	}
 }
