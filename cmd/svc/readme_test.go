@@ -399,3 +399,44 @@ func TestReadmeCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// The README's Timestamps say which are accepted and which are a 400: an
+// event with each of them is answered as it says, and one with none is
+// accepted.
+func TestReadmeTimestamps(t *testing.T) {
+	t.Parallel()
+	text := readme(t)
+	_, bullet, ok := strings.Cut(text, "- **Timestamps**")
+	bullet, _, _ = strings.Cut(bullet, "\n- ")
+	refused := regexp.MustCompile("without an offset \\(`([^`]+)`\\) is a 400").FindStringSubmatch(bullet)
+	if !ok || refused == nil {
+		t.Fatalf("README.md's Timestamps do not say which timestamp is a 400:\n%s", bullet)
+	}
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir)
+	testwait.Eventually(t, func() error {
+		return postStatus(s.url+"/api/collect/product-view", b.APIKey, viewBody(b.BrandID, "p0"), 200)
+	})
+	stamps := regexp.MustCompile("`(\\d{4}-\\d\\d-\\d\\dT[^`]+)`").FindAllStringSubmatch(bullet, -1)
+	if len(stamps) < 3 {
+		t.Fatalf("README.md's Timestamps show %d timestamps", len(stamps))
+	}
+	for _, m := range stamps {
+		body := map[string]any{"brand_id": b.BrandID, "product": map[string]any{"product_id": "p1"}, "context": map[string]any{"timestamp": m[1]}}
+		st, answer, err := post(s.url+"/api/collect/product-view", "", "", body) // anonymous: an old time counts now
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 200
+		if m[1] == refused[1] {
+			want = 400
+		}
+		if st != want || want == 400 && !strings.Contains(fmt.Sprint(answer["errors"]), "context.timestamp") {
+			t.Errorf("a view at %s: %d %v, want %d as README.md says", m[1], st, answer, want)
+		}
+	}
+	if st, answer, err := post(s.url+"/api/collect/product-view", "", "", viewBody(b.BrandID, "p2")); err != nil || st != 200 {
+		t.Errorf("a view without a timestamp: %d %v %v", st, answer, err)
+	}
+}
