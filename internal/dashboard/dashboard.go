@@ -185,18 +185,21 @@ func (h *Handler) csrfOK(r *http.Request, u *user) bool {
 
 // fromElsewhere reports whether a browser says the request came from
 // another site: a Fetch Metadata Sec-Fetch-Site other than same-origin or,
-// without one, an Origin that is not this service's.
+// without one, an Origin that is not this service's. "null" says nothing:
+// under Referrer-Policy no-referrer a browser sends it for a form of this
+// very page, and the form's token decides.
 func (h *Handler) fromElsewhere(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
 		return site != "same-origin"
 	}
 	origin := r.Header.Get("Origin")
-	return origin != "" && !h.ownOrigin(r, origin)
+	return origin != "" && origin != "null" && !h.ownOrigin(r, origin)
 }
 
 // fromHere reports whether a browser says the request came from this
 // service's own pages: Sec-Fetch-Site same-origin or, without it, an
-// Origin of this service. A request that says nothing is not from here.
+// Origin of this service. A request that says nothing (no header, or
+// Origin "null") is not from here.
 func (h *Handler) fromHere(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
 		return site == "same-origin"

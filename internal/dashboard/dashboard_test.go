@@ -568,3 +568,20 @@ func TestWidgetSentencesInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A session's form posted with another site's Origin is refused even
+// without Fetch Metadata; "null", which a browser sends for this page's
+// own form under no-referrer, leaves it to the form's token.
+func TestSessionFormsCheckTheOrigin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	form := url.Values{"csrf": {csrf}, "min_viewers": {"4"}, "min_purchases": {"1"}, "holdout": {"0"}}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", form, "Origin", "https://evil.example"); p.status != http.StatusForbidden {
+		t.Errorf("settings from another Origin: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", form, "Origin", "null"); p.status != http.StatusSeeOther {
+		t.Errorf("settings with Origin null and the token: %d %s", p.status, p.body)
+	}
+}
