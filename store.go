@@ -188,6 +188,7 @@ type Store interface {
 	EventStore
 	SigningKeyStore
 	DashboardStore
+	SettingStore
 	Close() error
 }
 

@@ -81,6 +81,7 @@ func (s *Service) matcher() Matcher {
 // MatchInfo is the product a result or page was matched to.
 type MatchInfo struct {
 	BrandID    string  `json:"brand_id"`
+	BrandName  string  `json:"brand_name"` // the shop, as a shopper is shown it
 	ProductID  string  `json:"product_id"`
 	Title      *string `json:"title"`
 	URL        *string `json:"url"`
@@ -88,8 +89,14 @@ type MatchInfo struct {
 	Confidence float64 `json:"confidence"`
 }
 
-func (s *Service) matchInfo(f Found) *MatchInfo {
-	return &MatchInfo{BrandID: f.BrandID, ProductID: f.ProductID, Title: orNull(f.Title), URL: s.link(f.BrandID, f.URL),
+// matchInfo describes a match of the brand b (nil: gone since, named by
+// its id). Its link is on the brand's current domains, or none.
+func (s *Service) matchInfo(f Found, b *svc.Brand) *MatchInfo {
+	name := f.BrandID
+	if b != nil && b.Name != "" {
+		name = b.Name
+	}
+	return &MatchInfo{BrandID: f.BrandID, BrandName: name, ProductID: f.ProductID, Title: orNull(f.Title), URL: s.link(f.BrandID, f.URL),
 		Method: f.Method, Confidence: f.Confidence}
 }
 

@@ -65,7 +65,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	if ok {
 		pr := s.proof(found.Product, now)
 		proof = &pr
-		out.Matched, out.Match, out.SocialProof = true, s.matchInfo(found), &pr.shown
+		out.Matched, out.Match, out.SocialProof = true, s.matchInfo(found, pr.brand), &pr.shown
 		out.Price = s.price(found.Ref, p.Price, p.Currency, now)
 		except = found.BrandID
 		if found.Title != "" {

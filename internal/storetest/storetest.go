@@ -60,6 +60,7 @@ var tests = []struct {
 	{"SigningKeys", testSigningKeys},
 	{"DashboardSessions", testDashboardSessions},
 	{"WebhookSecrets", testWebhookSecrets},
+	{"Settings", testSettings},
 }
 
 var (
