@@ -87,8 +87,10 @@ func NewSecret() string { return randomBase62(43) }
 type DashboardStore interface {
 	// CreateSignInLink stores a link.
 	CreateSignInLink(ctx context.Context, l *SignInLink) error
-	// SignInLink returns the live link with the token hash. Returns
-	// ENOTFOUND if there is no such link, or it was used or expired at now.
+	// SignInLink returns the live link with the token hash without using
+	// it up, so that its page can name whom it signs in, and its browser
+	// binding be checked first. Returns ENOTFOUND if there is no such
+	// link, or it was used or expired at now.
 	SignInLink(ctx context.Context, hash [32]byte, now time.Time) (*SignInLink, error)
 	// RedeemSignInLink uses up the link with the token hash and stores
 	// the session s for its brand or member (s.BrandID and s.Email are set

@@ -131,7 +131,13 @@ func TestSignInLinkLoggedWithoutSMTP(t *testing.T) {
 	runCmd(t, "brands", "members", "add", "--data", dir, "--brand", "br_demo", "--email", "owner@shop.example", "--role", "owner")
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
-	resp, err := client.PostForm(base+"/dashboard/signin", url.Values{"email": {"owner@shop.example"}})
+	postForm := func(form url.Values) (*http.Response, error) {
+		req, _ := http.NewRequest("POST", base+"/dashboard/signin", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base) // the sign-in page's own form
+		return client.Do(req)
+	}
+	resp, err := postForm(url.Values{"email": {"owner@shop.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +152,7 @@ func TestSignInLinkLoggedWithoutSMTP(t *testing.T) {
 		return nil
 	})
 	u, _ := url.Parse(link)
-	resp, err = client.PostForm(base+"/dashboard/signin", url.Values{"token": {u.Query().Get("token")}})
+	resp, err = postForm(url.Values{"token": {u.Query().Get("token")}})
 	if err != nil {
 		t.Fatal(err)
 	}

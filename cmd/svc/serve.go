@@ -140,6 +140,12 @@ func serve(ctx context.Context, env environment, args []string) error {
 		}
 		defer release()
 	}
+	// Admin commands on any machine print URLs on the address recorded here.
+	if u := recordedURL(c.publicURL, ln.Addr(), sf.store == ""); u != "" {
+		if err := store.SetSetting(ctx, svc.SettingPublicURL, u); err != nil {
+			return err
+		}
+	}
 	brands, err := auth.Open(ctx, store, 0, log)
 	if err != nil {
 		return err
@@ -268,7 +274,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	if err != nil {
 		return nil, err
 	}
-	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
+	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: store, Now: t.Now, TTL: insightsTTL}}}
 	mailer, err := mail.New(mail.Config{URL: c.smtpURL, From: c.mailFrom, Log: log})

@@ -38,8 +38,11 @@ var funcs = template.FuncMap{
 	"productPath": func(brand, product string) string {
 		return brandPath(brand) + "products/" + pathEscape(product)
 	},
-	"dict2": func(brand string, rows []insights.ProductRow) productList { return productList{brand, rows} },
-	"trend": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "×" },
+	"dict2":  func(brand string, rows []insights.ProductRow) productList { return productList{brand, rows} },
+	"trend":  func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "×" },
+	"count":  inWords,
+	"fewer":  fewer,
+	"perDay": perDay,
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }

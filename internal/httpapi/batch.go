@@ -153,7 +153,7 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	writes := make([]*svc.Write, 0, len(raws))
 	at := make([]int, 0, len(raws)) // the index of each write's event
 	for i, raw := range raws {
-		k, wr, fields := s.batchEvent(raw, key)
+		k, wr, fields := s.batchEvent(raw, key, brand)
 		if wr != nil {
 			wr.AssignArm(brand.Holdout)
 		}
@@ -305,7 +305,7 @@ func batchEvents(body []byte) ([]jsontext.Value, error) {
 // endpoint would for the brand's key (steps 3 and 4 of docs/decisions.md,
 // Order of checks), and returns it ready to store, or its bad fields,
 // named inside the event.
-func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *svc.Write, []svc.FieldError) {
+func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey, brand *svc.Brand) (*batchKind, *svc.Write, []svc.FieldError) {
 	k, ev, idempotencyKey, decodeErrors, bad := readBatchEvent(raw)
 	if bad != nil {
 		return k, nil, bad
@@ -324,6 +324,9 @@ func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *s
 	}
 	if in.brandID != key.BrandID && !names(fields, "brand_id") {
 		fields = append(fields, svc.FieldError{Field: "brand_id", Message: "must be the brand of the API key"})
+	}
+	if len(fields) == 0 {
+		fields = svc.Admit(wr, brand) // what its source may say
 	}
 	if len(fields) > 0 {
 		return k, nil, fields

@@ -56,13 +56,15 @@ func unmarshal(body []byte, v any) ([]svc.FieldError, error) {
 	rv := reflect.ValueOf(v).Elem()
 	rv.SetZero() // the fast path may have filled part of it
 	t := rv.Type()
-	if err := checkSyntax(body, t); err != nil {
+	variants, err := checkSyntax(body, t)
+	if err != nil {
 		return nil, err
 	}
-	// The body is one object of valid UTF-8 with exact, unique names of
-	// ours: only unknown members or wrong types remain.
+	// The body is one object of valid UTF-8 with unique names: only
+	// unknown members, names in another case (which match nothing, and
+	// are reported with whatever else is wrong) or wrong types remain.
 	if jsonv2.Unmarshal(body, v) == nil {
-		return nil, nil
+		return variants, nil
 	}
 	// A wrong type: v2 stops at the first; name every one from the
 	// generic form, then decode with encoding/json, which reads the same
@@ -78,7 +80,7 @@ func unmarshal(body []byte, v any) ([]svc.FieldError, error) {
 	var fields []svc.FieldError
 	typeErrors(raw, t, "", &fields)
 	_ = json.Unmarshal(body, v)
-	return fields, nil
+	return svc.MergeFieldErrors(variants, fields), nil
 }
 
 // errInvalidUTF8 is the error jsontext reports for invalid UTF-8; the
@@ -93,27 +95,25 @@ var errInvalidUTF8 = func() error {
 }()
 
 // checkSyntax returns an EINVALID error unless body is one JSON object of
-// valid UTF-8 with unique member names, none of which differs from one of
-// t's only by case. Each of these names its field.
-func checkSyntax(body []byte, t reflect.Type) error {
+// valid UTF-8 with unique member names; each of these names its field.
+// It returns, as field errors, the members whose names differ from one of
+// t's only by case: the event is refused, but with every other bad field
+// named too (README.md: a bad request names every bad field).
+func checkSyntax(body []byte, t reflect.Type) (variants []svc.FieldError, _ error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(body))
 	if dec.PeekKind() == '{' {
-		var variants []svc.FieldError
 		if err := checkNames(dec, t, t, &variants); err != nil {
-			return syntaxError(err, t)
-		}
-		if len(variants) > 0 {
-			return svc.Invalid(variants)
+			return nil, syntaxError(err, t)
 		}
 	} else if err := dec.SkipValue(); err != nil {
-		return syntaxError(err, t)
+		return nil, syntaxError(err, t)
 	} else {
-		return svc.Errorf(svc.EINVALID, "the body must be a JSON object")
+		return nil, svc.Errorf(svc.EINVALID, "the body must be a JSON object")
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		return svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
+		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
 	}
-	return nil
+	return variants, nil
 }
 
 // checkNames reads the value at dec, of Go type t (nil when it is not

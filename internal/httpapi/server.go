@@ -32,6 +32,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
+	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
 }
 
@@ -57,21 +58,23 @@ type Options struct {
 	// PublicURL is the address clients call, which signatures cover
 	// (@target-uri); "": the request's scheme and Host.
 	PublicURL string
+	// Version is the binary's version, which / names.
+	Version string
 }
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
 	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
-		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct)}
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
-		mux.Handle(rt.Method+" "+rt.Path, opts.Metrics.Instrument(rt.Path, rt.handler))
+		mux.Handle(rt.Method+" "+muxPath(rt.Path), opts.Metrics.Instrument(rt.Path, rt.handler))
 		allowed[rt.Path] = append(allowed[rt.Path], rt.Method)
 	}
 	// Every error is problem+json, the mux's own 404 and 405 included.
 	for path, methods := range allowed {
-		mux.Handle(path, s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		mux.Handle(muxPath(path), s.handle(func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
 			return svc.Errorf(svc.EMETHOD, "%s does not answer %s; it answers %s", path, r.Method, strings.Join(methods, ", "))
 		}))
@@ -110,6 +113,15 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	return s
 }
 
+// muxPath is a route's pattern for the mux: "/" alone is "/{$}", since
+// "/" would match every path.
+func muxPath(path string) string {
+	if path == "/" {
+		return "/{$}"
+	}
+	return path
+}
+
 // Handler is the root handler of the API.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -143,6 +155,7 @@ func (s *Server) routes() []Route {
 		// told apart from bots (connect.go).
 		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
 		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
+		{"GET", "/", s.handle(s.root)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}

@@ -55,11 +55,11 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
-		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
+		if err := scanProduct(rows, &p); err != nil {
 			return err
 		}
 		return fn(&p)
-	}, "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products ORDER BY id")
+	}, qProducts+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.
@@ -140,6 +140,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
 			// The audit log is kept as long as the events.
 			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
+			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)
 			if err != nil {

@@ -112,3 +112,10 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 	}
 	return p.tx.ExecContext(ctx, query, args...)
 }
+
+func (p *preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := p.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return p.tx.QueryContext(ctx, query, args...)
+}

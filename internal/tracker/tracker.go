@@ -302,7 +302,9 @@ func (t *Tracker) KnownProduct(brandID, productID string) bool {
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out, err := t.store.EnsureProduct(ctx, p)
 	if err == nil {
-		t.learnProduct(out, false)
+		learnt := *out
+		learnt.Verified |= learnt.Given() // svc.EnsureProduct sets them as a keyed event
+		t.learnProduct(&learnt, false)
 	}
 	return out, err
 }
