@@ -140,6 +140,9 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
 			// The audit log is kept as long as the events.
 			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
+			// A digest's claim, and so its unsubscribe link, too.
+			{`DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends
+				WHERE claimed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(before)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)

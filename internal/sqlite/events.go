@@ -374,6 +374,8 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
 			// The audit log is kept as long as the events.
 			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},
+			// A digest's claim, and so its unsubscribe link, too.
+			{"DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends WHERE claimed_at < ? LIMIT ?)", millis(before)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)

@@ -242,6 +242,14 @@ func testDigestClaims(t *testing.T, s svc.Store) {
 	if _, err := s.UnsubscribeDigest(ctx, svc.HashSecret("u1")); err != nil {
 		t.Fatalf("a second click: %v", err)
 	}
+	// Claims are kept as long as the events: then the week may not be
+	// claimed again by mistake, and old unsubscribe links lapse.
+	if _, err := s.DeleteExpired(ctx, t0.Add(time.Hour), t0.Add(time.Hour), 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UnsubscribeDigest(ctx, svc.HashSecret("u1")); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("an unsubscribe link past the retention: %v", err)
+	}
 }
 
 // testPasskeys checks members' passkeys: by member and by user handle,
