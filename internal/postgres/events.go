@@ -143,6 +143,8 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			// A digest's claim, and so its unsubscribe link, too.
 			{`DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends
 				WHERE claimed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(before)},
+			// Dashboard sessions unused for their whole life, with their address.
+			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(now)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)

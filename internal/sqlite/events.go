@@ -376,6 +376,8 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},
 			// A digest's claim, and so its unsubscribe link, too.
 			{"DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends WHERE claimed_at < ? LIMIT ?)", millis(before)},
+			// Dashboard sessions unused for their whole life, with their address.
+			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= ? LIMIT ?)", millis(now)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)

@@ -182,6 +182,18 @@ func testMemberSessions(t *testing.T, s svc.Store) {
 	if n, err := s.EndMemberSessions(ctx, "ann@shop.example", [32]byte{}, t0.Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("end all: %d %v", n, err)
 	}
+	// The retention job deletes sessions that expired, with their address.
+	_, old := svc.NewDashboardSession("", t0)
+	old.Email, old.IP = "bob@shop.example", "192.0.2.9"
+	if err := s.CreateDashboardSession(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteExpired(ctx, t0, old.ExpiresAt, 100); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := s.DashboardSessions(ctx, "bob@shop.example", t0); len(list) != 0 {
+		t.Fatal("an expired session was kept")
+	}
 }
 
 // testAuditLog checks that audit events are kept by brand, newest first,
