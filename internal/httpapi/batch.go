@@ -325,12 +325,10 @@ func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey, brand *svc.Bran
 	if in.brandID != key.BrandID && !names(fields, "brand_id") {
 		fields = append(fields, svc.FieldError{Field: "brand_id", Message: "must be the brand of the API key"})
 	}
-	if len(fields) == 0 {
-		fields = svc.Admit(wr, brand) // what its source may say
-	}
 	if len(fields) > 0 {
 		return k, nil, fields
 	}
+	svc.Admit(wr, brand) // what its source may say
 	wr.MayRegister = true
 	if idempotencyKey != nil {
 		wr.IdempotencyKey, wr.BodyHash = *idempotencyKey, batchEventHash(raw)
