@@ -6,16 +6,25 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// CollectBatch records several valid, stamped events of one request in one
-// commit of the group commit, in their order, as Collect records one: each
-// write's Result says what became of it (a duplicate or a replay of one
-// before it in the batch included), and the events are durable when it
-// returns nil. Returns EUNAVAILABLE when closing or when the store cannot
-// write; nothing of the batch is stored then.
+// SliceLines is the most order lines (a view or a cart is one) that one
+// commit takes from a batch request. A larger batch is committed slice by
+// slice, and the writes of other requests that queued meanwhile are
+// committed between two slices: one brand's batch of 5,000 lines holds
+// another brand's write for one slice, not for the whole batch
+// (docs/decisions.md, Batch collect).
+const SliceLines = 1000
+
+// CollectBatch records several valid, stamped events of one request, in
+// their order, as Collect records one: each write's Result says what
+// became of it (a duplicate or a replay of one before it in the batch
+// included). The writes go in slices of at most SliceLines lines, each one
+// commit of the group commit, and are durable when it returns nil.
+// Returns EUNAVAILABLE when closing or when the store cannot write before
+// the first slice is stored: nothing of the batch is stored then. When a
+// later slice cannot be written, the slices before it stand, and each
+// write of that slice and of the ones after has its Result.Err set: it is
+// not stored, and may be sent again.
 func (t *Tracker) CollectBatch(ws []*svc.Write) error {
-	if len(ws) == 0 {
-		return nil
-	}
 	for _, w := range ws {
 		id, err := uuid.NewV7()
 		if err != nil {
@@ -24,5 +33,34 @@ func (t *Tracker) CollectBatch(ws []*svc.Write) error {
 		_, meta := w.Event()
 		meta.EventID = id.String()
 	}
-	return t.batch.submit(ws...)
+	for done := 0; done < len(ws); {
+		n := sliceLen(ws[done:], SliceLines)
+		if err := t.batch.submit(ws[done : done+n]...); err != nil {
+			if done == 0 {
+				return err
+			}
+			for _, w := range ws[done:] {
+				w.Result = svc.WriteResult{Err: err}
+			}
+			return nil
+		}
+		done += n
+	}
+	return nil
+}
+
+// sliceLen is how many of ws, at least one, make up to max lines.
+func sliceLen(ws []*svc.Write, max int) int {
+	lines := 0
+	for i, w := range ws {
+		n := 1
+		if w.Purchase != nil {
+			n = len(w.Purchase.Order.Items)
+		}
+		if i > 0 && lines+n > max {
+			return i
+		}
+		lines += n
+	}
+	return len(ws)
 }
