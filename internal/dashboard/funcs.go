@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"errors"
-	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -45,8 +44,11 @@ var funcs = template.FuncMap{
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }
 
 // formatInt writes thousands with thin separators: 12,345.
-func formatInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
+func formatInt(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
+
+// groupDigits separates the thousands of a whole number written in digits,
+// with a sign or not.
+func groupDigits(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder
@@ -62,13 +64,15 @@ func formatInt(n int64) string {
 	return b.String()
 }
 
+// money writes an amount to the cent from the float's own decimal digits,
+// never through an integer: an order within the bounds reaches 5×10²⁰, past
+// int64 (docs/dashboard.md, Money).
 func money(v float64, currency string) string {
-	whole := formatInt(int64(math.Trunc(v)))
-	cents := int64(math.Round(math.Abs(v-math.Trunc(v)) * 100))
-	if cents == 100 {
-		whole, cents = formatInt(int64(math.Trunc(v))+1), 0
+	whole, cents, _ := strings.Cut(strconv.FormatFloat(v, 'f', 2, 64), ".")
+	if whole == "-0" {
+		whole = "0"
 	}
-	s := fmt.Sprintf("%s.%02d", whole, cents)
+	s := groupDigits(whole) + "." + cents
 	if currency != "" {
 		s += " " + currency
 	}

@@ -167,12 +167,12 @@ type JWKSet struct {
 // published and when it stopped signing: a signature it made later does
 // not verify.
 type JWK struct {
-	Kty     string     `json:"kty"`
-	Crv     string     `json:"crv"`
-	X       string     `json:"x"`
-	Kid     string     `json:"kid"`
-	Use     string     `json:"use"`
-	Alg     string     `json:"alg"`
+	Kty      string     `json:"kty"`
+	Crv      string     `json:"crv"`
+	X        string     `json:"x"`
+	Kid      string     `json:"kid"`
+	Use      string     `json:"use"`
+	Alg      string     `json:"alg"`
 	Expires  *time.Time `json:"expires,omitempty"`
 	Replaced *time.Time `json:"replaced,omitempty"`
 }
