@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"fmt"
 	"html/template"
 	"math"
 	"strconv"
@@ -64,11 +65,20 @@ func groupDigits(s string) string {
 	return b.String()
 }
 
-// money writes an amount to the cent from the float's own decimal digits,
-// never through an integer: an order within the bounds reaches 5×10²⁰, past
-// int64 (docs/dashboard.md, Money).
-func money(v float64, currency string) string {
-	whole, cents, _ := strings.Cut(strconv.FormatFloat(v, 'f', 2, 64), ".")
+// money writes an amount, a float64 or a sum (insights.Money), to the cent
+// from its own decimal digits, never through an integer: an order within
+// the bounds reaches 5×10²⁰, past int64 (docs/dashboard.md, Money).
+func money(v any, currency string) string {
+	var text string
+	switch x := v.(type) {
+	case insights.Money:
+		text = x.Text(2)
+	case float64:
+		text = strconv.FormatFloat(x, 'f', 2, 64)
+	default:
+		panic(fmt.Sprintf("money of a %T", v)) // a template's mistake, found by its tests
+	}
+	whole, cents, _ := strings.Cut(text, ".")
 	if whole == "-0" {
 		whole = "0"
 	}
@@ -108,6 +118,8 @@ func toFloat(v any) float64 {
 		return x
 	case int:
 		return float64(x)
+	case insights.Money:
+		return x.Float64()
 	}
 	return 0
 }
