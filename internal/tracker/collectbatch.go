@@ -8,10 +8,9 @@ import (
 
 // SliceLines is the most order lines (a view or a cart is one) that one
 // commit takes from a batch request. A larger batch is committed slice by
-// slice, and the writes of other requests that queued meanwhile are
-// committed between two slices: one brand's batch of 5,000 lines holds
-// another brand's write for one slice, not for the whole batch
-// (docs/decisions.md, Batch collect).
+// slice, at most one slice a commit, after the other writes waiting: one
+// brand's batches of 5,000 lines hold another brand's write for the commit
+// in flight, not for the whole batch (docs/decisions.md, Batch collect).
 const SliceLines = 1000
 
 // CollectBatch records several valid, stamped events of one request, in
@@ -33,9 +32,13 @@ func (t *Tracker) CollectBatch(ws []*svc.Write) error {
 		_, meta := w.Event()
 		meta.EventID = id.String()
 	}
+	submit := t.batch.submitSlice
+	if sliceLen(ws, SliceLines) == len(ws) { // one slice: as any other request's write
+		submit = func(ws []*svc.Write) error { return t.batch.submit(ws...) }
+	}
 	for done := 0; done < len(ws); {
 		n := sliceLen(ws[done:], SliceLines)
-		if err := t.batch.submit(ws[done : done+n]...); err != nil {
+		if err := submit(ws[done : done+n]); err != nil {
 			if done == 0 {
 				return err
 			}
@@ -51,16 +54,13 @@ func (t *Tracker) CollectBatch(ws []*svc.Write) error {
 
 // sliceLen is how many of ws, at least one, make up to max lines.
 func sliceLen(ws []*svc.Write, max int) int {
-	lines := 0
-	for i, w := range ws {
-		n := 1
-		if w.Purchase != nil {
-			n = len(w.Purchase.Order.Items)
-		}
-		if i > 0 && lines+n > max {
+	n := 0
+	for i := range ws {
+		l := lines(ws[i : i+1])
+		if i > 0 && n+l > max {
 			return i
 		}
-		lines += n
+		n += l
 	}
 	return len(ws)
 }
