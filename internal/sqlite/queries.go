@@ -26,7 +26,9 @@ const (
 	qCartInsert = `INSERT INTO cart_events
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductGet = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductsIn = `SELECT id, product_id, sku, title, url, gtin, mpn, maker FROM products
+		WHERE brand_id = ? AND product_id IN (SELECT value FROM json_each(?))`
 	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at, changed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + nextChange + `) RETURNING id`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
