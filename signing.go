@@ -30,12 +30,14 @@ const KeySwitch = time.Second
 // replaced it was made and until when it stays published: the servers
 // still sign with it until they read the new key, within KeySwitch. A key
 // dropped at once (published no longer than that) stopped at once: a
-// signature made with it since is refused, a server's or a thief's.
+// signature made with it since is refused, a server's or a thief's. It is
+// whole seconds, as a signature's created is.
 func KeyReplacedAt(next, expires time.Time) time.Time {
+	at := expires
 	if switched := next.Add(KeySwitch); switched.Before(expires) {
-		return switched.UTC()
+		at = switched
 	}
-	return expires.UTC()
+	return at.UTC().Truncate(time.Second)
 }
 
 // Public is the key's public half.
