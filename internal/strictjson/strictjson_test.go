@@ -25,12 +25,14 @@ func TestUnmarshal(t *testing.T) {
 	for _, tt := range []struct {
 		name, json string
 		field      string // of the error; "" for none
-		typeErrors []string
+		typeErrors []string // and names in another case
 	}{
 		{"valid, an unknown member ignored", `{"items":[{"product_id":"p","quantity":1}],"extra":1}`, "", nil},
 		{"invalid UTF-8", "{\"items\":[{\"product_id\":\"p\xff\"}]}", "items[0].product_id", nil},
 		{"a name twice", `{"items":[{"quantity":1,"quantity":7}]}`, "items[0].quantity", nil},
-		{"a name in another case", `{"items":[{"quantity":1,"QUANTITY":7}]}`, "items[0].quantity", nil},
+		// A name in another case is named with every other bad field.
+		{"a name in another case", `{"items":[{"quantity":1,"QUANTITY":7}]}`, "", []string{"items[0].quantity"}},
+		{"a name in another case and a wrong type", `{"items":[{"product_id":1,"QUANTITY":7}]}`, "", []string{"items[0].product_id", "items[0].quantity"}},
 		{"a wrong type", `{"items":[{"product_id":1,"quantity":"x"}]}`, "", []string{"items[0].product_id", "items[0].quantity"}},
 	} {
 		var b body
