@@ -33,11 +33,12 @@ const (
 // Admit applies the rules of the event's source that need its brand, b, to
 // a validated write, before it is stored: every entry point (single
 // collect, batch, webhooks, import) calls it once it knows the brand. A
-// product URL off the brand's domains is refused for a keyed event, a bad
-// field named product.url, and dropped from an anonymous one, which still
-// counts; an anonymous order's city is dropped. The rules that need the
-// stored product are Decide's (Product.Update).
-func Admit(w *Write, b *Brand) []FieldError {
+// product URL off the brand's domains is dropped, from any source, and the
+// event still counts: a count is never lost over a link, and a brand that
+// only sends from its servers may have no domains at all. An anonymous
+// order's city is dropped. The rules that need the stored product are
+// Decide's (Product.Update).
+func Admit(w *Write, b *Brand) {
 	_, meta := w.Event()
 	var p *ViewProduct
 	switch {
@@ -49,19 +50,8 @@ func Admit(w *Write, b *Brand) []FieldError {
 		w.Purchase.Context.City = nil // never a place for the feed, nor counted toward its k
 	}
 	if p != nil && p.URL != nil && !b.OwnsURL(*p.URL) {
-		if meta.Keyed {
-			return []FieldError{{Field: "product.url", Message: "must be on one of the brand's domains (" + domainList(b) + ")"}}
-		}
 		p.URL = nil
 	}
-	return nil
-}
-
-func domainList(b *Brand) string {
-	if len(b.Domains) == 0 {
-		return "the brand has none"
-	}
-	return strings.Join(b.Domains, ", ")
 }
 
 // OwnsURL reports whether an absolute http or https URL is on one of the

@@ -446,6 +446,7 @@ func TestExtension(t *testing.T) {
 		var res struct {
 			Base, Error                                  string
 			Verified, TamperedFails, DigestOK, DigestBad bool
+			ReplacedChecked                              bool
 		}
 		var raw string
 		w.poll(`document.documentElement.dataset.result`, &raw)
@@ -459,7 +460,7 @@ func TestExtension(t *testing.T) {
 		if res.Base != v.Base {
 			t.Errorf("JS signature base:\n got %q\nwant %q", res.Base, v.Base)
 		}
-		if !res.Verified || !res.TamperedFails || !res.DigestOK || !res.DigestBad {
+		if !res.Verified || !res.TamperedFails || !res.DigestOK || !res.DigestBad || !res.ReplacedChecked {
 			t.Errorf("JS verifier on the RFC vector: %+v", res)
 		}
 		w.noErrors()
@@ -764,7 +765,7 @@ func loadVector(t *testing.T) vector {
 // the base it builds, the signature it checks, and a changed field.
 const vectorPage = `<!doctype html><meta charset="utf-8"><title>RFC 9421 B.2.6</title>
 <script type="module">
-import { parseDictionary, signatureBase, verifySignature, checkDigest } from '/ext/verify.js';
+import { parseDictionary, signatureBase, verifySignature, checkDigest, checkReplaced } from '/ext/verify.js';
 const out = {};
 try {
   const v = await (await fetch('/vector.json')).json();
@@ -781,6 +782,11 @@ try {
   out.Verified = r.label === v.label && r.created === v.created && r.keyid === v.keyid;
   headers.set('Content-Length', '19');
   out.TamperedFails = await verifySignature(msg, keyFor).then(() => false, () => true);
+  // A key replaced before the signature's created refuses it; one replaced
+  // after, or not at all, does not.
+  const at = (s) => new Date(s * 1000).toISOString();
+  const refuses = (replaced) => { try { checkReplaced(r, replaced); return false; } catch { return true; } };
+  out.ReplacedChecked = refuses(at(r.created - 1)) && !refuses(at(r.created)) && !refuses(at(r.created + 1)) && !refuses(undefined);
   const body = new TextEncoder().encode(v.body);
   await checkDigest(v.headers.find((h) => h[0] === 'Content-Digest')[1], body);
   await checkDigest(v.content_digest_sha256, body);

@@ -237,10 +237,7 @@ func (im *importer) add(rec connect.Record) {
 	}
 	e.Meta = svc.EventMeta{EventID: id.String(), Time: t.UTC(), ReceivedAt: im.now.UTC(), Keyed: e.Meta.Keyed}
 	w := &svc.Write{Purchase: e, MayRegister: true}
-	if fields := svc.Admit(w, im.brand); len(fields) > 0 {
-		refuse(svc.Invalid(fields).Message + ": " + fieldList(fields))
-		return
-	}
+	svc.Admit(w, im.brand) // what its source may say
 	im.pending = append(im.pending, pendingWrite{w, rec.Line})
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +98,7 @@ func verify(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return notVerified{err}
 	}
-	v, err := signing.Verify(a, func(id string) ed25519.PublicKey { return keys[id] })
+	v, err := signing.VerifyKeys(a, keys)
 	if err != nil {
 		if a.Status/100 != 2 && a.Header.Get("Signature") == "" {
 			err = fmt.Errorf("the answer is a %d, and only 2xx answers are signed: %w", a.Status, err)
@@ -239,7 +238,7 @@ func parseAnswer(raw []byte) (*signing.Answer, error) {
 	return &signing.Answer{Status: status, Header: http.Header(h), Body: body}, nil
 }
 
-func loadKeys(ctx context.Context, client *http.Client, from string) (map[string]ed25519.PublicKey, error) {
+func loadKeys(ctx context.Context, client *http.Client, from string) (map[string]signing.PublishedKey, error) {
 	var b []byte
 	if u, err := url.Parse(from); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, from, nil)
@@ -260,7 +259,7 @@ func loadKeys(ctx context.Context, client *http.Client, from string) (map[string
 	} else if b, err = os.ReadFile(from); err != nil {
 		return nil, fmt.Errorf("read the keys: %w", err)
 	}
-	keys, err := signing.ParseJWKSet(b)
+	keys, err := signing.ParseKeys(b)
 	if err != nil {
 		return nil, fmt.Errorf("the keys at %s: %w", from, err)
 	}

@@ -122,11 +122,11 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID s
 	fields := e.Validate()
 	fields = append(fields, svc.Stamp(&e.Meta, e.Context.Timestamp, true, now, s.tracker.Retention())...)
 	wr := &svc.Write{Purchase: e, MayRegister: true}
-	if b := s.auth.Brand(brandID); len(fields) == 0 && b != nil {
-		fields = svc.Admit(wr, b) // what its source may say
-	}
 	if len(fields) > 0 {
 		return s.webhookOutcome(platform, svc.Invalid(fields))
+	}
+	if b := s.auth.Brand(brandID); b != nil {
+		svc.Admit(wr, b) // what its source may say
 	}
 	if key != "" && validIdempotencyKey(key) {
 		wr.IdempotencyKey, wr.BodyHash = key, hash

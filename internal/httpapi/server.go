@@ -140,11 +140,13 @@ func (s *Server) Routes() []Route { return s.routes() }
 
 func (s *Server) routes() []Route {
 	routes := []Route{
-		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
-		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
-		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
-		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
-		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
+		// Writes: a committed write's answer is never cut by the write
+		// timeout (answer.go).
+		{"POST", "/api/collect/product-view", answerInTime(s.limit("view", s.handle(s.collectView)))},
+		{"POST", "/api/collect/product-purchase", answerInTime(s.limit("purchase", s.handle(s.collectPurchase)))},
+		{"POST", "/api/collect/order-cancel", answerInTime(s.limit("cancel", s.handle(s.collectCancel)))},
+		{"POST", "/api/collect/batch", answerInTime(s.limit("batch", s.handle(s.collectBatch)))},
+		{"POST", "/api/collect/product-cart", answerInTime(s.limit("cart", s.handle(s.collectCart)))},
 		// The widget's reads are signed when asked (Accept-Signature); the
 		// enrichments, which exist for the extension, always are.
 		{"GET", "/api/svc/product-proof", s.limit("", s.signedOnRequest(s.handle(s.productProof)))},
@@ -153,8 +155,8 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor
 		// told apart from bots (connect.go).
-		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
-		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
+		{"POST", "/api/connect/shopify/{brand_id}", answerInTime(s.handle(s.shopifyWebhook))},
+		{"POST", "/api/connect/woocommerce/{brand_id}", answerInTime(s.handle(s.wooCommerceWebhook))},
 		{"GET", "/", s.handle(s.root)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},

@@ -28,6 +28,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		}
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
+		if err := fast.prefetch(ctx, batch); err != nil {
+			return err
+		}
 		fast.deferViews(len(batch))
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
@@ -201,6 +204,9 @@ func (p *preparedTx) PendingCancels(ctx context.Context, brandID, orderID string
 func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (svc.Product, bool, error) {
 	key := productKey{brandID, productID}
 	r, ok := p.lookup(key)
+	if !ok && p.absent[key] {
+		return svc.Product{BrandID: brandID, ProductID: productID}, false, nil
+	}
 	if !ok {
 		r = svc.Product{BrandID: brandID, ProductID: productID}
 		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker, &r.Verified))

@@ -30,6 +30,8 @@ const (
 	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker, verified FROM products WHERE brand_id = ? AND product_id = ?"
 	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, created_at, updated_at, changed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + nextChange + `) RETURNING id`
+	qProductsIn = `SELECT id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products
+		WHERE brand_id = ? AND product_id IN (SELECT value FROM json_each(?))`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
 		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
 		maker = coalesce(?, maker), verified = verified | ?, updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
