@@ -324,6 +324,8 @@ type TierAnswer struct {
 	Tier  string
 	Right bool
 	Title string
+	// Features of the pair, as Lookup weighs them.
+	Features [len(match.FeatureNames)]float64
 }
 
 // Tiers asks every query's candidates on the right-hand brand which tier,
@@ -334,7 +336,7 @@ func (t *Task) Tiers() []TierAnswer {
 		q := &t.Queries[i]
 		for _, c := range t.Index.Candidates(RightBrand, q.Title) {
 			if c.Tier != "" {
-				out = append(out, TierAnswer{Query: q, Tier: c.Tier, Right: !q.Absent && q.Right(c.Title) || c.Title == q.Title, Title: c.Title})
+				out = append(out, TierAnswer{Query: q, Tier: c.Tier, Right: !q.Absent && q.Right(c.Title) || c.Title == q.Title, Title: c.Title, Features: c.Features})
 			}
 		}
 	}
