@@ -3,6 +3,7 @@ package match
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -91,6 +92,11 @@ func analyze(title string) facts {
 			f.numbers = appendUnique(f.numbers, normNumber(n))
 			continue
 		}
+		if lo, hi, ok := strings.Cut(tok, "-"); ok && numberRange(lo, hi) {
+			// A range ("11-25" teeth of a cassette) is one number.
+			f.numbers = appendUnique(f.numbers, normNumber(lo)+"-"+normNumber(hi))
+			continue
+		}
 		switch {
 		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t):
 			f.codes = appendUnique(f.codes, t)
@@ -101,6 +107,17 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	return f
+}
+
+// numberRange reports whether two numbers joined by a hyphen are a range
+// ("11-25"), not a part number ("508429-001", "2399-823").
+func numberRange(lo, hi string) bool {
+	if !isNumber(lo) || !isNumber(hi) || len(lo) > 3 || len(hi) > 3 {
+		return false
+	}
+	a, errA := strconv.ParseFloat(strings.ReplaceAll(lo, ",", "."), 64)
+	b, errB := strconv.ParseFloat(strings.ReplaceAll(hi, ",", "."), 64)
+	return errA == nil && errB == nil && a < b
 }
 
 // countedWord reports whether a token is a number joined to a word by a
@@ -221,12 +238,21 @@ func measure(tok string) (value, unit string, ok bool) {
 	if i == 0 || i == len(tok) {
 		return "", "", false
 	}
-	num := strings.TrimRight(tok[:i], ".,")
+	num := normNumber(strings.TrimRight(tok[:i], ".,"))
+	// A range of one unit, as of a zoom lens: "18-200mm".
+	if j := i + 1; tok[i] == '-' && j < len(tok) && tok[j] >= '0' && tok[j] <= '9' {
+		for j < len(tok) && (tok[j] >= '0' && tok[j] <= '9' || tok[j] == '.') {
+			j++
+		}
+		if u, known := unitAlias(tok[j:]); known && u != "pk" && numberRange(num, tok[i+1:j]) {
+			return num + "-" + normNumber(strings.TrimRight(tok[i+1:j], ".")), u, true
+		}
+	}
 	u, known := unitAlias(strings.TrimLeft(tok[i:], "-"))
 	if !known {
 		return "", "", false
 	}
-	return normNumber(num), u, true
+	return num, u, true
 }
 
 // unitAlias gives a unit's one spelling.
@@ -364,12 +390,13 @@ func veto(a, b *facts) string {
 		return "code"
 	}
 	for _, x := range a.units {
-		ua := unitOf(x)
 		other := false
 		for _, y := range b.units {
-			other = other || unitOf(y) == ua && x != y
+			if same, ok := sameMeasure(x, y); ok && !same {
+				other = true
+			}
 		}
-		if other && !sharesUnitValue(a.units, b.units, ua) {
+		if other && !sharesMeasure(a.units, b.units, x) {
 			return "unit"
 		}
 	}
@@ -464,15 +491,51 @@ func lacksNumber(a, b *facts) bool {
 	return false
 }
 
-// sharesUnitValue reports whether the titles have one value of a unit in
-// common: "16gb" and "32gb" on one side, "16gb" on the other is no clash.
-func sharesUnitValue(a, b []string, unit string) bool {
-	for _, x := range a {
-		if unitOf(x) != unit {
+// scales put the units of one dimension on one scale: "2tb" is not
+// "250gb", and "1tb" is "1000gb" (or 1024: measures within 5% are one).
+var scales = map[string]struct {
+	dim    string
+	factor float64
+}{
+	"kb": {"byte", 1e-6}, "mb": {"byte", 1e-3}, "gb": {"byte", 1}, "tb": {"byte", 1e3},
+	"mhz": {"hz", 1e-3}, "ghz": {"hz", 1},
+	"mm": {"length", 1e-3}, "cm": {"length", 1e-2},
+	"g": {"mass", 1e-3}, "kg": {"mass", 1}, "mg": {"mass", 1e-6},
+	"ml": {"volume", 1e-3}, "cl": {"volume", 1e-2}, "l": {"volume", 1},
+	"w": {"power", 1}, "kw": {"power", 1e3},
+}
+
+// sameMeasure reports whether two measures are of one dimension (ok),
+// and whether they are the same there.
+func sameMeasure(x, y string) (same, ok bool) {
+	ux, uy := unitOf(x), unitOf(y)
+	if ux == uy {
+		return x == y, true
+	}
+	sx, okx := scales[ux]
+	sy, oky := scales[uy]
+	if !okx || !oky || sx.dim != sy.dim {
+		return false, false
+	}
+	vx, errx := strconv.ParseFloat(strings.TrimSuffix(x, ux), 64)
+	vy, erry := strconv.ParseFloat(strings.TrimSuffix(y, uy), 64)
+	if errx != nil || erry != nil {
+		return false, false // a range ("18-55mm") against a value
+	}
+	vx, vy = vx*sx.factor, vy*sy.factor
+	return math.Abs(vx-vy) <= 0.05*max(vx, vy), true
+}
+
+// sharesMeasure reports whether the titles have one measure in common of
+// x's dimension: "16gb" and "32gb" on one side, "16gb" on the other is no
+// clash.
+func sharesMeasure(a, b []string, x string) bool {
+	for _, m := range a {
+		if _, ok := sameMeasure(m, x); !ok {
 			continue
 		}
 		for _, y := range b {
-			if x == y {
+			if same, _ := sameMeasure(m, y); same {
 				return true
 			}
 		}
