@@ -27,7 +27,10 @@ type facts struct {
 	sizes       []string
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
-	forWord     bool // "for", "für", "pour", "para": a title of something for another product
+	// suffixed: a code followed by a letter of its own ("orb153bk l",
+	// left-hinged), as "code letter": the letter makes another product.
+	suffixed []string
+	forWord  bool // "for", "für", "pour", "para": a title of something for another product
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -100,6 +103,9 @@ func analyze(title string) facts {
 		switch {
 		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t):
 			f.codes = appendUnique(f.codes, t)
+			if k+1 < len(tokens) && suffixLetter(folded, tok, tokens[k+1]) {
+				f.suffixed = appendUnique(f.suffixed, t+" "+tokens[k+1])
+			}
 		case isNumber(tok):
 			f.numbers = appendUnique(f.numbers, normNumber(tok))
 		}
@@ -107,6 +113,19 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	return f
+}
+
+// suffixLetter reports whether the token after a code is a lone letter
+// of its own, between spaces: a hinge ("orb153bk l"), a colour or region
+// letter. Not "a" or "x", which are words ("2 x 8gb"), nor "s" (a
+// possessive's); not in brackets nor before "&" ("(b)", "b&h"), which
+// the data showed to be other things.
+func suffixLetter(folded, code, next string) bool {
+	if len(next) != 1 || next[0] < 'b' || next[0] > 'z' || next == "s" || next == "x" {
+		return false
+	}
+	w := code + " " + next
+	return strings.Contains(folded, w+" ") || strings.HasSuffix(folded, w)
 }
 
 // numberRange reports whether two numbers joined by a hyphen are a range
@@ -388,6 +407,8 @@ func veto(a, b *facts) string {
 		return "number"
 	case codeShapeClash(a, b):
 		return "code"
+	case suffixClash(a, b) || suffixClash(b, a):
+		return "variant"
 	}
 	for _, x := range a.units {
 		other := false
@@ -423,6 +444,29 @@ func veto(a, b *facts) string {
 		return "accessory"
 	}
 	return ""
+}
+
+// suffixClash reports whether a code of a's, followed by a letter of its
+// own, stands in b without that letter after it.
+func suffixClash(a, b *facts) bool {
+	for _, s := range a.suffixed {
+		code, _, _ := strings.Cut(s, " ")
+		if contains(b.codes, code) && !contains(b.suffixed, s) && !initialOf(s[len(s)-1], b) {
+			return true
+		}
+	}
+	return false
+}
+
+// initialOf reports whether a title has a word, not a code, that starts
+// with a letter: "pfi-107 c" and "… cyan" say one colour.
+func initialOf(letter byte, f *facts) bool {
+	for _, sp := range spans(f) {
+		if t := f.squeezed[sp[0]:sp[1]]; t[0] == letter && !hasDigit(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeShapeClash reports whether the titles have codes of one family
