@@ -27,6 +27,9 @@ type facts struct {
 	sizes       []string
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
+	// names: short names of a model within a line ("t3", "t5i", "sl1"):
+	// too short for codes, but two of them tell two models apart.
+	names []string
 	// suffixed: a code followed by a letter of its own ("orb153bk l",
 	// left-hinged), as "code letter": the letter makes another product.
 	suffixed []string
@@ -63,6 +66,9 @@ func analyze(title string) facts {
 		sq.WriteString(t)
 		if t == "" {
 			continue
+		}
+		if lineName(tok) {
+			f.names = appendUnique(f.names, tok)
 		}
 		switch {
 		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
@@ -409,6 +415,8 @@ func veto(a, b *facts) string {
 		return "code"
 	case suffixClash(a, b) || suffixClash(b, a):
 		return "variant"
+	case oneSided(a.names, b.names) > 0 && lacksAny(a.names, b.names) && lacksAny(b.names, a.names):
+		return "line"
 	}
 	for _, x := range a.units {
 		other := false
@@ -452,6 +460,40 @@ func suffixClash(a, b *facts) bool {
 	for _, s := range a.suffixed {
 		code, _, _ := strings.Cut(s, " ")
 		if contains(b.codes, code) && !contains(b.suffixed, s) && !initialOf(s[len(s)-1], b) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineName reports whether a token is a short name of a model within a
+// line: one or two letters, one or two digits, perhaps a letter ("t3",
+// "t5i", "sl1", "a7", "i5").
+func lineName(tok string) bool {
+	i := 0
+	for i < len(tok) && tok[i] >= 'a' && tok[i] <= 'z' {
+		i++
+	}
+	if i < 1 || i > 2 {
+		return false
+	}
+	j := i
+	for j < len(tok) && tok[j] >= '0' && tok[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 2 {
+		return false
+	}
+	return j == len(tok) || j+1 == len(tok) && tok[j] >= 'a' && tok[j] <= 'z'
+}
+
+// lacksAny reports whether b lacks a value of a's (both non-empty).
+func lacksAny(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	for _, x := range a {
+		if !contains(b, x) {
 			return true
 		}
 	}
@@ -587,7 +629,8 @@ func sharesMeasure(a, b []string, x string) bool {
 	return false
 }
 
-func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.") }
+// unitOf is a measure's unit: "18-55mm" is of "mm".
+func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.-") }
 
 // clash reports whether both lists are non-empty and share nothing.
 func clash(a, b []string) bool {

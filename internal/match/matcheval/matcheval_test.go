@@ -81,14 +81,9 @@ func TestReliability(t *testing.T) {
 // whose share of right answers is more than 0.05 from its mean
 // confidence, and returns the table of every tenth that has answers.
 func checkReliability(t *testing.T, answers []Answer, minBin int) string {
-	return checkReliabilityWithin(t, answers, minBin, 0.05)
-}
-
-// checkReliabilityWithin is checkReliability with another tolerance.
-func checkReliabilityWithin(t *testing.T, answers []Answer, minBin int, within float64) string {
 	t.Helper()
 	for _, bin := range Reliability(answers) {
-		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > within {
+		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
 			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
 		}
 	}
