@@ -322,6 +322,35 @@ type OfferFigures struct {
 	Offers, Right                      int // offers given; right
 	NoCounterpartOffers                int // offers at brands without the product
 	Answers                            []Answer
+	queryOf                            []int // of each answer, the query's index
+}
+
+// AtLeast is the figures of the offers at a least confidence, as a
+// client's min_confidence would keep them.
+func (f OfferFigures) AtLeast(minConfidence float64) OfferFigures {
+	g := OfferFigures{Queries: f.Queries, WithCounterpart: f.WithCounterpart, Pairs: f.Pairs}
+	found := map[int]bool{}
+	for i, a := range f.Answers {
+		if a.Confidence < minConfidence {
+			continue
+		}
+		g.Answers = append(g.Answers, a)
+		g.Offers++
+		switch {
+		case a.Query.Absent:
+			g.NoCounterpartOffers++
+			if a.Right {
+				g.Right++ // its very title
+			}
+		case a.Right:
+			g.Right++
+			g.PairsFound++
+			found[f.queryOf[i]] = true
+		}
+		g.queryOf = append(g.queryOf, f.queryOf[i])
+	}
+	g.FoundOne = len(found)
+	return g
 }
 
 // Precision is the share of offers that are right.
@@ -368,6 +397,7 @@ func (t *Shops) Offers(minConfidence float64) OfferFigures {
 			// brand does not hold the product.
 			aq := &Query{Title: q.Title, Truth: q.Truth, Absent: !has[k]}
 			f.Answers = append(f.Answers, Answer{Query: aq, Matched: true, Right: right, Confidence: o.Confidence})
+			f.queryOf = append(f.queryOf, i)
 			if !has[k] {
 				f.NoCounterpartOffers++
 			}
