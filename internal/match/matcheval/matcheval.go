@@ -1,7 +1,9 @@
 // Package matcheval measures title matching on real shops' labelled
 // pairs (docs/enrichment.md, Evaluation): it loads the Walmart–Amazon
 // benchmark, splits it for training and evaluation, and runs the catalog
-// lookup that the acceptance runs, with one shop or both in the index.
+// lookup that the acceptance runs, with one shop or both in the index;
+// and it spreads WDC Products and WDC LSPC over twelve shops, held out by
+// whole products, for lookups, offers and test pairs (shops.go).
 package matcheval
 
 import (

@@ -47,7 +47,7 @@ func SiblingDir(name string) (string, error) {
 	return d, nil
 }
 
-// wdcOffer is one side of a WDC Products pair.
+// wdcPair is one labelled pair of WDC Products offers.
 type wdcPair struct {
 	IDLeft       int64  `json:"id_left"`
 	IDRight      int64  `json:"id_right"`
