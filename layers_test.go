@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"internal/match/matcheval": 2,
 	"internal/match/train":     6,
 	"internal/apidoc":          1,
+	"internal/apidoc/spec":     1, // for the generator and tests, not the served binary
 	"internal/chrometest":      1, // browser tests' Chromium, over testwait
 	"internal/connect":         1,
 	"internal/match":           1,
@@ -55,6 +56,8 @@ var layers = map[string]int{
 	"internal/httpapi":   5,
 
 	"cmd/svc":                       6,
+	"internal/apidoc/gen":           6, // go generate's programs
+	"internal/script/gen":           6,
 	"bench/loadgen":                 6,
 	"bench/seed":                    6,
 	"bench/experiments/rebuildprof": 6,
@@ -91,6 +94,23 @@ func TestNoUpwardImport(t *testing.T) {
 			}
 			if to := rel(imp); layers[to] >= layer {
 				t.Errorf("%q (layer %d) imports %q (layer %d): only lower layers may be imported", from, layer, to, layers[to])
+			}
+		}
+	}
+}
+
+// TestServedBinaryHoldsNoBuildTools: esbuild and kin-openapi make the
+// embedded files at go generate (internal/script/gen, internal/apidoc/gen)
+// and check answers in tests; the binary that serves needs neither.
+func TestServedBinaryHoldsNoBuildTools(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/svc").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, tool := range []string{"github.com/evanw/esbuild", "github.com/getkin/kin-openapi", "github.com/svc-project/svc/internal/apidoc/spec"} {
+			if dep == tool || strings.HasPrefix(dep, tool+"/") {
+				t.Errorf("cmd/svc depends on %s", dep)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package apidoc
+package spec
 
 import (
 	"strings"
@@ -7,9 +7,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// TestExamplesMatchTheirSchemas checks what Load leaves out at start.
+// TestExamplesMatchTheirSchemas checks what Load leaves out by default.
 func TestExamplesMatchTheirSchemas(t *testing.T) {
-	if _, err := load(openapi3.EnableExamplesValidation()); err != nil {
+	if _, err := Load(openapi3.EnableExamplesValidation()); err != nil {
 		t.Fatal(err)
 	}
 }
