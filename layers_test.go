@@ -55,13 +55,9 @@ var layers = map[string]int{
 	"internal/dashboard": 4,
 	"internal/httpapi":   5,
 
-	"cmd/svc":                       6,
-	"internal/apidoc/gen":           6, // go generate's programs
-	"internal/script/gen":           6,
-	"bench/loadgen":                 6,
-	"bench/seed":                    6,
-	"bench/experiments/rebuildprof": 6,
-	"bench/experiments/traceslow":   6,
+	"cmd/svc":             6,
+	"internal/apidoc/gen": 6, // go generate's programs
+	"internal/script/gen": 6,
 }
 
 func TestNoUpwardImport(t *testing.T) {
