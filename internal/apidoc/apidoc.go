@@ -29,7 +29,7 @@ func Handler() (http.Handler, error) {
 	// A cheap check that stops the start rather than serving a broken
 	// document: the generator writes valid JSON, a bad merge may not.
 	if !json.Valid(content) {
-		return nil, errors.New("apidoc: internal/apidoc/openapi.json is not JSON: run go generate ./...")
+		return nil, errors.New("apidoc: internal/apidoc/openapi.json is not JSON; go generate ./... makes it")
 	}
 	sum := sha256.Sum256(content)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`

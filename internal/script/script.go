@@ -67,7 +67,7 @@ func Build() (*Script, error) {
 
 func build(name string, code []byte) (asset, error) {
 	if len(code) == 0 { // a checkout without the generated file
-		return asset{}, errors.New("internal/script: " + name + " is empty: run go generate ./...")
+		return asset{}, errors.New("internal/script: " + name + " is empty; go generate ./... makes it")
 	}
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // the level is valid
