@@ -13,7 +13,8 @@ import (
 // a lower layer, so the graph has no upward import and no cycle by design.
 // The domain is at the bottom, the stores and pure parts above it, the core
 // above them, then the HTTP interface, and the command that wires them on
-// top. A new package must be given its layer here.
+// top. A new package must be given its layer here, and a line in the
+// Layout section of README.md (layout_test.go).
 var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
