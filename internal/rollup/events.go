@@ -1,0 +1,127 @@
+package rollup
+
+import (
+	"database/sql"
+
+	"github.com/svc-project/svc"
+)
+
+// The queries that read stored events as the rollups count them, for
+// both stores: "SELECT " + columns + " FROM " + tables + " WHERE " + a
+// condition of the store's.
+const (
+	ViewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
+	ViewTables  = "view_events v JOIN products p ON p.id = v.product"
+	CartColumns = "p.brand_id, c.product, c.ts"
+	CartTables  = "cart_events c JOIN products p ON p.id = c.product"
+	// Orders come line by line, ordered by "e.id, i.line".
+	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), e.total_value, i.product, i.quantity, i.unit_price"
+	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
+)
+
+// Scan is a row's Scan.
+type Scan func(dest ...any) error
+
+// ScanView reads a row of ViewColumns.
+func ScanView(scan Scan) (View, error) {
+	var v View
+	err := scan(&v.Brand, &v.Product, &v.At, &v.Session, &v.Country, &v.Arm)
+	return v, err
+}
+
+// ScanCart reads a row of CartColumns.
+func ScanCart(scan Scan) (Cart, error) {
+	var c Cart
+	err := scan(&c.Brand, &c.Product, &c.At)
+	return c, err
+}
+
+// Orders gathers rows of OrderColumns into orders, and leaves out those
+// with no line left.
+type Orders struct {
+	Emit    func(Order) error
+	WithArm bool // the rows end with an arm column, for Order.Arm
+	id   int64
+	cur  *Order
+}
+
+// Add reads a row.
+func (o *Orders) Add(scan Scan) error {
+	var id int64
+	var r Order
+	var total, price sql.NullFloat64
+	var l Line
+	dest := []any{&id, &r.Brand, &r.At, &r.Session, &r.Country, &total, &l.Product, &l.Quantity, &price}
+	if o.WithArm {
+		dest = append(dest, &r.Arm)
+	}
+	if err := scan(dest...); err != nil {
+		return err
+	}
+	if price.Valid {
+		l.Price = &price.Float64
+	}
+	if o.cur == nil || id != o.id {
+		if err := o.Flush(); err != nil {
+			return err
+		}
+		if total.Valid {
+			r.Total = &total.Float64
+		}
+		o.cur, o.id = &r, id
+	}
+	o.cur.Lines = append(o.cur.Lines, l)
+	return nil
+}
+
+// Flush emits the last order.
+func (o *Orders) Flush() error {
+	if o.cur == nil {
+		return nil
+	}
+	c := o.cur
+	o.cur = nil
+	if _, ok := c.Value(); !ok {
+		return nil // every line cancelled: it counts nowhere
+	}
+	return o.Emit(*c)
+}
+
+// DeltaOf returns what the accepted events of a batch add.
+func DeltaOf(batch []*svc.Write) *Delta {
+	d := &Delta{}
+	for _, w := range batch {
+		if w.Result.Status != svc.StatusAccepted || w.Result.Replay || w.Result.Err != nil || len(w.Result.Lines) == 0 {
+			continue
+		}
+		ref := w.Result.Lines[0].Product
+		switch {
+		case w.View != nil:
+			v := w.View
+			d.AddView(View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
+				Session: deref(v.Context.SessionID), Country: deref(v.Context.Country), Arm: v.Meta.Arm}, 1)
+		case w.Cart != nil:
+			d.AddCart(Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
+		case w.Purchase != nil:
+			p := w.Purchase
+			refs := map[string]int64{}
+			for _, l := range w.Result.Lines {
+				refs[l.ProductID] = int64(l.Product)
+			}
+			o := Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: deref(p.Context.SessionID),
+				Country: deref(p.Context.Country), Total: p.Order.TotalValue}
+			for _, it := range p.Order.Items {
+				o.Lines = append(o.Lines, Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
+			}
+			d.AddOrder(o, 1)
+		}
+	}
+	return d
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

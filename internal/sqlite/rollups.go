@@ -1,0 +1,302 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc/internal/rollup"
+)
+
+// rollupTx keeps the rollups in a write transaction (rollup.Tx).
+type rollupTx struct{ tx *sql.Tx }
+
+func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
+	out := make(map[rollup.Key]*rollup.Row, len(keys))
+	stmt, err := r.tx.PrepareContext(ctx, `SELECT views, carts, purchases, units, priced_units, revenue, last_at, viewers
+		FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	for _, k := range keys {
+		row := &rollup.Row{Key: k}
+		var rev string
+		err := stmt.QueryRowContext(ctx, k.Brand, k.Product, k.Hour).Scan(&row.Views, &row.Carts, &row.Purchases, &row.Units,
+			&row.PricedUnits, &rev, &row.LastAt, &row.Viewers)
+		if ok, err := found(err); err != nil {
+			return nil, err
+		} else if !ok {
+			continue
+		}
+		if err := row.SetRevenueText(rev); err != nil {
+			return nil, err
+		}
+		out[k] = row
+	}
+	return out, nil
+}
+
+func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
+	put, err := r.tx.PrepareContext(ctx, `INSERT OR REPLACE INTO rollup_hours
+		(brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer put.Close()
+	for _, row := range rows {
+		if row.Empty() {
+			if _, err := r.tx.ExecContext(ctx, "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?",
+				row.Brand, row.Product, row.Hour); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := put.ExecContext(ctx, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
+			row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rollup.CountryCounts) error {
+	for k, n := range c {
+		if _, err := r.tx.ExecContext(ctx, `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`,
+			k.Brand, k.Country, k.Day, n.Views, n.Purchases); err != nil {
+			return err
+		}
+	}
+	_, err := r.tx.ExecContext(ctx, "DELETE FROM rollup_countries WHERE views = 0 AND purchases = 0")
+	return err
+}
+
+func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
+	for _, v := range s {
+		if _, err := r.tx.ExecContext(ctx, `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
+				first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`,
+			v.Brand, v.ID, v.Arm, v.FirstAt, v.LastAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
+	q := `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
+		WHERE v.ts >= ? AND v.ts < ? AND p.brand_id = ? AND v.session_id IS NOT NULL AND v.session_id != ''`
+	args := []any{k.Hour, k.Hour + rollup.Hour, k.Brand}
+	if k.Product != 0 {
+		q += " AND v.product = ?"
+		args = append(args, k.Product)
+	}
+	return eachRowOf(ctx, r.tx, func(rows *sql.Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		fn(s)
+		return nil
+	}, q, args...)
+}
+
+// countEvents adds to d, with the sign, the events the condition selects
+// ("v", "c" and "e" name the tables of views, carts and orders).
+func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
+	if views != "" {
+		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+			v, err := rollup.ScanView(rows.Scan)
+			d.AddView(v, sign)
+			return err
+		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
+		if err != nil {
+			return err
+		}
+	}
+	if carts != "" {
+		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+			c, err := rollup.ScanCart(rows.Scan)
+			d.AddCart(c, sign)
+			return err
+		}, "SELECT "+rollup.CartColumns+" FROM "+rollup.CartTables+" WHERE "+carts, args...)
+		if err != nil {
+			return err
+		}
+	}
+	if orders == "" {
+		return nil
+	}
+	o := rollup.Orders{Emit: func(o rollup.Order) error { d.AddOrder(o, sign); return nil }}
+	if err := eachRowOf(ctx, tx, func(rows *sql.Rows) error { return o.Add(rows.Scan) },
+		"SELECT "+rollup.OrderColumns+" FROM "+rollup.OrderTables+" WHERE "+orders+" ORDER BY e.id, i.line", args...); err != nil {
+		return err
+	}
+	return o.Flush()
+}
+
+// RebuildRollups builds the rollups again from the stored events, one UTC
+// day per transaction, oldest first. With resume, it continues the build
+// the first start of this version began (rollup_build) and does nothing
+// once that is done; without, it builds everything again. progress is
+// called after each day.
+func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(day time.Time, done, total int)) error {
+	var from int64
+	var done bool
+	if err := s.w.QueryRowContext(ctx, "SELECT built_until, done FROM rollup_build").Scan(&from, &done); err != nil {
+		return err
+	}
+	if resume && done {
+		return nil
+	}
+	if !resume {
+		from = 0
+		if _, err := s.w.ExecContext(ctx, "DELETE FROM rollup_sessions"); err != nil {
+			return err
+		}
+	}
+	var oldest sql.NullInt64
+	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
+		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
+		SELECT min(hour) FROM rollup_hours)`).Scan(&oldest); err != nil {
+		return err
+	}
+	end := rollup.Floor(time.Now().UnixMilli(), rollup.Day) + 2*rollup.Day // events a little ahead of the clock too
+	start := max(rollup.Floor(oldest.Int64, rollup.Day), from)
+	if !oldest.Valid {
+		start = end
+	}
+	total := int((end - start) / rollup.Day)
+	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
+		err := s.inEventTx(ctx, func(tx *sql.Tx) error {
+			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?"} {
+				if _, err := tx.ExecContext(ctx, q, day, day+rollup.Day); err != nil {
+					return err
+				}
+			}
+			d := &rollup.Delta{}
+			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
+				return err
+			}
+			if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(time.UnixMilli(day).UTC(), i+1, total)
+		}
+	}
+	_, err := s.w.ExecContext(ctx, "UPDATE rollup_build SET done = 1")
+	return err
+}
+
+// RollupsBuilt reports whether the rollups hold every stored event.
+func (s *Store) RollupsBuilt(ctx context.Context) (bool, error) {
+	var done bool
+	err := s.r.QueryRowContext(ctx, "SELECT done FROM rollup_build").Scan(&done)
+	return done, err
+}
+
+// RollupHours returns the hour rows of a brand ("" product) or one of its
+// products, from up to to, oldest first.
+func (r reads) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]rollup.Row, error) {
+	q := `SELECT product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers FROM rollup_hours
+		WHERE brand_id = ?1 AND product = coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)
+		AND hour >= ?3 AND hour < ?4 ORDER BY hour`
+	if productID == "" {
+		q = strings.Replace(q, "coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)", "0 AND ?2 = ''", 1)
+	}
+	var out []rollup.Row
+	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		row := rollup.Row{Key: rollup.Key{Brand: brandID}}
+		var rev string
+		if err := rows.Scan(&row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units, &row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
+			return err
+		}
+		if productID != "" && row.Product == 0 {
+			return nil // no such product: its rows are none
+		}
+		if err := row.SetRevenueText(rev); err != nil {
+			return err
+		}
+		out = append(out, row)
+		return nil
+	}, q, brandID, productID, from.UnixMilli(), to.UnixMilli())
+	return out, err
+}
+
+// RollupCountries returns the brand's country rows of the days from up
+// to to.
+func (r reads) RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CountryRow, error) {
+	var out []rollup.CountryRow
+	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var c rollup.CountryRow
+		c.Brand = brandID
+		if err := rows.Scan(&c.Country, &c.Day, &c.Views, &c.Purchases); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}, "SELECT country, day, views, purchases FROM rollup_countries WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country",
+		brandID, from.UnixMilli(), to.UnixMilli())
+	return out, err
+}
+
+// RollupArms calls fn for the brand's sessions per arm, then for each of
+// its orders whose session has an arm.
+func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, o rollup.Order) error) error {
+	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var arm string
+		var n int64
+		if err := rows.Scan(&arm, &n); err != nil {
+			return err
+		}
+		sessions(arm, n)
+		return nil
+	}, "SELECT arm, count(*) FROM rollup_sessions WHERE brand_id = ? GROUP BY arm", brandID)
+	if err != nil {
+		return err
+	}
+	o := rollup.Orders{WithArm: true, Emit: func(x rollup.Order) error { return order(x.Arm, x.Session, x) }}
+	err = eachRowOf(ctx, r.db, func(rows *sql.Rows) error { return o.Add(rows.Scan) },
+		"SELECT "+rollup.OrderColumns+", s.arm FROM "+rollup.OrderTables+
+			" JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id WHERE e.brand_id = ? ORDER BY e.id, i.line", brandID)
+	if err != nil {
+		return err
+	}
+	return o.Flush()
+}
+
+// BrandProducts calls fn for every product of the brand.
+func (r reads) BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error {
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var ref int64
+		var id, title string
+		if err := rows.Scan(&ref, &id, &title); err != nil {
+			return err
+		}
+		fn(ref, id, title)
+		return nil
+	}, "SELECT id, product_id, coalesce(title, '') FROM products WHERE brand_id = ?", brandID)
+}
+
+// BrandCurrency returns the currency most of the brand's orders give.
+func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error) {
+	var c string
+	err := r.db.QueryRowContext(ctx, `SELECT currency FROM purchase_events WHERE brand_id = ? AND currency IS NOT NULL
+		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
+	if ok, err := found(err); !ok {
+		return "", err
+	}
+	return c, nil
+}
+
+var _ rollup.Store = (*Store)(nil)
