@@ -32,8 +32,10 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	now := h.cfg.Now()
-	rows := d.Products(now)
+	rows, err := d.Products(r.Context(), h.cfg.Tracker)
+	if err != nil {
+		return err
+	}
 	top := slices.Clone(rows)
 	slices.SortStableFunc(top, func(x, y insights.ProductRow) int {
 		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
@@ -42,9 +44,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	slices.SortStableFunc(trending, func(x, y insights.ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	withheld := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return !p.Withheld(b) })
 	data := overviewData{
-		Periods: d.Overview(now), Currency: d.Currency,
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series("", now, time.Hour, 48), "Mon 15:04"),
-		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series("", now, 24*time.Hour, 30), "Jan 2"),
+		Periods: d.Overview(), Currency: d.Currency,
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(time.Hour, 48), "Mon 15:04"),
+		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series(24*time.Hour, 30), "Jan 2"),
 		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
 		Experiment: d.Experiment(b.Holdout),
 	}
@@ -67,22 +69,25 @@ type productData struct {
 
 func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
 	id := r.PathValue("product")
-	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
-	if err != nil {
-		return err
-	}
-	now := h.cfg.Now()
 	p, err := h.cfg.Tracker.Proof(svc.ProofQuery{BrandID: b.ID, ProductID: id, ViewWindow: time.Hour, PurchaseWindow: 24 * time.Hour}, b)
 	if err != nil {
 		return err // ENOTFOUND for a product the brand never had
 	}
-	daily := d.Series(id, now, 24*time.Hour, 30)
+	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	fig, err := d.Product(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	daily := fig.Series(24*time.Hour, 30)
 	data := productData{
-		ProductID: id, Title: d.Titles[id], Currency: d.Currency, Proof: p,
+		ProductID: id, Title: fig.Title, Currency: d.Currency, Proof: p,
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", daily, "Jan 2"),
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(id, now, time.Hour, 48), "Mon 15:04"),
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", fig.Series(time.Hour, 48), "Mon 15:04"),
 		Prices: priceChart("Mean unit price paid, daily, last 30 days", daily, d.Currency),
-		Week:   d.Totals(id, now.Add(-7*24*time.Hour), now),
+		Week:   fig.Week(),
 		Shown:  brandPreview(p.Viewers, p.Purchases, b),
 	}
 	title := data.Title
@@ -164,8 +169,12 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 	if err != nil {
 		return err
 	}
+	rows, err := d.Products(r.Context(), h.cfg.Tracker)
+	if err != nil {
+		return err
+	}
 	var sample productSample
-	for _, p := range d.Products(h.cfg.Now()) {
+	for _, p := range rows {
 		if p.LiveViewers > sample.Viewers || sample.ProductID == "" {
 			sample = productSample{p.ProductID, p.Title, p.LiveViewers, p.LivePurchases}
 		}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -372,45 +371,6 @@ func (d *Data) Arms() (shown, heldOut lift.Arm) {
 	sort.Float64s(shown.Revenues)
 	sort.Float64s(heldOut.Revenues)
 	return shown, heldOut
-}
-
-// Cache keeps each brand's Data for a while, so that a dashboard's pages
-// and the experiment endpoint do not read every event on each request.
-type Cache struct {
-	Store Exporter
-	Now   func() time.Time
-	TTL   time.Duration
-	mu    sync.Mutex
-	data  map[string]*Data
-}
-
-// Brand returns the brand's data, read again when older than TTL.
-func (c *Cache) Brand(ctx context.Context, brandID string) (*Data, error) {
-	now := c.Now()
-	c.mu.Lock()
-	d := c.data[brandID]
-	c.mu.Unlock()
-	if d != nil && now.Sub(d.Loaded) < c.TTL && !now.Before(d.Loaded) {
-		return d, nil
-	}
-	d, err := Load(ctx, c.Store, brandID, now)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.data == nil {
-		c.data = map[string]*Data{}
-	}
-	c.data[brandID] = d
-	c.mu.Unlock()
-	return d, nil
-}
-
-// Forget drops a brand's data, so that the next read sees every event.
-func (c *Cache) Forget(brandID string) {
-	c.mu.Lock()
-	delete(c.data, brandID)
-	c.mu.Unlock()
 }
 
 // LastEvent is the time of the brand's newest view or order, zero without any.

@@ -322,10 +322,22 @@ func (s *Store) BrandProducts(ctx context.Context, brandID string, fn func(ref i
 	}, "SELECT id, product_id, coalesce(title, '') FROM products WHERE brand_id = $1", brandID)
 }
 
-// BrandCurrency returns the currency most of the brand's orders give.
+// ProductTitle returns the product's latest title.
+func (s *Store) ProductTitle(ctx context.Context, brandID, productID string) (string, error) {
+	var t string
+	err := s.pool.QueryRow(ctx, "SELECT coalesce(title, '') FROM products WHERE brand_id = $1 AND product_id = $2", brandID, productID).Scan(&t)
+	if err == pgx.ErrNoRows {
+		return "", nil
+	}
+	return t, err
+}
+
+// BrandCurrency returns the currency most of the brand's orders give,
+// of those with a line left.
 func (s *Store) BrandCurrency(ctx context.Context, brandID string) (string, error) {
 	var c string
-	err := s.pool.QueryRow(ctx, `SELECT currency FROM purchase_events WHERE brand_id = $1 AND currency IS NOT NULL
+	err := s.pool.QueryRow(ctx, `SELECT currency FROM purchase_events e WHERE brand_id = $1 AND currency IS NOT NULL
+		AND EXISTS (SELECT 1 FROM purchase_items i WHERE i.purchase = e.id AND i.quantity > 0)
 		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
 	if err == pgx.ErrNoRows {
 		return "", nil

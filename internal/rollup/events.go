@@ -41,8 +41,8 @@ func ScanCart(scan Scan) (Cart, error) {
 type Orders struct {
 	Emit    func(Order) error
 	WithArm bool // the rows end with an arm column, for Order.Arm
-	id   int64
-	cur  *Order
+	id      int64
+	cur     *Order
 }
 
 // Add reads a row.

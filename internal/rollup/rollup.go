@@ -57,7 +57,7 @@ type Row struct {
 	// Revenue in Micros, as a decimal integer: unbounded, so no order can
 	// overflow it (a line may reach 10¹² × 10⁶ currency units).
 	Revenue *big.Int
-	LastAt  int64 // ms of the newest event counted, 0 without one
+	LastAt  int64 // ms of the newest view or order counted, 0 without one
 	// Viewers is the sketch of the view's session ids, marshalled; nil
 	// when the hour has no view with a session.
 	Viewers []byte
@@ -217,7 +217,9 @@ func (d *Delta) country(brand, country string, at int64) *CountryCounts {
 }
 
 // Empty reports whether the delta changes nothing.
-func (d *Delta) Empty() bool { return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0 }
+func (d *Delta) Empty() bool {
+	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0
+}
 
 // AddView counts a view in (sign 1) or out (sign -1). A view taken out
 // marks its hours' sketches stale: a sketch cannot forget a session.
@@ -258,11 +260,7 @@ func (d *Delta) AddView(v View, sign int64) {
 func (d *Delta) AddCart(c Cart, sign int64) {
 	h := Floor(c.At, Hour)
 	for _, k := range []Key{{c.Brand, 0, h}, {c.Brand, c.Product, h}} {
-		r := d.row(k)
-		r.Carts += sign
-		if sign > 0 {
-			r.LastAt = max(r.LastAt, c.At)
-		}
+		d.row(k).Carts += sign // LastAt is of views and orders
 	}
 }
 
@@ -439,6 +437,9 @@ type Store interface {
 	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, o Order) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
+	// ProductTitle returns the product's latest title, "" without one or
+	// without the product.
+	ProductTitle(ctx context.Context, brandID, productID string) (string, error)
 	// BrandCurrency returns the currency most of the brand's orders give.
 	BrandCurrency(ctx context.Context, brandID string) (string, error)
 	// RebuildRollups builds the rollups from the stored events, a UTC day

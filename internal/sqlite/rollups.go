@@ -288,10 +288,22 @@ func (r reads) BrandProducts(ctx context.Context, brandID string, fn func(ref in
 	}, "SELECT id, product_id, coalesce(title, '') FROM products WHERE brand_id = ?", brandID)
 }
 
-// BrandCurrency returns the currency most of the brand's orders give.
+// ProductTitle returns the product's latest title.
+func (r reads) ProductTitle(ctx context.Context, brandID, productID string) (string, error) {
+	var t string
+	err := r.db.QueryRowContext(ctx, "SELECT coalesce(title, '') FROM products WHERE brand_id = ? AND product_id = ?", brandID, productID).Scan(&t)
+	if ok, err := found(err); !ok {
+		return "", err
+	}
+	return t, nil
+}
+
+// BrandCurrency returns the currency most of the brand's orders give,
+// of those with a line left.
 func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error) {
 	var c string
-	err := r.db.QueryRowContext(ctx, `SELECT currency FROM purchase_events WHERE brand_id = ? AND currency IS NOT NULL
+	err := r.db.QueryRowContext(ctx, `SELECT currency FROM purchase_events e WHERE brand_id = ? AND currency IS NOT NULL
+		AND EXISTS (SELECT 1 FROM purchase_items i WHERE i.purchase = e.id AND i.quantity > 0)
 		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
 	if ok, err := found(err); !ok {
 		return "", err

@@ -1,0 +1,333 @@
+package insights
+
+import (
+	"context"
+	"math/big"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/axiomhq/hyperloglog"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/lift"
+	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/window"
+)
+
+// Source is the part of a store the figures are read from: its rollups.
+type Source interface {
+	rollup.Store
+}
+
+// Live is where a product's exact counts in windows ending now come from:
+// the window engine of the tracker, which the widget's proof reads too.
+type Live interface {
+	Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts
+}
+
+// Window is a span of whole hours, [From, To): what a figure counts.
+// Every figure of the pages takes one, so that a date range is a
+// parameter.
+type Window struct{ From, To time.Time }
+
+// hoursKept is how far back the brand's hourly rows are read: the 30 days
+// and the 30 before, with the current hour.
+const hoursKept = 61 * 24 * time.Hour
+
+// End is the end of the hour that holds now: the windows of the pages
+// end there, so that the current hour counts whole (docs/dashboard.md).
+func End(now time.Time) time.Time { return now.UTC().Truncate(time.Hour).Add(time.Hour) }
+
+// Figures are a brand's figures as its pages show them, computed from
+// the rollups at At.
+type Figures struct {
+	BrandID  string
+	At       time.Time
+	Currency string
+	// FromRollups is true: the figures were computed from the rollups,
+	// never from the events (what the dashboard's timing test checks).
+	FromRollups bool
+	hours       []rollup.Row // the brand's own rows, oldest first
+	sketches    map[int64]*hyperloglog.Sketch
+	shown, held lift.Arm
+
+	src      Source
+	products struct {
+		sync.Mutex
+		rows []ProductRow
+		done bool
+	}
+}
+
+// loadFigures reads the brand's rollups.
+func loadFigures(ctx context.Context, src Source, brandID string, now time.Time) (*Figures, error) {
+	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src, sketches: map[int64]*hyperloglog.Sketch{}}
+	end := End(now)
+	rows, err := src.RollupHours(ctx, brandID, "", end.Add(-hoursKept), end)
+	if err != nil {
+		return nil, err
+	}
+	f.hours = rows
+	for _, r := range rows {
+		if len(r.Viewers) == 0 {
+			continue
+		}
+		sk, err := rollup.Sketch(r.Viewers)
+		if err != nil {
+			return nil, err
+		}
+		f.sketches[r.Hour] = sk
+	}
+	if f.Currency, err = src.BrandCurrency(ctx, brandID); err != nil {
+		return nil, err
+	}
+	sessions := map[string]int64{}
+	revenue := map[string]map[string]*big.Int{} // arm, session
+	err = src.RollupArms(ctx, brandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, o rollup.Order) error {
+		v, _ := o.Value()
+		if revenue[arm] == nil {
+			revenue[arm] = map[string]*big.Int{}
+		}
+		if r := revenue[arm][session]; r != nil {
+			r.Add(r, v)
+		} else {
+			revenue[arm][session] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	arm := func(name string) lift.Arm {
+		a := lift.Arm{Sessions: sessions[name]}
+		for _, v := range revenue[name] {
+			a.Revenues = append(a.Revenues, money(v))
+		}
+		// The bootstrap draws by index: the same data, the same order.
+		sort.Float64s(a.Revenues)
+		return a
+	}
+	f.shown, f.held = arm(svc.ArmShown), arm(svc.ArmHeldOut)
+	return f, nil
+}
+
+// money turns Micros into the currency's unit, for display and the
+// statistics; the sum itself stays exact in the store.
+func money(micros *big.Int) float64 {
+	v, _ := new(big.Rat).SetFrac(micros, big.NewInt(rollup.Micros)).Float64()
+	return v
+}
+
+// totalsOf adds rows up; viewers is the sketches merged.
+func totalsOf(rows []rollup.Row, sketch func(rollup.Row) (*hyperloglog.Sketch, error)) (Totals, error) {
+	var t Totals
+	revenue := new(big.Int)
+	var merged *hyperloglog.Sketch
+	for _, r := range rows {
+		t.Views += r.Views
+		t.Carts += r.Carts
+		t.Purchases += r.Purchases
+		t.Units += r.Units
+		revenue.Add(revenue, r.Revenue)
+		sk, err := sketch(r)
+		if err != nil {
+			return t, err
+		}
+		if sk == nil {
+			continue
+		}
+		if merged == nil {
+			merged = sk.Clone()
+		} else if err := merged.Merge(sk); err != nil {
+			return t, err
+		}
+	}
+	if merged != nil {
+		t.Viewers = int64(merged.Estimate())
+	}
+	t.Revenue = money(revenue)
+	return t, nil
+}
+
+func (f *Figures) in(w Window) []rollup.Row {
+	from, to := w.From.UnixMilli(), w.To.UnixMilli()
+	i := sort.Search(len(f.hours), func(i int) bool { return f.hours[i].Hour >= from })
+	j := sort.Search(len(f.hours), func(i int) bool { return f.hours[i].Hour >= to })
+	return f.hours[i:j]
+}
+
+// Totals returns the brand's figures over the window, which must lie in
+// the 61 days before At.
+func (f *Figures) Totals(w Window) Totals {
+	t, _ := totalsOf(f.in(w), func(r rollup.Row) (*hyperloglog.Sketch, error) { return f.sketches[r.Hour], nil })
+	return t
+}
+
+// Overview returns today so far (UTC) against the same hours of
+// yesterday, and the last 7 and 30 days against the 7 and 30 before, in
+// whole hours: each ends with the current hour.
+func (f *Figures) Overview() []Period {
+	end := End(f.At)
+	midnight := end.Add(-time.Nanosecond).Truncate(24 * time.Hour)
+	day := 24 * time.Hour
+	out := []Period{{Name: "Today", From: midnight, To: f.At,
+		Current: f.Totals(Window{midnight, end}), Earlier: f.Totals(Window{midnight.Add(-day), end.Add(-day)})}}
+	for _, days := range []int{7, 30} {
+		span := time.Duration(days) * day
+		out = append(out, Period{Name: "Last " + strconv.Itoa(days) + " days", From: end.Add(-span), To: f.At,
+			Current: f.Totals(Window{end.Add(-span), end}), Earlier: f.Totals(Window{end.Add(-2 * span), end.Add(-span)})})
+	}
+	return out
+}
+
+// seriesOf returns n steps of the given length ending with the one that
+// holds at, from hour rows.
+func seriesOf(rows []rollup.Row, at time.Time, step time.Duration, n int) []Point {
+	end := at.UTC().Truncate(step).Add(step)
+	start := end.Add(-time.Duration(n) * step)
+	out := make([]Point, n)
+	for i := range out {
+		out[i].At = start.Add(time.Duration(i) * step)
+	}
+	revenue := make([]*big.Int, n)
+	priced := make([]int64, n)
+	s, ms := start.UnixMilli(), step.Milliseconds()
+	for _, r := range rows {
+		if r.Hour < s {
+			continue
+		}
+		i := int((r.Hour - s) / ms)
+		if i >= n {
+			continue
+		}
+		out[i].Views += r.Views
+		out[i].Purchases += r.Purchases
+		out[i].Units += r.Units
+		if r.PricedUnits > 0 {
+			if revenue[i] == nil {
+				revenue[i] = new(big.Int)
+			}
+			revenue[i].Add(revenue[i], r.Revenue)
+			priced[i] += r.PricedUnits
+		}
+	}
+	for i := range out {
+		if priced[i] > 0 {
+			out[i].Price = money(revenue[i]) / float64(priced[i])
+			out[i].HasPrice = true
+		}
+	}
+	return out
+}
+
+// Series returns the brand's n steps ending with the one that holds At:
+// hourly for 48 hours or daily for 30 days.
+func (f *Figures) Series(step time.Duration, n int) []Point {
+	return seriesOf(f.hours, f.At, step, n)
+}
+
+// Experiment measures the brand's holdout experiment.
+func (f *Figures) Experiment(holdout int) Experiment {
+	return experimentOf(f.BrandID, holdout, f.Currency, f.At, f.shown, f.held)
+}
+
+// LastEvent is the time of the brand's newest view or order in the 61
+// days, zero without any.
+func (f *Figures) LastEvent() time.Time {
+	var last int64
+	for _, r := range f.hours {
+		last = max(last, r.LastAt)
+	}
+	if last == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(last).UTC()
+}
+
+// Products returns every product of the brand seen in the last 7 days,
+// with the exact counts of the windows ending now (live), read once per
+// Figures.
+func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error) {
+	p := &f.products
+	p.Lock()
+	defer p.Unlock()
+	if p.done {
+		return p.rows, nil
+	}
+	var out []ProductRow
+	day, week := 24*time.Hour, 7*24*time.Hour
+	err := f.src.BrandProducts(ctx, f.BrandID, func(ref int64, id, title string) {
+		r := svc.ProductRef(ref)
+		w := live.Counts(r, f.At, week, week)
+		if w.Views == 0 && w.Purchases == 0 {
+			return
+		}
+		live1 := live.Counts(r, f.At, time.Hour, day)
+		d := live.Counts(r, f.At, day, week)
+		row := ProductRow{ProductID: id, Title: title,
+			Day:  Totals{Views: d.Views, Purchases: live1.Purchases},
+			Week: Totals{Views: w.Views, Purchases: w.Purchases, Units: w.Units}, LiveViewers: live1.Viewers, LivePurchases: live1.Purchases}
+		before := float64(row.Week.Views-row.Day.Views) / 6
+		row.Trend = (float64(row.Day.Views) + 1) / (before + 1)
+		out = append(out, row)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProductID < out[j].ProductID })
+	p.rows, p.done = out, true
+	return out, nil
+}
+
+// Product is one product's figures: its hourly rows over the 30 days.
+type Product struct {
+	ProductID, Title string
+	At               time.Time
+	hours            []rollup.Row
+	sketches         map[int64]*hyperloglog.Sketch
+}
+
+// Product reads one product's rollups.
+func (f *Figures) Product(ctx context.Context, productID string) (*Product, error) {
+	end := End(f.At)
+	rows, err := f.src.RollupHours(ctx, f.BrandID, productID, end.Add(-30*24*time.Hour), end)
+	if err != nil {
+		return nil, err
+	}
+	p := &Product{ProductID: productID, At: f.At, hours: rows, sketches: map[int64]*hyperloglog.Sketch{}}
+	for _, r := range rows {
+		if len(r.Viewers) > 0 {
+			if p.sketches[r.Hour], err = rollup.Sketch(r.Viewers); err != nil {
+				return nil, err
+			}
+		}
+	}
+	p.Title, err = f.src.ProductTitle(ctx, f.BrandID, productID)
+	return p, err
+}
+
+// Totals returns the product's figures over the window (in its 30 days).
+func (p *Product) Totals(w Window) Totals {
+	from, to := w.From.UnixMilli(), w.To.UnixMilli()
+	var rows []rollup.Row
+	for _, r := range p.hours {
+		if r.Hour >= from && r.Hour < to {
+			rows = append(rows, r)
+		}
+	}
+	t, _ := totalsOf(rows, func(r rollup.Row) (*hyperloglog.Sketch, error) { return p.sketches[r.Hour], nil })
+	return t
+}
+
+// Week is the product's last 7 days, to the current hour.
+func (p *Product) Week() Totals {
+	end := End(p.At)
+	return p.Totals(Window{end.Add(-7 * 24 * time.Hour), end})
+}
+
+// Series returns the product's n steps ending with the one that holds At.
+func (p *Product) Series(step time.Duration, n int) []Point {
+	return seriesOf(p.hours, p.At, step, n)
+}
