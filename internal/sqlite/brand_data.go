@@ -39,7 +39,7 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", brandID, sessionID); err != nil {
 			return err
 		}
-		return rollup.Apply(ctx, rollupTx{tx}, d)
+		return rollup.Apply(ctx, s.rollupTx(tx), d)
 	})
 	return n, err
 }

@@ -25,7 +25,7 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
 			return err
 		}
-		return rollup.Apply(ctx, rollupTx{tx}, d)
+		return rollup.Apply(ctx, s.rollupTx(tx), d)
 	})
 }
 

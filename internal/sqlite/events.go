@@ -40,7 +40,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		return rollup.Apply(ctx, rollupTx{sqlTx}, rollup.DeltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{fast}, rollup.DeltaOf(batch))
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
@@ -69,7 +69,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return rollup.Apply(ctx, rollupTx{sqlTx}, rollup.DeltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{tx}, rollup.DeltaOf(batch))
 	})
 }
 
@@ -382,7 +382,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			n, _ := res.RowsAffected()
 			total += n
 		}
-		if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
+		if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
 			return err
 		}
 		// A session whose every view expired is in no arm any more.

@@ -9,21 +9,36 @@ import (
 	"github.com/svc-project/svc/internal/rollup"
 )
 
-// rollupTx keeps the rollups in a write transaction (rollup.Tx).
-type rollupTx struct{ tx *sql.Tx }
+// rollupTx keeps the rollups in a write transaction (rollup.Tx), with the
+// statements prepared when the store opened.
+type rollupTx struct{ p *preparedTx }
+
+func (s *Store) rollupTx(tx *sql.Tx) rollupTx { return rollupTx{s.prepared(tx)} }
+
+// The rollups' statements of the write path (prepared.go).
+const (
+	qRollupGet = `SELECT views, carts, purchases, units, priced_units, revenue, last_at, viewers
+		FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?`
+	qRollupPut = `INSERT OR REPLACE INTO rollup_hours
+		(brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qRollupDelete  = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
+	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
+	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
+	qRollupSession     = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
+			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`
+)
+
+var rollupQueries = []string{qRollupGet, qRollupPut, qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupSession}
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
-	stmt, err := r.tx.PrepareContext(ctx, `SELECT views, carts, purchases, units, priced_units, revenue, last_at, viewers
-		FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?`)
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close()
 	for _, k := range keys {
 		row := &rollup.Row{Key: k}
 		var rev string
-		err := stmt.QueryRowContext(ctx, k.Brand, k.Product, k.Hour).Scan(&row.Views, &row.Carts, &row.Purchases, &row.Units,
+		err := r.p.QueryRowContext(ctx, qRollupGet, k.Brand, k.Product, k.Hour).Scan(&row.Views, &row.Carts, &row.Purchases, &row.Units,
 			&row.PricedUnits, &rev, &row.LastAt, &row.Viewers)
 		if ok, err := found(err); err != nil {
 			return nil, err
@@ -39,22 +54,14 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 }
 
 func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
-	put, err := r.tx.PrepareContext(ctx, `INSERT OR REPLACE INTO rollup_hours
-		(brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer put.Close()
 	for _, row := range rows {
 		if row.Empty() {
-			if _, err := r.tx.ExecContext(ctx, "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?",
-				row.Brand, row.Product, row.Hour); err != nil {
+			if _, err := r.p.ExecContext(ctx, qRollupDelete, row.Brand, row.Product, row.Hour); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := put.ExecContext(ctx, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
+		if _, err := r.p.ExecContext(ctx, qRollupPut, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
 			row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers); err != nil {
 			return err
 		}
@@ -64,22 +71,21 @@ func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 
 func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rollup.CountryCounts) error {
 	for k, n := range c {
-		if _, err := r.tx.ExecContext(ctx, `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`,
-			k.Brand, k.Country, k.Day, n.Views, n.Purchases); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupCountry, k.Brand, k.Country, k.Day, n.Views, n.Purchases); err != nil {
 			return err
 		}
+		if n.Views < 0 || n.Purchases < 0 {
+			if _, err := r.p.ExecContext(ctx, qRollupCountryGone, k.Brand, k.Country, k.Day); err != nil {
+				return err
+			}
+		}
 	}
-	_, err := r.tx.ExecContext(ctx, "DELETE FROM rollup_countries WHERE views = 0 AND purchases = 0")
-	return err
+	return nil
 }
 
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	for _, v := range s {
-		if _, err := r.tx.ExecContext(ctx, `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
-				first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`,
-			v.Brand, v.ID, v.Arm, v.FirstAt, v.LastAt); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupSession, v.Brand, v.ID, v.Arm, v.FirstAt, v.LastAt); err != nil {
 			return err
 		}
 	}
@@ -94,7 +100,7 @@ func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string
 		q += " AND v.product = ?"
 		args = append(args, k.Product)
 	}
-	return eachRowOf(ctx, r.tx, func(rows *sql.Rows) error {
+	return eachRowOf(ctx, r.p.tx, func(rows *sql.Rows) error {
 		var s string
 		if err := rows.Scan(&s); err != nil {
 			return err
@@ -158,6 +164,13 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			return err
 		}
 	}
+	// The sessions' rows go in at random places of a large table: with
+	// SQLite's default 2 MB of cache, most of a build was reading pages
+	// back. The writer's cache grows for the build only.
+	if _, err := s.w.ExecContext(ctx, "PRAGMA cache_size = -262144"); err != nil {
+		return err
+	}
+	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA cache_size = -2000")
 	var oldest sql.NullInt64
 	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
@@ -181,7 +194,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
-			if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
+			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
