@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/script"
 )
 
@@ -23,7 +24,12 @@ type overviewData struct {
 	Trending   []insights.ProductRow
 	Withheld   []insights.ProductRow
 	Experiment insights.Experiment
+	// ViewersError is the viewers' sketch's standard error, as the page
+	// states it.
+	ViewersError string
 }
+
+var viewersError = strconv.FormatFloat(100*rollup.SketchError, 'f', 1, 64) + "%"
 
 const listLen = 10
 
@@ -48,7 +54,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(time.Hour, 48), "Mon 15:04"),
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series(24*time.Hour, 30), "Jan 2"),
 		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
-		Experiment: d.Experiment(b.Holdout),
+		Experiment: d.Experiment(b.Holdout), ViewersError: viewersError,
 	}
 	h.render(w, r, http.StatusOK, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
 	return nil
@@ -65,6 +71,7 @@ type productData struct {
 	Currency         string
 	Proof            *svc.Proof
 	Shown            preview
+	ViewersError     string
 }
 
 func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
@@ -88,7 +95,7 @@ func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *sv
 		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", fig.Series(time.Hour, 48), "Mon 15:04"),
 		Prices: priceChart("Mean unit price paid, daily, last 30 days", daily, d.Currency),
 		Week:   fig.Week(),
-		Shown:  brandPreview(p.Viewers, p.Purchases, b),
+		Shown:  brandPreview(p.Viewers, p.Purchases, b), ViewersError: viewersError,
 	}
 	title := data.Title
 	if title == "" {

@@ -132,9 +132,12 @@ func TestSeededPagesFromRollups(t *testing.T) {
 		i := strings.Index(p.body, "Last 30 days")
 		t.Errorf("overview lacks %q: %s", want, p.body[i:min(len(p.body), i+200)])
 	}
+	if !strings.Contains(p.body, "within ±0.8%") {
+		t.Error("the overview does not state the viewers' error")
+	}
 	for _, path := range []string{"products/p0", "settings"} {
-		if p := b.get("/dashboard/brands/br_big/" + path); p.status != 200 {
-			t.Errorf("%s: %d", path, p.status)
+		if p := b.get("/dashboard/brands/br_big/" + path); p.status != 200 || path == "products/p0" && !strings.Contains(p.body, "within ±0.8%") {
+			t.Errorf("%s: %d, or no error stated", path, p.status)
 		}
 	}
 }
