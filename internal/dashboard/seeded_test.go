@@ -37,11 +37,10 @@ var _ insights.Source = (*rollupsOnly)(nil)
 // seeded is a server over a store with one brand of many products and
 // views over 30 days, written through the store's Append as collect does.
 type seeded struct {
-	f       *fixture
-	src     *rollupsOnly
-	ins     *insights.Cache
-	views   int // in the last 30 days, to the hour
-	monthly int
+	f     *fixture
+	src   *rollupsOnly
+	ins   *insights.Cache
+	views int // in the last 30 days, to the hour
 }
 
 func newSeeded(tb testing.TB, products, views, orders int) *seeded {
