@@ -50,13 +50,6 @@ func figures(a lift.Arm) ArmFigures {
 	return ArmFigures{Sessions: a.Sessions, Converted: a.Converted(), Conversion: a.Conversion(), RevenuePerSession: a.RevenuePerSession()}
 }
 
-// Experiment measures the brand's holdout experiment over its stored
-// events.
-func (d *Data) Experiment(holdout int) Experiment {
-	shown, held := d.Arms()
-	return experimentOf(d.BrandID, holdout, d.Currency, d.Loaded, shown, held)
-}
-
 func experimentOf(brandID string, holdout int, currency string, at time.Time, shown, held lift.Arm) Experiment {
 	e := Experiment{BrandID: brandID, Holdout: holdout, Currency: currency, GeneratedAt: at.UTC().Truncate(time.Second)}
 	e.Arms.Shown, e.Arms.HeldOut = figures(shown), figures(held)
