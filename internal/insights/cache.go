@@ -63,8 +63,15 @@ func (c *Cache) Brand(ctx context.Context, brandID string) (*Figures, error) {
 		if c.calls[brandID] == cl {
 			delete(c.calls, brandID)
 		}
-		if err == nil {
+		if err == nil && c.TTL > 0 {
 			c.data[brandID] = f
+		}
+		// A brand's figures hold its sketches (up to 23 MB): those no
+		// longer fresh go, rather than stay for every brand ever shown.
+		for id, old := range c.data {
+			if now.Sub(old.At) >= c.TTL {
+				delete(c.data, id)
+			}
 		}
 		c.mu.Unlock()
 		return f, err
