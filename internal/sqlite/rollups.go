@@ -15,56 +15,92 @@ type rollupTx struct{ p *preparedTx }
 
 func (s *Store) rollupTx(tx *sql.Tx) rollupTx { return rollupTx{s.prepared(tx)} }
 
-// The rollups' statements of the write path (prepared.go).
+// The rollups' statements of the write path (prepared.go). Rows are read
+// and written many in one statement (sizes 1, 2, 4 ... 64): a statement
+// costs more in database/sql and the driver than its row in SQLite.
 const (
-	qRollupGet = `SELECT views, carts, purchases, units, priced_units, revenue, last_at, viewers
-		FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?`
-	qRollupPut = `INSERT OR REPLACE INTO rollup_hours
-		(brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qRollupDelete  = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
+	rollupColumns = "brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers"
+	qRollupDelete = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
 	qRollupSession     = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
 			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`
+	rollupSizes = 7 // up to 64 rows a statement
 )
 
-var rollupQueries = []string{qRollupGet, qRollupPut, qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupSession}
+// rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows.
+var rollupGets, rollupPuts = func() (gets, puts []string) {
+	for i := range rollupSizes {
+		n := 1 << i
+		gets = append(gets, "SELECT "+rollupColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
+			strings.Repeat(", (?, ?, ?)", n-1)+")")
+		row := "(?" + strings.Repeat(", ?", 10) + ")"
+		puts = append(puts, "INSERT OR REPLACE INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1))
+	}
+	return gets, puts
+}()
+
+// chunk returns the size index of the largest statement for n rows.
+func chunk(n int) int {
+	i := rollupSizes - 1
+	for n < 1<<i {
+		i--
+	}
+	return i
+}
+
+var rollupQueries = append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupSession}, rollupGets...), rollupPuts...)
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
-	for _, k := range keys {
-		row := &rollup.Row{Key: k}
-		var rev string
-		err := r.p.QueryRowContext(ctx, qRollupGet, k.Brand, k.Product, k.Hour).Scan(&row.Views, &row.Carts, &row.Purchases, &row.Units,
-			&row.PricedUnits, &rev, &row.LastAt, &row.Viewers)
-		if ok, err := found(err); err != nil {
-			return nil, err
-		} else if !ok {
-			continue
+	for rest := keys; len(rest) > 0; {
+		n := 1 << chunk(len(rest))
+		args := make([]any, 0, 3*n)
+		for _, k := range rest[:n] {
+			args = append(args, k.Brand, k.Product, k.Hour)
 		}
-		if err := row.SetRevenueText(rev); err != nil {
+		err := eachRowOf(ctx, r.p, func(rows *sql.Rows) error {
+			row := &rollup.Row{}
+			var rev string
+			if err := rows.Scan(&row.Brand, &row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units,
+				&row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
+				return err
+			}
+			out[row.Key] = row
+			return row.SetRevenueText(rev)
+		}, rollupGets[chunk(n)], args...)
+		if err != nil {
 			return nil, err
 		}
-		out[k] = row
+		rest = rest[n:]
 	}
 	return out, nil
 }
 
 func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
+	var kept []*rollup.Row
 	for _, row := range rows {
-		if row.Empty() {
-			if _, err := r.p.ExecContext(ctx, qRollupDelete, row.Brand, row.Product, row.Hour); err != nil {
-				return err
-			}
+		if !row.Empty() {
+			kept = append(kept, row)
 			continue
 		}
-		if _, err := r.p.ExecContext(ctx, qRollupPut, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
-			row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupDelete, row.Brand, row.Product, row.Hour); err != nil {
 			return err
 		}
+	}
+	for rest := kept; len(rest) > 0; {
+		n := 1 << chunk(len(rest))
+		args := make([]any, 0, 11*n)
+		for _, row := range rest[:n] {
+			args = append(args, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
+				row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers)
+		}
+		if _, err := r.p.ExecContext(ctx, rollupPuts[chunk(n)], args...); err != nil {
+			return err
+		}
+		rest = rest[n:]
 	}
 	return nil
 }
