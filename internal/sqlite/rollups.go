@@ -19,8 +19,8 @@ func (s *Store) rollupTx(tx *sql.Tx) rollupTx { return rollupTx{s.prepared(tx)} 
 // and written many in one statement (sizes 1, 2, 4 ... 64): a statement
 // costs more in database/sql and the driver than its row in SQLite.
 const (
-	rollupColumns = "brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers"
-	qRollupDelete = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
+	rollupColumns  = "brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers"
+	qRollupDelete  = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
