@@ -295,7 +295,7 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 		}
 		sessions(arm, n)
 		return nil
-	}, "SELECT arm, count(*) FROM rollup_sessions WHERE brand_id = $1 GROUP BY arm", brandID)
+	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = $1 AND sessions > 0", brandID)
 	if err != nil {
 		return err
 	}

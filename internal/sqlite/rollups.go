@@ -310,7 +310,7 @@ func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm
 		}
 		sessions(arm, n)
 		return nil
-	}, "SELECT arm, count(*) FROM rollup_sessions WHERE brand_id = ? GROUP BY arm", brandID)
+	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = ? AND sessions > 0", brandID)
 	if err != nil {
 		return err
 	}

@@ -245,6 +245,7 @@ func testRollups(t *testing.T, s svc.Store) {
 		viewOf("br_1", "p3", "d", "", svc.ArmShown, -50*h-30*time.Minute),
 		viewOf("br_1", "p3", "e", "", svc.ArmShown, -50*h-10*time.Minute),
 		viewOf("br_2", "q1", "a", "US", svc.ArmShown, 5*time.Minute),
+		viewOf("br_2", "q1", "f", "US", svc.ArmShown, 40*time.Minute),
 		cartOf("p1", "a", 15*time.Minute),
 		cartOf("p3", "d", -50*h-20*time.Minute),
 	)
@@ -257,6 +258,10 @@ func testRollups(t *testing.T, s svc.Store) {
 		orderOf("br_2", "o1", "a", "US", nil, 6*time.Minute, line("q1", 1000000, ptr(1e12))),
 	)
 	check("purchases")
+	// A view older than the session's first comes late: the session takes
+	// its arm (the holdout changed meanwhile).
+	appendAll(t, s, viewOf("br_2", "q1", "f", "US", svc.ArmHeldOut, time.Minute))
+	check("a late first view")
 	if err := s.(rollup.Store).RebuildRollups(ctx, true, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -285,8 +290,8 @@ func testRollups(t *testing.T, s svc.Store) {
 	if sessions, _ := armsOf(t, s, "br_1"); sessions[svc.ArmShown] != 3 {
 		t.Errorf("after the erasure of a: %v shown sessions, want 3", sessions)
 	}
-	if sessions, _ := armsOf(t, s, "br_2"); sessions[svc.ArmShown] != 1 {
-		t.Errorf("br_2's session a went with br_1's: %v", sessions)
+	if sessions, _ := armsOf(t, s, "br_2"); sessions[svc.ArmShown] != 1 || sessions[svc.ArmHeldOut] != 1 {
+		t.Errorf("br_2's sessions: %v, want a shown and f held out (its first view's arm)", sessions)
 	}
 
 	// The retention cuts in the middle of an hour: what is left of it
