@@ -54,6 +54,10 @@ type Figures struct {
 	shown, held lift.Arm
 
 	src      Source
+	overview struct {
+		sync.Once
+		periods []Period
+	}
 	products struct {
 		sync.Mutex
 		rows []ProductRow
@@ -167,8 +171,14 @@ func (f *Figures) Totals(w Window) Totals {
 
 // Overview returns today so far (UTC) against the same hours of
 // yesterday, and the last 7 and 30 days against the 7 and 30 before, in
-// whole hours: each ends with the current hour.
+// whole hours: each ends with the current hour. Computed once per Figures:
+// merging the sketches is most of a page's work.
 func (f *Figures) Overview() []Period {
+	f.overview.Do(func() { f.overview.periods = f.periods() })
+	return f.overview.periods
+}
+
+func (f *Figures) periods() []Period {
 	end := End(f.At)
 	midnight := end.Add(-time.Nanosecond).Truncate(24 * time.Hour)
 	day := 24 * time.Hour
