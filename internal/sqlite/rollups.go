@@ -24,22 +24,24 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
-	qRollupSession     = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
-			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`
-	rollupSizes = 7 // up to 64 rows a statement
+	rollupSizes        = 7 // up to 64 rows a statement
 )
 
-// rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows.
-var rollupGets, rollupPuts = func() (gets, puts []string) {
+// rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
+// rollupSessions[i] upserts 1<<i sessions.
+var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []string) {
 	for i := range rollupSizes {
 		n := 1 << i
+		sessions = append(sessions, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)"+
+			strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+
+			` ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
+			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`)
 		gets = append(gets, "SELECT "+rollupColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?)", n-1)+")")
 		row := "(?" + strings.Repeat(", ?", 10) + ")"
 		puts = append(puts, "INSERT OR REPLACE INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1))
 	}
-	return gets, puts
+	return gets, puts, sessions
 }()
 
 // chunk returns the size index of the largest statement for n rows.
@@ -51,7 +53,7 @@ func chunk(n int) int {
 	return i
 }
 
-var rollupQueries = append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupSession}, rollupGets...), rollupPuts...)
+var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone}, rollupGets...), rollupPuts...), rollupSessions...)
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
@@ -120,10 +122,16 @@ func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rol
 }
 
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
-	for _, v := range s {
-		if _, err := r.p.ExecContext(ctx, qRollupSession, v.Brand, v.ID, v.Arm, v.FirstAt, v.LastAt); err != nil {
+	for rest := s; len(rest) > 0; {
+		n := 1 << chunk(len(rest))
+		args := make([]any, 0, 5*n)
+		for _, v := range rest[:n] {
+			args = append(args, v.Brand, v.ID, v.Arm, v.FirstAt, v.LastAt)
+		}
+		if _, err := r.p.ExecContext(ctx, rollupSessions[chunk(n)], args...); err != nil {
 			return err
 		}
+		rest = rest[n:]
 	}
 	return nil
 }
