@@ -218,11 +218,18 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 					return err
 				}
 			}
-			d := &rollup.Delta{}
+			d := &rollup.Delta{NoSessions: true}
 			if err := countEvents(ctx, tx, d, 1, "v.ts >= $1 AND v.ts < $2", "c.ts >= $1 AND c.ts < $2", "e.ts >= $1 AND e.ts < $2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+				`v.ts >= $1 AND v.ts < $2 GROUP BY p.brand_id, v.session_id
+				ON CONFLICT (brand_id, session_id) DO UPDATE SET
+					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+					first_at = least(r.first_at, excluded.first_at), last_at = greatest(r.last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, "UPDATE rollup_build SET built_until = $1", day+rollup.Day)

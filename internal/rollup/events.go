@@ -19,6 +19,18 @@ const (
 	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
 
+// SessionsOfViews selects, from the views the condition names ("v"),
+// each session's brand, id, arm of its first view, and first and last
+// times, for "INSERT INTO rollup_sessions (brand_id, session_id, arm,
+// first_at, last_at) " + it + " ON CONFLICT ...": the sessions of a build,
+// counted where the views are. The arm rides in the two low bits of the
+// first time, so that one min() gives both.
+const SessionsOfViews = `SELECT p.brand_id, v.session_id,
+		CASE min(v.ts * 4 + CASE v.arm WHEN 'shown' THEN 1 WHEN 'held_out' THEN 2 ELSE 0 END) % 4 WHEN 1 THEN 'shown' WHEN 2 THEN 'held_out' ELSE '' END,
+		min(v.ts), max(v.ts)
+	FROM view_events v JOIN products p ON p.id = v.product
+	WHERE v.session_id <> '' AND `
+
 // Scan is a row's Scan.
 type Scan func(dest ...any) error
 

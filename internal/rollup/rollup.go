@@ -180,6 +180,10 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 
 // Delta is what a transaction changes in the rollups.
 type Delta struct {
+	// NoSessions leaves the sessions' rows out, for a build that counts
+	// them in SQL (SessionsOfViews).
+	NoSessions bool
+
 	rows      map[Key]*change
 	countries map[CountryKey]*CountryCounts
 	sessions  map[[2]string]*Session
@@ -238,7 +242,7 @@ func (d *Delta) AddView(v View, sign int64) {
 		}
 	}
 	d.country(v.Brand, v.Country, v.At).Views += sign
-	if sign > 0 && v.Session != "" {
+	if sign > 0 && v.Session != "" && !d.NoSessions {
 		if d.sessions == nil {
 			d.sessions = map[[2]string]*Session{}
 		}

@@ -234,11 +234,17 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 					return err
 				}
 			}
-			d := &rollup.Delta{}
+			d := &rollup.Delta{NoSessions: true}
 			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
+				ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
+					first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
