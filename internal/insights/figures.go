@@ -88,17 +88,12 @@ func loadFigures(ctx context.Context, src Source, brandID string, now time.Time)
 		return nil, err
 	}
 	sessions := map[string]int64{}
-	revenue := map[string]map[string]*big.Int{} // arm, session
-	err = src.RollupArms(ctx, brandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, o rollup.Order) error {
-		v, _ := o.Value()
+	revenue := map[string]map[string]float64{} // arm, session
+	err = src.RollupArms(ctx, brandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64) error {
 		if revenue[arm] == nil {
-			revenue[arm] = map[string]*big.Int{}
+			revenue[arm] = map[string]float64{}
 		}
-		if r := revenue[arm][session]; r != nil {
-			r.Add(r, v)
-		} else {
-			revenue[arm][session] = v
-		}
+		revenue[arm][session] += v
 		return nil
 	})
 	if err != nil {
@@ -107,7 +102,7 @@ func loadFigures(ctx context.Context, src Source, brandID string, now time.Time)
 	arm := func(name string) lift.Arm {
 		a := lift.Arm{Sessions: sessions[name]}
 		for _, v := range revenue[name] {
-			a.Revenues = append(a.Revenues, money(v))
+			a.Revenues = append(a.Revenues, v)
 		}
 		// The bootstrap draws by index: the same data, the same order.
 		sort.Float64s(a.Revenues)

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -293,7 +294,7 @@ func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to ti
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, o rollup.Order) error) error {
+func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
 	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		var arm string
 		var n int64
@@ -306,14 +307,14 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 	if err != nil {
 		return err
 	}
-	o := rollup.Orders{WithArm: true, Emit: func(x rollup.Order) error { return order(x.Arm, x.Session, x) }}
-	err = eachRow(ctx, s.pool, func(rows pgx.Rows) error { return o.Add(rows.Scan) },
-		"SELECT "+rollup.OrderColumns+", s.arm FROM "+rollup.OrderTables+
-			" JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id WHERE e.brand_id = $1 ORDER BY e.id, i.line", brandID)
-	if err != nil {
-		return err
-	}
-	return o.Flush()
+	return eachRow(ctx, s.pool, func(rows pgx.Rows) error {
+		var arm, session string
+		var value float64
+		if err := rows.Scan(&arm, &session, &value); err != nil {
+			return err
+		}
+		return order(arm, session, value)
+	}, fmt.Sprintf(rollup.ArmOrders, "$1"), brandID)
 }
 
 // BrandProducts calls fn for every product of the brand.

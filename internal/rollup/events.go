@@ -31,6 +31,18 @@ const SessionsOfViews = `SELECT p.brand_id, v.session_id,
 	FROM view_events v JOIN products p ON p.id = v.product
 	WHERE v.session_id <> '' AND `
 
+// ArmOrders selects, for the brand ("?" or "$1" in for its parameter),
+// the arm and session of every order whose session has an arm, and the
+// order's value as Order.Value has it, in floating point: the lift's
+// statistics are. Summed where the orders are: reading them line by line
+// took most of a page.
+const ArmOrders = `SELECT s.arm, e.session_id,
+		CASE WHEN count(i.unit_price) < count(*) AND e.total_value IS NOT NULL THEN e.total_value
+			ELSE coalesce(sum(i.quantity * i.unit_price), 0) END
+	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
+	JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id
+	WHERE e.brand_id = %s GROUP BY e.id, s.arm, e.session_id, e.total_value`
+
 // Scan is a row's Scan.
 type Scan func(dest ...any) error
 
@@ -51,10 +63,9 @@ func ScanCart(scan Scan) (Cart, error) {
 // Orders gathers rows of OrderColumns into orders, and leaves out those
 // with no line left.
 type Orders struct {
-	Emit    func(Order) error
-	WithArm bool // the rows end with an arm column, for Order.Arm
-	id      int64
-	cur     *Order
+	Emit func(Order) error
+	id   int64
+	cur  *Order
 }
 
 // Add reads a row.
@@ -63,11 +74,7 @@ func (o *Orders) Add(scan Scan) error {
 	var r Order
 	var total, price sql.NullFloat64
 	var l Line
-	dest := []any{&id, &r.Brand, &r.At, &r.Session, &r.Country, &total, &l.Product, &l.Quantity, &price}
-	if o.WithArm {
-		dest = append(dest, &r.Arm)
-	}
-	if err := scan(dest...); err != nil {
+	if err := scan(&id, &r.Brand, &r.At, &r.Session, &r.Country, &total, &l.Product, &l.Quantity, &price); err != nil {
 		return err
 	}
 	if price.Valid {

@@ -132,7 +132,6 @@ type Order struct {
 	Session, Country string
 	Total            *float64
 	Lines            []Line
-	Arm              string // of its session, where a reader gives it
 }
 
 // Line is a line of an order.
@@ -153,8 +152,9 @@ func lineValue(l Line) *big.Int {
 
 // Value returns the order's value in Micros: its lines' prices times
 // units when every line left has a price (so that it follows
-// cancellations), else its total_value; ok is false for an order with no
-// line left, which counts nothing. The rule is insights.Load's.
+// cancellations), else its total_value, or without one the priced
+// lines'; ok is false for an order with no line left, which counts
+// nothing.
 func (o *Order) Value() (v *big.Int, ok bool) {
 	v = new(big.Int)
 	priced := true
@@ -169,11 +169,8 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 		}
 		v.Add(v, lineValue(l))
 	}
-	if !priced {
-		v.SetInt64(0)
-		if o.Total != nil {
-			v.SetInt64(microsOf(*o.Total))
-		}
+	if !priced && o.Total != nil {
+		v.SetInt64(microsOf(*o.Total))
 	}
 	return v, ok
 }
@@ -436,9 +433,9 @@ type Store interface {
 	// [from, to).
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
 	// RollupArms calls sessions with the number of the brand's sessions
-	// per arm of their first view, then order for every order of a session
-	// with an arm.
-	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, o Order) error) error
+	// per arm of their first view, then order with the value of every
+	// order of a session with an arm (ArmOrders).
+	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
 	// ProductTitle returns the product's latest title, "" without one or

@@ -19,7 +19,7 @@ func TestOrderValue(t *testing.T) {
 	}{
 		{"priced lines", Order{Total: ptr(99.0), Lines: []Line{{1, 2, ptr(10.5)}, {2, 1, ptr(0.1)}}}, "21100000", true},
 		{"a line without a price: total_value", Order{Total: ptr(44.0), Lines: []Line{{1, 2, nil}, {2, 1, ptr(3.0)}}}, "44000000", true},
-		{"neither", Order{Lines: []Line{{1, 2, nil}}}, "0", true},
+		{"no total_value: the priced lines", Order{Lines: []Line{{1, 2, nil}, {2, 1, ptr(3.0)}}}, "3000000", true},
 		{"a cancelled line leaves the rule", Order{Total: ptr(44.0), Lines: []Line{{1, 0, nil}, {2, 1, ptr(3.0)}}}, "3000000", true},
 		{"every line cancelled", Order{Total: ptr(44.0), Lines: []Line{{1, 0, ptr(1.0)}}}, "0", false},
 	} {

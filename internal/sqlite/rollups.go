@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -315,7 +316,7 @@ func (r reads) RollupCountries(ctx context.Context, brandID string, from, to tim
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, o rollup.Order) error) error {
+func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
 	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var arm string
 		var n int64
@@ -328,14 +329,14 @@ func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm
 	if err != nil {
 		return err
 	}
-	o := rollup.Orders{WithArm: true, Emit: func(x rollup.Order) error { return order(x.Arm, x.Session, x) }}
-	err = eachRowOf(ctx, r.db, func(rows *sql.Rows) error { return o.Add(rows.Scan) },
-		"SELECT "+rollup.OrderColumns+", s.arm FROM "+rollup.OrderTables+
-			" JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id WHERE e.brand_id = ? ORDER BY e.id, i.line", brandID)
-	if err != nil {
-		return err
-	}
-	return o.Flush()
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+		var arm, session string
+		var value float64
+		if err := rows.Scan(&arm, &session, &value); err != nil {
+			return err
+		}
+		return order(arm, session, value)
+	}, fmt.Sprintf(rollup.ArmOrders, "?"), brandID)
 }
 
 // BrandProducts calls fn for every product of the brand.

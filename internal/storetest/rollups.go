@@ -100,11 +100,8 @@ func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 				c.revenue.Add(&c.revenue, v)
 				value.Add(&value, v)
 			}
-			if !priced {
-				value.SetInt64(0)
-				if p.Order.TotalValue != nil {
-					value.SetInt64(micros(*p.Order.TotalValue))
-				}
+			if !priced && p.Order.TotalValue != nil {
+				value.SetInt64(micros(*p.Order.TotalValue))
 			}
 			b.revenue.Add(&b.revenue, &value)
 			r.country(p.Context.Country, p.Meta.Time, 0, 1)
@@ -181,7 +178,7 @@ func armsOf(t *testing.T, s svc.Store, brand string) (map[string]int64, map[stri
 	t.Helper()
 	sessions, orders := map[string]int64{}, map[string]int{}
 	err := s.(rollup.Store).RollupArms(ctx, brand, func(arm string, n int64) { sessions[arm] = n },
-		func(arm, _ string, _ rollup.Order) error { orders[arm]++; return nil })
+		func(arm, _ string, _ float64) error { orders[arm]++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
