@@ -99,7 +99,7 @@ func commands() []command {
 			"write the browser extension as a zip for a store upload", extensionPack},
 		{"dashboard link", []string{"(--brand ID | --operator) [--public-url URL] [--json]"},
 			"print a one-time sign-in link to the dashboard, valid 15 minutes", dashboardLink},
-		{"rollups rebuild", []string{""},
+		{"rollups rebuild", nil,
 			"build the dashboard's rollups again from the stored events", rollupsRebuild},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},

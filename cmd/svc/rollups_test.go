@@ -50,7 +50,9 @@ func ptr[T any](v T) *T { return &v }
 
 func rollupsOf(t *testing.T, s *sqlite.Store, brand string) string {
 	t.Helper()
-	rows, err := s.RollupHours(context.Background(), brand, "", time.Now().Add(-10*24*time.Hour), time.Now().Add(24*time.Hour))
+	var rows []rollup.Row
+	err := s.RollupHours(context.Background(), brand, "", time.Now().Add(-10*24*time.Hour), time.Now().Add(24*time.Hour),
+		func(r rollup.Row) error { rows = append(rows, r); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,8 +53,14 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 			return err
 		}
 		end := insights.End(d.At)
-		day := d.Totals(insights.Window{From: end.Add(-24 * time.Hour), To: end})
-		week := d.Totals(insights.Window{From: end.Add(-7 * 24 * time.Hour), To: end})
+		day, err := d.Totals(ctx, insights.Window{From: end.Add(-24 * time.Hour), To: end})
+		if err != nil {
+			return err
+		}
+		week, err := d.Totals(ctx, insights.Window{From: end.Add(-7 * 24 * time.Hour), To: end})
+		if err != nil {
+			return err
+		}
 		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
 			Week: (week.Views + week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
 	}

@@ -27,9 +27,9 @@ type rollupsOnly struct {
 	hours atomic.Int64
 }
 
-func (r *rollupsOnly) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]rollup.Row, error) {
+func (r *rollupsOnly) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
 	r.hours.Add(1)
-	return r.Store.RollupHours(ctx, brandID, productID, from, to)
+	return r.Store.RollupHours(ctx, brandID, productID, from, to, fn)
 }
 
 var _ insights.Source = (*rollupsOnly)(nil)

@@ -23,7 +23,7 @@ type counted struct {
 	ended   chan error
 }
 
-func (c *counted) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]rollup.Row, error) {
+func (c *counted) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
 	c.reads.Add(1)
 	if c.hold != nil {
 		c.started <- struct{}{}
@@ -31,10 +31,10 @@ func (c *counted) RollupHours(ctx context.Context, brandID, productID string, fr
 		case <-c.hold:
 		case <-ctx.Done():
 			c.ended <- ctx.Err()
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return c.Store.RollupHours(ctx, brandID, productID, from, to)
+	return c.Store.RollupHours(ctx, brandID, productID, from, to, fn)
 }
 
 func openCounted(t *testing.T) *counted {

@@ -49,15 +49,11 @@ type Figures struct {
 	// FromRollups is true: the figures were computed from the rollups,
 	// never from the events (what the dashboard's timing test checks).
 	FromRollups bool
-	hours       []rollup.Row // the brand's own rows, oldest first
-	sketches    map[int64]*hyperloglog.Sketch
+	hours       []rollup.Row // the brand's own rows, oldest first, without their sketches
+	windows     map[Window]Totals
 	shown, held lift.Arm
 
 	src      Source
-	overview struct {
-		sync.Once
-		periods []Period
-	}
 	products struct {
 		sync.Mutex
 		rows []ProductRow
@@ -65,24 +61,36 @@ type Figures struct {
 	}
 }
 
-// loadFigures reads the brand's rollups.
+// loadFigures reads the brand's rollups. The windows the pages show are
+// added up as the rows stream by, one sketch decoded at a time: a brand's
+// 1,464 hours of sketches are 23 MB, which a page should not hold.
 func loadFigures(ctx context.Context, src Source, brandID string, now time.Time) (*Figures, error) {
-	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src, sketches: map[int64]*hyperloglog.Sketch{}}
+	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src}
 	end := End(now)
-	rows, err := src.RollupHours(ctx, brandID, "", end.Add(-hoursKept), end)
+	wins := pageWindows(now)
+	tallies := make([]tally, len(wins))
+	err := src.RollupHours(ctx, brandID, "", end.Add(-hoursKept), end, func(r rollup.Row) error {
+		sk, err := rollup.Sketch(r.Viewers)
+		if err != nil {
+			return err
+		}
+		for i, w := range wins {
+			if w.holds(r.Hour) {
+				if err := tallies[i].add(r, sk); err != nil {
+					return err
+				}
+			}
+		}
+		r.Viewers = nil
+		f.hours = append(f.hours, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	f.hours = rows
-	for _, r := range rows {
-		if len(r.Viewers) == 0 {
-			continue
-		}
-		sk, err := rollup.Sketch(r.Viewers)
-		if err != nil {
-			return nil, err
-		}
-		f.sketches[r.Hour] = sk
+	f.windows = make(map[Window]Totals, len(wins))
+	for i, w := range wins {
+		f.windows[w] = tallies[i].totals()
 	}
 	if f.Currency, err = src.BrandCurrency(ctx, brandID); err != nil {
 		return nil, err
@@ -119,70 +127,82 @@ func money(micros *big.Int) float64 {
 	return v
 }
 
-// totalsOf adds rows up; viewers is the sketches merged.
-func totalsOf(rows []rollup.Row, sketch func(rollup.Row) (*hyperloglog.Sketch, error)) (Totals, error) {
-	var t Totals
-	revenue := new(big.Int)
-	var merged *hyperloglog.Sketch
-	for _, r := range rows {
-		t.Views += r.Views
-		t.Carts += r.Carts
-		t.Purchases += r.Purchases
-		t.Units += r.Units
-		revenue.Add(revenue, r.Revenue)
-		sk, err := sketch(r)
-		if err != nil {
-			return t, err
-		}
-		if sk == nil {
-			continue
-		}
-		if merged == nil {
-			merged = sk.Clone()
-		} else if err := merged.Merge(sk); err != nil {
-			return t, err
-		}
-	}
-	if merged != nil {
-		t.Viewers = int64(merged.Estimate())
-	}
-	t.Revenue = money(revenue)
-	return t, nil
+// tally adds rows up; its viewers are their sketches merged.
+type tally struct {
+	t       Totals
+	revenue big.Int
+	sk      *hyperloglog.Sketch
 }
 
-func (f *Figures) in(w Window) []rollup.Row {
-	from, to := w.From.UnixMilli(), w.To.UnixMilli()
-	i := sort.Search(len(f.hours), func(i int) bool { return f.hours[i].Hour >= from })
-	j := sort.Search(len(f.hours), func(i int) bool { return f.hours[i].Hour >= to })
-	return f.hours[i:j]
+func (a *tally) add(r rollup.Row, sk *hyperloglog.Sketch) error {
+	a.t.Views += r.Views
+	a.t.Carts += r.Carts
+	a.t.Purchases += r.Purchases
+	a.t.Units += r.Units
+	a.revenue.Add(&a.revenue, r.Revenue)
+	if len(r.Viewers) == 0 {
+		return nil
+	}
+	if a.sk == nil {
+		a.sk = sk.Clone()
+		return nil
+	}
+	return a.sk.Merge(sk)
 }
 
-// Totals returns the brand's figures over the window, which must lie in
-// the 61 days before At.
-func (f *Figures) Totals(w Window) Totals {
-	t, _ := totalsOf(f.in(w), func(r rollup.Row) (*hyperloglog.Sketch, error) { return f.sketches[r.Hour], nil })
+func (a *tally) totals() Totals {
+	t := a.t
+	if a.sk != nil {
+		t.Viewers = int64(a.sk.Estimate())
+	}
+	t.Revenue = money(&a.revenue)
 	return t
+}
+
+func (w Window) holds(hour int64) bool { return hour >= w.From.UnixMilli() && hour < w.To.UnixMilli() }
+
+// pageWindows are the windows the pages show at now: the overview's
+// periods and those before them, and the operator's last 24 hours and
+// 7 days.
+func pageWindows(now time.Time) []Window {
+	end := End(now)
+	midnight := end.Add(-time.Nanosecond).Truncate(24 * time.Hour)
+	day := 24 * time.Hour
+	w := []Window{{midnight, end}, {midnight.Add(-day), end.Add(-day)}, {end.Add(-day), end}}
+	for _, days := range []int{7, 30} {
+		span := time.Duration(days) * day
+		w = append(w, Window{end.Add(-span), end}, Window{end.Add(-2 * span), end.Add(-span)})
+	}
+	return w
+}
+
+// Totals returns the brand's figures over the window: those of the pages
+// as read, any other from the store again.
+func (f *Figures) Totals(ctx context.Context, w Window) (Totals, error) {
+	if t, ok := f.windows[w]; ok {
+		return t, nil
+	}
+	var a tally
+	err := f.src.RollupHours(ctx, f.BrandID, "", w.From, w.To, func(r rollup.Row) error {
+		sk, err := rollup.Sketch(r.Viewers)
+		if err != nil {
+			return err
+		}
+		return a.add(r, sk)
+	})
+	return a.totals(), err
 }
 
 // Overview returns today so far (UTC) against the same hours of
 // yesterday, and the last 7 and 30 days against the 7 and 30 before, in
-// whole hours: each ends with the current hour. Computed once per Figures:
-// merging the sketches is most of a page's work.
+// whole hours: each ends with the current hour.
 func (f *Figures) Overview() []Period {
-	f.overview.Do(func() { f.overview.periods = f.periods() })
-	return f.overview.periods
-}
-
-func (f *Figures) periods() []Period {
-	end := End(f.At)
-	midnight := end.Add(-time.Nanosecond).Truncate(24 * time.Hour)
-	day := 24 * time.Hour
-	out := []Period{{Name: "Today", From: midnight, To: f.At,
-		Current: f.Totals(Window{midnight, end}), Earlier: f.Totals(Window{midnight.Add(-day), end.Add(-day)})}}
-	for _, days := range []int{7, 30} {
-		span := time.Duration(days) * day
-		out = append(out, Period{Name: "Last " + strconv.Itoa(days) + " days", From: end.Add(-span), To: f.At,
-			Current: f.Totals(Window{end.Add(-span), end}), Earlier: f.Totals(Window{end.Add(-2 * span), end.Add(-span)})})
+	w := pageWindows(f.At)
+	out := []Period{{Name: "Today", From: w[0].From, To: f.At, Current: f.windows[w[0]], Earlier: f.windows[w[1]]}}
+	for i, days := range []int{7, 30} {
+		cur, before := w[3+2*i], w[4+2*i]
+		out = append(out, Period{Name: "Last " + strconv.Itoa(days) + " days", From: cur.From, To: f.At,
+			Current: f.windows[cur], Earlier: f.windows[before]})
 	}
 	return out
 }
@@ -290,47 +310,40 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 type Product struct {
 	ProductID, Title string
 	At               time.Time
-	hours            []rollup.Row
-	sketches         map[int64]*hyperloglog.Sketch
+	hours            []rollup.Row // without their sketches
+	week             Totals
 }
 
 // Product reads one product's rollups.
 func (f *Figures) Product(ctx context.Context, productID string) (*Product, error) {
 	end := End(f.At)
-	rows, err := f.src.RollupHours(ctx, f.BrandID, productID, end.Add(-30*24*time.Hour), end)
+	p := &Product{ProductID: productID, At: f.At}
+	week := Window{end.Add(-7 * 24 * time.Hour), end}
+	var a tally
+	err := f.src.RollupHours(ctx, f.BrandID, productID, end.Add(-30*24*time.Hour), end, func(r rollup.Row) error {
+		if week.holds(r.Hour) {
+			sk, err := rollup.Sketch(r.Viewers)
+			if err != nil {
+				return err
+			}
+			if err := a.add(r, sk); err != nil {
+				return err
+			}
+		}
+		r.Viewers = nil
+		p.hours = append(p.hours, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &Product{ProductID: productID, At: f.At, hours: rows, sketches: map[int64]*hyperloglog.Sketch{}}
-	for _, r := range rows {
-		if len(r.Viewers) > 0 {
-			if p.sketches[r.Hour], err = rollup.Sketch(r.Viewers); err != nil {
-				return nil, err
-			}
-		}
-	}
+	p.week = a.totals()
 	p.Title, err = f.src.ProductTitle(ctx, f.BrandID, productID)
 	return p, err
 }
 
-// Totals returns the product's figures over the window (in its 30 days).
-func (p *Product) Totals(w Window) Totals {
-	from, to := w.From.UnixMilli(), w.To.UnixMilli()
-	var rows []rollup.Row
-	for _, r := range p.hours {
-		if r.Hour >= from && r.Hour < to {
-			rows = append(rows, r)
-		}
-	}
-	t, _ := totalsOf(rows, func(r rollup.Row) (*hyperloglog.Sketch, error) { return p.sketches[r.Hour], nil })
-	return t
-}
-
 // Week is the product's last 7 days, to the current hour.
-func (p *Product) Week() Totals {
-	end := End(p.At)
-	return p.Totals(Window{end.Add(-7 * 24 * time.Hour), end})
-}
+func (p *Product) Week() Totals { return p.week }
 
 // Series returns the product's n steps ending with the one that holds At.
 func (p *Product) Series(step time.Duration, n int) []Point {

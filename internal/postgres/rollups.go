@@ -254,11 +254,10 @@ func (s *Store) RollupsBuilt(ctx context.Context) (bool, error) {
 	return done, err
 }
 
-// RollupHours returns the hour rows of a brand ("" product) or one of its
-// products, from up to to, oldest first.
-func (s *Store) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]rollup.Row, error) {
-	var out []rollup.Row
-	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
+// RollupHours calls fn with the hour rows of a brand ("" product) or one
+// of its products, from up to to, oldest first.
+func (s *Store) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+	return eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		row := rollup.Row{Key: rollup.Key{Brand: brandID}}
 		var rev string
 		if err := rows.Scan(&row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units, &row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
@@ -267,12 +266,10 @@ func (s *Store) RollupHours(ctx context.Context, brandID, productID string, from
 		if err := row.SetRevenueText(rev); err != nil {
 			return err
 		}
-		out = append(out, row)
-		return nil
+		return fn(row)
 	}, `SELECT product, hour, views, carts, purchases, units, priced_units, revenue::text, last_at, viewers FROM rollup_hours
 		WHERE brand_id = $1 AND product = CASE WHEN $2 = '' THEN 0 ELSE coalesce((SELECT id FROM products WHERE brand_id = $1 AND product_id = $2), -1) END
 		AND hour >= $3 AND hour < $4 ORDER BY hour`, brandID, productID, from.UnixMilli(), to.UnixMilli())
-	return out, err
 }
 
 // RollupCountries returns the brand's country rows of the days from up

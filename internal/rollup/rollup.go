@@ -426,9 +426,9 @@ const SketchError = 0.0081
 
 // Store is what a store keeps and answers of the rollups.
 type Store interface {
-	// RollupHours returns the hour rows of a brand (product "") or of one
-	// of its products with an hour in [from, to), oldest first.
-	RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]Row, error)
+	// RollupHours calls fn with each hour row of a brand (product "") or
+	// of one of its products with an hour in [from, to), oldest first.
+	RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(Row) error) error
 	// RollupCountries returns the brand's country rows of the days in
 	// [from, to).
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)

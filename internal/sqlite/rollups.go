@@ -269,17 +269,16 @@ func (s *Store) RollupsBuilt(ctx context.Context) (bool, error) {
 	return done, err
 }
 
-// RollupHours returns the hour rows of a brand ("" product) or one of its
-// products, from up to to, oldest first.
-func (r reads) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time) ([]rollup.Row, error) {
+// RollupHours calls fn with the hour rows of a brand ("" product) or one
+// of its products, from up to to, oldest first.
+func (r reads) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
 	q := `SELECT product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers FROM rollup_hours
 		WHERE brand_id = ?1 AND product = coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)
 		AND hour >= ?3 AND hour < ?4 ORDER BY hour`
 	if productID == "" {
 		q = strings.Replace(q, "coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)", "0 AND ?2 = ''", 1)
 	}
-	var out []rollup.Row
-	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
+	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		row := rollup.Row{Key: rollup.Key{Brand: brandID}}
 		var rev string
 		if err := rows.Scan(&row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units, &row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
@@ -291,10 +290,8 @@ func (r reads) RollupHours(ctx context.Context, brandID, productID string, from,
 		if err := row.SetRevenueText(rev); err != nil {
 			return err
 		}
-		out = append(out, row)
-		return nil
+		return fn(row)
 	}, q, brandID, productID, from.UnixMilli(), to.UnixMilli())
-	return out, err
 }
 
 // RollupCountries returns the brand's country rows of the days from up

@@ -121,13 +121,9 @@ func checkRollups(t *testing.T, s svc.Store, brand string, products []string, st
 	want := recountOf(t, s, brand)
 	from, to := t0.Add(-60*24*time.Hour), t0.Add(60*24*time.Hour)
 	for _, p := range append([]string{""}, products...) {
-		rows, err := rs.RollupHours(ctx, brand, p, from, to)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := map[int64]rollup.Row{}
-		for _, r := range rows {
-			got[r.Hour] = r
+		if err := rs.RollupHours(ctx, brand, p, from, to, func(r rollup.Row) error { got[r.Hour] = r; return nil }); err != nil {
+			t.Fatal(err)
 		}
 		for h, w := range want.hours[p] {
 			g, ok := got[h]
