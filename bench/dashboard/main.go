@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,18 +41,19 @@ import (
 func main() {
 	data := flag.String("data", "", "a data folder bench/seed filled (required)")
 	n := flag.Int("n", 30, "requests per page and mode")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the pages' requests to this file")
 	flag.Parse()
 	if *data == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *data, *n); err != nil {
+	if err := run(context.Background(), *data, *n, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "dashboard:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, data string, n int) error {
+func run(ctx context.Context, data string, n int, profile string) error {
 	store, err := sqlite.Open(ctx, data)
 	if err != nil {
 		return err
@@ -128,11 +130,22 @@ func run(ctx context.Context, data string, n int) error {
 		}{"product", brandClient, base + "products/" + product[1]})
 	}
 	fmt.Printf("first overview after the start (cold): %s\n", over.took.Round(time.Microsecond))
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Printf("\n%-9s %-8s %10s %10s %10s %10s\n", "page", "mode", "p50", "p99", "max", "n")
 	var all []time.Duration
 	for _, mode := range []string{"uncached", "cached"} {
 		if mode == "cached" {
-			ins.TTL = 5 * time.Second // as serve
+			ins.TTL, ins.Stale = 5*time.Second, 25*time.Second // as serve
 		}
 		for _, p := range pages {
 			var took []time.Duration

@@ -266,7 +266,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	}
 	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
-		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL}}}
+		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,
 		Metrics: m, Log: log, PublicURL: base, Now: t.Now})
 	if err != nil {
@@ -285,6 +285,12 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 // pages and the experiment read the brand's rollups, which many page
 // loads together should not do each time.
 const insightsTTL = 5 * time.Second
+
+// insightsStale is how long past insightsTTL a brand's figures are still
+// answered while one background reading replaces them: a page then never
+// waits for a reading once the brand has been read, and is at most 30 s
+// behind.
+const insightsStale = 25 * time.Second
 
 func newHTTPServer(h http.Handler, idle time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{

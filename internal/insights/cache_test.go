@@ -131,3 +131,51 @@ func TestCacheStopsWhenClientsLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Figures past their TTL but within Stale are answered at once, while
+// one reading in the background replaces them.
+func TestCacheAnswersStaleWhileReading(t *testing.T) {
+	t.Parallel()
+	s := openCounted(t)
+	var mu sync.Mutex
+	clock := now
+	c := &Cache{Store: s, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }, TTL: time.Minute, Stale: time.Minute}
+	first, err := c.Brand(context.Background(), "br_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	clock = clock.Add(90 * time.Second)
+	mu.Unlock()
+	s.hold = make(chan struct{})
+	got, err := c.Brand(context.Background(), "br_1")
+	if err != nil || got != first {
+		t.Fatalf("stale figures: %v, %v; want the first, at once", got, err)
+	}
+	<-s.started // the background reading
+	close(s.hold)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f, err := c.Brand(context.Background(), "br_1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f != first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background reading never replaced the stale figures")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := s.reads.Load(); n != 2 {
+		t.Errorf("%d readings, want 2", n)
+	}
+	// Past TTL and Stale, a request waits for a reading of its own.
+	mu.Lock()
+	clock = clock.Add(3 * time.Minute)
+	mu.Unlock()
+	if f, err := c.Brand(context.Background(), "br_1"); err != nil || !f.At.Equal(now.Add(90*time.Second+3*time.Minute)) {
+		t.Errorf("expired figures: %v, %v", f, err)
+	}
+}
