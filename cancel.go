@@ -17,6 +17,12 @@ type CancelEvent struct {
 
 	Meta EventMeta `json:"-"` // EventID and ReceivedAt; a cancellation is always keyed
 
+	// IfCounted takes out only orders stored already, and records nothing
+	// for an order not seen yet (a platform's "not counted yet", such as a
+	// WooCommerce order whose first payment failed): when that order comes
+	// it counts.
+	IfCounted bool `json:"-"`
+
 	// IdempotencyKey and BodyHash work as a Write's: a repeat answers the
 	// first answer again.
 	IdempotencyKey string       `json:"-"`
@@ -36,7 +42,8 @@ type CancelResult struct {
 	Err error
 	// Status is StatusAccepted when the cancellation took units out of the
 	// order, or recorded it before the order came; StatusDuplicate when
-	// nothing of what it names was left to take out.
+	// nothing of what it names was left to take out; StatusIgnored when an
+	// IfCounted cancellation found no order stored.
 	Status string
 	// EventID is this cancellation's; for a duplicate, the order's latest
 	// cancellation's, or the order's own when it has none.
@@ -63,6 +70,10 @@ type CancelRecord struct {
 	Currency                string
 	PriceBefore, PriceAfter *float64
 }
+
+// StatusIgnored is the status of an IfCounted cancellation of an order
+// that is not stored: nothing was counted, and nothing is recorded.
+const StatusIgnored = "ignored"
 
 // Validate returns every bad field of the cancellation, or nil.
 func (c *CancelEvent) Validate() []FieldError {
@@ -135,6 +146,11 @@ type CancelTx interface {
 	// order with the id was stored meanwhile (by another node), and then
 	// stores nothing.
 	InsertCancelled(ctx context.Context, brandID, orderID, eventID string, at time.Time) (bool, error)
+	// InsertPending records the units of a partial cancellation of an order
+	// not stored yet, which every order with the id takes out when it
+	// comes (PendingLookup); it reports false when a keyed order with the
+	// id was stored meanwhile (by another node), and then records nothing.
+	InsertPending(ctx context.Context, brandID, orderID, eventID string, items []CancelItem, at time.Time) (bool, error)
 	// SetQuantity sets what is left of a line of an order.
 	SetQuantity(ctx context.Context, order int64, line int, quantity int64) error
 	// InsertCancel logs what a cancellation took out of a product of an
@@ -146,10 +162,16 @@ type CancelTx interface {
 // c.Result (docs/decisions.md, Cancellations). It takes the units out of
 // every stored order of the brand with the id, keyed or anonymous, line by
 // line in line order; a product no longer in an order counts no order of
-// it. A keyed order with the id always stays stored, with no lines if it
-// never came, so that a later purchase with the id is a duplicate that
-// counts nothing: a cancelled order's id cannot be reused, and a
-// cancellation that overtook its order still wins.
+// it. When no keyed order with the id is stored yet:
+//
+//   - a whole-order cancellation stores a keyed order with the id and no
+//     lines, so that a later purchase with the id is a duplicate that
+//     counts nothing: a cancelled order's id cannot be reused, and a
+//     cancellation that overtook its order still wins;
+//   - a partial one (a refund that overtook its order) records its units,
+//     which the order takes out when it comes (TakeOutPending): the rest
+//     of the order counts;
+//   - an IfCounted one records nothing.
 func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 	c.Result = CancelResult{}
 	k := c.Key()
@@ -174,8 +196,13 @@ func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 	for _, o := range orders {
 		keyed = keyed || o.Keyed
 	}
-	if !keyed {
-		ok, err := tx.InsertCancelled(ctx, c.BrandID, c.OrderID, c.Meta.EventID, c.Meta.ReceivedAt)
+	if !keyed && !c.IfCounted {
+		var ok bool
+		if c.Items == nil {
+			ok, err = tx.InsertCancelled(ctx, c.BrandID, c.OrderID, c.Meta.EventID, c.Meta.ReceivedAt)
+		} else {
+			ok, err = tx.InsertPending(ctx, c.BrandID, c.OrderID, c.Meta.EventID, c.Items, c.Meta.ReceivedAt)
+		}
 		if err != nil {
 			return err
 		}
@@ -206,7 +233,9 @@ func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 	switch {
 	case c.Result.Status == StatusAccepted || len(c.Result.Removed) > 0:
 		c.Result.Status, c.Result.EventID = StatusAccepted, c.Meta.EventID
-	default: // orders is not empty: a keyed one at least
+	case len(orders) == 0: // IfCounted, of an order not stored
+		c.Result.Status = StatusIgnored
+	default: // stored orders with nothing left to take out
 		c.Result.Status, c.Result.EventID = StatusDuplicate, orders[0].EventID
 		for _, o := range orders {
 			switch {
@@ -287,4 +316,53 @@ func (o *StoredOrder) prices() orderPrices {
 		}
 	}
 	return p
+}
+
+// PendingLookup is what TakeOutPending asks of a store.
+type PendingLookup interface {
+	// PendingCancels returns the units that partial cancellations recorded
+	// for the brand's order with the id before it came (CancelTx's
+	// InsertPending), in the order they came; none when there are none.
+	PendingCancels(ctx context.Context, brandID, orderID string) ([]CancelItem, error)
+}
+
+// TakeOutPending takes out of an order that is coming the units that
+// partial cancellations of it recorded before it came, line by line in
+// line order as CancelOrder does; a line left with no units is dropped.
+// Decide calls it for every order it accepts, so that a refund that
+// overtook its order takes out its units, and no more.
+func TakeOutPending(ctx context.Context, look PendingLookup, e *PurchaseEvent) error {
+	if e.sent != nil {
+		e.Order.Items = e.sent
+	}
+	pending, err := look.PendingCancels(ctx, e.BrandID, e.Order.OrderID)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	e.sent = e.Order.Items
+	left := make([]int64, len(e.Order.Items))
+	for i, it := range e.Order.Items {
+		left[i] = *it.Quantity
+	}
+	for _, p := range pending {
+		q := *p.Quantity
+		for i := range e.Order.Items {
+			if q == 0 {
+				break
+			}
+			if e.Order.Items[i].ProductID == p.ProductID && left[i] > 0 {
+				n := min(q, left[i])
+				left[i], q = left[i]-n, q-n
+			}
+		}
+	}
+	items := e.Order.Items[:0:0]
+	for i, it := range e.Order.Items {
+		if left[i] > 0 {
+			it.Quantity = &left[i]
+			items = append(items, it)
+		}
+	}
+	e.Order.Items = items
+	return nil
 }

@@ -65,6 +65,10 @@ type DashboardStore interface {
 	// transaction. Returns ENOTFOUND if there is no such link, or it was
 	// used or expired at now.
 	RedeemSignInLink(ctx context.Context, hash [32]byte, now time.Time, s *DashboardSession) error
+	// SignInLink returns the link with the token hash without using it
+	// up, so that its page can name its brand. Returns ENOTFOUND if there
+	// is no such link, or it was used or expired at now.
+	SignInLink(ctx context.Context, hash [32]byte, now time.Time) (*SignInLink, error)
 	// DashboardSession returns the session with the id hash. Returns
 	// ENOTFOUND if there is none or it expired at now.
 	DashboardSession(ctx context.Context, hash [32]byte, now time.Time) (*DashboardSession, error)

@@ -48,6 +48,11 @@ type PurchaseEvent struct {
 	Context PurchaseContext `json:"context"`
 
 	Meta EventMeta `json:"-"`
+
+	// sent are the order's lines as sent, when TakeOutPending took units
+	// out of Order.Items: a write decided again (a retried batch) starts
+	// from them.
+	sent []PurchaseItem
 }
 
 // Order is the order of a purchase.
@@ -83,10 +88,13 @@ type PurchaseContext struct {
 // EventMeta is what the server adds to an event it accepts.
 type EventMeta struct {
 	EventID    string
-	Time       time.Time  // when the event counts: the given timestamp or the receive time
+	Time       time.Time  // when the event counts: a keyed event's given timestamp, else the receive time
 	GivenTime  *time.Time // the client's timestamp, when it was replaced by the receive time
 	ReceivedAt time.Time
-	Keyed      bool // came with a valid key of the brand
+	// Keyed is the event's provenance (provenance.go): it came with a
+	// valid key of the brand, through the brand's signed webhook, or in
+	// its operator's import. Else it is anonymous.
+	Keyed bool
 	// Arm is the holdout arm of a view's or an add-to-cart's session
 	// (ArmOf), "" without one.
 	Arm string
@@ -261,8 +269,8 @@ func (e *PurchaseEvent) Validate() []FieldError {
 // Stamp decides when a validated event counts (docs/decisions.md, Timestamps) and records it in
 // meta. A keyed event keeps its timestamp, but one more than ClockSkew in the
 // future, or older than the retention, is a bad field. An anonymous event
-// whose timestamp is more than ClockSkew away from now counts at now; the
-// given time is kept beside it.
+// counts when it was received, whatever it says (docs/security.md,
+// Provenance): the given time is kept beside it.
 func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention time.Duration) []FieldError {
 	meta.ReceivedAt, meta.Time, meta.Keyed = now.UTC(), now.UTC(), keyed
 	if given == nil {
@@ -280,10 +288,8 @@ func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention 
 		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", FormatDuration(retention))}}
 	case keyed:
 		meta.Time = t
-	case t.Sub(now).Abs() > ClockSkew:
+	case !t.Equal(meta.Time):
 		meta.GivenTime = &t
-	default:
-		meta.Time = t
 	}
 	return nil
 }

@@ -19,7 +19,9 @@ func TestStamp(t *testing.T) {
 		wantErr   bool
 	}{
 		{"no timestamp", nil, false, now, false, false},
-		{"anonymous, 4 min ago", ts(-4 * time.Minute), false, now.Add(-4 * time.Minute), false, false},
+		// An anonymous event counts when it came (docs/security.md, Provenance).
+		{"anonymous, 4 min ago", ts(-4 * time.Minute), false, now, true, false},
+		{"anonymous, now", ts(0), false, now, false, false},
 		{"anonymous, 6 min ago", ts(-6 * time.Minute), false, now, true, false},
 		{"anonymous, 6 min ahead", ts(6 * time.Minute), false, now, true, false},
 		{"keyed, 2 days ago", ts(-48 * time.Hour), true, now.Add(-48 * time.Hour), false, false},

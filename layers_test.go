@@ -34,7 +34,8 @@ var layers = map[string]int{
 	"internal/match/train":     6,
 	"internal/apidoc":          1,
 	"internal/chrometest":      1, // browser tests' Chromium, over testwait
-	"internal/connect":         1,
+	"internal/connect":         2, // reads history files with internal/strictjson
+	"internal/strictjson":      1,
 	"internal/match":           1,
 	"internal/postgres":        1,
 	"internal/prices":          1,

@@ -17,6 +17,27 @@ type SigningKey struct {
 	Private   ed25519.PrivateKey
 	CreatedAt time.Time
 	ExpiresAt *time.Time // set when a newer key replaced it; nil for the current key
+	// ReplacedAt is when the key stopped signing, set with ExpiresAt: a
+	// signature it made later is not svc's (see KeyReplacedAt).
+	ReplacedAt *time.Time
+}
+
+// KeySwitch is how long the servers of a store take to sign with a new
+// key: each reads the keys every 250 ms (signing.DefaultPoll).
+const KeySwitch = time.Second
+
+// KeyReplacedAt is when a key stopped signing, given when the key that
+// replaced it was made and until when it stays published: the servers
+// still sign with it until they read the new key, within KeySwitch. A key
+// dropped at once (published no longer than that) stopped at once: a
+// signature made with it since is refused, a server's or a thief's. It is
+// whole seconds, as a signature's created is.
+func KeyReplacedAt(next, expires time.Time) time.Time {
+	at := expires
+	if switched := next.Add(KeySwitch); switched.Before(expires) {
+		at = switched
+	}
+	return at.UTC().Truncate(time.Second)
 }
 
 // Public is the key's public half.
@@ -54,7 +75,9 @@ type SigningKeyStore interface {
 	// returns the current key (k or the one already there). Servers that
 	// start together end with one current key.
 	InitSigningKey(ctx context.Context, k *SigningKey) (*SigningKey, error)
-	// RotateSigningKey makes k the current key and sets the replaced key to
-	// expire at oldExpires, in one transaction.
+	// RotateSigningKey makes k the current key and sets the replaced key,
+	// and every older one published later than that, to expire at
+	// oldExpires, in one transaction: a rotation with no grace drops every
+	// older key at once.
 	RotateSigningKey(ctx context.Context, k *SigningKey, oldExpires time.Time) error
 }

@@ -50,6 +50,10 @@ type Product struct {
 	GTIN      *string // GTIN-14 (GTIN14)
 	MPN       *string
 	Maker     *string // the maker's name, an event's product brand
+	// Verified are the attributes a keyed event set (provenance.go): the
+	// others are provisional, from anonymous events, and shown to no
+	// shopper and no other brand.
+	Verified Attrs
 }
 
 // Write is one event to append, with what the store answers about it.
@@ -184,6 +188,7 @@ type Store interface {
 	EventStore
 	SigningKeyStore
 	DashboardStore
+	SettingStore
 	Close() error
 }
 

@@ -65,6 +65,7 @@ type WriteLookup interface {
 	// Order returns the event id of the brand's stored order with the id,
 	// sent keyed or not as keyed says; ok is false when there is none.
 	Order(ctx context.Context, brandID, orderID string, keyed bool) (eventID string, ok bool, err error)
+	PendingLookup
 	ProductLookup
 }
 
@@ -121,10 +122,14 @@ func Decide(ctx context.Context, w *Write, look WriteLookup) (accept bool, err e
 			w.Result.Status, w.Result.EventID = StatusDuplicate, first
 			return false, nil
 		}
+		// A refund that overtook the order takes out its units now.
+		if err := TakeOutPending(ctx, look, e); err != nil {
+			return false, err
+		}
 	}
 	for i := range w.Products() {
 		named := w.Product(i)
-		found, err := resolveProduct(ctx, look, named, w.MayRegister, meta.ReceivedAt)
+		found, err := resolveProduct(ctx, look, named, w.MayRegister, meta.Keyed, meta.ReceivedAt)
 		if err != nil {
 			return false, err
 		}
@@ -199,18 +204,19 @@ func (w *Write) Product(i int) Product {
 }
 
 // EnsureProduct registers p if the store has no such product and otherwise
-// updates the attributes p gives, as an event that may register products
-// would. The store's Product then answers with it.
+// updates the attributes p gives, as a keyed event that may register
+// products would: the operator's or the server's own product. The store's
+// Product then answers with it.
 func EnsureProduct(ctx context.Context, look ProductLookup, p Product, at time.Time) error {
-	_, err := resolveProduct(ctx, look, p, true, at)
+	_, err := resolveProduct(ctx, look, p, true, true, at)
 	return err
 }
 
 // resolveProduct looks up a product a write names. With register set, a
 // missing product is registered and a stored one takes the attributes the
-// write gives; without it, nothing changes, and a missing product is not
-// found.
-func resolveProduct(ctx context.Context, look ProductLookup, named Product, register bool, at time.Time) (found bool, err error) {
+// write may set (Update); without it, nothing changes, and a missing
+// product is not found. keyed is the write's provenance.
+func resolveProduct(ctx context.Context, look ProductLookup, named Product, register, keyed bool, at time.Time) (found bool, err error) {
 	stored, ok, err := look.Product(ctx, named.BrandID, named.ProductID)
 	switch {
 	case err != nil:
@@ -218,10 +224,13 @@ func resolveProduct(ctx context.Context, look ProductLookup, named Product, regi
 	case !ok && !register:
 		return false, nil
 	case !ok:
-		named.Ref = 0
+		named.Ref, named.Verified = 0, 0
+		if keyed {
+			named.Verified = named.Given()
+		}
 		return true, look.RegisterProduct(ctx, named, at)
 	case register:
-		if set, changed := stored.Update(named); changed {
+		if set, changed := stored.Update(named, keyed); changed {
 			return true, look.UpdateProduct(ctx, stored, set, at)
 		}
 	}
@@ -229,18 +238,39 @@ func resolveProduct(ctx context.Context, look ProductLookup, named Product, regi
 }
 
 // Update gives p the attributes that named gives (not nil) and that differ
-// from p's; an attribute named does not give stays. It returns the
-// attributes that changed, nil where none did, so that a store writes only
-// those, and whether any did.
-func (p *Product) Update(named Product) (set Product, changed bool) {
+// from p's, as far as the sender may (docs/security.md, Provenance): a
+// keyed sender sets them and makes them verified; an anonymous one sets
+// only those no keyed event has set, which stay provisional. An attribute
+// named does not give stays. It returns the attributes that changed or
+// were newly verified, nil where none did, with set.Verified the
+// attributes newly verified, so that a store writes only those, and
+// whether any did.
+func (p *Product) Update(named Product, keyed bool) (set Product, changed bool) {
 	set = Product{Ref: p.Ref, BrandID: p.BrandID, ProductID: p.ProductID}
+	if keyed {
+		set.Verified = named.Given() &^ p.Verified
+		p.Verified |= set.Verified
+	} else {
+		named = *named.unverified(p.Verified)
+	}
 	set.SKU = update(&p.SKU, named.SKU)
 	set.Title = update(&p.Title, named.Title)
 	set.URL = update(&p.URL, named.URL)
 	set.GTIN = update(&p.GTIN, named.GTIN)
 	set.MPN = update(&p.MPN, named.MPN)
 	set.Maker = update(&p.Maker, named.Maker)
-	return set, set.SKU != nil || set.Title != nil || set.URL != nil || set.GTIN != nil || set.MPN != nil || set.Maker != nil
+	if set.Verified != 0 {
+		// A value newly verified is written even where it did not change:
+		// what is verified is the value this event gave, whatever another
+		// writer stored meanwhile.
+		pa, sa := p.attrs(), set.attrs()
+		for i := range pa {
+			if set.Verified&pa[i].a != 0 {
+				*sa[i].v = *pa[i].v
+			}
+		}
+	}
+	return set, set.Verified != 0 || set.SKU != nil || set.Title != nil || set.URL != nil || set.GTIN != nil || set.MPN != nil || set.Maker != nil
 }
 
 // update sets *stored to given when given is set and differs, and returns

@@ -78,6 +78,10 @@ func (l *lookup) Order(_ context.Context, _, orderID string, keyed bool) (string
 	return id, ok, nil
 }
 
+func (l *lookup) PendingCancels(context.Context, string, string) ([]svc.CancelItem, error) {
+	return nil, nil
+}
+
 func (l *lookup) Product(_ context.Context, _, productID string) (svc.Product, bool, error) {
 	l.asked = append(l.asked, productID)
 	p, ok := l.products[productID]
@@ -193,29 +197,41 @@ func TestDecide(t *testing.T) {
 }
 
 func TestProductUpdate(t *testing.T) {
+	verified := func(p svc.Product, a svc.Attrs) svc.Product { p.Verified = a; return p }
 	tests := []struct {
-		name        string
-		stored      svc.Product
-		named       svc.Product
-		wantChanged bool
-		wantTitle   string
-		wantSKU     string
-		wantSet     string // the attributes to write
+		name         string
+		stored       svc.Product
+		named        svc.Product
+		keyed        bool
+		wantChanged  bool
+		wantTitle    string
+		wantSKU      string
+		wantSet      string // the attributes to write
+		wantVerified svc.Attrs
 	}{
-		{"nothing given", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{}, false, "T", "A", "<nil> <nil>"},
-		{"same values given", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{SKU: ptr("A"), Title: ptr("T")}, false, "T", "A", "<nil> <nil>"},
-		{"a new title", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{Title: ptr("U")}, true, "U", "A", "<nil> U"},
-		{"a first sku", svc.Product{Title: ptr("T")}, svc.Product{SKU: ptr("B")}, true, "T", "B", "B <nil>"},
+		{"nothing given", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{}, false, false, "T", "A", "<nil> <nil>", 0},
+		{"same values given", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{SKU: ptr("A"), Title: ptr("T")}, false, false, "T", "A", "<nil> <nil>", 0},
+		{"a new title", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{Title: ptr("U")}, false, true, "U", "A", "<nil> U", 0},
+		{"a first sku", svc.Product{Title: ptr("T")}, svc.Product{SKU: ptr("B")}, false, true, "T", "B", "B <nil>", 0},
+		// Provenance (docs/security.md): an anonymous event never changes
+		// what a keyed one set, and a keyed one verifies what it gives.
+		{"anonymous on verified", verified(svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.AttrSKU|svc.AttrTitle), svc.Product{SKU: ptr("X"), Title: ptr("Hijacked")}, false, false, "T", "A", "<nil> <nil>", svc.AttrSKU | svc.AttrTitle},
+		{"anonymous on half verified", verified(svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.AttrSKU), svc.Product{SKU: ptr("X"), Title: ptr("U")}, false, true, "U", "A", "<nil> U", svc.AttrSKU},
+		{"keyed verifies a provisional value", svc.Product{SKU: ptr("A"), Title: ptr("T")}, svc.Product{Title: ptr("T")}, true, true, "T", "A", "<nil> T", svc.AttrTitle},
+		{"keyed changes a verified value", verified(svc.Product{Title: ptr("T")}, svc.AttrTitle), svc.Product{Title: ptr("U"), SKU: ptr("B")}, true, true, "U", "B", "B U", svc.AttrTitle | svc.AttrSKU},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.stored
-			set, changed := p.Update(tt.named)
+			set, changed := p.Update(tt.named, tt.keyed)
 			if changed != tt.wantChanged || deref(p.Title) != tt.wantTitle || deref(p.SKU) != tt.wantSKU {
 				t.Fatalf("changed %v, sku %s, title %s; want %v, %s, %s", changed, deref(p.SKU), deref(p.Title), tt.wantChanged, tt.wantSKU, tt.wantTitle)
 			}
 			if got := deref(set.SKU) + " " + deref(set.Title); got != tt.wantSet {
 				t.Fatalf("set %q, want %q", got, tt.wantSet)
+			}
+			if p.Verified != tt.wantVerified || set.Verified != tt.wantVerified&^tt.stored.Verified {
+				t.Fatalf("verified %b, set %b; want %b", p.Verified, set.Verified, tt.wantVerified)
 			}
 		})
 	}

@@ -57,6 +57,12 @@ func TestWalkthrough(t *testing.T) {
 	key := brand.APIKey
 	captured := map[string][]byte{}
 
+	// The front door names the service to an API client.
+	root, err := c.RootWithResponse(ctx)
+	if r := strict[svcclient.Root](t, "root", root, err, 200); r.Name != svcclient.RootNameSvc || r.Version == "" || r.Links.Dashboard == nil {
+		t.Fatalf("root: %s", root.Body)
+	}
+
 	// A product page view, as a brand's server sends it.
 	view, err := c.CollectProductViewWithResponse(ctx, &svcclient.CollectProductViewParams{XSvcApiKey: &key}, svcclient.ViewEvent{
 		BrandId: brand.BrandID,

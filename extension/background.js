@@ -2,18 +2,22 @@
 // network, and only to the configured svc. It sends what a content script
 // read from a page (titles, URLs, prices: never a query, never a cookie),
 // and says whether each answer is signed by a key svc publishes.
-import { verifyAnswer, importJWK, contentDigest } from './verify.js';
+import { verifyAnswer, checkReplaced, importJWK, contentDigest } from './verify.js';
 import { load, locale } from './settings.js';
 
-let keyCache = { base: '', keys: new Map(), fetched: 0 };
+let keyCache = { base: '', keys: new Map(), replaced: new Map(), fetched: 0 };
 
 async function fetchKeys(base) {
   const res = await fetch(base + '/.well-known/svc-keys.json', { credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer' });
   if (!res.ok) throw new Error(`the key set answered ${res.status}`);
   const set = await res.json();
   const keys = new Map();
-  for (const jwk of set.keys || []) keys.set(jwk.kid, await importJWK(jwk));
-  keyCache = { base, keys, fetched: Date.now() };
+  const replaced = new Map(); // kid to when the key stopped signing
+  for (const jwk of set.keys || []) {
+    keys.set(jwk.kid, await importJWK(jwk));
+    if (jwk.replaced !== undefined) replaced.set(jwk.kid, jwk.replaced);
+  }
+  keyCache = { base, keys, replaced, fetched: Date.now() };
 }
 
 // keyFor finds a published key; an unknown keyid fetches the set again
@@ -43,7 +47,8 @@ async function ask(path, body) {
   let verified = false;
   let reason = '';
   try {
-    await verifyAnswer({ method: 'POST', url, requestHeaders, status: res.status, headers: res.headers, body: bytes }, keyFinder(base));
+    const v = await verifyAnswer({ method: 'POST', url, requestHeaders, status: res.status, headers: res.headers, body: bytes }, keyFinder(base));
+    checkReplaced(v, keyCache.replaced.get(v.keyid));
     verified = true;
   } catch (err) {
     reason = String(err && err.message || err);

@@ -3,23 +3,49 @@
 // the query, and hands them to the service worker, the only part that talks
 // to svc. Nothing is drawn unless the answer's signature checks out.
 (() => {
+  // The colours are variables: light by default, dark on a dark page or,
+  // where the page paints no background, in a browser that prefers dark.
   const STYLE = `
-    :host { all: initial; }
+    :host { all: initial; --fg: #1d2433; --muted: #475467; --bg: #fff; --border: #d0d5dd; --shadow: rgba(16, 24, 40, .18);
+      --ok: #05603a; --ok-bg: #ecfdf3; --ok-border: #abefc6; --warn: #93370d; --warn-bg: #fffaeb; --link: #1849a9; color-scheme: light; }
+    :host([data-scheme="dark"]) { --fg: #e4e7ec; --muted: #98a2b3; --bg: #1d2939; --border: #475467; --shadow: rgba(0, 0, 0, .5);
+      --ok: #75e0a7; --ok-bg: #053321; --ok-border: #085d3a; --warn: #fec84b; --warn-bg: #4e1d09; --link: #84adff; color-scheme: dark; }
     .panel { position: fixed; right: 16px; bottom: 16px; z-index: 2147483647; width: 320px; max-height: 70vh; overflow: auto;
-      font: 14px/1.4 system-ui, sans-serif; color: #1d2433; background: #fff; border: 1px solid #d0d5dd; border-radius: 10px;
-      box-shadow: 0 6px 24px rgba(16, 24, 40, .18); padding: 12px 14px; }
+      font: 14px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 10px;
+      box-shadow: 0 6px 24px var(--shadow); padding: 12px 14px; }
     header { display: flex; align-items: center; gap: 8px; margin-bottom: 6px; }
     .name { font-weight: 700; }
-    .verified { color: #05603a; background: #ecfdf3; border-radius: 999px; padding: 1px 8px; font-size: 12px; }
-    .warning { color: #93370d; background: #fffaeb; border-radius: 6px; padding: 6px 8px; font-size: 13px; }
-    button { margin-left: auto; border: 0; background: none; font-size: 18px; cursor: pointer; color: #475467; }
+    .verified { color: var(--ok); background: var(--ok-bg); border-radius: 999px; padding: 1px 8px; font-size: 12px; }
+    .warning { color: var(--warn); background: var(--warn-bg); border-radius: 6px; padding: 6px 8px; font-size: 13px; }
+    button { margin-left: auto; border: 0; background: none; font-size: 18px; cursor: pointer; color: var(--muted); }
+    .match { margin: 0 0 6px; }
+    .match .product { font-weight: 600; }
     ul { margin: 4px 0; padding-left: 18px; }
-    h2 { font-size: 13px; margin: 10px 0 2px; color: #475467; }
+    h2 { font-size: 13px; margin: 10px 0 2px; color: var(--muted); }
     .price { margin: 6px 0 0; font-weight: 600; }
-    .median { margin: 0 0 6px; color: #475467; font-size: 13px; }
-    a { color: #1849a9; }
+    .median { margin: 0 0 6px; color: var(--muted); font-size: 13px; }
+    a { color: var(--link); }
     .badge { display: inline-block; margin-left: 8px; padding: 1px 8px; border-radius: 999px; font: 12px/1.6 system-ui, sans-serif;
-      color: #05603a; background: #ecfdf3; border: 1px solid #abefc6; vertical-align: middle; }`;
+      color: var(--ok); background: var(--ok-bg); border: 1px solid var(--ok-border); vertical-align: middle; }`;
+
+  // rgba reads a computed colour, "rgb(r, g, b)" or "rgba(r, g, b, a)".
+  function rgba(s) {
+    const m = /rgba?\(([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:[,\s/]+([\d.]+))?/.exec(s || '');
+    return m && { r: +m[1], g: +m[2], b: +m[3], a: m[4] === undefined ? 1 : +m[4] };
+  }
+
+  // scheme is the page's: dark when the background it paints is dark; when
+  // it paints none, the browser's preference.
+  function scheme() {
+    for (const e of [document.body, document.documentElement]) {
+      const c = e && rgba(getComputedStyle(e).backgroundColor);
+      if (c && c.a >= 0.5) {
+        const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b) < 0.2 ? 'dark' : 'light';
+      }
+    }
+    return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  }
 
   const strings = (lang) => globalThis.SVC_STRINGS[lang] || globalThis.SVC_STRINGS.en;
 
@@ -33,7 +59,7 @@
   // host is an element with a shadow root, so that the page's styles and
   // ours stay apart.
   function host(id) {
-    const h = el('svc-extension', { id });
+    const h = el('svc-extension', { id, 'data-scheme': scheme() });
     const root = h.attachShadow({ mode: 'open' });
     root.append(el('style', {}, STYLE));
     return [h, root];
@@ -99,6 +125,12 @@
       return;
     }
     head.append(el('span', { class: 'verified', 'data-verified': 'true', title: S.verifiedTitle }, '✓ ' + S.verified), close);
+    if (a.matched && a.match) {
+      // What the numbers are about: the product svc matched, at its shop.
+      const product = el('span', { class: 'product' }, a.match.title || a.match.product_id);
+      const shop = el('span', { class: 'shop' }, a.match.brand_name || a.match.brand_id);
+      panel.append(el('p', { class: 'match', 'data-brand': a.match.brand_id }, ...S.match(product, shop)));
+    }
     const messages = (a.messages || []).filter((m) => !m.kind.startsWith('price'));
     if (messages.length) panel.append(el('ul', { class: 'messages' }, ...messages.map((m) => el('li', { 'data-kind': m.kind }, m.text))));
     if (a.price && a.price.verdict) {

@@ -16,12 +16,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
@@ -169,7 +171,8 @@ func newWorld(t *testing.T) *world {
 		default:
 			// A cookie for 127.0.0.1, which the svc there must never get.
 			http.SetCookie(rw, &http.Cookie{Name: "shop_session", Value: "secret", Path: "/"})
-			fixture(rw, r, map[string]string{"/p/wh1000xm5": "product.html", "/item/77": "product-og.html", "/about": "page.html"}[r.URL.Path])
+			fixture(rw, r, map[string]string{"/p/wh1000xm5": "product.html", "/item/77": "product-og.html", "/about": "page.html",
+				"/p/dark": "product-dark.html", "/p/light": "product-light.html"}[r.URL.Path])
 		}
 	}))
 	w.engines = httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -389,21 +392,29 @@ func (w *world) svcRequests() []svcRequest {
 const panelJS = `(() => { const h = document.querySelector('svc-extension#svc-panel'); if (!h) return null;
   const r = h.shadowRoot; const q = (s) => [...r.querySelectorAll(s)].map((e) => e.textContent);
   return {verified: r.querySelector('[data-verified]')?.dataset.verified || '', text: r.querySelector('.panel').textContent.replace(/\s+/g, ' '),
-    messages: q('.messages li'), price: q('.price, .median'), offers: q('.offers li')}; })()`
+    messages: q('.messages li'), price: q('.price, .median'), offers: q('.offers li'), match: q('.match').join(''),
+    scheme: h.dataset.scheme, background: getComputedStyle(r.querySelector('.panel')).backgroundColor}; })()`
 
 type panel struct {
-	Verified string
-	Text     string
-	Messages []string
-	Price    []string
-	Offers   []string
+	Verified   string
+	Text       string
+	Messages   []string
+	Price      []string
+	Offers     []string
+	Match      string // the product and shop it names
+	Scheme     string // light or dark
+	Background string // the panel's computed background colour
 }
+
+// saved is what the options page says on saving, in each language
+// (auto: the browser's, English here).
+var saved = map[string]string{"auto": "Saved.", "en": "Saved.", "de": "Gespeichert.", "fr": "Enregistré.", "es": "Guardado."}
 
 // setOptions fills the options page and saves it.
 func (w *world) setOptions(base, lang string, bing bool, off string) {
 	w.t.Helper()
-	if status := w.trySetOptions(base, lang, bing, off); status != "Saved." {
-		w.t.Fatalf("options: %q", status)
+	if status := w.trySetOptions(base, lang, bing, off); status != saved[lang] {
+		w.t.Fatalf("options: %q, want %q", status, saved[lang])
 	}
 }
 
@@ -435,6 +446,7 @@ func TestExtension(t *testing.T) {
 		var res struct {
 			Base, Error                                  string
 			Verified, TamperedFails, DigestOK, DigestBad bool
+			ReplacedChecked                              bool
 		}
 		var raw string
 		w.poll(`document.documentElement.dataset.result`, &raw)
@@ -448,7 +460,7 @@ func TestExtension(t *testing.T) {
 		if res.Base != v.Base {
 			t.Errorf("JS signature base:\n got %q\nwant %q", res.Base, v.Base)
 		}
-		if !res.Verified || !res.TamperedFails || !res.DigestOK || !res.DigestBad {
+		if !res.Verified || !res.TamperedFails || !res.DigestOK || !res.DigestBad || !res.ReplacedChecked {
 			t.Errorf("JS verifier on the RFC vector: %+v", res)
 		}
 		w.noErrors()
@@ -476,10 +488,36 @@ func TestExtension(t *testing.T) {
 		if got != want {
 			t.Errorf("after a reload the options are %+v, want %+v", got, want)
 		}
-		if status := w.trySetOptions("ftp://nope", "de", false, ""); !strings.HasPrefix(status, "The address is not valid") {
+		// The page speaks the language saved, and follows the select.
+		var words struct{ Lang, Label, Save, Auto string }
+		const wordsJS = `(() => ({Lang: document.documentElement.lang, Label: document.querySelector('[data-i18n=languageLabel]').textContent,
+			Save: document.getElementById('save').textContent, Auto: document.querySelector('option[value=auto]').textContent}))()`
+		w.eval(wordsJS, &words)
+		if words.Lang != "de" || words.Label != "Sätze und Beschriftungen auf" || words.Save != "Speichern" || words.Auto != "Sprache des Browsers" {
+			t.Errorf("the options page after saving German: %+v", words)
+		}
+		if status := w.trySetOptions("ftp://nope", "de", false, ""); !strings.HasPrefix(status, "Die Adresse ist nicht gültig") {
 			t.Errorf("a bad address: %q", status)
 		}
 		w.shot("extension-options")
+		// Every language of the widget has every word of the extension.
+		var langs struct {
+			All     []string
+			Missing []string
+		}
+		w.eval(`(() => { const S = globalThis.SVC_STRINGS;
+			const keys = (o, p) => Object.entries(o).flatMap(([k, v]) => v && typeof v === 'object' ? keys(v, p + k + '.') : [p + k]).sort().join();
+			return {All: Object.keys(S), Missing: Object.keys(S).filter((l) => keys(S[l], '') !== keys(S.en, ''))}; })()`, &langs)
+		if !slices.Equal(langs.All, svc.WidgetLanguages) || len(langs.Missing) > 0 {
+			t.Errorf("the extension speaks %q (%q lack words), the widget %q", langs.All, langs.Missing, svc.WidgetLanguages)
+		}
+		for lang, save := range map[string]string{"fr": "Enregistrer", "es": "Guardar", "en": "Save", "de": "Speichern"} {
+			w.run(js(fmt.Sprintf(`(() => { const s = document.getElementById('language'); s.value = %q; s.dispatchEvent(new Event('change')); })()`, lang)))
+			w.eval(wordsJS, &words)
+			if words.Lang != lang || words.Save != save {
+				t.Errorf("the options page in %s: %+v, want the button %q", lang, words, save)
+			}
+		}
 		w.setOptions(w.svc.URL, "auto", true, "")
 		w.noErrors()
 	})
@@ -505,6 +543,12 @@ func TestExtension(t *testing.T) {
 		if len(p.Offers) == 0 || !strings.Contains(strings.Join(p.Offers, "|"), "WH-1000XM5 Noise Cancelling Headphones - Black by Sony") {
 			t.Errorf("offers %q", p.Offers)
 		}
+		if p.Match != "Sony WH-1000XM5 Wireless Headphones Black at Alpha Shop" {
+			t.Errorf("the panel names %q, want the product and its shop", p.Match)
+		}
+		if p.Scheme != "light" || p.Background != "rgb(255, 255, 255)" {
+			t.Errorf("on a light page in a light browser the panel is %s on %s", p.Scheme, p.Background)
+		}
 		w.shot("extension-product-panel")
 		reqs := w.svcRequests()
 		w.checkPrivacy(reqs)
@@ -528,7 +572,8 @@ func TestExtension(t *testing.T) {
 		w.run(chromedp.Navigate(w.pages.URL + "/item/77"))
 		var p panel
 		w.poll(panelJS, &p)
-		if p.Verified != "true" || !strings.Contains(p.Text, "✓ verifiziert") || !contains(p.Messages, "5 Personen haben sich das in der letzten Stunde angesehen") {
+		if p.Verified != "true" || !strings.Contains(p.Text, "✓ verifiziert") || !contains(p.Messages, "5 Personen haben sich das in der letzten Stunde angesehen") ||
+			p.Match != "WH-1000XM5 Noise Cancelling Headphones - Black by Sony bei Beta Store" {
 			t.Errorf("panel %+v", p)
 		}
 		reqs := w.svcRequests()
@@ -546,6 +591,41 @@ func TestExtension(t *testing.T) {
 			t.Errorf("product-enrich got %+v", sent)
 		}
 		w.shot("extension-product-by-url-de")
+		w.noErrors()
+	})
+
+	t.Run("PanelFollowsTheColourScheme", func(t *testing.T) {
+		w.t = t
+		// A page that paints a dark background gets a dark panel, whatever
+		// the browser prefers.
+		w.run(chromedp.Navigate(w.pages.URL + "/p/dark"))
+		var p panel
+		w.poll(panelJS, &p)
+		if p.Verified != "true" || p.Scheme != "dark" || p.Background != "rgb(29, 41, 57)" {
+			t.Errorf("on a dark page: %+v", p)
+		}
+		w.shot("extension-product-panel-dark")
+		// A page that paints none follows the browser's preference.
+		prefer := func(scheme string) {
+			t.Helper()
+			if _, err := chromedp.Call(w.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prefer("dark")
+		defer prefer("")
+		w.run(chromedp.Navigate(w.pages.URL + "/p/wh1000xm5"))
+		w.poll(panelJS, &p)
+		if p.Scheme != "dark" {
+			t.Errorf("a page without a background in a browser that prefers dark: %+v", p)
+		}
+		// A light page stays light under the same preference.
+		w.run(chromedp.Navigate(w.pages.URL + "/p/light"))
+		w.poll(panelJS, &p)
+		if p.Scheme != "light" {
+			t.Errorf("a white page in a browser that prefers dark: %+v", p)
+		}
 		w.noErrors()
 	})
 
@@ -685,7 +765,7 @@ func loadVector(t *testing.T) vector {
 // the base it builds, the signature it checks, and a changed field.
 const vectorPage = `<!doctype html><meta charset="utf-8"><title>RFC 9421 B.2.6</title>
 <script type="module">
-import { parseDictionary, signatureBase, verifySignature, checkDigest } from '/ext/verify.js';
+import { parseDictionary, signatureBase, verifySignature, checkDigest, checkReplaced } from '/ext/verify.js';
 const out = {};
 try {
   const v = await (await fetch('/vector.json')).json();
@@ -702,6 +782,11 @@ try {
   out.Verified = r.label === v.label && r.created === v.created && r.keyid === v.keyid;
   headers.set('Content-Length', '19');
   out.TamperedFails = await verifySignature(msg, keyFor).then(() => false, () => true);
+  // A key replaced before the signature's created refuses it; one replaced
+  // after, or not at all, does not.
+  const at = (s) => new Date(s * 1000).toISOString();
+  const refuses = (replaced) => { try { checkReplaced(r, replaced); return false; } catch { return true; } };
+  out.ReplacedChecked = refuses(at(r.created - 1)) && !refuses(at(r.created)) && !refuses(at(r.created + 1)) && !refuses(undefined);
   const body = new TextEncoder().encode(v.body);
   await checkDigest(v.headers.find((h) => h[0] === 'Content-Digest')[1], body);
   await checkDigest(v.content_digest_sha256, body);

@@ -1,7 +1,19 @@
-import { load, save, normalizeBaseURL, originPattern, SITES } from './settings.js';
+import { load, save, normalizeBaseURL, originPattern, language, SITES } from './settings.js';
 
 const form = document.getElementById('options');
 const status = document.getElementById('status');
+
+// The page speaks the language chosen in it (strings.js, the panel's table),
+// and follows the select at once.
+let words = globalThis.SVC_STRINGS.en.options;
+function translate(choice) {
+  const lang = language({ language: choice });
+  words = globalThis.SVC_STRINGS[lang].options;
+  document.documentElement.lang = lang;
+  for (const e of document.querySelectorAll('[data-i18n]')) e.textContent = words[e.dataset.i18n];
+  document.title = words.title;
+}
+form.language.addEventListener('change', () => translate(form.language.value));
 
 function show(msg, error) {
   status.textContent = msg;
@@ -14,6 +26,7 @@ async function fill() {
   form.language.value = s.language;
   for (const site of SITES) form[site].checked = !!s.sites[site];
   form.off.value = (s.off || []).join('\n');
+  translate(s.language);
 }
 
 form.addEventListener('submit', async (ev) => {
@@ -22,7 +35,7 @@ form.addEventListener('submit', async (ev) => {
   try {
     baseURL = normalizeBaseURL(form.baseURL.value);
   } catch (err) {
-    show(`The address is not valid: ${err.message}`, true);
+    show(words.invalid + (words.why[err.code] || err.message), true);
     return;
   }
   // Only the configured svc may be reached: a self-hosted one is asked for
@@ -32,7 +45,7 @@ form.addEventListener('submit', async (ev) => {
     let granted = false;
     try { granted = await chrome.permissions.request({ origins }); } catch { granted = false; }
     if (!granted) {
-      show('Not saved: the extension may not reach that address.', true);
+      show(words.denied, true);
       return;
     }
   }
@@ -40,7 +53,8 @@ form.addEventListener('submit', async (ev) => {
   for (const site of SITES) sites[site] = form[site].checked;
   const off = form.off.value.split(/\s+/).map((h) => h.trim().toLowerCase()).filter(Boolean);
   await save({ baseURL, language: form.language.value, sites, off });
-  show('Saved.');
+  translate(form.language.value); // said in the language just saved
+  show(words.saved);
 });
 
 fill();

@@ -25,10 +25,14 @@ export function save(settings) { return chrome.storage.sync.set(settings); }
 
 // normalizeBaseURL returns the address without a trailing slash, or throws
 // when it is not an absolute http(s) URL.
+// Its error's code says why, for the options page to word: syntax, scheme
+// or parts.
 export function normalizeBaseURL(s) {
-  const u = new URL(s.trim());
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('not an http or https URL');
-  if (u.search || u.hash || u.username || u.password) throw new Error('a base URL has no query, fragment or user');
+  const fail = (code, msg) => Object.assign(new Error(msg), { code });
+  let u;
+  try { u = new URL(s.trim()); } catch { throw fail('syntax', 'not a URL'); }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw fail('scheme', 'not an http or https URL');
+  if (u.search || u.hash || u.username || u.password) throw fail('parts', 'a base URL has no query, fragment or user');
   return u.href.replace(/\/+$/, '');
 }
 
@@ -38,7 +42,14 @@ export function originPattern(baseURL) {
   return `${u.protocol}//${u.hostname}/*`;
 }
 
+// language is the extension's language for the settings: the one chosen,
+// or for auto the browser's when it is one of the four, else English (the
+// widget's rule: its first language is the fallback).
+export function language(settings) {
+  const lang = settings.language === 'auto' ? (navigator.language || 'en').slice(0, 2).toLowerCase() : settings.language;
+  return LANGUAGES.includes(lang) && lang !== 'auto' ? lang : 'en';
+}
+
 export function locale(settings) {
-  const lang = settings.language === 'auto' ? (navigator.language || 'en').slice(0, 2) : settings.language;
-  return { en: 'en-US', de: 'de-DE', fr: 'fr-FR', es: 'es-ES' }[lang] || 'en-US';
+  return { en: 'en-US', de: 'de-DE', fr: 'fr-FR', es: 'es-ES' }[language(settings)];
 }

@@ -222,6 +222,17 @@ export async function checkDigest(field, body) {
   if (!checked) throw new Error('no sha-256 or sha-512 Content-Digest');
 }
 
+// checkReplaced refuses a signature made after its key was replaced: the
+// key set publishes each replaced key's "replaced" time (RFC 3339), and
+// svc signs nothing with the key after it (docs/verification.md). v is
+// what verifyAnswer returned; replaced is the key's member, or undefined.
+export function checkReplaced(v, replaced) {
+  if (replaced === undefined || replaced === null) return;
+  const at = Date.parse(replaced) / 1000;
+  if (!Number.isFinite(at)) throw new Error(`key ${v.keyid}: replaced is not a time`);
+  if (v.created > at) throw new Error(`the signature was made after its key ${v.keyid} was replaced`);
+}
+
 // importJWK turns a published key into a CryptoKey that verifies.
 export function importJWK(jwk) {
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') {

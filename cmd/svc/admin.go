@@ -38,7 +38,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	position, languages := addWidgetFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address, for the script URL (env SVC_PUBLIC_URL)")
+	publicURL := publicURLFlag(fs, env, "the script URL and the webhook URLs")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -54,6 +54,9 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if *publicURL, err = publicURLOf(ctx, store, *publicURL); err != nil {
+		return err
+	}
 	secret, key := svc.NewAPIKey(b.ID, time.Now())
 	if err := store.CreateBrand(ctx, b, key); err != nil {
 		return err

@@ -87,7 +87,10 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 			return err
 		}
 	}
-	if err := secrets.store(ctx, store, env.stdin, b.ID, set); err != nil {
+	if err := secrets.store(ctx, store, env.stdin, env.stderr, b.ID, set); err != nil {
+		return err
+	}
+	if *publicURL, err = publicURLOf(ctx, store, *publicURL); err != nil {
 		return err
 	}
 	hooks, err := webhooksOf(ctx, store, *publicURL, b.ID)

@@ -154,7 +154,10 @@ func TestDashboardLink(t *testing.T) {
 	}
 	u, _ := url.Parse(out.URL)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.PostForm(s.url+"/dashboard/signin", url.Values{"token": {u.Query().Get("token")}})
+	req, _ := http.NewRequest("POST", s.url+"/dashboard/signin", strings.NewReader(url.Values{"token": {u.Query().Get("token")}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin") // as the link's page posts it
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

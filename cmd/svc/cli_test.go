@@ -43,8 +43,8 @@ func TestHelp(t *testing.T) {
 			if m := regexp.MustCompile(`(?m)^\s*-[a-z]`).FindString(help); m != "" {
 				t.Errorf("svc %s --help names a flag with one dash (%q):\n%s", c.name, m, help)
 			}
-			if !strings.Contains(top.String(), fmt.Sprintf("  %-13s %s\n", c.name, c.summary)) {
-				t.Errorf("svc --help lacks %s and its description", c.name)
+			if !regexp.MustCompile(`\n  ` + regexp.QuoteMeta(c.name) + `  +` + regexp.QuoteMeta(c.summary) + `\n`).MatchString(top.String()) {
+				t.Errorf("svc --help lacks %s and its description, two spaces apart at least", c.name)
 			}
 			if c.name == "serve" {
 				return // its options are many; README.md and serve --help list them all
@@ -79,6 +79,37 @@ func TestHelp(t *testing.T) {
 			if !strings.Contains(out.String(), "\n  "+sub+" ") || !strings.Contains(err.Error(), sub) {
 				t.Errorf("svc %s --help or svc %s does not name %s:\n%s\n%v", group, group, sub, out.String(), err)
 			}
+		}
+	}
+}
+
+// svc --help and a group's --help align the descriptions of their
+// commands in one column, whatever the length of the names.
+func TestHelpColumnsAlign(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--help"}, {"keys", "--help"}, {"brands", "--help"}} {
+		var out bytes.Buffer
+		if err := run(context.Background(), args, noEnv, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		col := -1
+		for _, c := range commands() {
+			name := c.name
+			if len(args) == 2 {
+				var ok bool
+				if name, ok = strings.CutPrefix(c.name, args[0]+" "); !ok {
+					continue
+				}
+			}
+			line := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(name) + ` .*$`).FindString(out.String())
+			at := strings.Index(line, c.summary)
+			if at < 0 || at < len("  "+name)+2 {
+				t.Errorf("svc %v: the line of %s runs into its description: %q", args, name, line)
+			}
+			if col >= 0 && at != col {
+				t.Errorf("svc %v: %s's description starts at column %d, the one before at %d:\n%s", args, name, at, col, out.String())
+			}
+			col = at
 		}
 	}
 }

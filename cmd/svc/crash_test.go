@@ -181,6 +181,9 @@ func sendUntilKill[T any](t *testing.T, cmd *exec.Cmd, workers int, least int64,
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	// Gone before anyone restarts it: a process that is still dying holds
+	// the data folder's lock, and the next serve exits at once.
+	_, _ = cmd.Process.Wait()
 	wg.Wait()
 	return sent
 }

@@ -17,7 +17,7 @@ func dashboardLink(ctx context.Context, env environment, args []string) error {
 	fs, sf := env.newFlags("dashboard link")
 	brand := fs.String("brand", "", "the brand whose dashboard the link opens")
 	operator := fs.Bool("operator", false, "a link for the operator, who sees every brand")
-	publicURL := fs.String("public-url", env.env("SVC_PUBLIC_URL", "http://127.0.0.1:8080"), "the service's public address (env SVC_PUBLIC_URL)")
+	publicURL := publicURLFlag(fs, env, "the link")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -30,6 +30,9 @@ func dashboardLink(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
+	if *publicURL, err = publicURLOf(ctx, store, *publicURL); err != nil {
+		return err
+	}
 	if *brand != "" {
 		if _, err := store.Brand(ctx, *brand); err != nil {
 			return err

@@ -66,7 +66,7 @@ func isDir(path string) bool {
 // time the event counts at; given_timestamp the client's, when it was
 // replaced by the receive time.
 type exportLine struct {
-	Type           string           `json:"type"` // "view", "purchase" or "cart"
+	Type           string           `json:"type"` // one of exportTypes
 	EventID        string           `json:"event_id"`
 	BrandID        string           `json:"brand_id"`
 	Product        *svc.ViewProduct `json:"product,omitempty"`  // a view's
@@ -77,6 +77,16 @@ type exportLine struct {
 	Keyed          bool             `json:"keyed"`
 	GivenTimestamp *time.Time       `json:"given_timestamp,omitempty"`
 }
+
+// The types of export lines. docs/operations.md names them, and a test
+// checks that it names exactly these, and that an export has each.
+const (
+	exportView     = "view"
+	exportPurchase = "purchase"
+	exportCart     = "cart"
+)
+
+var exportTypes = []string{exportView, exportPurchase, exportCart}
 
 func export(ctx context.Context, env environment, args []string) error {
 	fs, sf := env.newFlags("export")
@@ -131,13 +141,13 @@ func writeExport(ctx context.Context, store svc.EventStore, brandID string, w io
 		var line exportLine
 		var m *svc.EventMeta
 		if v := e.View; v != nil {
-			line.Type, line.BrandID, line.Product, line.Context, m = "view", v.BrandID, &v.Product, &v.Context, &v.Meta
+			line.Type, line.BrandID, line.Product, line.Context, m = exportView, v.BrandID, &v.Product, &v.Context, &v.Meta
 		} else if c := e.Cart; c != nil {
-			line.Type, line.BrandID, line.Product, line.Context, m = "cart", c.BrandID, &c.Product, &c.Context, &c.Meta
+			line.Type, line.BrandID, line.Product, line.Context, m = exportCart, c.BrandID, &c.Product, &c.Context, &c.Meta
 			line.Quantity = c.Quantity
 		} else {
 			p := e.Purchase
-			line.Type, line.BrandID, line.Order, line.Context, m = "purchase", p.BrandID, &p.Order, &p.Context, &p.Meta
+			line.Type, line.BrandID, line.Order, line.Context, m = exportPurchase, p.BrandID, &p.Order, &p.Context, &p.Meta
 		}
 		line.EventID, line.ReceivedAt, line.Keyed, line.GivenTimestamp = m.EventID, m.ReceivedAt, m.Keyed, m.GivenTime
 		n++

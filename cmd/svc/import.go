@@ -76,10 +76,11 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.Brand(ctx, *brandID); err != nil {
+	brand, err := store.Brand(ctx, *brandID)
+	if err != nil {
 		return err
 	}
-	im := &importer{store: store, brandID: *brandID, retention: *retention, now: time.Now()}
+	im := &importer{store: store, brandID: *brandID, brand: brand, retention: *retention, now: time.Now()}
 	read := &countingReader{r: f}
 	stop := func() {}
 	if *progress {
@@ -118,6 +119,7 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 type importer struct {
 	store     svc.Store
 	brandID   string
+	brand     *svc.Brand // what its events may say (svc.Admit)
 	retention time.Duration
 	now       time.Time
 
@@ -234,7 +236,9 @@ func (im *importer) add(rec connect.Record) {
 		return
 	}
 	e.Meta = svc.EventMeta{EventID: id.String(), Time: t.UTC(), ReceivedAt: im.now.UTC(), Keyed: e.Meta.Keyed}
-	im.pending = append(im.pending, pendingWrite{&svc.Write{Purchase: e, MayRegister: true}, rec.Line})
+	w := &svc.Write{Purchase: e, MayRegister: true}
+	svc.Admit(w, im.brand) // what its source may say
+	im.pending = append(im.pending, pendingWrite{w, rec.Line})
 }
 
 func fieldList(fields []svc.FieldError) string {

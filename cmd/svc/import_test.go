@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
@@ -395,5 +396,65 @@ func TestImportExportJSONL(t *testing.T) {
 	out, err = runImport(context.Background(), "--data", other, "--brand", b2.BrandID, "--file", exported)
 	if sum := importSummaryOf(t, out); err != nil || sum["imported"] != 2 {
 		t.Fatalf("export to import: %v %v\n%s", err, sum, out)
+	}
+}
+
+// svc import reads a line as strictly as the API reads a body: invalid
+// UTF-8 and a name given twice, in any case, refuse the line by its
+// number; so does a line over 16 MiB, and the import goes on and keeps
+// every valid line, before it and after.
+func TestImportIsAsStrictAsTheAPI(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b := addBrand(t, dir)
+	at := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
+	line := func(order, items string) string {
+		return fmt.Sprintf(`{"type":"purchase","brand_id":%q,"order":{"order_id":%q,"currency":"EUR","items":[%s]},"context":{"timestamp":%q},"keyed":true}`,
+			b.BrandID, order, items, at)
+	}
+	lines := []string{
+		line("o-1", `{"product_id":"p1","quantity":1}`),
+		line("o-2", `{"product_id":"p-`+"\xff"+`","quantity":1}`),
+		line("o-3", `{"product_id":"p1","quantity":1,"QUANTITY":7}`),
+		line("o-4", `{"product_id":"p1","quantity":1,"quantity":7}`),
+		line("o-5", `{"product_id":"p1","quantity":1}`),
+		line("o-6", `{"product_id":"p1","quantity":1,"title":"`+strings.Repeat("x", 17<<20)+`"}`),
+		line("o-7", `{"product_id":"p1","quantity":1}`),
+	}
+	path := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runImport(context.Background(), "--data", dir, "--brand", b.BrandID, "--file", path)
+	if err == nil || !strings.Contains(err.Error(), "4 lines refused") {
+		t.Fatalf("error %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"line 2: not a line of svc export: order.items[0].product_id must be valid UTF-8",
+		`line 3: not a line of svc export: order.items[0].quantity is sent as "QUANTITY": names are case-sensitive`,
+		"line 4: not a line of svc export: order.items[0].quantity appears more than once",
+		"line 6: the line is longer than 16 MiB",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary does not say %q:\n%.2000s", want, out)
+		}
+	}
+	if sum := importSummaryOf(t, out); sum["imported"] != 3 || sum["refused"] != 4 {
+		t.Fatalf("summary %v\n%.2000s", sum, out)
+	}
+	s, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var records, units int64
+	if err := s.PurchaseLines(context.Background(), time.Time{}, func(r svc.PurchaseRecord) error {
+		records, units = records+1, units+r.Units
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if records != 3 || units != 3 {
+		t.Errorf("imported %d lines of %d units, want 3 of 1 unit (o-1, o-5, o-7)", records, units)
 	}
 }

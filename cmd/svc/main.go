@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres"
@@ -128,9 +129,11 @@ func lookup(name string) (command, bool) {
 // every command with its flags.
 func usage(w io.Writer) {
 	fmt.Fprint(w, "svc: social proof for e-commerce, counted honestly.\n\nUsage: svc COMMAND [flags]\n\nCommands:\n")
+	var names, summaries []string
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
+		names, summaries = append(names, c.name), append(summaries, c.summary)
 	}
+	columns(w, names, summaries)
 	fmt.Fprint(w, "\nFlags:\n")
 	for _, l := range synopses() {
 		fmt.Fprintln(w, "  "+l)
@@ -160,12 +163,24 @@ func synopses() []string {
 // groupUsage lists the subcommands of a group such as brands.
 func groupUsage(w io.Writer, group string) {
 	fmt.Fprintf(w, "Usage: svc %s SUBCOMMAND [flags]\n\nSubcommands:\n", group)
+	var names, summaries []string
 	for _, c := range commands() {
 		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
-			fmt.Fprintf(w, "  %-8s %s\n", sub, c.summary)
+			names, summaries = append(names, sub), append(summaries, c.summary)
 		}
 	}
+	columns(w, names, summaries)
 	fmt.Fprintf(w, "\nRun 'svc %s SUBCOMMAND --help' for its flags.\n", group)
+}
+
+// columns writes names and their summaries in two aligned columns, the
+// summaries two spaces after the longest name.
+func columns(w io.Writer, names, summaries []string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, n := range names {
+		fmt.Fprintf(tw, "  %s\t%s\n", n, summaries[i])
+	}
+	_ = tw.Flush() // w's own errors are the caller's to see
 }
 
 // subcommands names a group's subcommands: "add, list or set".
@@ -379,6 +394,16 @@ func version() string {
 	if !ok {
 		return "svc (unknown version)"
 	}
+	return fmt.Sprintf("svc %s %s %s/%s", moduleVersion(), info.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+// moduleVersion is the module version of the binary, or "devel" and the
+// VCS revision of a local build; "unknown" without build information.
+func moduleVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
 	v := info.Main.Version
 	var rev, modified string
 	for _, s := range info.Settings {
@@ -394,5 +419,5 @@ func version() string {
 	if (v == "" || v == "(devel)") && rev != "" {
 		v = "devel " + rev[:min(12, len(rev))] + modified
 	}
-	return fmt.Sprintf("svc %s %s %s/%s", v, info.GoVersion, runtime.GOOS, runtime.GOARCH)
+	return v
 }

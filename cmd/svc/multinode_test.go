@@ -76,7 +76,7 @@ func postStatus(url, key string, body any, want int) error {
 // with SIGKILL loses nothing it acknowledged.
 func TestNodesShareOnePostgreSQL(t *testing.T) {
 	store := pgtest.URL(t)
-	b := addBrand(t, "", "--store", store)
+	b := addBrand(t, "", "--store", store, "--domain", "shop.example")
 	nodes := make([]string, 3)
 	cmds := make([]*exec.Cmd, 3)
 	for i := range nodes {
@@ -116,11 +116,13 @@ func TestNodesShareOnePostgreSQL(t *testing.T) {
 	}
 	testwait.Eventually(t, func() error { return allShow(t, nodes, b.BrandID, "p1", 1, 0) })
 
-	// A product page seen on one node is matched by enrichment on the others.
+	// A product page seen on one node is matched by enrichment on the
+	// others: its keyed view's title and address are verified, as the
+	// change feed hands them on (docs/security.md, Provenance).
 	page := viewBody(b.BrandID, "p-page")
 	page["product"].(map[string]any)["url"] = "https://shop.example/p/page"
 	page["product"].(map[string]any)["title"] = "Nordic Wool Blanket"
-	if st, _, _ := post(nodes[0]+"/api/collect/product-view", "", "", page); st != 200 {
+	if st, _, _ := post(nodes[0]+"/api/collect/product-view", k.APIKey, "", page); st != 200 {
 		t.Fatalf("page view: %d", st)
 	}
 	for _, n := range nodes[1:] {

@@ -161,17 +161,20 @@ func TestReadmeWalkThrough(t *testing.T) {
 			t.Fatalf("%s: %v", st.command, err)
 		}
 		switch {
-		case slices.Equal(words, []string{"go", "run", "./cmd/svc", "serve"}):
+		case slices.Equal(words, []string{"svc", "serve"}):
 			continue // running already, on port 0
-		case len(words) > 3 && words[0] == "go" && words[3] != "serve":
+		case len(words) > 1 && words[0] == "svc" && words[1] != "serve":
 			var out, errb bytes.Buffer
 			env := func(k string) string { return map[string]string{"SVC_DATA": dir}[k] }
-			if err := run(context.Background(), words[3:], env, &out, &errb); err != nil {
+			if err := run(context.Background(), words[1:], env, &out, &errb); err != nil {
 				t.Fatalf("%s: %v\n%s", st.command, err, errb.String())
 			}
-			brandID = regexp.MustCompile(`br_[0-9A-Za-z]{12}`).FindString(out.String())
-			apiKey = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`).FindString(out.String())
-			compareLines(t, st, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"))
+			// The server recorded where it listens, port 0's choice, and
+			// brands add prints its URLs there; the README shows the default.
+			text := strings.ReplaceAll(out.String(), s.url, "http://127.0.0.1:8080")
+			brandID = regexp.MustCompile(`br_[0-9A-Za-z]{12}`).FindString(text)
+			apiKey = regexp.MustCompile(`sk_[0-9A-Za-z]{43}`).FindString(text)
+			compareLines(t, st, strings.Split(strings.TrimSuffix(text, "\n"), "\n"))
 			// A person takes longer than the server's second to pick up the brand.
 			if brandID != "" {
 				testwait.Eventually(t, func() error {
@@ -394,5 +397,46 @@ func TestReadmeCommandLine(t *testing.T) {
 		if !strings.Contains(add, "`"+k+"`") {
 			t.Errorf("README.md's brands add does not name the field %s of --json", k)
 		}
+	}
+}
+
+// The README's Timestamps say which are accepted and which are a 400: an
+// event with each of them is answered as it says, and one with none is
+// accepted.
+func TestReadmeTimestamps(t *testing.T) {
+	t.Parallel()
+	text := readme(t)
+	_, bullet, ok := strings.Cut(text, "- **Timestamps**")
+	bullet, _, _ = strings.Cut(bullet, "\n- ")
+	refused := regexp.MustCompile("without an offset \\(`([^`]+)`\\) is a 400").FindStringSubmatch(bullet)
+	if !ok || refused == nil {
+		t.Fatalf("README.md's Timestamps do not say which timestamp is a 400:\n%s", bullet)
+	}
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir)
+	testwait.Eventually(t, func() error {
+		return postStatus(s.url+"/api/collect/product-view", b.APIKey, viewBody(b.BrandID, "p0"), 200)
+	})
+	stamps := regexp.MustCompile("`(\\d{4}-\\d\\d-\\d\\dT[^`]+)`").FindAllStringSubmatch(bullet, -1)
+	if len(stamps) < 3 {
+		t.Fatalf("README.md's Timestamps show %d timestamps", len(stamps))
+	}
+	for _, m := range stamps {
+		body := map[string]any{"brand_id": b.BrandID, "product": map[string]any{"product_id": "p1"}, "context": map[string]any{"timestamp": m[1]}}
+		st, answer, err := post(s.url+"/api/collect/product-view", "", "", body) // anonymous: an old time counts now
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 200
+		if m[1] == refused[1] {
+			want = 400
+		}
+		if st != want || want == 400 && !strings.Contains(fmt.Sprint(answer["errors"]), "context.timestamp") {
+			t.Errorf("a view at %s: %d %v, want %d as README.md says", m[1], st, answer, want)
+		}
+	}
+	if st, answer, err := post(s.url+"/api/collect/product-view", "", "", viewBody(b.BrandID, "p2")); err != nil || st != 200 {
+		t.Errorf("a view without a timestamp: %d %v %v", st, answer, err)
 	}
 }

@@ -136,6 +136,12 @@ func serve(ctx context.Context, env environment, args []string) error {
 	if err := buildRollups(ctx, store.Store, log); err != nil {
 		return err
 	}
+	// Admin commands on any machine print URLs on the address recorded here.
+	if u := recordedURL(c.publicURL, ln.Addr(), sf.store == ""); u != "" {
+		if err := store.SetSetting(ctx, svc.SettingPublicURL, u); err != nil {
+			return err
+		}
+	}
 	brands, err := auth.Open(ctx, store, 0, log)
 	if err != nil {
 		return err
@@ -264,7 +270,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	if !ok {
 		return nil, fmt.Errorf("the store keeps no rollups for the dashboard")
 	}
-	p := &serverParts{script: js, opts: httpapi.Options{Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
+	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,

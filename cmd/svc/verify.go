@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +98,7 @@ func verify(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return notVerified{err}
 	}
-	v, err := signing.Verify(a, func(id string) ed25519.PublicKey { return keys[id] })
+	v, err := signing.VerifyKeys(a, keys)
 	if err != nil {
 		if a.Status/100 != 2 && a.Header.Get("Signature") == "" {
 			err = fmt.Errorf("the answer is a %d, and only 2xx answers are signed: %w", a.Status, err)
@@ -115,7 +115,74 @@ func verify(ctx context.Context, env environment, args []string) error {
 	fmt.Fprintf(env.stdout, "verified: %d answer of %s %s\nsigned by key %s at %s (%s ago)\ncovering %s and the body's Content-Digest\n",
 		a.Status, a.Method, a.TargetURI, v.Params.KeyID, v.Params.Created.Format(time.RFC3339),
 		time.Since(v.Params.Created).Round(time.Second), strings.Join(covered, " "))
+	// What the signature vouches for: the figures of the body it covers.
+	if lines := bodyFigures(a.Body, maxFigures); len(lines) > 0 {
+		fmt.Fprintf(env.stdout, "the signed body says:\n  %s\n", strings.Join(lines, "\n  "))
+	}
 	return nil
+}
+
+// maxFigures bounds the lines verify prints of a body: an enrichment of
+// 50 results has thousands.
+const maxFigures = 60
+
+// bodyFigures lists a JSON body's values as "path: value" lines, in the body's
+// order, such as "views_last_60_min: 1" and "results[0].match.method:
+// "url"", at most max of them and then how many more there are. Strings
+// are quoted, so that a title cannot write control sequences to a
+// terminal. A body that is not JSON has none.
+func bodyFigures(body []byte, max int) []string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var lines []string
+	more := 0
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		line := ""
+		switch t := tok.(type) {
+		case json.Delim: // '{' or '[': Token checks that they nest
+			for i := 0; dec.More(); i++ {
+				child := fmt.Sprintf("%s[%d]", path, i)
+				if t == '{' {
+					k, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					child = strings.TrimPrefix(path+"."+k.(string), ".")
+				}
+				if err := walk(child); err != nil {
+					return err
+				}
+			}
+			_, err := dec.Token() // the closing delimiter
+			return err
+		case string:
+			line = strconv.Quote(t)
+		case json.Number:
+			line = t.String()
+		case bool:
+			line = strconv.FormatBool(t)
+		case nil:
+			line = "null"
+		}
+		if len(lines) < max {
+			lines = append(lines, path+": "+line)
+		} else {
+			more++
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return nil
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("... and %d more values", more))
+	}
+	return lines
 }
 
 func fetchAnswer(ctx context.Context, client *http.Client, method string, u *url.URL, body []byte) (*signing.Answer, error) {
@@ -171,7 +238,7 @@ func parseAnswer(raw []byte) (*signing.Answer, error) {
 	return &signing.Answer{Status: status, Header: http.Header(h), Body: body}, nil
 }
 
-func loadKeys(ctx context.Context, client *http.Client, from string) (map[string]ed25519.PublicKey, error) {
+func loadKeys(ctx context.Context, client *http.Client, from string) (map[string]signing.PublishedKey, error) {
 	var b []byte
 	if u, err := url.Parse(from); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, from, nil)
@@ -192,7 +259,7 @@ func loadKeys(ctx context.Context, client *http.Client, from string) (map[string
 	} else if b, err = os.ReadFile(from); err != nil {
 		return nil, fmt.Errorf("read the keys: %w", err)
 	}
-	keys, err := signing.ParseJWKSet(b)
+	keys, err := signing.ParseKeys(b)
 	if err != nil {
 		return nil, fmt.Errorf("the keys at %s: %w", from, err)
 	}

@@ -256,3 +256,44 @@ func testCommand(args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "SVC_TEST_RUN_MAIN=1")
 	return cmd
 }
+
+// verify prints what the signature vouches for: the figures of the body,
+// in its order, its strings quoted.
+func TestVerifyPrintsTheFigures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir)
+	testwait.Eventually(t, func() error {
+		return postStatus(s.url+"/api/collect/product-view", b.APIKey, viewBody(b.BrandID, "p1"), 200)
+	})
+	out, err := runVerify("--url", s.url+"/api/svc/product-proof?brand_id="+b.BrandID+"&product_id=p1&window_views=15")
+	if err != nil {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	_, says, ok := strings.Cut(out, "\nthe signed body says:\n")
+	for _, want := range []string{`  brand_id: "` + b.BrandID + `"`, `  product_id: "p1"`, "  views_last_15_min: 1", "  views: 1",
+		"  purchases_last_24h: 0", "  window_views: 15", "  window_purchases: 24", "  thresholds.viewers: 3", `  reasons.viewers_now: "below_threshold"`, "  viewers_now: null", `  generated_at: "20`} {
+		if !ok || !strings.Contains(says, want+"\n") && !strings.Contains(says, want) {
+			t.Errorf("verify does not print %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(says, "brand_id") > strings.Index(says, "generated_at") {
+		t.Errorf("the figures are not in the body's order:\n%s", says)
+	}
+}
+
+func TestBodyFigures(t *testing.T) {
+	t.Parallel()
+	got := bodyFigures([]byte(`{"a":{"b":[1,"x\u001b[31m"],"c":true},"d":null,"e":[]}`), 10)
+	want := []string{"a.b[0]: 1", `a.b[1]: "x\x1b[31m"`, "a.c: true", "d: null"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("bodyFigures: %q, want %q", got, want)
+	}
+	if got := bodyFigures([]byte(`[1,2,3,4]`), 2); len(got) != 3 || got[2] != "... and 2 more values" {
+		t.Errorf("figures beyond the bound: %q", got)
+	}
+	if got := bodyFigures([]byte(`not json`), 10); got != nil {
+		t.Errorf("figures of a body that is not JSON: %q", got)
+	}
+}

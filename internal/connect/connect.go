@@ -57,6 +57,11 @@ type Action struct {
 	// CancelID names a partial cancellation (a refund) so that its repeat
 	// takes nothing out twice; "" for a whole order.
 	CancelID string
+	// IfCounted makes a Cancel take out only an order svc has stored: one
+	// it has not seen is "not counted yet" (a WooCommerce order whose
+	// payment failed may still be paid), not a cancellation that keeps it
+	// out for good.
+	IfCounted bool
 }
 
 // CancelItem is a product's units taken out of an order.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/strictjson"
 )
 
 // Past orders, read for svc import: Shopify's order export (CSV) and svc's
@@ -34,22 +34,61 @@ type Record struct {
 	Err    error
 }
 
+// MaxExportLine is the longest line ReadExport reads; a longer one is
+// refused, and the lines after it are read.
+const MaxExportLine = 16 << 20
+
 // ReadExport reads svc export's JSON Lines for the brand. Purchases are
 // read; views are Ignored, since nothing would make a second import of one
-// count once. A line of another brand is refused.
+// count once. A line of another brand is refused. Each line is read as
+// strictly as the API reads a body (internal/strictjson).
 func ReadExport(r io.Reader, brandID string, fn func(Record) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if err := fn(exportRecord(n, line, brandID)); err != nil {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		line, long, err := readLine(br, buf[:0], MaxExportLine)
+		buf = line
+		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
+		var rec Record
+		switch line = bytes.TrimSpace(line); {
+		case long:
+			rec = Record{Line: n, Err: fmt.Errorf("the line is longer than %d MiB", MaxExportLine>>20)}
+		case len(line) > 0:
+			rec = exportRecord(n, line, brandID)
+		}
+		if rec.Line != 0 {
+			if err := fn(rec); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
 	}
-	return sc.Err()
+}
+
+// readLine appends the next line of br, without its newline, to buf. A
+// line longer than max is read to its end and dropped: long reports it.
+// The error is io.EOF after the last line.
+func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long && len(buf)+len(chunk) > max+1 { // +1: the newline
+			long, buf = true, buf[:0]
+		}
+		if !long {
+			buf = append(buf, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			return buf, long, err
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), long, nil
+	}
 }
 
 // exportLine is what ReadExport reads of a line of svc export.
@@ -63,8 +102,22 @@ type exportLine struct {
 
 func exportRecord(n int, line []byte, brandID string) Record {
 	var l exportLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return Record{Line: n, Err: fmt.Errorf("not a line of svc export: %v", strings.TrimPrefix(err.Error(), "json: "))}
+	fields, err := strictjson.Unmarshal(line, &l)
+	var serr *svc.Error
+	switch {
+	case errors.As(err, &serr) && len(serr.Fields) > 0:
+		fields = serr.Fields
+	case errors.As(err, &serr):
+		return Record{Line: n, Err: fmt.Errorf("not a line of svc export: %s", serr.Message)}
+	case err != nil:
+		return Record{Line: n, Err: fmt.Errorf("not a line of svc export: %v", err)}
+	}
+	if len(fields) > 0 {
+		var msgs []string
+		for _, f := range fields {
+			msgs = append(msgs, f.Field+" "+f.Message)
+		}
+		return Record{Line: n, Err: fmt.Errorf("not a line of svc export: %s", strings.Join(msgs, "; "))}
 	}
 	switch {
 	case l.BrandID != brandID:

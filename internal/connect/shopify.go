@@ -54,7 +54,9 @@ type shopifyRefund struct {
 // Shopify reads a Shopify webhook of the topic for the brand:
 // orders/create counts the order, orders/cancelled takes it out, and
 // refunds/create takes out the refunded units of its lines. Other topics
-// are ignored. An error is an EINVALID naming the body's bad field.
+// are ignored, and so is a body that contradicts its topic (the topic
+// header is not signed). docs/integrations.md has the table. An error is
+// an EINVALID naming the body's bad field.
 func Shopify(brandID, topic string, body []byte) (*Action, error) {
 	switch topic {
 	case "orders/create", "orders/cancelled":
@@ -68,8 +70,14 @@ func Shopify(brandID, topic string, body []byte) (*Action, error) {
 		if o.Test {
 			return ignore("order %s is a test order", o.ID), nil
 		}
-		if topic == "orders/create" && o.CancelledAt == nil {
+		cancelled := o.CancelledAt != nil && *o.CancelledAt != ""
+		switch {
+		case topic == "orders/create" && !cancelled:
 			return shopifyPurchase(brandID, &o), nil
+		case !cancelled:
+			// The topic header is not signed, the body is: a signed order
+			// replayed under orders/cancelled must not cancel it.
+			return ignore("the body contradicts the topic: order %s has no cancelled_at", o.ID), nil
 		}
 		// The cancel path records a cancellation that overtakes its
 		// order, so that the order never counts.

@@ -24,6 +24,7 @@ type wooOrder struct {
 	Currency       *string   `json:"currency"`
 	Total          amount    `json:"total"`
 	DateCreatedGMT *string   `json:"date_created_gmt"`
+	DatePaidGMT    *string   `json:"date_paid_gmt"`
 	LineItems      []wooLine `json:"line_items"`
 	Shipping       *struct {
 		Country *string `json:"country"`
@@ -50,11 +51,20 @@ func IsWooCommercePing(body []byte) bool {
 	return w != "" && strings.Trim(w, "0123456789") == ""
 }
 
-// WooCommerce reads a WooCommerce webhook of the topic for the brand.
-// order.created and order.updated count an order once it is paid
-// (processing or completed) and take it out when it becomes cancelled,
-// refunded or failed; order.deleted takes it out. Other topics and
-// statuses are ignored: a pending order may never be paid.
+// WooCommerce reads a WooCommerce webhook of the topic for the brand
+// (docs/integrations.md has the table). WooCommerce builds the body when it
+// delivers, so it is the order as it stands, whatever the topic:
+//
+//   - processing or completed (paid) counts the order;
+//   - refunded takes it out for good, and so do cancelled and failed once
+//     the order was paid (date_paid_gmt is set);
+//   - cancelled or failed before any payment, trash, and order.deleted
+//     take out an order svc counted, and are "not counted yet" otherwise:
+//     such an order may yet be restored and paid;
+//   - pending, on-hold, checkout-draft and other statuses are ignored.
+//
+// order.deleted's body is the order's id alone; a full order under it
+// contradicts the topic (the topic header is not signed) and is ignored.
 func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	switch topic {
 	case "order.created", "order.updated", "order.deleted", "order.restored":
@@ -68,9 +78,37 @@ func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	if o.ID == "" {
 		return nil, svc.Invalid([]svc.FieldError{{Field: "id", Message: "is required"}})
 	}
-	if topic == "order.deleted" { // the body is the order's id alone
-		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
+	if topic == "order.deleted" {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(body, &fields) != nil || len(fields) != 1 {
+			return ignore("the body contradicts the topic: order.deleted sends the order's id alone"), nil
+		}
+		return &Action{Kind: Cancel, OrderID: string(o.ID), IfCounted: true}, nil
 	}
+	switch o.Status {
+	case "processing", "completed":
+		return wooPurchase(brandID, &o), nil
+	case "refunded":
+		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
+	case "cancelled", "failed":
+		if o.paid() {
+			return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
+		}
+		return &Action{Kind: Cancel, OrderID: string(o.ID), IfCounted: true}, nil
+	case "trash":
+		return &Action{Kind: Cancel, OrderID: string(o.ID), IfCounted: true}, nil
+	}
+	return ignore("order %s is %s: counted once it is paid", o.ID, o.Status), nil
+}
+
+// paid reports whether the order was ever paid: WooCommerce sets the date
+// when the payment completes or the order first becomes processing or
+// completed, and keeps it.
+func (o *wooOrder) paid() bool {
+	return o.DatePaidGMT != nil && *o.DatePaidGMT != ""
+}
+
+func wooPurchase(brandID string, o *wooOrder) *Action {
 	var b lineBuilder
 	for _, l := range o.LineItems {
 		if l.ProductID == "" || l.Quantity < 1 {
@@ -87,12 +125,5 @@ func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	if s := o.Shipping; s != nil {
 		country, city = s.Country, s.City
 	}
-	a := purchase(brandID, string(o.ID), o.Currency, o.Total.v, ts, &b, country, city)
-	switch o.Status {
-	case "processing", "completed":
-		return a, nil
-	case "cancelled", "refunded", "failed", "trash":
-		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
-	}
-	return ignore("order %s is %s: counted once it is paid", o.ID, o.Status), nil
+	return purchase(brandID, string(o.ID), o.Currency, o.Total.v, ts, &b, country, city)
 }

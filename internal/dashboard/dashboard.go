@@ -176,11 +176,53 @@ func (h *Handler) user(r *http.Request) (*user, error) {
 // csrfOK checks a form's token against the session's, and that a browser
 // that says where the form came from says it came from here.
 func (h *Handler) csrfOK(r *http.Request, u *user) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+	if h.fromElsewhere(r) {
 		return false
 	}
 	got := r.PostFormValue("csrf")
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(u.sess.CSRF)) == 1
+}
+
+// fromElsewhere reports whether a browser says the request came from
+// another site: a Fetch Metadata Sec-Fetch-Site other than same-origin or,
+// without one, an Origin that is not this service's. "null" says nothing:
+// under Referrer-Policy no-referrer a browser sends it for a form of this
+// very page, and the form's token decides.
+func (h *Handler) fromElsewhere(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site != "same-origin"
+	}
+	origin := r.Header.Get("Origin")
+	return origin != "" && origin != "null" && !h.ownOrigin(r, origin)
+}
+
+// fromHere reports whether a browser says the request came from this
+// service's own pages: Sec-Fetch-Site same-origin or, without it, an
+// Origin of this service. A request that says nothing (no header, or
+// Origin "null") is not from here.
+func (h *Handler) fromHere(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	origin := r.Header.Get("Origin")
+	return origin != "" && h.ownOrigin(r, origin)
+}
+
+// ownOrigin reports whether origin is this service's: the public URL's,
+// or the host the request was sent to (behind a proxy that keeps Host).
+func (h *Handler) ownOrigin(r *http.Request, origin string) bool {
+	o, err := url.Parse(origin)
+	if err != nil || o.Host == "" || o.Path != "" {
+		return false // "null" among them: an opaque origin is nobody's
+	}
+	if p, err := url.Parse(h.cfg.PublicURL); err == nil && p.Host != "" && strings.EqualFold(p.Scheme, o.Scheme) && strings.EqualFold(p.Host, o.Host) {
+		return true
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return strings.EqualFold(o.Scheme, scheme) && strings.EqualFold(o.Host, r.Host)
 }
 
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
@@ -199,14 +241,51 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 
 func brandPath(id string) string { return "/dashboard/brands/" + url.PathEscape(id) + "/" }
 
-// signinPage shows the link's button: signing in takes a POST, so that a
-// mail scanner that opens the link does not use it up.
+// signinPage shows the link's button, naming whose dashboard it opens:
+// signing in takes a POST, so that a mail scanner that opens the link does
+// not use it up. A link that no longer works says so at once.
 func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{"Token": r.URL.Query().Get("token")}})
+	token := r.URL.Query().Get("token")
+	if token == "" {
+		h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{}})
+		return
+	}
+	l, err := h.cfg.Store.SignInLink(r.Context(), svc.HashSecret(token), h.cfg.Now())
+	if svc.ErrorCode(err) == svc.ENOTFOUND {
+		h.linkDead(w, r)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	data := map[string]any{"Token": token, "Operator": l.BrandID == ""}
+	if l.BrandID != "" {
+		b, err := h.cfg.Store.Brand(r.Context(), l.BrandID)
+		if svc.ErrorCode(err) == svc.ENOTFOUND { // deleted since: the link opens nothing
+			h.linkDead(w, r)
+			return
+		}
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		data["Brand"], data["BrandID"] = b.Name, b.ID
+	}
+	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: data})
 }
 
+// linkDead says that a sign-in link was used, expired or never made.
+func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request) {
+	h.message(w, r, http.StatusUnauthorized, "This link does not work",
+		"This sign-in link was used already or has expired: a link works once, for 15 minutes. Ask your operator for a new one (svc dashboard link --brand ID).")
+}
+
+// signin redeems a link. Only the link's own page may post it: a form
+// on another site that posted its own link would sign the visitor in to
+// the attacker's dashboard (login CSRF).
 func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+	if !h.fromHere(r) {
 		h.message(w, r, http.StatusForbidden, "Forbidden", "Sign in from the link itself.")
 		return
 	}
@@ -215,8 +294,7 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 	id, s := svc.NewDashboardSession("", now)
 	err := h.cfg.Store.RedeemSignInLink(r.Context(), svc.HashSecret(token), now, s)
 	if svc.ErrorCode(err) == svc.ENOTFOUND || token == "" {
-		h.message(w, r, http.StatusUnauthorized, "This link does not work",
-			"A sign-in link works once, for 15 minutes. Ask your operator for a new one (svc dashboard link --brand ID).")
+		h.linkDead(w, r)
 		return
 	}
 	if err != nil {

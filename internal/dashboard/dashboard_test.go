@@ -95,7 +95,7 @@ func TestSignInPagesAndLogout(t *testing.T) {
 	if p := b.get("/dashboard/brands/br_acme/products/nope"); p.status != http.StatusNotFound {
 		t.Errorf("an unknown product: %d", p.status)
 	}
-	if p := b.get("/dashboard/brands/br_acme/products/hat"); !strings.Contains(p.body, "The widget shows nothing: 1 viewers in the last hour (it needs 2)") {
+	if p := b.get("/dashboard/brands/br_acme/products/hat"); !strings.Contains(p.body, "The widget shows nothing: 1 viewer in the last hour (it needs 2)") {
 		t.Errorf("a withheld product's page does not say why:\n%s", p.body)
 	}
 	if p := b.get("/dashboard/static/dashboard.js"); p.status != 200 || !strings.Contains(p.body, "clipboard") {
@@ -362,7 +362,10 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 	token := f.link("br_acme")
 	client := srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.PostForm(srv.URL+"/dashboard/signin", url.Values{"token": {token}})
+	req, _ := http.NewRequest("POST", srv.URL+"/dashboard/signin", strings.NewReader(url.Values{"token": {token}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", srv.URL)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,5 +449,139 @@ func TestCancelledOrderLeavesTheFigures(t *testing.T) {
 	decode(t, resp, &e)
 	if e.Arms.Shown.Converted != 0 {
 		t.Errorf("the cancelled order still converts: %+v", e)
+	}
+}
+
+// A sign-in POST must say it came from the link's own page: another
+// site's form that posted its own link would sign the visitor in to the
+// attacker's dashboard (login CSRF). A refused POST leaves the link usable.
+func TestSignInRefusesOtherOrigins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	token := f.link("br_acme")
+	for _, h := range [][]string{
+		{"Origin", "https://evil.example"},
+		{"Origin", ""},
+		{"Origin", "null"},
+		{"Origin", strings.Replace(f.srv.URL, "http://", "https://", 1)},
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Sec-Fetch-Site", "none"},
+		{"Sec-Fetch-Site", "cross-site", "Origin", ""},
+	} {
+		b := &browser{f: f}
+		if p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}}, h...); p.status != http.StatusForbidden || b.cookie != "" {
+			t.Errorf("sign in with %q: %d, cookie %t", h, p.status, b.cookie != "")
+		}
+	}
+	b := &browser{f: f}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {token}}, "Origin", "", "Sec-Fetch-Site", "same-origin"); p.status != http.StatusSeeOther || b.cookie == "" {
+		t.Errorf("sign in with Sec-Fetch-Site same-origin: %d", p.status)
+	}
+	b = &browser{f: f}
+	if p := b.do("POST", "/dashboard/signin", url.Values{"token": {f.link("br_acme")}}); p.status != http.StatusSeeOther || b.cookie == "" {
+		t.Errorf("sign in with the service's own Origin: %d", p.status)
+	}
+}
+
+// The sign-in page names the brand the link opens, and a link that no
+// longer works says so before anyone presses a button.
+func TestSignInPageNamesTheBrandAndDeadLinks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := &browser{f: f}
+	token := f.link("br_acme")
+	p := b.get("/dashboard/signin?token=" + url.QueryEscape(token))
+	if p.status != 200 || !strings.Contains(p.body, "the dashboard of <strong>Acme</strong>") || !strings.Contains(p.body, "br_acme") || !strings.Contains(p.body, `value="`+token+`"`) {
+		t.Errorf("the page of a brand's link: %d\n%s", p.status, p.body)
+	}
+	if p := b.get("/dashboard/signin?token=" + url.QueryEscape(f.link(""))); !strings.Contains(p.body, "the operator's dashboard") {
+		t.Errorf("the page of the operator's link:\n%s", p.body)
+	}
+	b.do("POST", "/dashboard/signin", url.Values{"token": {token}})
+	expired := f.link("br_acme")
+	f.clock.Add(svc.SignInLinkTTL)
+	for name, tok := range map[string]string{"used": token, "expired": expired, "unknown": "no-such-token"} {
+		p := (&browser{f: f}).get("/dashboard/signin?token=" + url.QueryEscape(tok))
+		if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "used already or has expired") || strings.Contains(p.body, "<button") {
+			t.Errorf("the page of a %s link: %d\n%s", name, p.status, p.body)
+		}
+	}
+}
+
+// Numbers are written with their nouns' plural forms (x/text's CLDR
+// rules), thresholds of 1 read as none, and the operator's mean a day has
+// a decimal, so that 5 events in a week are not "0".
+func TestNumbersInWords(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	prod := b.get("/dashboard/brands/br_acme/products/shoe").body
+	for _, want := range []string{"3 viewers and 3 views in the last hour; 1 purchase (1 unit) in the last 24 hours.",
+		"3 views by 3 viewers, 1 purchase, 1 unit, 59.90 EUR."} {
+		if !strings.Contains(prod, want) {
+			t.Errorf("the product page lacks %q:\n%s", want, prod)
+		}
+	}
+	hat := b.get("/dashboard/brands/br_acme/products/hat").body
+	if want := "1 viewer and 1 view in the last hour; 0 purchases (0 units) in the last 24 hours."; !strings.Contains(hat, want) {
+		t.Errorf("the hat's page lacks %q:\n%s", want, hat)
+	}
+	if want := "The widget shows nothing: 1 viewer in the last hour (it needs 2) and 0 purchases in the last 24 hours (it needs 1)."; !strings.Contains(hat, want) {
+		t.Errorf("the hat's page lacks %q:\n%s", want, hat)
+	}
+	over := b.get("/dashboard/brands/br_acme/").body
+	if want := "fewer than 2 viewers in the last hour and no purchases in the last 24 hours"; !strings.Contains(over, want) {
+		t.Errorf("the overview lacks %q:\n%s", want, over)
+	}
+	for _, bad := range []string{"1 purchases", "1 units", "1 viewers", "fewer than 1 "} {
+		for name, body := range map[string]string{"product": prod, "hat": hat, "overview": over} {
+			if strings.Contains(body, bad) {
+				t.Errorf("the %s page says %q", name, bad)
+			}
+		}
+	}
+	op := f.signIn("").get("/dashboard/operator").body
+	if !strings.Contains(op, "<td>5</td><td>0.7</td>") {
+		t.Errorf("the operator page does not show 5 events in 24 h and a mean of 0.7 a day:\n%s", op)
+	}
+}
+
+func TestWidgetSentencesInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lang, key string
+		n         int64
+		want      string
+	}{
+		{"en", "viewers", 1, "1 person viewed this in the last hour"},
+		{"en", "purchases", 1234, "1,234 purchases in the last 24 hours"},
+		{"de", "viewers", 1, "1 Person hat diesen Artikel in der letzten Stunde angesehen"},
+		{"de", "purchases", 2, "2 Käufe in den letzten 24 Stunden"},
+		{"fr", "viewers", 1, "1 personne a consulté cet article au cours de la dernière heure"},
+		{"fr", "purchases", 3, "3 achats au cours des 24 dernières heures"},
+		{"es", "viewers", 1, "1 persona vio este artículo en la última hora"},
+		{"es", "purchases", 5, "5 compras en las últimas 24 horas"},
+	} {
+		if got := dashboard.WidgetSentence(tc.lang, tc.key, tc.n); got != tc.want {
+			t.Errorf("%s %s %d: %q, want %q", tc.lang, tc.key, tc.n, got, tc.want)
+		}
+	}
+}
+
+// A session's form posted with another site's Origin is refused even
+// without Fetch Metadata; "null", which a browser sends for this page's
+// own form under no-referrer, leaves it to the form's token.
+func TestSessionFormsCheckTheOrigin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.signIn("br_acme")
+	csrf := b.csrf("/dashboard/brands/br_acme/settings")
+	form := url.Values{"csrf": {csrf}, "min_viewers": {"4"}, "min_purchases": {"1"}, "holdout": {"0"}}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", form, "Origin", "https://evil.example"); p.status != http.StatusForbidden {
+		t.Errorf("settings from another Origin: %d", p.status)
+	}
+	if p := b.do("POST", "/dashboard/brands/br_acme/settings", form, "Origin", "null"); p.status != http.StatusSeeOther {
+		t.Errorf("settings with Origin null and the token: %d %s", p.status, p.body)
 	}
 }

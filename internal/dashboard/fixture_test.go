@@ -180,10 +180,17 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) pa
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if method == http.MethodPost {
+		req.Header.Set("Origin", b.f.srv.URL) // as a browser sends on a form's POST
+	}
 	if b.cookie != "" {
 		req.AddCookie(&http.Cookie{Name: dashboard.CookieName, Value: b.cookie})
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i]) // "" takes the header away
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -38,15 +38,21 @@ var funcs = template.FuncMap{
 	"productPath": func(brand, product string) string {
 		return brandPath(brand) + "products/" + pathEscape(product)
 	},
-	"dict2": func(brand string, rows []insights.ProductRow) productList { return productList{brand, rows} },
-	"trend": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "×" },
+	"dict2":  func(brand string, rows []insights.ProductRow) productList { return productList{brand, rows} },
+	"trend":  func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "×" },
+	"count":  inWords,
+	"fewer":  fewer,
+	"perDay": perDay,
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }
 
 // formatInt writes thousands with thin separators: 12,345.
-func formatInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
+func formatInt(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
+
+// groupDigits separates the thousands of a whole number written in digits,
+// with a sign or not.
+func groupDigits(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder
@@ -62,13 +68,24 @@ func formatInt(n int64) string {
 	return b.String()
 }
 
-func money(v float64, currency string) string {
-	whole := formatInt(int64(math.Trunc(v)))
-	cents := int64(math.Round(math.Abs(v-math.Trunc(v)) * 100))
-	if cents == 100 {
-		whole, cents = formatInt(int64(math.Trunc(v))+1), 0
+// money writes an amount, a float64 or a sum (insights.Money), to the cent
+// from its own decimal digits, never through an integer: an order within
+// the bounds reaches 5×10²⁰, past int64 (docs/dashboard.md, Money).
+func money(v any, currency string) string {
+	var text string
+	switch x := v.(type) {
+	case insights.Money:
+		text = x.Text(2)
+	case float64:
+		text = strconv.FormatFloat(x, 'f', 2, 64)
+	default:
+		panic(fmt.Sprintf("money of a %T", v)) // a template's mistake, found by its tests
 	}
-	s := fmt.Sprintf("%s.%02d", whole, cents)
+	whole, cents, _ := strings.Cut(text, ".")
+	if whole == "-0" {
+		whole = "0"
+	}
+	s := groupDigits(whole) + "." + cents
 	if currency != "" {
 		s += " " + currency
 	}
@@ -104,6 +121,8 @@ func toFloat(v any) float64 {
 		return x
 	case int:
 		return float64(x)
+	case insights.Money:
+		return x.Float64()
 	}
 	return 0
 }

@@ -15,7 +15,8 @@ import (
 // brandHealth is one brand in the operator's view.
 type brandHealth struct {
 	Brand     *svc.Brand
-	Day, Week int64 // events (views and orders) in the last 24 hours and the mean per day over 7 days
+	Day       int64   // events (views and orders) in the last 24 hours
+	Week      float64 // their mean a day over 7 days: 4 in a week is 0.6, not 0
 	LastEvent time.Time
 	// Refused are the brand's refused events by kind and reason, counted by
 	// this server since it started (metrics.BrandRefusals).
@@ -62,7 +63,7 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 			return err
 		}
 		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
-			Week: (week.Views + week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
+			Week: float64(week.Views+week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
 	}
 	data.Refused = h.refused()
 	pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)

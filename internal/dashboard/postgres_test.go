@@ -68,6 +68,7 @@ func TestSessionsAcrossNodes(t *testing.T) {
 		req, _ := http.NewRequest(method, target, body)
 		if form != nil {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Sec-Fetch-Site", "same-origin") // as a browser posts the page's form
 		}
 		if cookie != "" {
 			req.AddCookie(&http.Cookie{Name: dashboard.CookieName, Value: cookie})

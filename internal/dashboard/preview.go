@@ -21,31 +21,21 @@ type preview struct {
 	Why                      string   // why a count is withheld
 }
 
-// previewWords are the sentences of svc.js's T for the preview's two
-// counts, one and other, per language (static/dashboard.js has the same).
-var previewWords = map[string][4]string{
-	"en": {"person viewed this in the last hour", "people viewed this in the last hour", "purchase in the last 24 hours", "purchases in the last 24 hours"},
-	"de": {"Person hat diesen Artikel in der letzten Stunde angesehen", "Personen haben diesen Artikel in der letzten Stunde angesehen", "Kauf in den letzten 24 Stunden", "Käufe in den letzten 24 Stunden"},
-	"fr": {"personne a consulté cet article au cours de la dernière heure", "personnes ont consulté cet article au cours de la dernière heure", "achat au cours des 24 dernières heures", "achats au cours des 24 dernières heures"},
-	"es": {"persona vio este artículo en la última hora", "personas vieron este artículo en la última hora", "compra en las últimas 24 horas", "compras en las últimas 24 horas"},
-}
-
 // brandPreview is the preview of a brand's widget: its thresholds, its
 // first language and its corner.
 func brandPreview(viewers, purchases int64, b *svc.Brand) preview {
 	lang := svc.WidgetLanguagesOf(b.Languages)[0]
 	p := preview{Viewers: viewers, Purchases: purchases, MinViewers: b.MinViewers, MinPurchases: b.MinPurchases,
 		Lang: lang, Position: svc.WidgetPositionOf(b.WidgetPosition)}
-	words := previewWords[lang]
 	if viewers >= int64(b.MinViewers) && viewers > 0 {
-		p.Lines = append(p.Lines, plural(viewers, words[0], words[1]))
+		p.Lines = append(p.Lines, widgetSentence(lang, "viewers", viewers))
 	}
 	if purchases >= int64(b.MinPurchases) && purchases > 0 {
-		p.Lines = append(p.Lines, plural(purchases, words[2], words[3]))
+		p.Lines = append(p.Lines, widgetSentence(lang, "purchases", purchases))
 	}
 	if len(p.Lines) == 0 {
-		p.Why = "The widget shows nothing: " + strconv.FormatInt(viewers, 10) + " viewers in the last hour (it needs " +
-			strconv.Itoa(b.MinViewers) + ") and " + strconv.FormatInt(purchases, 10) + " purchases in the last 24 hours (it needs " +
+		p.Why = "The widget shows nothing: " + inWords(viewers, "viewers") + " in the last hour (it needs " +
+			strconv.Itoa(b.MinViewers) + ") and " + inWords(purchases, "purchases") + " in the last 24 hours (it needs " +
 			strconv.Itoa(b.MinPurchases) + ")."
 	}
 	return p
@@ -54,11 +44,4 @@ func brandPreview(viewers, purchases int64, b *svc.Brand) preview {
 // languagesText is a brand's languages as the settings form shows them.
 func languagesText(b *svc.Brand) string {
 	return strings.Join(svc.WidgetLanguagesOf(b.Languages), ",")
-}
-
-func plural(n int64, one, other string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.FormatInt(n, 10) + " " + other
 }

@@ -81,6 +81,7 @@ func (s *Service) matcher() Matcher {
 // MatchInfo is the product a result or page was matched to.
 type MatchInfo struct {
 	BrandID    string  `json:"brand_id"`
+	BrandName  string  `json:"brand_name"` // the shop, as a shopper is shown it
 	ProductID  string  `json:"product_id"`
 	Title      *string `json:"title"`
 	URL        *string `json:"url"`
@@ -88,9 +89,26 @@ type MatchInfo struct {
 	Confidence float64 `json:"confidence"`
 }
 
-func matchInfo(f Found) *MatchInfo {
-	return &MatchInfo{BrandID: f.BrandID, ProductID: f.ProductID, Title: orNull(f.Title), URL: orNull(f.URL),
+// matchInfo describes a match of the brand b (nil: gone since, named by
+// its id). Its link is on the brand's current domains, or none.
+func (s *Service) matchInfo(f Found, b *svc.Brand) *MatchInfo {
+	name := f.BrandID
+	if b != nil && b.Name != "" {
+		name = b.Name
+	}
+	return &MatchInfo{BrandID: f.BrandID, BrandName: name, ProductID: f.ProductID, Title: orNull(f.Title), URL: s.link(f.BrandID, f.URL),
 		Method: f.Method, Confidence: f.Confidence}
+}
+
+// link is a product's URL as an answer gives it: only on one of its
+// brand's domains as they are now (docs/security.md, Provenance), else
+// null. The index holds verified URLs only, checked against the domains
+// when they came; a brand's domains change.
+func (s *Service) link(brandID, url string) *string {
+	if b := s.t.Brand(brandID); url == "" || b == nil || !b.OwnsURL(url) {
+		return nil
+	}
+	return &url
 }
 
 func orNull(s string) *string {

@@ -65,7 +65,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	if ok {
 		pr := s.proof(found.Product, now)
 		proof = &pr
-		out.Matched, out.Match, out.SocialProof = true, matchInfo(found), &pr.shown
+		out.Matched, out.Match, out.SocialProof = true, s.matchInfo(found, pr.brand), &pr.shown
 		out.Price = s.price(found.Ref, p.Price, p.Currency, now)
 		except = found.BrandID
 		if found.Title != "" {
@@ -90,7 +90,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 	for _, o := range s.t.SearchIndex().Offers(except, q, sku, maxOffers) {
 		op := s.proof(o.Product, now)
 		offerProofs = append(offerProofs, &op)
-		out.Offers = append(out.Offers, Offer{BrandID: o.BrandID, ProductID: o.ProductID, Title: orNull(o.Title), URL: orNull(o.URL),
+		out.Offers = append(out.Offers, Offer{BrandID: o.BrandID, ProductID: o.ProductID, Title: orNull(o.Title), URL: s.link(o.BrandID, o.URL),
 			Method: o.Method, Confidence: o.Confidence, Price: s.price(o.Ref, nil, p.Currency, now), SocialProof: &op.shown})
 	}
 	out.Badges = productBadges(proof, p, offerProofs, out.Offers)

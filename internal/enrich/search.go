@@ -72,7 +72,7 @@ func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *S
 		}
 		p := s.proof(found.Product, now)
 		proofs[i] = &p
-		res.Matched, res.Match, res.SocialProof = true, matchInfo(found), &p.shown
+		res.Matched, res.Match, res.SocialProof = true, s.matchInfo(found, p.brand), &p.shown
 	}
 	badges := searchBadges(req.Results, proofs)
 	pr := newPrinter(lang)

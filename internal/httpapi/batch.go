@@ -21,6 +21,10 @@ import (
 const (
 	MaxBatchBytes  = 4 << 20
 	MaxBatchEvents = 500
+	// MaxBatchLines bounds the work of one request: the order lines of a
+	// batch's events in all (a view or a cart is none). 500 orders of 500
+	// lines each would be 250,000 lines, seconds of the one writer.
+	MaxBatchLines = 5000
 )
 
 // batchKind is one type of event a batch may carry: the single endpoint's
@@ -115,8 +119,9 @@ type batchResult struct {
 	Detail   string           `json:"detail,omitempty"`   // of a conflict or a failure
 }
 
-// collectBatch records up to MaxBatchEvents events of a brand's server in
-// one request and one commit (docs/decisions.md, Batch collect). Each
+// collectBatch records up to MaxBatchEvents events (MaxBatchLines order
+// lines) of a brand's server in one request, committed in slices
+// (docs/decisions.md, Batch collect). Each
 // event is decoded, validated and stored as its single endpoint would,
 // and answered in its place in results; a bad one fails alone. Keyed
 // only, and the key is checked before the body is read: a body of 4 MiB
@@ -152,8 +157,9 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	kinds := make([]*batchKind, len(raws))
 	writes := make([]*svc.Write, 0, len(raws))
 	at := make([]int, 0, len(raws)) // the index of each write's event
+	lines := 0                      // of the valid events
 	for i, raw := range raws {
-		k, wr, fields := s.batchEvent(raw, key)
+		k, wr, fields := s.batchEvent(raw, key, brand)
 		if wr != nil {
 			wr.AssignArm(brand.Holdout)
 		}
@@ -166,6 +172,12 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		writes, at = append(writes, wr), append(at, i)
+		if wr.Purchase != nil {
+			lines += len(wr.Purchase.Order.Items)
+		}
+	}
+	if lines > MaxBatchLines {
+		return svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("have %d order lines in all: a batch may have at most %d; send the rest in another batch", lines, MaxBatchLines)}})
 	}
 	if err := s.tracker.CollectBatch(writes); err != nil { // nothing stored
 		return err
@@ -179,6 +191,8 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 			var e *svc.Error
 			errors.As(res.Err, &e)
 			results[i] = batchResult{Status: "conflict", Detail: e.Message}
+		case code == svc.EUNAVAILABLE: // a later slice than the first (tracker.CollectBatch)
+			results[i] = batchResult{Status: "failed", Detail: "not stored: the store could not write; retry the event later with the same idempotency_key"}
 		default:
 			s.log.Error("batch event failed", "err", res.Err)
 			results[i] = batchResult{Status: "failed", Detail: "internal error; retry the event later with the same idempotency_key"}
@@ -305,7 +319,7 @@ func batchEvents(body []byte) ([]jsontext.Value, error) {
 // endpoint would for the brand's key (steps 3 and 4 of docs/decisions.md,
 // Order of checks), and returns it ready to store, or its bad fields,
 // named inside the event.
-func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *svc.Write, []svc.FieldError) {
+func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey, brand *svc.Brand) (*batchKind, *svc.Write, []svc.FieldError) {
 	k, ev, idempotencyKey, decodeErrors, bad := readBatchEvent(raw)
 	if bad != nil {
 		return k, nil, bad
@@ -328,6 +342,7 @@ func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey) (*batchKind, *s
 	if len(fields) > 0 {
 		return k, nil, fields
 	}
+	svc.Admit(wr, brand) // what its source may say
 	wr.MayRegister = true
 	if idempotencyKey != nil {
 		wr.IdempotencyKey, wr.BodyHash = *idempotencyKey, batchEventHash(raw)

@@ -119,6 +119,7 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, parts fu
 		return a, writeAck(w, a)
 	}
 	wr := ev.write
+	svc.Admit(wr, brand) // what its source may say
 	wr.MayRegister = key != nil || !brand.ClosedCatalog
 	wr.AssignArm(brand.Holdout)
 	if key == nil && wr.MayRegister {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -24,7 +23,8 @@ var errBadSignature = svc.Errorf(svc.EUNAUTHORIZED, "the webhook's signature doe
 // shopifyWebhook receives Shopify's order webhooks (docs/integrations.md).
 func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
-	body, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	body, free, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	defer free()
 	if err != nil {
 		return s.webhookOutcome(svc.PlatformShopify, err)
 	}
@@ -50,15 +50,14 @@ func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
 	sig := r.Header.Get(connect.WooCommerceSignatureHeader)
-	body, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
-	var ping bool
-	if errors.Is(err, errBadSignature) && sig == "" && body != nil && connect.IsWooCommercePing(body) {
-		// The ping is unsigned: answered only for a brand with a secret,
-		// and nothing of it is kept.
-		_, ping = s.auth.WebhookSecret(brandID, svc.PlatformWooCommerce)
-	}
+	body, free, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
+	defer free()
 	switch {
-	case ping:
+	case errors.Is(err, errBadSignature) && sig == "" && connect.IsWooCommercePing(body):
+		// The ping is unsigned, so it proves nothing: the same 200 for
+		// every brand, with a secret, without one, or none at all, tells a
+		// prober nothing, and nothing of it is kept. WooCommerce saves the
+		// webhook only on a 200 to it.
 		return s.act(w, r, svc.PlatformWooCommerce, brandID, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
 	case err != nil:
 		return s.webhookOutcome(svc.PlatformWooCommerce, err)
@@ -73,28 +72,27 @@ func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) erro
 	return s.act(w, r, svc.PlatformWooCommerce, brandID, a, "", body)
 }
 
-// verifiedWebhook reads a webhook's body and checks its signature against
-// the brand's secret for the platform, in constant time. A body over
-// MaxWebhookBytes is ETOOLARGE; a signature that does not verify, for
-// whatever reason, errBadSignature, with the body (a WooCommerce ping is
-// unsigned).
-func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBytes))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, svc.Errorf(svc.ETOOLARGE, "the body is larger than %d MiB", MaxWebhookBytes>>20)
-	case err != nil:
-		return nil, svc.Errorf(svc.EINVALID, "the body could not be read")
+// verifiedWebhook reads a webhook's body within the budget of unverified
+// bytes (webhookbody.go) and checks its signature against the brand's
+// secret for the platform, in constant time. A body over MaxWebhookBytes
+// is ETOOLARGE; a signature that does not verify, for whatever reason,
+// errBadSignature, with the body (a WooCommerce ping is unsigned). The
+// body's bytes leave the budget once the signature is checked; free gives
+// its buffer back, once the handler is done with the body.
+func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platform, brandID, signature string) (body []byte, free func(), err error) {
+	b, err := s.readWebhookBody(w, r)
+	if err != nil {
+		return nil, func() {}, err
 	}
 	secret, ok := s.auth.WebhookSecret(brandID, platform)
 	if !ok {
 		secret = "" // Verify refuses an empty secret, after the same work
 	}
-	if !connect.Verify(body, secret, signature) {
-		return body, errBadSignature
+	if !connect.Verify(b.data, secret, signature) {
+		return b.data, b.free, errBadSignature
 	}
-	return body, nil
+	b.verified()
+	return b.data, b.free, nil
 }
 
 // act does what a verified webhook asks: counts its order through the
@@ -118,10 +116,13 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID s
 	}
 	fields := e.Validate()
 	fields = append(fields, svc.Stamp(&e.Meta, e.Context.Timestamp, true, now, s.tracker.Retention())...)
+	wr := &svc.Write{Purchase: e, MayRegister: true}
 	if len(fields) > 0 {
 		return s.webhookOutcome(platform, svc.Invalid(fields))
 	}
-	wr := &svc.Write{Purchase: e, MayRegister: true}
+	if b := s.auth.Brand(brandID); b != nil {
+		svc.Admit(wr, b) // what its source may say
+	}
 	if key != "" && validIdempotencyKey(key) {
 		wr.IdempotencyKey, wr.BodyHash = key, hash
 	}
@@ -178,7 +179,7 @@ func (s *Server) webhookOutcome(platform string, err error) error {
 // cancellation that arrives before its order, so that the order never
 // counts.
 func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
-	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID}
+	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID, IfCounted: a.IfCounted}
 	if a.Items != nil {
 		c.Items = make([]svc.CancelItem, len(a.Items))
 		for i, it := range a.Items {
@@ -195,5 +196,9 @@ func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action,
 	if err := s.tracker.Cancel(r.Context(), c); err != nil {
 		return webhookAck{}, err
 	}
-	return webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}, nil
+	ack := webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}
+	if ack.Status == svc.StatusIgnored {
+		ack.Reason = "order " + a.OrderID + " is not counted yet: it counts if it is paid"
+	}
+	return ack, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -239,7 +240,9 @@ func TestWebhooksIgnored(t *testing.T) {
 }
 
 // A processing WooCommerce order counts with its lines, once; the ping at
-// the webhook's creation is answered for a brand with a secret.
+// the webhook's creation is answered 200, the same for a brand with a
+// secret, one without, and no brand (issue 31: 401 for all but the first
+// told a prober which brands have one).
 func TestWooCommerceOrder(t *testing.T) {
 	f := newFixture(t)
 	withSecrets(t, f)
@@ -256,8 +259,14 @@ func TestWooCommerceOrder(t *testing.T) {
 		return f.do("POST", "/api/connect/woocommerce/"+brand, "webhook_id=12",
 			"Content-Type", "application/x-www-form-urlencoded", "User-Agent", "WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)")
 	}
-	wantStatus(t, ping("br_open"), 200, "ignored")
-	wantStatus(t, ping("br_locked"), 401, "")
+	first := ping("br_open")
+	wantStatus(t, first, 200, "ignored")
+	for _, brand := range []string{"br_locked", "br_nope"} {
+		r := ping(brand)
+		if r.status != 200 || !bytes.Equal(r.body, first.body) {
+			t.Fatalf("the ping to %s: %d %s; to br_open: %s", brand, r.status, r.body, first.body)
+		}
+	}
 	if r := f.do("POST", "/api/connect/woocommerce/br_open", "webhook_id=12&status=1"); r.status != 401 {
 		t.Fatalf("a form that is not the ping: %d %s", r.status, r.body)
 	}
@@ -330,8 +339,7 @@ func TestShopifyPartialRefund(t *testing.T) {
 	wantStatus(t, f.shopify("br_open", "refunds/create", "r5", noLines, shopifySecret), 200, "ignored")
 }
 
-// A WooCommerce order that becomes cancelled or refunded, or is deleted,
-// leaves the counts; a cancellation before the order is paid keeps it out.
+// A WooCommerce order that becomes refunded leaves the counts, for good.
 func TestWooCommerceCancel(t *testing.T) {
 	f := newFixture(t)
 	withSecrets(t, f)
@@ -343,12 +351,160 @@ func TestWooCommerceCancel(t *testing.T) {
 		t.Fatalf("a refunded order counts: purchases %d, units %d", p, u)
 	}
 	wantStatus(t, f.woo("br_open", "order.updated", refunded, wooSecret), 200, svc.StatusDuplicate)
+}
 
-	// Deleted before its paid update arrives: never counted.
-	other := bytes.Replace(body, []byte(`"id": 727`), []byte(`"id": 728`), 1)
-	wantStatus(t, f.woo("br_open", "order.deleted", []byte(`{"id":728}`), wooSecret), 200, svc.StatusAccepted)
-	wantStatus(t, f.woo("br_open", "order.updated", other, wooSecret), 200, svc.StatusDuplicate)
-	if p, _ := f.productPurchases("br_open", wooProduct); p != 0 {
-		t.Fatalf("an order deleted before it came counts: %d", p)
+// wooOrder is the WooCommerce fixture as order id, with a status, paid or
+// not (date_paid_gmt set or null).
+func wooOrder(t *testing.T, id int, status string, paid bool) []byte {
+	t.Helper()
+	b := fixtureFile(t, "woocommerce-order.json")
+	b = bytes.Replace(b, []byte(`"id": 727`), fmt.Appendf(nil, `"id": %d`, id), 1)
+	b = bytes.Replace(b, []byte(`"status": "processing"`), fmt.Appendf(nil, `"status": %q`, status), 1)
+	if !paid {
+		b = bytes.Replace(b, []byte(`"date_paid_gmt": "2026-11-21T09:59:00"`), []byte(`"date_paid_gmt": null`), 1)
+	}
+	return b
+}
+
+// Every row of WooCommerce's table in docs/integrations.md, as the
+// sequences of webhooks a shop sends: what each answers and whether the
+// order counts in the end. Issue 31: pending → failed → processing and
+// cancelled → restored → processing never counted.
+func TestWooCommerceStates(t *testing.T) {
+	type step struct {
+		topic, status string // status "" sends the deleted body, {"id":N}
+		paid          bool
+		want          string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+		units int // of the product at the end
+	}{
+		{"pending, then processing", []step{{"order.created", "pending", false, "ignored"}, {"order.updated", "processing", true, "accepted"}}, 2},
+		{"on-hold, then completed", []step{{"order.created", "on-hold", false, "ignored"}, {"order.updated", "completed", true, "accepted"}}, 2},
+		{"checkout-draft, then processing", []step{{"order.created", "checkout-draft", false, "ignored"}, {"order.updated", "processing", true, "accepted"}}, 2},
+		{"pending, failed, processing", []step{{"order.created", "pending", false, "ignored"}, {"order.updated", "failed", false, "ignored"},
+			{"order.updated", "processing", true, "accepted"}}, 2},
+		{"cancelled unpaid, restored, processing", []step{{"order.updated", "cancelled", false, "ignored"}, {"order.restored", "pending", false, "ignored"},
+			{"order.updated", "processing", true, "accepted"}}, 2},
+		{"processing, then cancelled", []step{{"order.created", "processing", true, "accepted"}, {"order.updated", "cancelled", true, "accepted"},
+			{"order.updated", "processing", true, "duplicate"}}, 0},
+		{"processing, then refunded", []step{{"order.created", "processing", true, "accepted"}, {"order.updated", "refunded", true, "accepted"}}, 0},
+		{"processing, then failed after payment", []step{{"order.created", "processing", true, "accepted"}, {"order.updated", "failed", true, "accepted"}}, 0},
+		{"cancelled after payment, first", []step{{"order.updated", "cancelled", true, "accepted"}, {"order.updated", "processing", true, "duplicate"}}, 0},
+		{"processing, then trash", []step{{"order.created", "processing", true, "accepted"}, {"order.updated", "trash", true, "accepted"}}, 0},
+		{"processing, then deleted", []step{{"order.created", "processing", true, "accepted"}, {"order.deleted", "", true, "accepted"},
+			{"order.deleted", "", true, "duplicate"}}, 0},
+		{"deleted before it was counted", []step{{"order.deleted", "", false, "ignored"}, {"order.restored", "processing", true, "accepted"}}, 2},
+		{"processing, repeated", []step{{"order.created", "processing", true, "accepted"}, {"order.updated", "completed", true, "duplicate"}}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			withSecrets(t, f)
+			for i, st := range tc.steps {
+				body := []byte(`{"id":800}`)
+				if st.status != "" {
+					body = wooOrder(t, 800, st.status, st.paid)
+				}
+				r := f.woo("br_open", st.topic, body, wooSecret)
+				if r.status != 200 || r.json(t)["status"] != st.want {
+					t.Fatalf("step %d (%s %s): %d %s, want %s", i, st.topic, st.status, r.status, r.body, st.want)
+				}
+			}
+			if _, u := f.productPurchases("br_open", wooProduct); max(u, 0) != tc.units {
+				t.Fatalf("units %d, want %d", u, tc.units)
+			}
+		})
+	}
+}
+
+// Every row of Shopify's table in docs/integrations.md.
+func TestShopifyStates(t *testing.T) {
+	order := fixtureFile(t, "shopify-order.json")
+	cancelled := bytes.Replace(order, []byte(`"cancelled_at": null`), []byte(`"cancelled_at": "2026-11-21T05:10:00-05:00"`), 1)
+	refund := fixtureFile(t, "shopify-refund.json")
+	type step struct {
+		topic string
+		body  []byte
+		want  string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+		units int
+	}{
+		{"orders/create", []step{{"orders/create", order, "accepted"}}, 2},
+		{"orders/create of a cancelled order", []step{{"orders/create", cancelled, "accepted"}, {"orders/create", order, "duplicate"}}, 0},
+		{"orders/paid and orders/updated", []step{{"orders/paid", order, "ignored"}, {"orders/updated", cancelled, "ignored"}}, 0},
+		{"orders/cancelled", []step{{"orders/create", order, "accepted"}, {"orders/cancelled", cancelled, "accepted"}}, 0},
+		{"orders/cancelled first", []step{{"orders/cancelled", cancelled, "accepted"}, {"orders/create", order, "duplicate"}}, 0},
+		{"orders/cancelled without cancelled_at", []step{{"orders/create", order, "accepted"}, {"orders/cancelled", order, "ignored"}}, 2},
+		{"refunds/create", []step{{"orders/create", order, "accepted"}, {"refunds/create", refund, "accepted"}}, 1},
+		{"refunds/create first", []step{{"refunds/create", refund, "accepted"}, {"orders/create", order, "accepted"}}, 1},
+		{"test order", []step{{"orders/create", bytes.Replace(order, []byte(`"test": false`), []byte(`"test": true`), 1), "ignored"}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			withSecrets(t, f)
+			for i, st := range tc.steps {
+				r := f.shopify("br_open", st.topic, fmt.Sprint("w", i), st.body, shopifySecret)
+				if r.status != 200 || r.json(t)["status"] != st.want {
+					t.Fatalf("step %d (%s): %d %s, want %s", i, st.topic, r.status, r.body, st.want)
+				}
+			}
+			if _, u := f.productPurchases("br_open", shopifyOrder); max(u, 0) != tc.units {
+				t.Fatalf("units %d, want %d", u, tc.units)
+			}
+		})
+	}
+}
+
+// The topic header is not signed: a signed body under a topic it
+// contradicts changes nothing, and is answered 200 ignored, so that the
+// platform does not retry it (issue 31: a signed orders/create replayed as
+// orders/cancelled cancelled the order for good).
+func TestWebhookTopicContradictsBody(t *testing.T) {
+	f := newFixture(t)
+	withSecrets(t, f)
+	order := fixtureFile(t, "shopify-order.json")
+	wantStatus(t, f.shopify("br_open", "orders/create", "t1", order, shopifySecret), 200, svc.StatusAccepted)
+	r := f.shopify("br_open", "orders/cancelled", "t2", order, shopifySecret)
+	wantStatus(t, r, 200, "ignored")
+	if !strings.Contains(r.json(t)["reason"].(string), "contradicts") {
+		t.Errorf("reason: %s", r.body)
+	}
+	if p, u := f.productPurchases("br_open", shopifyOrder); p != 1 || u != 2 {
+		t.Fatalf("after the replay as orders/cancelled: purchases %d, units %d", p, u)
+	}
+
+	woo := fixtureFile(t, "woocommerce-order.json")
+	wantStatus(t, f.woo("br_open", "order.created", woo, wooSecret), 200, svc.StatusAccepted)
+	wantStatus(t, f.woo("br_open", "order.deleted", woo, wooSecret), 200, "ignored")
+	wantStatus(t, f.woo("br_open", "order.deleted", []byte(`{"id":727,"status":"trash"}`), wooSecret), 200, "ignored")
+	if p, u := f.productPurchases("br_open", wooProduct); p != 1 || u != 2 {
+		t.Fatalf("after the replay as order.deleted: purchases %d, units %d", p, u)
+	}
+}
+
+// A refund that overtakes its order through the API takes out its units
+// alone (issue 31: a partial order-cancel of 1 unit, then the order of 5 +
+// 3 units, and both products were gone).
+func TestRefundBeforeOrder(t *testing.T) {
+	f := newFixture(t)
+	key := f.keys["br_open"]
+	r := f.do("POST", "/api/collect/order-cancel", `{"brand_id":"br_open","order_id":"R-1","items":[{"product_id":"p1","quantity":1}]}`,
+		"X-svc-Api-Key", key, "Content-Type", "application/json")
+	wantStatus(t, r, 200, svc.StatusAccepted)
+	r = f.do("POST", "/api/collect/product-purchase", `{"brand_id":"br_open","order":{"order_id":"R-1","items":[
+		{"product_id":"p1","quantity":5},{"product_id":"p2","quantity":3}]}}`, "X-svc-Api-Key", key, "Content-Type", "application/json")
+	wantStatus(t, r, 200, svc.StatusAccepted)
+	if p, u := f.productPurchases("br_open", "p1"); p != 1 || u != 4 {
+		t.Errorf("p1: purchases %d, units %d; want 1 order of 4", p, u)
+	}
+	if p, u := f.productPurchases("br_open", "p2"); p != 1 || u != 3 {
+		t.Errorf("p2: purchases %d, units %d; want 1 order of 3", p, u)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,7 +33,7 @@ func TestBodiesAreReadAsWritten(t *testing.T) {
 		{"case variants alone", viewPath, `{"BRAND_ID":"br_open","product":{"product_id":"p"}}`, "brand_id", `"BRAND_ID"`},
 		{"case variant of an object", viewPath, `{"brand_id":"br_open","PRODUCT":{"product_id":"p"}}`, "product", `"PRODUCT"`},
 		{"case variant inside an object", viewPath, `{"brand_id":"br_open","product":{"Product_Id":"p"}}`, "product.product_id", `"Product_Id"`},
-		{"case variant in a product page", productPath, `{"product":{"Title":"Shoe"}}`, "product.title", `"Title"`},
+		{"case variant in a product page", productPath, `{"context":{"url":"https://shop.example/p"},"product":{"Title":"Shoe"}}`, "product.title", `"Title"`},
 		{"bad key with a duplicate name", viewPath, `{"brand_id":"br_open","brand_id":"br_open","product":{"product_id":"p"}}`, "brand_id", "more than once"},
 	}
 	for _, tt := range tests {
@@ -68,5 +69,30 @@ func TestBodiesAreReadAsWritten(t *testing.T) {
 		if r := f.proof("br_open", id, "", "X-svc-Api-Key", f.keys["br_open"]); r.status != 404 {
 			t.Errorf("proof of %q: %d %s", id, r.status, r.body)
 		}
+	}
+}
+
+// A name in another case does not hide the event's other bad fields: a
+// single event and a batch's event name them all (README.md: a bad
+// request names every bad field).
+func TestCaseVariantAndOtherBadFields(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	body := map[string]any{"brand_id": "br_open", "product": map[string]any{"product_id": "p1", "url": "not a url"},
+		"Context": map[string]any{"session_id": "s1"}}
+	r := f.do("POST", viewPath, body)
+	var p struct {
+		Errors []struct{ Field, Message string }
+	}
+	_ = json.Unmarshal(r.body, &p)
+	if got := fmt.Sprint(p.Errors); r.status != 400 || !strings.Contains(got, "{context is sent as \"Context\"") || !strings.Contains(got, "{product.url ") {
+		t.Errorf("a view with \"Context\" and a bad url: %d %s", r.status, r.body)
+	}
+	res := f.results("br_open", batch(typed("product-view", body, "")))
+	if got := errorFields(res[0]); res[0]["status"] != "invalid" || !slices.Equal(got, []string{"events[0].context", "events[0].product.url"}) {
+		t.Errorf("a batch's view with \"Context\" and a bad url: %v", res[0])
+	}
+	if r := f.proof("br_open", "p1", "", "X-svc-Api-Key", f.keys["br_open"]); r.status != 404 {
+		t.Errorf("the refused view was stored: %d", r.status)
 	}
 }

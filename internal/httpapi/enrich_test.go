@@ -115,7 +115,7 @@ func TestSearchEnrich(t *testing.T) {
 		"results": []any{
 			map[string]any{
 				"index": 0.0, "url": "https://m.alpha.example/p/wh1000xm5-black/?utm_source=google#reviews", "matched": true,
-				"match": map[string]any{"brand_id": "br_alpha", "product_id": "wh5", "title": "Sony WH-1000XM5 Wireless Headphones Black",
+				"match": map[string]any{"brand_id": "br_alpha", "brand_name": "Alpha Shop", "product_id": "wh5", "title": "Sony WH-1000XM5 Wireless Headphones Black",
 					"url": "https://www.alpha.example/p/wh1000xm5-black", "method": "url", "confidence": 1.0},
 				"social_proof": map[string]any{"views_last_60_min": 4.0, "viewers": 4.0, "purchases_last_24h": 3.0, "units": 3.0,
 					"window_views": 60.0, "window_purchases": 24.0},
@@ -130,7 +130,7 @@ func TestSearchEnrich(t *testing.T) {
 			},
 			map[string]any{
 				"index": 1.0, "url": "https://alpha.example/search?q=iphone", "matched": true,
-				"match": map[string]any{"brand_id": "br_alpha", "product_id": "ip15", "title": "Apple iPhone 15 128GB Black",
+				"match": map[string]any{"brand_id": "br_alpha", "brand_name": "Alpha Shop", "product_id": "ip15", "title": "Apple iPhone 15 128GB Black",
 					"url": "https://alpha.example/p/iphone-15", "method": "title", "confidence": strictConfidence},
 				"social_proof": map[string]any{"views_last_60_min": nil, "viewers": nil, "purchases_last_24h": nil, "units": nil,
 					"window_views": 60.0, "window_purchases": 24.0,
@@ -147,7 +147,7 @@ func TestSearchEnrich(t *testing.T) {
 			},
 			map[string]any{
 				"index": 3.0, "url": "https://www.beta.example/search?q=sony", "matched": true,
-				"match": map[string]any{"brand_id": "br_beta", "product_id": "b-77", "title": "WH-1000XM5 Noise Cancelling Headphones - Black by Sony",
+				"match": map[string]any{"brand_id": "br_beta", "brand_name": "Beta Store", "product_id": "b-77", "title": "WH-1000XM5 Noise Cancelling Headphones - Black by Sony",
 					"url": "https://beta.example/item/77", "method": "title", "confidence": strictConfidence},
 				"social_proof": map[string]any{"views_last_60_min": 5.0, "viewers": 5.0, "purchases_last_24h": nil, "units": nil,
 					"window_views": 60.0, "window_purchases": 24.0,
@@ -282,7 +282,7 @@ func TestProductEnrich(t *testing.T) {
 		"window_days": 30.0, "verdict": "unknown", "reason": "too_few_purchases"}
 	want := map[string]any{
 		"matched": true,
-		"match": map[string]any{"brand_id": "br_alpha", "product_id": "wh5", "title": "Sony WH-1000XM5 Wireless Headphones Black",
+		"match": map[string]any{"brand_id": "br_alpha", "brand_name": "Alpha Shop", "product_id": "wh5", "title": "Sony WH-1000XM5 Wireless Headphones Black",
 			"url": "https://www.alpha.example/p/wh1000xm5-black", "method": "url", "confidence": 1.0},
 		"social_proof": proof(4.0, 3.0, nil),
 		"price": map[string]any{"seen": 299.0, "currency": "EUR", "median": 320.0, "min": 300.0, "max": 340.0, "purchases": 3.0,

@@ -67,7 +67,7 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, httpapi.Options{Script: js, Demo: demo, Metrics: metrics.New(), OpenAPI: openapi})
-	for _, path := range []string{"/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/.well-known/svc-keys.json", "/nope"} {
+	for _, path := range []string{"/", "/svc.js", "/demo", "/metrics", "/healthz", "/readyz", "/openapi.json", "/.well-known/svc-keys.json", "/nope"} {
 		f.do("GET", path, nil)
 	}
 	f.do("GET", "/svc.js", nil, "Accept-Encoding", "gzip")

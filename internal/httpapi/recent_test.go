@@ -101,13 +101,19 @@ func TestRecentActivity(t *testing.T) {
 	f.bought("br_open", "o8", 60*time.Minute, "", "", "p1", "p2")     // no place given
 	f.bought("br_open", "o9", 70*time.Minute, "", "Hamburg", "p1")    // a city without a country
 	f.bought("br_locked", "x1", 15*time.Minute, "DE", "Berlin", "p1") // another brand
-	f.do("POST", viewPath, map[string]any{"brand_id": "br_open", "product": map[string]any{"product_id": "p1", "title": "Shoe", "url": "https://shop.example/p1"}})
+	// The title and link a keyed view gives are shown; an anonymous view's
+	// are provisional, and never shown (docs/security.md, Provenance).
+	f.do("POST", viewPath, map[string]any{"brand_id": "br_open", "product": map[string]any{"product_id": "p1", "title": "Shoe", "url": "https://shop.example/p1"}},
+		"X-svc-Api-Key", f.keys["br_open"])
+	f.do("POST", viewPath, map[string]any{"brand_id": "br_open", "product": map[string]any{"product_id": "p3", "title": "Provisional", "url": "https://shop.example/p3"}})
 
+	// Times are coarsened (docs/honesty.md): an order placed at a whole
+	// minute shows as placed up to a minute later, so a minute less ago.
 	want := []string{
-		"p1 DE/Berlin 10", "p1 DE/Berlin 20", "p2 DE/Berlin 30", // three Berlin orders: k = 3
-		"p2 DE 40",                      // one Munich order: the country alone, which four share
-		"p3 - 50",                       // one French order: no place
-		"p2 - 60", "p1 - 60", "p1 - 70", // no country: no place
+		"p1 DE/Berlin 9", "p1 DE/Berlin 19", "p2 DE/Berlin 29", // three Berlin orders: k = 3
+		"p2 DE 39",                      // one Munich order: the country alone, which four share
+		"p3 - 49",                       // one French order: no place
+		"p2 - 59", "p1 - 59", "p1 - 69", // no country: no place
 	}
 	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("feed\n got %v\nwant %v", got, want)
@@ -122,7 +128,7 @@ func TestRecentActivity(t *testing.T) {
 		!strings.Contains(string(r.body), `{"product_id":"p3","title":null,"url":null}`) {
 		t.Fatalf("products: %s", r.body)
 	}
-	if got := f.recent("brand_id=br_open&product_id=p2"); !reflect.DeepEqual(got, []string{"p2 DE/Berlin 30", "p2 DE 40", "p2 - 60"}) {
+	if got := f.recent("brand_id=br_open&product_id=p2"); !reflect.DeepEqual(got, []string{"p2 DE/Berlin 29", "p2 DE 39", "p2 - 59"}) {
 		t.Fatalf("p2's feed %v: its places are counted over the brand's orders", got)
 	}
 	if got := f.recent("brand_id=br_open&product_id=never-seen"); len(got) != 0 {
@@ -135,20 +141,22 @@ func TestRecentActivity(t *testing.T) {
 		t.Fatalf("after a restart\n got %v\nwant %v", got, want)
 	}
 
-	// The delay: o5 shows once it is five minutes old.
-	f.clock.Set(t0.Add(3*time.Minute - time.Second))
-	if got := f.recent("brand_id=br_open"); got[0] != "p1 DE/Berlin 12" {
-		t.Fatalf("o5 at 4:59: %v", got)
-	}
+	// The delay: o5 never shows before it is five minutes old, and shows
+	// by the time it is seven: a minute after the delay from its
+	// coarsened time, which is within the minute after it was placed.
 	f.clock.Set(t0.Add(3 * time.Minute))
-	if got := f.recent("brand_id=br_open"); got[0] != "p1 DE/Berlin 5" || len(got) != 9 {
+	if got := f.recent("brand_id=br_open"); got[0] != "p1 DE/Berlin 12" {
 		t.Fatalf("o5 at 5:00: %v", got)
+	}
+	f.clock.Set(t0.Add(5 * time.Minute))
+	if got := f.recent("brand_id=br_open"); got[0] != "p1 DE/Berlin 6" || len(got) != 9 {
+		t.Fatalf("o5 at 7:00: %v", got)
 	}
 
 	// The window: a day after o1 nothing older is shown, and places
 	// follow what is left (two Berlin orders are fewer than k).
 	f.clock.Set(t0.Add(24*time.Hour - 10*time.Minute))
-	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 - 1432"}) {
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 - 1431"}) {
 		t.Fatalf("a day later: %v", got)
 	}
 	f.clock.Set(t0.Add(24*time.Hour - 2*time.Minute))
@@ -168,12 +176,12 @@ func TestRecentActivityBrandRules(t *testing.T) {
 	}
 	f.keys[b.ID] = secret
 	f.restart()
-	f.bought("br_rules", "o1", 2*time.Minute, "DE", "Köln", "p1")
-	f.bought("br_rules", "o2", 3*time.Minute, "DE", "Köln", "p1")
-	f.bought("br_rules", "o3", 4*time.Minute, "AT", "Wien", "p2") // p2 has one order: below the threshold of 2
-	f.bought("br_rules", "o4", 5*time.Minute, "DE", "Bonn", "p1")
-	f.bought("br_rules", "o5", 30*time.Second, "DE", "Köln", "p1") // inside the one-minute delay
-	f.bought("br_rules", "o6", 2*time.Hour, "DE", "Köln", "p1")    // at the edge of the window: out
+	f.bought("br_rules", "o1", 3*time.Minute, "DE", "Köln", "p1")
+	f.bought("br_rules", "o2", 4*time.Minute, "DE", "Köln", "p1")
+	f.bought("br_rules", "o3", 5*time.Minute, "AT", "Wien", "p2") // p2 has one order: below the threshold of 2
+	f.bought("br_rules", "o4", 6*time.Minute, "DE", "Bonn", "p1")
+	f.bought("br_rules", "o5", 2*time.Minute, "DE", "Köln", "p1") // inside the one-minute delay, coarsened
+	f.bought("br_rules", "o6", 2*time.Hour, "DE", "Köln", "p1")   // at the edge of the window: out
 	// Two items at most; Köln has k = 2 orders, Bonn one, Germany three.
 	if got := f.recent("brand_id=br_rules"); !reflect.DeepEqual(got, []string{"p1 DE/Köln 2", "p1 DE/Köln 3"}) {
 		t.Fatalf("feed %v", got)
@@ -259,7 +267,7 @@ func TestCancelledOrderLeavesFeedAndCounts(t *testing.T) {
 	f.bought("br_open", "o1", 10*time.Minute, "DE", "Berlin", "p1")
 	f.bought("br_open", "o2", 20*time.Minute, "DE", "Berlin", "p1", "p2")
 	f.bought("br_open", "o3", 30*time.Minute, "DE", "Berlin", "p2")
-	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 10", "p2 DE/Berlin 20", "p1 DE/Berlin 20", "p2 DE/Berlin 30"}) {
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 9", "p2 DE/Berlin 19", "p1 DE/Berlin 19", "p2 DE/Berlin 29"}) {
 		t.Fatalf("before: %v", got)
 	}
 	cancel := func(body map[string]any) {
@@ -270,7 +278,7 @@ func TestCancelledOrderLeavesFeedAndCounts(t *testing.T) {
 	}
 	// o2 bought one p1 and one p2; refunding p2 takes that product out.
 	cancel(map[string]any{"brand_id": "br_open", "order_id": "o2", "items": []any{map[string]any{"product_id": "p2", "quantity": 1}}})
-	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 10", "p1 DE/Berlin 20", "p2 DE/Berlin 30"}) {
+	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, []string{"p1 DE/Berlin 9", "p1 DE/Berlin 19", "p2 DE/Berlin 29"}) {
 		t.Fatalf("after refunding o2's p2: %v", got)
 	}
 	if c := f.counts("br_open", "p2"); c[2] != 1 {
@@ -278,7 +286,7 @@ func TestCancelledOrderLeavesFeedAndCounts(t *testing.T) {
 	}
 	// The whole of o1: three Berlin orders become two, fewer than k.
 	cancel(map[string]any{"brand_id": "br_open", "order_id": "o1"})
-	want := []string{"p1 - 20", "p2 - 30"}
+	want := []string{"p1 - 19", "p2 - 29"}
 	if got := f.recent("brand_id=br_open"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after cancelling o1: %v", got)
 	}

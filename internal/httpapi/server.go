@@ -32,6 +32,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
+	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
 }
 
@@ -57,21 +58,23 @@ type Options struct {
 	// PublicURL is the address clients call, which signatures cover
 	// (@target-uri); "": the request's scheme and Host.
 	PublicURL string
+	// Version is the binary's version, which / names.
+	Version string
 }
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
 	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
-		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct)}
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress)}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
-		mux.Handle(rt.Method+" "+rt.Path, opts.Metrics.Instrument(rt.Path, rt.handler))
+		mux.Handle(rt.Method+" "+muxPath(rt.Path), opts.Metrics.Instrument(rt.Path, rt.handler))
 		allowed[rt.Path] = append(allowed[rt.Path], rt.Method)
 	}
 	// Every error is problem+json, the mux's own 404 and 405 included.
 	for path, methods := range allowed {
-		mux.Handle(path, s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		mux.Handle(muxPath(path), s.handle(func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Allow", strings.Join(methods, ", "))
 			return svc.Errorf(svc.EMETHOD, "%s does not answer %s; it answers %s", path, r.Method, strings.Join(methods, ", "))
 		}))
@@ -110,6 +113,15 @@ func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Ser
 	return s
 }
 
+// muxPath is a route's pattern for the mux: "/" alone is "/{$}", since
+// "/" would match every path.
+func muxPath(path string) string {
+	if path == "/" {
+		return "/{$}"
+	}
+	return path
+}
+
 // Handler is the root handler of the API.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -128,11 +140,13 @@ func (s *Server) Routes() []Route { return s.routes() }
 
 func (s *Server) routes() []Route {
 	routes := []Route{
-		{"POST", "/api/collect/product-view", s.limit("view", s.handle(s.collectView))},
-		{"POST", "/api/collect/product-purchase", s.limit("purchase", s.handle(s.collectPurchase))},
-		{"POST", "/api/collect/order-cancel", s.limit("cancel", s.handle(s.collectCancel))},
-		{"POST", "/api/collect/batch", s.limit("batch", s.handle(s.collectBatch))},
-		{"POST", "/api/collect/product-cart", s.limit("cart", s.handle(s.collectCart))},
+		// Writes: a committed write's answer is never cut by the write
+		// timeout (answer.go).
+		{"POST", "/api/collect/product-view", answerInTime(s.limit("view", s.handle(s.collectView)))},
+		{"POST", "/api/collect/product-purchase", answerInTime(s.limit("purchase", s.handle(s.collectPurchase)))},
+		{"POST", "/api/collect/order-cancel", answerInTime(s.limit("cancel", s.handle(s.collectCancel)))},
+		{"POST", "/api/collect/batch", answerInTime(s.limit("batch", s.handle(s.collectBatch)))},
+		{"POST", "/api/collect/product-cart", answerInTime(s.limit("cart", s.handle(s.collectCart)))},
 		// The widget's reads are signed when asked (Accept-Signature); the
 		// enrichments, which exist for the extension, always are.
 		{"GET", "/api/svc/product-proof", s.limit("", s.signedOnRequest(s.handle(s.productProof)))},
@@ -141,8 +155,9 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor
 		// told apart from bots (connect.go).
-		{"POST", "/api/connect/shopify/{brand_id}", s.handle(s.shopifyWebhook)},
-		{"POST", "/api/connect/woocommerce/{brand_id}", s.handle(s.wooCommerceWebhook)},
+		{"POST", "/api/connect/shopify/{brand_id}", answerInTime(s.handle(s.shopifyWebhook))},
+		{"POST", "/api/connect/woocommerce/{brand_id}", answerInTime(s.handle(s.wooCommerceWebhook))},
+		{"GET", "/", s.handle(s.root)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
 	}

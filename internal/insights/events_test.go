@@ -36,7 +36,7 @@ type line struct {
 type order struct {
 	at      int64
 	session string
-	value   float64
+	value   Money
 	lines   []line
 }
 
@@ -74,7 +74,7 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			return nil
 		}
 		o := order{at: p.Meta.Time.Unix(), session: deref(p.Context.SessionID)}
-		var sum float64
+		var sum Money
 		priced := true
 		for _, it := range p.Order.Items {
 			l := line{product: it.ProductID, units: 1}
@@ -83,7 +83,7 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 			}
 			if it.UnitPrice != nil {
 				l.price, l.hasPrice = *it.UnitPrice, true
-				sum += l.price * float64(l.units)
+				sum.AddLine(l.price, l.units)
 			} else {
 				priced = false
 			}
@@ -98,7 +98,8 @@ func Load(ctx context.Context, store Exporter, brandID string, now time.Time) (*
 		// cancellation, which leaves total_value as it came.
 		o.value = sum
 		if !priced && p.Order.TotalValue != nil {
-			o.value = *p.Order.TotalValue
+			o.value = Money{}
+			o.value.Add(*p.Order.TotalValue)
 		}
 		if p.Order.Currency != nil {
 			currencies[*p.Order.Currency]++
@@ -158,7 +159,7 @@ func (d *Data) Totals(product string, from, to time.Time) Totals {
 		}
 		if product == "" {
 			t.Purchases++
-			t.Revenue += o.value
+			t.Revenue.AddMoney(o.value)
 			for _, l := range o.lines {
 				t.Units += l.units
 			}
@@ -170,7 +171,7 @@ func (d *Data) Totals(product string, from, to time.Time) Totals {
 				found = true
 				t.Units += l.units
 				if l.hasPrice {
-					t.Revenue += l.price * float64(l.units)
+					t.Revenue.AddLine(l.price, l.units)
 				}
 			}
 		}
@@ -223,6 +224,7 @@ func (d *Data) Series(product string, now time.Time, step time.Duration, n int) 
 		}
 	}
 	units := make([]float64, n)
+	paid := make([]Money, n)
 	for _, o := range d.orders {
 		i := idx(o.at)
 		if i < 0 {
@@ -236,7 +238,7 @@ func (d *Data) Series(product string, now time.Time, step time.Duration, n int) 
 			found = true
 			out[i].Units += l.units
 			if l.hasPrice {
-				out[i].Price += l.price * float64(l.units)
+				paid[i].AddLine(l.price, l.units)
 				units[i] += float64(l.units)
 			}
 		}
@@ -246,7 +248,7 @@ func (d *Data) Series(product string, now time.Time, step time.Duration, n int) 
 	}
 	for i := range out {
 		if units[i] > 0 {
-			out[i].Price /= units[i]
+			out[i].Price = paid[i].Float64() / units[i]
 			out[i].HasPrice = true
 		}
 	}
@@ -297,14 +299,21 @@ func (d *Data) Arms() (shown, heldOut lift.Arm) {
 			}
 		}
 	}
-	revenue := map[string]float64{}
+	revenue := map[string]*Money{}
 	for _, o := range d.orders {
 		if _, ok := arm[o.session]; ok {
-			revenue[o.session] += o.value
+			if revenue[o.session] == nil {
+				revenue[o.session] = &Money{}
+			}
+			revenue[o.session].AddMoney(o.value)
 		}
 	}
 	for s, a := range arm {
-		r, bought := revenue[s]
+		m, bought := revenue[s]
+		var r float64 // the statistics' own arithmetic is float64 (internal/lift)
+		if bought {
+			r = m.Float64()
+		}
 		switch a {
 		case svc.ArmShown:
 			shown.Sessions++

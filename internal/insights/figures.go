@@ -120,11 +120,22 @@ func loadFigures(ctx context.Context, src Source, brandID string, now time.Time)
 	return f, nil
 }
 
-// money turns Micros into the currency's unit, for display and the
-// statistics; the sum itself stays exact in the store.
-func money(micros *big.Int) float64 {
+// money turns Micros into the currency's unit, for ratios; the sum
+// itself stays exact in the store.
+func moneyFloat(micros *big.Int) float64 {
 	v, _ := new(big.Rat).SetFrac(micros, big.NewInt(rollup.Micros)).Float64()
 	return v
+}
+
+// moneyOf turns Micros into a Money: its double-double is the decimal
+// sum to about 32 digits, so the page prints the store's exact sum to the
+// cent at any size the bounds allow.
+func moneyOf(micros *big.Int) Money {
+	x := new(big.Float).SetPrec(256).SetInt(micros)
+	x.Quo(x, new(big.Float).SetPrec(256).SetInt64(rollup.Micros))
+	hi, _ := x.Float64()
+	lo, _ := x.Sub(x, new(big.Float).SetFloat64(hi)).Float64()
+	return Money{hi, lo}
 }
 
 // tally adds rows up; its viewers are their sketches merged.
@@ -155,7 +166,7 @@ func (a *tally) totals() Totals {
 	if a.sk != nil {
 		t.Viewers = int64(a.sk.Estimate())
 	}
-	t.Revenue = money(&a.revenue)
+	t.Revenue = moneyOf(&a.revenue)
 	return t
 }
 
@@ -240,7 +251,7 @@ func seriesOf(rows []rollup.Row, at time.Time, step time.Duration, n int) []Poin
 	}
 	for i := range out {
 		if priced[i] > 0 {
-			out[i].Price = money(revenue[i]) / float64(priced[i])
+			out[i].Price = moneyFloat(revenue[i]) / float64(priced[i])
 			out[i].HasPrice = true
 		}
 	}

@@ -16,7 +16,7 @@ type Totals struct {
 	Carts     int64 // add-to-cart events
 	Purchases int64 // orders
 	Units     int64
-	Revenue   float64
+	Revenue   Money
 }
 
 // Period is a named span with the one before it, for the change.

@@ -24,6 +24,12 @@ var now = time.Date(2026, 11, 21, 10, 30, 0, 0, time.UTC)
 
 func ptr[T any](v T) *T { return &v }
 
+func money(v float64) Money {
+	var m Money
+	m.Add(v)
+	return m
+}
+
 func viewAt(ago time.Duration, product, session, arm string) svc.ExportedEvent {
 	v := &svc.ViewEvent{Product: svc.ViewProduct{ProductID: product, Title: ptr("Title " + product)}}
 	if session != "" {
@@ -71,14 +77,14 @@ func TestTotalsAndOverview(t *testing.T) {
 		orderAt(3*24*h, "y", ptr(44.0), svc.PurchaseItem{ProductID: "p2"}),
 	})
 	today := d.Totals("", now.Truncate(24*h), now)
-	if today != (Totals{Views: 4, Viewers: 2, Carts: 1, Purchases: 1, Units: 3, Revenue: 25}) {
+	if today != (Totals{Views: 4, Viewers: 2, Carts: 1, Purchases: 1, Units: 3, Revenue: money(25)}) {
 		t.Errorf("today %+v", today)
 	}
-	if p1 := d.Totals("p1", now.Add(-7*24*h), now); p1 != (Totals{Views: 4, Viewers: 3, Carts: 1, Purchases: 1, Units: 2, Revenue: 20}) {
+	if p1 := d.Totals("p1", now.Add(-7*24*h), now); p1 != (Totals{Views: 4, Viewers: 3, Carts: 1, Purchases: 1, Units: 2, Revenue: money(20)}) {
 		t.Errorf("p1 over 7 days %+v", p1)
 	}
 	o := d.Overview(now)
-	if len(o) != 3 || o[0].Name != "Today" || o[1].Current.Purchases != 3 || o[1].Current.Revenue != 25+80+44 || o[1].Earlier.Views != 1 || o[0].Earlier.Views != 1 {
+	if len(o) != 3 || o[0].Name != "Today" || o[1].Current.Purchases != 3 || o[1].Current.Revenue != money(25+80+44) || o[1].Earlier.Views != 1 || o[0].Earlier.Views != 1 {
 		t.Errorf("overview %+v", o)
 	}
 	if d.Currency != "EUR" || d.Titles["p2"] != "Title p2" {

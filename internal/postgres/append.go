@@ -23,6 +23,12 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	err := s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
+	for range 3 { // a refund raced the batch's order (rare): decide again
+		if !errors.Is(err, errPendingRaced) {
+			break
+		}
+		err = s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
+	}
 	var body bodyError
 	if err == nil || !errors.As(err, &body) || !isStatementError(err) || ctx.Err() != nil {
 		return unavailable(err)
@@ -115,6 +121,9 @@ type batch struct {
 	products map[productKey]*productState
 	orders   map[orderKey]string     // stored orders: their event ids
 	inBatch  map[orderKey]*svc.Write // orders the batch accepts
+	// pending are the units refunds of the batch's orders recorded before
+	// they came (svc.PendingLookup), by brand and order id.
+	pending map[productKey][]svc.CancelItem
 }
 
 type writeInfo struct {
@@ -142,7 +151,8 @@ type productState struct {
 
 func newBatch(writes []*svc.Write) *batch {
 	return &batch{writes: writes, info: make([]writeInfo, len(writes)), cur: &writeInfo{}, keys: map[svc.IdempotencyKey]*keyState{},
-		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{}}
+		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{},
+		pending: map[productKey][]svc.CancelItem{}}
 }
 
 func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64) error {
@@ -162,6 +172,9 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 		}
 	}
 	if err := b.settleOrders(ctx, tx, inserted); err != nil {
+		return err
+	}
+	if err := b.checkPending(ctx, tx); err != nil {
 		return err
 	}
 	b.finish()
@@ -242,6 +255,18 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	}
 	b.queueProductReads(q, pb, pp)
 	if len(oo) > 0 {
+		q.Queue(`SELECT brand_id, order_id, product_id, units FROM pending_cancels
+			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) ORDER BY id`, ob, oo).Query(func(rows pgx.Rows) error {
+			return scanAll(rows, func() error {
+				var k productKey
+				it := svc.CancelItem{Quantity: new(int64)}
+				if err := rows.Scan(&k.brand, &k.product, &it.ProductID, it.Quantity); err != nil {
+					return err
+				}
+				b.pending[k] = append(b.pending[k], it)
+				return nil
+			})
+		})
 		q.Queue(`SELECT brand_id, order_id, keyed, event_id FROM purchase_events
 			WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, ob, oo).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
@@ -266,11 +291,10 @@ func (b *batch) queueProductReads(q *pgx.Batch, brands, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	q.Queue(`SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products
-		WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
+	q.Queue(qProducts+` WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			p := new(productState)
-			if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
+			if err := scanProduct(rows, &p.Product); err != nil {
 				return err
 			}
 			b.products[productKey{p.BrandID, p.ProductID}] = p
@@ -339,6 +363,56 @@ func (b *batch) Order(_ context.Context, brandID, orderID string, keyed bool) (s
 	return "", false, nil
 }
 
+// PendingCancels returns the units refunds of an order recorded before it
+// came, as read with the batch (svc.PendingLookup).
+func (b *batch) PendingCancels(_ context.Context, brandID, orderID string) ([]svc.CancelItem, error) {
+	return b.pending[productKey{brandID, orderID}], nil
+}
+
+// errPendingRaced: a refund of an order of the batch was recorded after
+// the batch read the refunds; the batch is decided again.
+var errPendingRaced = errors.New("postgres: a refund of an order of the batch came meanwhile")
+
+// checkPending reads again, once the batch's orders are inserted, how many
+// refunds their orders have recorded. A refund recorded since lookUp
+// (another node's CancelOrder that committed meanwhile) fails the batch
+// with errPendingRaced, and Append decides it again. A refund recorded
+// later cannot be missed: CancelOrder's InsertPending then conflicts
+// with this batch's keyed order row, waits for this commit, and takes the
+// units out of the stored order.
+func (b *batch) checkPending(ctx context.Context, tx pgx.Tx) error {
+	var brands, orders []string
+	seen := map[productKey]bool{}
+	for i, w := range b.writes {
+		if !b.inserts(i) || b.info[i].purchase == 0 {
+			continue
+		}
+		k := productKey{w.Purchase.BrandID, w.Purchase.Order.OrderID}
+		if !seen[k] {
+			seen[k] = true
+			brands, orders = append(brands, k.brand), append(orders, k.product)
+		}
+	}
+	if len(orders) == 0 {
+		return nil
+	}
+	raced := false
+	err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+		var k productKey
+		var n int
+		if err := rows.Scan(&k.brand, &k.product, &n); err != nil {
+			return err
+		}
+		raced = raced || n != len(b.pending[k])
+		return nil
+	}, `SELECT brand_id, order_id, count(*) FROM pending_cancels
+		WHERE (brand_id, order_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) GROUP BY brand_id, order_id`, brands, orders)
+	if err == nil && raced {
+		err = errPendingRaced
+	}
+	return err
+}
+
 // Product returns a product as stored or as the batch leaves it
 // (svc.ProductLookup), and notes it for the write's lines.
 func (b *batch) Product(_ context.Context, brandID, productID string) (svc.Product, bool, error) {
@@ -365,6 +439,7 @@ func (b *batch) UpdateProduct(_ context.Context, p, set svc.Product, at time.Tim
 	ps.Product, ps.write, ps.at = p, true, millis(at)
 	ps.set.SKU, ps.set.Title, ps.set.URL = cmp.Or(set.SKU, ps.set.SKU), cmp.Or(set.Title, ps.set.Title), cmp.Or(set.URL, ps.set.URL)
 	ps.set.GTIN, ps.set.MPN, ps.set.Maker = cmp.Or(set.GTIN, ps.set.GTIN), cmp.Or(set.MPN, ps.set.MPN), cmp.Or(set.Maker, ps.set.Maker)
+	ps.set.Verified |= set.Verified
 	return nil
 }
 
@@ -388,22 +463,26 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 	cols := make([][]*string, 6)
 	var brands, ids []string
 	var at []int64
+	var verified []int32
 	for _, p := range ps {
 		brands, ids, at = append(brands, p.BrandID), append(ids, p.ProductID), append(at, p.at)
+		verified = append(verified, int32(p.set.Verified))
 		cols[0], cols[1], cols[2] = append(cols[0], p.set.SKU), append(cols[1], p.set.Title), append(cols[2], p.set.URL)
 		cols[3], cols[4], cols[5] = append(cols[3], p.set.GTIN), append(cols[4], p.set.MPN), append(cols[5], p.set.Maker)
 	}
-	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at)
-		SELECT b, p, s, t, u, g, m, k, a, a
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[])
-			AS x(b, p, s, t, u, a, g, m, k)
+	// An attribute another node verified meanwhile stays, unless this
+	// batch verifies it too: a provisional value never overwrites a
+	// verified one (svc.Product.Update).
+	q.Queue(`INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, created_at, updated_at)
+		SELECT b, p, s, t, u, g, m, k, v, a, a
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::int[])
+			AS x(b, p, s, t, u, a, g, m, k, v)
 		ORDER BY b, p
-		ON CONFLICT (brand_id, product_id) DO UPDATE SET sku = coalesce(excluded.sku, products.sku),
-			title = coalesce(excluded.title, products.title), url = coalesce(excluded.url, products.url),
-			gtin = coalesce(excluded.gtin, products.gtin), mpn = coalesce(excluded.mpn, products.mpn),
-			maker = coalesce(excluded.maker, products.maker),
+		ON CONFLICT (brand_id, product_id) DO UPDATE SET `+keepVerified("sku", 1)+`, `+keepVerified("title", 2)+`,
+			`+keepVerified("url", 4)+`, `+keepVerified("gtin", 8)+`, `+keepVerified("mpn", 16)+`, `+keepVerified("maker", 32)+`,
+			verified = products.verified | excluded.verified,
 			updated_at = excluded.updated_at, txid = pg_current_xact_id()
-		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at, cols[3], cols[4], cols[5]).Query(func(rows pgx.Rows) error {
+		RETURNING id, brand_id, product_id`, brands, ids, cols[0], cols[1], cols[2], at, cols[3], cols[4], cols[5], verified).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			var ref svc.ProductRef
 			var k productKey
@@ -414,6 +493,24 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 			return nil
 		})
 	})
+}
+
+// keepVerified is the upsert of one attribute, bit of svc.Attrs: the
+// batch's value, if it gives one, unless the stored one is verified and
+// the batch's is not.
+func keepVerified(col string, bit int) string {
+	return fmt.Sprintf("%[1]s = CASE WHEN products.verified & %[2]d <> 0 AND excluded.verified & %[2]d = 0 THEN products.%[1]s ELSE coalesce(excluded.%[1]s, products.%[1]s) END", col, bit)
+}
+
+// qProducts reads whole products, as svc.Product's fields in order
+// (scanProduct).
+const qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
+
+func scanProduct(rows pgx.Rows, p *svc.Product) error {
+	var verified int32
+	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &verified)
+	p.Verified = svc.Attrs(verified)
+	return err
 }
 
 // queueOrders inserts the accepted orders, and returns where their rows'

@@ -106,6 +106,35 @@ func (c cancelTx) InsertCancelled(ctx context.Context, brandID, orderID, eventID
 	return tag.RowsAffected() == 1, err
 }
 
+// InsertPending records a refund's units for its order to take out when
+// it comes. It first claims the keyed order's id with a row it deletes
+// again: a batch inserting that order meanwhile makes it wait for the
+// batch's commit and report false (the order is then stored, and the
+// refund takes its units out of it); a batch inserting it later waits for
+// this commit and then reads the units (see checkPending).
+func (c cancelTx) InsertPending(ctx context.Context, brandID, orderID, eventID string, items []svc.CancelItem, at time.Time) (bool, error) {
+	var id int64
+	err := c.tx.QueryRow(ctx, `INSERT INTO purchase_events (event_id, brand_id, order_id, ts, received_at, keyed)
+		VALUES ($1, $2, $3, $4, $4, true) ON CONFLICT DO NOTHING RETURNING id`, eventID, brandID, orderID, millis(at)).Scan(&id)
+	switch {
+	case err == pgx.ErrNoRows:
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	if _, err := c.tx.Exec(ctx, "DELETE FROM purchase_events WHERE id = $1", id); err != nil {
+		return false, err
+	}
+	products, units := make([]string, len(items)), make([]int64, len(items))
+	for i, it := range items {
+		products[i], units[i] = it.ProductID, *it.Quantity
+	}
+	_, err = c.tx.Exec(ctx, `INSERT INTO pending_cancels (brand_id, order_id, event_id, product_id, units, received_at)
+		SELECT $1, $2, $3, p, u, $4 FROM unnest($5::text[], $6::bigint[]) WITH ORDINALITY AS x(p, u, n) ORDER BY n`,
+		brandID, orderID, eventID, millis(at), products, units)
+	return err == nil, err
+}
+
 func (c cancelTx) SetQuantity(ctx context.Context, order int64, line int, quantity int64) error {
 	_, err := c.tx.Exec(ctx, `UPDATE purchase_items SET cancelled = cancelled + quantity - $1, quantity = $1
 		WHERE purchase = $2 AND line = $3`, quantity, order, line)

@@ -151,3 +151,51 @@ func TestNodesRaceOnCancellations(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesRaceRefundAndOrder: a refund of 1 unit on one node and its
+// keyed order of 5 on another, at the same moment, in batches with other
+// orders: whichever commits first, the order counts 4 units, never 5 (the
+// refund missed) nor 0 (the order taken for cancelled).
+func TestNodesRaceRefundAndOrder(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	br := brand(t, a)
+	const rounds = 40
+	for i := range rounds {
+		id := fmt.Sprint("overtaken-", i)
+		o := order(br, id, "p1")
+		o.Purchase.Meta.Keyed = true
+		o.Purchase.Order.Items[0].Quantity = new(int64(5))
+		other := order(br, fmt.Sprint("other-", i), "p2")
+		other.Purchase.Meta.Keyed = true
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		wg.Go(func() { <-start; errs[0] = a.Append(ctx, []*svc.Write{other, o}) })
+		wg.Go(func() {
+			<-start
+			one := int64(1)
+			errs[1] = b.CancelOrder(ctx, cancelOf(br, id, svc.CancelItem{ProductID: "p1", Quantity: &one}))
+		})
+		close(start)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		if o.Result.Status != svc.StatusAccepted {
+			t.Fatalf("round %d: the order %+v", i, o.Result)
+		}
+	}
+	units := map[svc.ProductRef]int64{}
+	if err := a.PurchaseLines(ctx, time.Now().Add(-time.Hour), func(r svc.PurchaseRecord) error { units[r.Product] += r.Units; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(units) != 2 {
+		t.Fatalf("units by product %v", units)
+	}
+	for _, u := range units {
+		if u != rounds && u != 4*rounds {
+			t.Fatalf("units by product %v: want %d of p2 and %d of p1", units, rounds, 4*rounds)
+		}
+	}
+}

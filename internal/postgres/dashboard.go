@@ -42,6 +42,22 @@ func (s *Store) RedeemSignInLink(ctx context.Context, hash [32]byte, now time.Ti
 	})
 }
 
+// SignInLink returns a live link without using it (svc.DashboardStore).
+func (s *Store) SignInLink(ctx context.Context, hash [32]byte, now time.Time) (*svc.SignInLink, error) {
+	l := &svc.SignInLink{Hash: hash}
+	var created, expires int64
+	err := s.pool.QueryRow(ctx, "SELECT brand_id, created_at, expires_at FROM dashboard_links WHERE hash = $1 AND used_at IS NULL AND expires_at > $2",
+		hash[:], millis(now)).Scan(&l.BrandID, &created, &expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, svc.Errorf(svc.ENOTFOUND, "the sign-in link is unknown, used or expired")
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.CreatedAt, l.ExpiresAt = fromMillis(created), fromMillis(expires)
+	return l, nil
+}
+
 // DashboardSession returns a live session (svc.DashboardStore).
 func (s *Store) DashboardSession(ctx context.Context, hash [32]byte, now time.Time) (*svc.DashboardSession, error) {
 	sess := &svc.DashboardSession{Hash: hash}

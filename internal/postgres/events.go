@@ -56,11 +56,11 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
-		if err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker); err != nil {
+		if err := scanProduct(rows, &p); err != nil {
 			return err
 		}
 		return fn(&p)
-	}, "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products ORDER BY id")
+	}, qProducts+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.
@@ -172,12 +172,20 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE last_at < $1", millis(before)); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
-			WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL)), limit)
-		if err != nil {
-			return err
+		for _, q := range []struct {
+			sql string
+			arg int64
+		}{
+			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
+				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
+			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
+		} {
+			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)
+			if err != nil {
+				return err
+			}
+			total += tag.RowsAffected()
 		}
-		total += tag.RowsAffected()
 		return nil
 	})
 	return total, err

@@ -78,10 +78,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		}
 		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker)
+			err := scanProduct(rows, &p)
 			out.Products = append(out.Products, &p)
 			return err
-		}, "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE "+newSince("products")+" ORDER BY id", after)
+		}, qProducts+" WHERE "+newSince("products")+" ORDER BY id", after)
 		if err != nil {
 			return err
 		}

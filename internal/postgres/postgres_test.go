@@ -18,7 +18,7 @@ import (
 
 var ctx = context.Background()
 
-func open(t *testing.T, url string) *postgres.Store {
+func open(t testing.TB, url string) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(ctx, url)
 	if err != nil {

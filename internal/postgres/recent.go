@@ -23,7 +23,7 @@ func recentPurchases(ctx context.Context, q querier, since time.Time, fn func(sv
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var r svc.RecentPurchase
 		var ts int64
-		if err := rows.Scan(&r.BrandID, &r.Order, &r.Product, &ts, &r.Units, &r.Country, &r.City); err != nil {
+		if err := rows.Scan(&r.BrandID, &r.Order, &r.Product, &ts, &r.Units, &r.Country, &r.City, &r.Keyed); err != nil {
 			return err
 		}
 		r.Time = fromMillis(ts)

@@ -14,8 +14,9 @@ import (
 // SigningKeys returns the keys not expired at now, the current one first
 // (svc.SigningKeyStore).
 func (s *Store) SigningKeys(ctx context.Context, now time.Time) ([]*svc.SigningKey, error) {
-	rows, err := s.pool.Query(ctx, `SELECT kid, seed, created_at, expires_at FROM signing_keys
-		WHERE expires_at IS NULL OR expires_at > $1 ORDER BY expires_at IS NOT NULL, created_at DESC`, now)
+	rows, err := s.pool.Query(ctx, `SELECT kid, seed, created_at, expires_at,
+			(SELECT min(n.created_at) FROM signing_keys n WHERE n.created_at > k.created_at)
+		FROM signing_keys k WHERE expires_at IS NULL OR expires_at > $1 ORDER BY expires_at IS NOT NULL, created_at DESC`, now)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,8 @@ func (s *Store) SigningKeys(ctx context.Context, now time.Time) ([]*svc.SigningK
 func scanSigningKey(row pgx.Row) (*svc.SigningKey, error) {
 	var k svc.SigningKey
 	var seed []byte
-	if err := row.Scan(&k.ID, &seed, &k.CreatedAt, &k.ExpiresAt); err != nil {
+	var next *time.Time
+	if err := row.Scan(&k.ID, &seed, &k.CreatedAt, &k.ExpiresAt, &next); err != nil {
 		return nil, err
 	}
 	if len(seed) != ed25519.SeedSize {
@@ -45,6 +47,10 @@ func scanSigningKey(row pgx.Row) (*svc.SigningKey, error) {
 	if k.ExpiresAt != nil {
 		t := k.ExpiresAt.UTC()
 		k.ExpiresAt = &t
+		if next != nil {
+			r := svc.KeyReplacedAt(*next, t)
+			k.ReplacedAt = &r
+		}
 	}
 	return &k, nil
 }
@@ -59,7 +65,7 @@ func (s *Store) InitSigningKey(ctx context.Context, k *svc.SigningKey) (cur *svc
 			k.ID, k.Private.Seed(), k.CreatedAt); err != nil {
 			return err
 		}
-		cur, err = scanSigningKey(tx.QueryRow(ctx, `SELECT kid, seed, created_at, expires_at FROM signing_keys WHERE expires_at IS NULL`))
+		cur, err = scanSigningKey(tx.QueryRow(ctx, `SELECT kid, seed, created_at, expires_at, NULL::timestamptz FROM signing_keys WHERE expires_at IS NULL`))
 		return err
 	})
 	return cur, err
@@ -69,7 +75,7 @@ func (s *Store) InitSigningKey(ctx context.Context, k *svc.SigningKey) (cur *svc
 // oldExpires (svc.SigningKeyStore).
 func (s *Store) RotateSigningKey(ctx context.Context, k *svc.SigningKey, oldExpires time.Time) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE signing_keys SET expires_at = $1 WHERE expires_at IS NULL`, oldExpires); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE signing_keys SET expires_at = $1 WHERE expires_at IS NULL OR expires_at > $1`, oldExpires); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO signing_keys (kid, seed, created_at) VALUES ($1, $2, $3)`, k.ID, k.Private.Seed(), k.CreatedAt)

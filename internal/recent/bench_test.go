@@ -16,7 +16,7 @@ func BenchmarkRecent(b *testing.B) {
 		f := New()
 		for i := range n {
 			f.Add(svc.RecentPurchase{BrandID: "b", Order: fmt.Sprint("o", i), Product: svc.ProductRef(1 + i%1000),
-				Time: t0.Add(-time.Duration(n-i) * 800 * time.Millisecond), Units: 1, Country: "DE", City: fmt.Sprint("c", i%50)})
+				Time: t0.Add(-time.Duration(n-i) * 800 * time.Millisecond), Units: 1, Country: "DE", City: fmt.Sprint("c", i%50), Keyed: true})
 		}
 		// A new second: the window is counted again, once a second a brand.
 		b.Run(fmt.Sprintf("orders=%d/new-second", n), func(b *testing.B) {

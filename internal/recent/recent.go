@@ -4,10 +4,18 @@
 // it is shown, and the brand's purchase threshold per product. It does no
 // I/O: the tracker feeds it the purchases the store accepted, and rebuilds
 // it from the store with the counts.
+//
+// Only keyed orders enter it, and only coarsened times leave it: an order
+// counts as placed at a point of its minute that a hash of its event id
+// picks, and shows from a minute after that point plus the delay, so that
+// polling the feed every second tells an order's minute, never its second
+// (docs/honesty.md, Recent purchases).
 package recent
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,8 +24,21 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// Feed holds the purchases of the last svc.MaxRecentWindow, per brand,
-// oldest first. It is safe for concurrent use.
+// coarse returns the time an order is shown as placed: the start of the
+// minute it was placed in, plus a point of that minute that depends only
+// on the order's event id, never on its second. The event id is the key:
+// its 62 random bits are known only to the order's sender, who knows when
+// it ordered; being the order's own, the point is the same on every node
+// and after every restart.
+func coarse(order string, t time.Time) int64 {
+	h := sha256.Sum256([]byte(order))
+	j := binary.BigEndian.Uint64(h[:8]) % uint64(time.Minute)
+	return t.Truncate(time.Minute).UnixNano() + int64(j)
+}
+
+// Feed holds the keyed purchases of the last svc.MaxRecentWindow, per
+// brand, oldest first by their coarsened times. It is safe for concurrent
+// use.
 type Feed struct {
 	mu     sync.RWMutex
 	brands map[string]*brand
@@ -43,7 +64,7 @@ type brand struct {
 type entry struct {
 	order   string
 	product svc.ProductRef
-	time    int64 // Unix nanoseconds: a third of a time.Time, a feed holds a week of orders
+	time    int64 // coarsened, Unix nanoseconds: a third of a time.Time, a feed holds a week of orders
 	units   int64
 	country uint32 // the country's place, 0 when none
 	city    uint32 // the city's, 0 when none
@@ -66,12 +87,16 @@ func (f *Feed) intern(p place) uint32 {
 
 // Add records the products of an accepted order, all of one order (one
 // brand, one time), or one product of it: an order's lines must be added
-// one after the other, with no other order's between.
+// one after the other, with no other order's between. An anonymous order
+// is left out: anyone can send one, and the feed shows only real
+// purchases (docs/security.md, Provenance).
 func (f *Feed) Add(ps ...svc.RecentPurchase) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range ps {
-		f.add(p)
+		if p.Keyed {
+			f.add(p)
+		}
 	}
 }
 
@@ -81,7 +106,7 @@ func (f *Feed) add(p svc.RecentPurchase) {
 		b = &brand{id: p.BrandID}
 		f.brands[p.BrandID] = b
 	}
-	e := entry{order: p.Order, product: p.Product, time: p.Time.UnixNano(), units: p.Units}
+	e := entry{order: p.Order, product: p.Product, time: coarse(p.Order, p.Time), units: p.Units}
 	if p.Country != "" {
 		e.country = f.intern(place{p.Country, ""})
 		if p.City != "" {
@@ -171,7 +196,9 @@ type Rules struct {
 // Item is a purchase the feed may show, with its place as far as the
 // rules allow.
 type Item struct {
-	Product       svc.ProductRef
+	Product svc.ProductRef
+	// Time is when the order is shown as placed: within a minute of when
+	// it was, at a point that tells nothing of its second.
 	Time          time.Time
 	Country, City string // "" when withheld
 }
@@ -189,10 +216,11 @@ type aggregate struct {
 
 // Recent returns the brand's purchases to show at now (to the second),
 // newest first: of the product only, unless it is 0. A purchase is shown
-// when it is in (now-Window, now-Delay] and its product has at least
-// MinPurchases orders there; its city when at least K of the brand's
-// orders there share it, else its country under the same rule, else no
-// place.
+// when its coarsened time is in (now-Window+1m, now-Delay-1m], which the
+// time it was placed always is for a while, never before Delay has passed
+// and never after Window has, and its product has at least MinPurchases
+// orders there; its city when at least K of the brand's orders there share
+// it, else its country under the same rule, else no place.
 func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.Time) []Item {
 	now = now.Truncate(time.Second)
 	f.mu.RLock()
@@ -227,7 +255,8 @@ func (f *Feed) Recent(brandID string, product svc.ProductRef, r Rules, now time.
 
 // count counts the purchases shown at now; called under the read lock.
 func (b *brand) count(now time.Time, window, delay time.Duration) *aggregate {
-	lo, hi := now.Add(-window), now.Add(-delay)
+	// A coarsened time is less than a minute from the true one, either way.
+	lo, hi := now.Add(-window+time.Minute), now.Add(-delay-time.Minute)
 	after := func(t time.Time) int {
 		i, _ := slices.BinarySearchFunc(b.entries, t.UnixNano(), func(e entry, t int64) int {
 			if e.time > t {

@@ -106,7 +106,9 @@ func TestToasts(t *testing.T) {
 			got := e.firstToast()
 			m := int(time.Since(start.Add(-12*time.Minute - 10*time.Second)).Minutes())
 			want := fmt.Sprintf("Trail Shoe|"+toastLines[lang], m)
-			if got != want && got != fmt.Sprintf("Trail Shoe|"+toastLines[lang], m-1) {
+			// minutes_ago counts from a time coarsened within the order's
+			// minute (docs/honesty.md, Times): one off either way.
+			if got != want && got != fmt.Sprintf("Trail Shoe|"+toastLines[lang], m-1) && got != fmt.Sprintf("Trail Shoe|"+toastLines[lang], m+1) {
 				t.Fatalf("toast %q, want %q", got, want)
 			}
 			var a struct{ Role, Live, Atomic, Lang, Close string }
@@ -148,7 +150,7 @@ func TestToasts(t *testing.T) {
 		e.waitFor(toastText + ` == ""`)
 		waitPending(14000, 1)
 		wantNext := []*regexp.Regexp{
-			regexp.MustCompile(`^Rain Jacket\|Bought 4[01] minutes ago · Berlin, Germany$`),
+			regexp.MustCompile(`^Rain Jacket\|Bought (39|4[012]) minutes ago · Berlin, Germany$`),
 			regexp.MustCompile(`^Wool Socks\|Bought 2 hours ago · Berlin, Germany$`),
 			regexp.MustCompile(`^Sun Hat\|Bought 3 hours ago$`), // no place: too few purchases share it
 		}

@@ -148,7 +148,9 @@ func (k *Keyring) JWKSet() []byte {
 	set := JWKSet{Keys: []JWK{}}
 	for _, key := range k.state.Load().keys {
 		if key.ExpiresAt == nil || key.ExpiresAt.After(now) {
-			set.Keys = append(set.Keys, NewJWK(key.ID, key.Public(), key.ExpiresAt))
+			j := NewJWK(key.ID, key.Public(), key.ExpiresAt)
+			j.Replaced = key.ReplacedAt
+			set.Keys = append(set.Keys, j)
 		}
 	}
 	b, _ := json.Marshal(set) // strings and times always marshal
@@ -160,16 +162,19 @@ type JWKSet struct {
 	Keys []JWK `json:"keys"`
 }
 
-// JWK is an Ed25519 public key as RFC 8037 writes it. Expires, not a
-// registered member, says until when a replaced key stays published.
+// JWK is an Ed25519 public key as RFC 8037 writes it. Expires and
+// Replaced, not registered members, say until when a replaced key stays
+// published and when it stopped signing: a signature it made later does
+// not verify.
 type JWK struct {
-	Kty     string     `json:"kty"`
-	Crv     string     `json:"crv"`
-	X       string     `json:"x"`
-	Kid     string     `json:"kid"`
-	Use     string     `json:"use"`
-	Alg     string     `json:"alg"`
-	Expires *time.Time `json:"expires,omitempty"`
+	Kty      string     `json:"kty"`
+	Crv      string     `json:"crv"`
+	X        string     `json:"x"`
+	Kid      string     `json:"kid"`
+	Use      string     `json:"use"`
+	Alg      string     `json:"alg"`
+	Expires  *time.Time `json:"expires,omitempty"`
+	Replaced *time.Time `json:"replaced,omitempty"`
 }
 
 // NewJWK is the JWK of an Ed25519 public key.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/svc-project/svc/internal/httpsig"
 )
@@ -83,9 +84,45 @@ func Verify(a *Answer, keyFor func(keyID string) ed25519.PublicKey) (*httpsig.Ve
 	return v, nil
 }
 
+// PublishedKey is a key of a key set, with when it stopped signing (nil
+// for the current key).
+type PublishedKey struct {
+	Public   ed25519.PublicKey
+	Replaced *time.Time
+}
+
+// VerifyKeys is Verify with the keys of a key set: a signature made after
+// its key was replaced (created later than the key's replaced) is refused
+// too, whoever made it.
+func VerifyKeys(a *Answer, keys map[string]PublishedKey) (*httpsig.Verified, error) {
+	v, err := Verify(a, func(id string) ed25519.PublicKey { return keys[id].Public })
+	if err != nil {
+		return nil, err
+	}
+	if r := keys[v.Params.KeyID].Replaced; r != nil && v.Params.Created.After(*r) {
+		return nil, fmt.Errorf("the signature was made at %s, after its key %s was replaced at %s",
+			v.Params.Created.Format(time.RFC3339), v.Params.KeyID, r.Format(time.RFC3339))
+	}
+	return v, nil
+}
+
 // ParseJWKSet reads a JWK Set of Ed25519 keys, by keyid. Every key must be
 // a valid RFC 8037 public key; a private member is refused.
 func ParseJWKSet(b []byte) (map[string]ed25519.PublicKey, error) {
+	keys, err := ParseKeys(b)
+	if err != nil {
+		return nil, err
+	}
+	pubs := make(map[string]ed25519.PublicKey, len(keys))
+	for id, k := range keys {
+		pubs[id] = k.Public
+	}
+	return pubs, nil
+}
+
+// ParseKeys is ParseJWKSet with each key's replaced time, which must be
+// an RFC 3339 time when it is there.
+func ParseKeys(b []byte) (map[string]PublishedKey, error) {
 	var set struct {
 		Keys []map[string]any `json:"keys"`
 	}
@@ -95,7 +132,7 @@ func ParseJWKSet(b []byte) (map[string]ed25519.PublicKey, error) {
 	if set.Keys == nil {
 		return nil, fmt.Errorf("the key set has no keys member")
 	}
-	keys := make(map[string]ed25519.PublicKey, len(set.Keys))
+	keys := make(map[string]PublishedKey, len(set.Keys))
 	for i, raw := range set.Keys {
 		if _, ok := raw["d"]; ok {
 			return nil, fmt.Errorf("key %d of the set holds a private key", i)
@@ -109,7 +146,16 @@ func ParseJWKSet(b []byte) (map[string]ed25519.PublicKey, error) {
 		if j.Kid == "" {
 			return nil, fmt.Errorf("key %d of the set has no kid", i)
 		}
-		keys[j.Kid] = pub
+		k := PublishedKey{Public: pub}
+		if r, ok := raw["replaced"]; ok {
+			s, _ := r.(string)
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return nil, fmt.Errorf("key %q: replaced is not an RFC 3339 time", j.Kid)
+			}
+			k.Replaced = &t
+		}
+		keys[j.Kid] = k
 	}
 	return keys, nil
 }

@@ -132,12 +132,13 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 }
 
 // loadProducts puts every stored product into the ref index, and into the
-// search index, parsed on every core.
+// search index with its verified attributes only (docs/security.md,
+// Provenance), parsed on every core.
 func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
 	return l.Search.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
 			l.Refs.Put(p.BrandID, p.ProductID, p.Ref)
-			put(p)
+			put(p.VerifiedOnly())
 			return nil
 		})
 	})

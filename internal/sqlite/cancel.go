@@ -89,6 +89,18 @@ func (c cancelTx) InsertCancelled(ctx context.Context, brandID, orderID, eventID
 	return n == 1, err
 }
 
+// InsertPending records a refund's units for its order to take out when
+// it comes; the writer holds the database, so no order came meanwhile.
+func (c cancelTx) InsertPending(ctx context.Context, brandID, orderID, eventID string, items []svc.CancelItem, at time.Time) (bool, error) {
+	for _, it := range items {
+		if _, err := c.tx.ExecContext(ctx, `INSERT INTO pending_cancels (brand_id, order_id, event_id, product_id, units, received_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, brandID, orderID, eventID, it.ProductID, *it.Quantity, millis(at)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 func (c cancelTx) SetQuantity(ctx context.Context, order int64, line int, quantity int64) error {
 	_, err := c.tx.ExecContext(ctx, `UPDATE purchase_items SET cancelled = cancelled + quantity - ?1, quantity = ?1
 		WHERE purchase = ?2 AND line = ?3`, quantity, order, line)

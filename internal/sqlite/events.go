@@ -30,6 +30,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		}
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
+		if err := fast.prefetch(ctx, batch); err != nil {
+			return err
+		}
 		fast.deferViews(len(batch))
 		for _, w := range batch {
 			w.Result = svc.WriteResult{}
@@ -178,14 +181,37 @@ func (p *preparedTx) Order(ctx context.Context, brandID, orderID string, keyed b
 	return eventID, ok, err
 }
 
+// PendingCancels returns the units refunds of an order took out before it
+// came (svc.PendingLookup).
+func (p *preparedTx) PendingCancels(ctx context.Context, brandID, orderID string) ([]svc.CancelItem, error) {
+	rows, err := p.QueryContext(ctx, qPendingGet, brandID, orderID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []svc.CancelItem
+	for rows.Next() {
+		var it svc.CancelItem
+		it.Quantity = new(int64)
+		if err := rows.Scan(&it.ProductID, it.Quantity); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
 // Product returns a product as stored (svc.ProductLookup), from the memo
 // when it has it, and notes its ref for the write's lines.
 func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (svc.Product, bool, error) {
 	key := productKey{brandID, productID}
 	r, ok := p.lookup(key)
+	if !ok && p.absent[key] {
+		return svc.Product{BrandID: brandID, ProductID: productID}, false, nil
+	}
 	if !ok {
 		r = svc.Product{BrandID: brandID, ProductID: productID}
-		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker))
+		ok, err := found(p.QueryRowContext(ctx, qProductGet, brandID, productID).Scan(&r.Ref, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker, &r.Verified))
 		if !ok {
 			return r, false, err
 		}
@@ -198,7 +224,7 @@ func (p *preparedTx) Product(ctx context.Context, brandID, productID string) (sv
 // RegisterProduct inserts a product (svc.ProductLookup) and notes its ref.
 func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time.Time) error {
 	err := p.QueryRowContext(ctx, qProductInsert,
-		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, r.GTIN, r.MPN, r.Maker, millis(at), millis(at)).Scan(&r.Ref)
+		r.BrandID, r.ProductID, r.SKU, r.Title, r.URL, r.GTIN, r.MPN, r.Maker, int64(r.Verified), millis(at), millis(at)).Scan(&r.Ref)
 	if err != nil {
 		return err
 	}
@@ -211,7 +237,7 @@ func (p *preparedTx) RegisterProduct(ctx context.Context, r svc.Product, at time
 // (svc.ProductLookup).
 func (p *preparedTx) UpdateProduct(ctx context.Context, r, set svc.Product, at time.Time) error {
 	_, err := p.ExecContext(ctx, qProductUpdate, optString(set.SKU), optString(set.Title), optString(set.URL),
-		optString(set.GTIN), optString(set.MPN), optString(set.Maker), millis(at), int64(r.Ref))
+		optString(set.GTIN), optString(set.MPN), optString(set.Maker), int64(set.Verified), millis(at), int64(r.Ref))
 	if err == nil {
 		p.remember(productKey{r.BrandID, r.ProductID}, owned(r))
 	}
@@ -273,10 +299,10 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // decoding are the two halves of loading a million products.
 func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error {
 	return scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM products WHERE id >= ?",
-		"SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE id >= ? AND id < ? ORDER BY id",
+		qProducts+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker)
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified)
 			return &p, err
 		}, fn)
 }
@@ -389,13 +415,20 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rollup_sessions WHERE last_at < ?", millis(before)); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)",
-			millis(now.Add(-svc.IdempotencyTTL)), limit)
-		if err != nil {
-			return err
+		for _, q := range []struct {
+			sql string
+			arg int64
+		}{
+			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
+			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
+		} {
+			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			total += n
 		}
-		n, _ := res.RowsAffected()
-		total += n
 		if err := maxIDs(ctx, tx, s.stmts, &left); err != nil {
 			return err
 		}

@@ -272,10 +272,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	err = s.inFeedTx(ctx, func(tx *sql.Tx, version int64, cur cursor, pos svc.LogPosition) error {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker)
+			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified)
 			out.Products = append(out.Products, &p)
 			return err
-		}, "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker FROM products WHERE changed > ? AND changed <= ? ORDER BY id",
+		}, qProducts+" WHERE changed > ? AND changed <= ? ORDER BY id",
 			a.products, cur.products)
 		if err != nil {
 			return err

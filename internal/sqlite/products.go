@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/svc-project/svc"
@@ -82,6 +84,65 @@ func (p *preparedTx) remember(k productKey, r svc.Product) {
 	if p.staged != nil {
 		p.staged[k] = r
 	}
+}
+
+// prefetchMin is how many products a batch names, not in the memo, before
+// prefetch reads them in one query: a view of a known product needs none.
+const prefetchMin = 32
+
+// prefetch reads the products the batch names that the memo lacks, in one
+// query a brand, and notes those not stored: a batch of 1,000 order lines
+// of new products made 1,000 look-ups that found nothing, a fifth of its
+// time, before their inserts.
+func (p *preparedTx) prefetch(ctx context.Context, batch []*svc.Write) error {
+	want := map[string][]string{} // brand to product ids
+	n := 0
+	seen := map[productKey]bool{}
+	for _, w := range batch {
+		for i := range w.Products() {
+			named := w.Product(i)
+			k := productKey{named.BrandID, named.ProductID}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if _, ok := p.lookup(k); !ok {
+				want[k.brandID] = append(want[k.brandID], k.productID)
+				n++
+			}
+		}
+	}
+	if n < prefetchMin {
+		return nil
+	}
+	p.absent = make(map[productKey]bool, n)
+	for brandID, ids := range want {
+		for _, id := range ids {
+			p.absent[productKey{brandID, id}] = true
+		}
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		rows, err := p.tx.QueryContext(ctx, qProductsIn, brandID, string(list))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			r := svc.Product{BrandID: brandID}
+			if err := rows.Scan(&r.Ref, &r.ProductID, &r.SKU, &r.Title, &r.URL, &r.GTIN, &r.MPN, &r.Maker, &r.Verified); err != nil {
+				rows.Close()
+				return err
+			}
+			k := productKey{brandID, r.ProductID}
+			delete(p.absent, k)
+			p.remember(k, r)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // owned returns r with its own copies of the attributes an event gave it:

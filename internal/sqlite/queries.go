@@ -18,6 +18,7 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	viewColumns     = 10
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
+	qPendingGet     = "SELECT product_id, units FROM pending_cancels WHERE brand_id = ? AND order_id = ? ORDER BY id"
 	qPurchaseInsert = `INSERT INTO purchase_events
 		(event_id, brand_id, order_id, ts, given_ts, received_at, session_id, currency, total_value, keyed, country, city)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
@@ -26,12 +27,16 @@ const (
 	qCartInsert = `INSERT INTO cart_events
 		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, quantity, arm)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker FROM products WHERE brand_id = ? AND product_id = ?"
-	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, created_at, updated_at, changed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + nextChange + `) RETURNING id`
+	qProductGet    = "SELECT id, sku, title, url, gtin, mpn, maker, verified FROM products WHERE brand_id = ? AND product_id = ?"
+	qProductInsert = `INSERT INTO products (brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, created_at, updated_at, changed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + nextChange + `) RETURNING id`
+	qProductsIn = `SELECT id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products
+		WHERE brand_id = ? AND product_id IN (SELECT value FROM json_each(?))`
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
 		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
-		maker = coalesce(?, maker), updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
+		maker = coalesce(?, maker), verified = verified | ?, updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
+	// qProducts reads whole products, as svc.Product's fields in order.
+	qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
 	// nextChange numbers a product's write for the change feed (feed.go):
 	// one more than any before, which the index on changed finds at once.
 	nextChange = "(SELECT coalesce(max(changed), 0) + 1 FROM products)"
@@ -49,4 +54,4 @@ var viewInserts = func() []string {
 	return qs
 }()
 
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qMaxIDs, qDataVersion}, append(viewInserts, rollupQueries...)...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qMaxIDs, qDataVersion}, append(viewInserts, rollupQueries...)...)

@@ -33,7 +33,8 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 		var id, ts int64
 		var product svc.ProductRef
 		var units int64
-		if err := rows.Scan(&id, &brandID, &eventID, &product, &ts, &units, &country, &city); err != nil {
+		var keyed bool
+		if err := rows.Scan(&id, &brandID, &eventID, &product, &ts, &units, &country, &city, &keyed); err != nil {
 			return err
 		}
 		if id != cur {
@@ -42,7 +43,7 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 			}
 			cur = id
 			head = svc.RecentPurchase{BrandID: string(brandID), Order: string(eventID), Time: fromMillis(ts),
-				Country: string(country), City: string(city)}
+				Country: string(country), City: string(city), Keyed: keyed}
 		}
 		for i := range order {
 			if order[i].Product == product {
@@ -54,7 +55,7 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 		r.Product, r.Units = product, units
 		order = append(order, r)
 		return nil
-	}, `SELECT e.id, e.brand_id, e.event_id, i.product, e.ts, i.quantity, coalesce(e.country, ''), coalesce(e.city, '')
+	}, `SELECT e.id, e.brand_id, e.event_id, i.product, e.ts, i.quantity, coalesce(e.country, ''), coalesce(e.city, ''), e.keyed
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
 		WHERE e.ts >= ? ORDER BY e.ts, e.id, i.line`, millis(since))
 	if err != nil {

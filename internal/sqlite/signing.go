@@ -18,7 +18,9 @@ func (s *Store) SigningKeys(ctx context.Context, now time.Time) ([]*svc.SigningK
 		k, err := scanSigningKey(rows)
 		keys = append(keys, k)
 		return err
-	}, `SELECT kid, seed, created_at, expires_at FROM signing_keys WHERE expires_at IS NULL OR expires_at > ?
+	}, `SELECT kid, seed, created_at, expires_at,
+			(SELECT min(n.created_at) FROM signing_keys n WHERE n.created_at > k.created_at)
+		FROM signing_keys k WHERE expires_at IS NULL OR expires_at > ?
 		ORDER BY expires_at IS NOT NULL, created_at DESC`, millis(now))
 	return keys, err
 }
@@ -27,8 +29,8 @@ func scanSigningKey(row interface{ Scan(...any) error }) (*svc.SigningKey, error
 	var k svc.SigningKey
 	var seed []byte
 	var created int64
-	var expires sql.NullInt64
-	if err := row.Scan(&k.ID, &seed, &created, &expires); err != nil {
+	var expires, next sql.NullInt64
+	if err := row.Scan(&k.ID, &seed, &created, &expires, &next); err != nil {
 		return nil, err
 	}
 	if len(seed) != ed25519.SeedSize {
@@ -39,6 +41,10 @@ func scanSigningKey(row interface{ Scan(...any) error }) (*svc.SigningKey, error
 	if expires.Valid {
 		t := fromMillis(expires.Int64)
 		k.ExpiresAt = &t
+		if next.Valid {
+			r := svc.KeyReplacedAt(fromMillis(next.Int64), t)
+			k.ReplacedAt = &r
+		}
 	}
 	return &k, nil
 }
@@ -51,7 +57,7 @@ func (s *Store) InitSigningKey(ctx context.Context, k *svc.SigningKey) (cur *svc
 			k.ID, k.Private.Seed(), millis(k.CreatedAt)); err != nil {
 			return err
 		}
-		cur, err = scanSigningKey(tx.QueryRowContext(ctx, `SELECT kid, seed, created_at, expires_at FROM signing_keys WHERE expires_at IS NULL`))
+		cur, err = scanSigningKey(tx.QueryRowContext(ctx, `SELECT kid, seed, created_at, expires_at, NULL FROM signing_keys WHERE expires_at IS NULL`))
 		return err
 	})
 	return cur, err
@@ -61,7 +67,8 @@ func (s *Store) InitSigningKey(ctx context.Context, k *svc.SigningKey) (cur *svc
 // oldExpires (svc.SigningKeyStore).
 func (s *Store) RotateSigningKey(ctx context.Context, k *svc.SigningKey, oldExpires time.Time) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE signing_keys SET expires_at = ? WHERE expires_at IS NULL`, millis(oldExpires)); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE signing_keys SET expires_at = ? WHERE expires_at IS NULL OR expires_at > ?`,
+			millis(oldExpires), millis(oldExpires)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, seed, created_at) VALUES (?, ?, ?)`, k.ID, k.Private.Seed(), millis(k.CreatedAt))

@@ -165,11 +165,12 @@ func testCancelIdempotency(t *testing.T, s svc.Store) {
 	}
 }
 
-// A cancellation that comes before its order (webhooks arrive out of
-// order) wins: the order, when it comes, is a duplicate and counts nothing.
+// A whole-order cancellation that comes before its order (webhooks arrive
+// out of order) wins: the order, when it comes, is a duplicate and counts
+// nothing.
 func testCancelBeforeOrder(t *testing.T, s svc.Store) {
 	withBrand(t, s, "br_1")
-	c := cancelOf("D-1", item("p1", 1))
+	c := cancelOf("D-1")
 	if r := cancel(t, s, c); r.Status != svc.StatusAccepted || r.EventID != c.Meta.EventID || len(r.Removed) != 0 {
 		t.Fatalf("cancel before the order: %+v", r)
 	}
@@ -191,6 +192,83 @@ func testCancelBeforeOrder(t *testing.T, s svc.Store) {
 	}
 	if r := cancel(t, s, cancelOf("D-1")); r.Status != svc.StatusDuplicate || r.EventID != c.Meta.EventID {
 		t.Errorf("cancel again: %+v", r)
+	}
+}
+
+// A refund that comes before its order takes out its units, and only
+// those, when the order comes: 1 unit of p1 refunded, then an order of 5
+// p1 and 3 p2 counts 4 and 3 (issue 31: it took out the whole order).
+// Two refunds add up, and a line they empty leaves the order.
+func testRefundBeforeOrder(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	c := cancelOf("G-1", item("p1", 1))
+	if r := cancel(t, s, c); r.Status != svc.StatusAccepted || r.EventID != c.Meta.EventID || len(r.Removed) != 0 {
+		t.Fatalf("refund before the order: %+v", r)
+	}
+	o := purchase("G-1", "p1", 5)
+	o.Purchase.Meta.Keyed = true
+	o.Purchase.Order.Items = append(o.Purchase.Order.Items, svc.PurchaseItem{ProductID: "p2", Quantity: ptr[int64](3)})
+	appendAll(t, s, o)
+	if o.Result.Status != svc.StatusAccepted || len(o.Result.Lines) != 2 || o.Result.Lines[0].Units != 4 || o.Result.Lines[1].Units != 3 {
+		t.Fatalf("the order after a refund of 1 unit: %+v", o.Result)
+	}
+	lines := purchaseLines(t, s)
+	if len(lines) != 2 || lines[0].Units+lines[1].Units != 7 {
+		t.Errorf("purchase lines: %+v, want 4 of p1 and 3 of p2", lines)
+	}
+	if got := exportedOrders(t, s); len(got) != 1 || len(got[0].Order.Items) != 2 || *got[0].Order.Items[0].Quantity != 4 {
+		t.Errorf("exported: %+v", got)
+	}
+	// A refund after the order still takes from what is left.
+	if r := cancel(t, s, cancelOf("G-1", item("p1", 4))); r.Status != svc.StatusAccepted || len(r.Removed) != 1 || r.Removed[0].Orders != 1 {
+		t.Errorf("the rest of p1: %+v", r)
+	}
+
+	// Two refunds before the order: p1's line is emptied and left out.
+	cancel(t, s, cancelOf("G-2", item("p1", 1)))
+	cancel(t, s, cancelOf("G-2", item("p1", 1), item("p2", 1)))
+	o2 := purchase("G-2", "p1", 2)
+	o2.Purchase.Meta.Keyed = true
+	o2.Purchase.Order.Items = append(o2.Purchase.Order.Items, svc.PurchaseItem{ProductID: "p2", Quantity: ptr[int64](3)})
+	appendAll(t, s, o2)
+	if o2.Result.Status != svc.StatusAccepted || len(o2.Result.Lines) != 1 || o2.Result.Lines[0].Units != 2 || o2.Result.Lines[0].ProductID != "p2" {
+		t.Fatalf("the order after two refunds: %+v", o2.Result)
+	}
+	// Its repeat is a duplicate, and a whole cancellation takes out the rest.
+	again := purchase("G-2", "p1", 2)
+	again.Purchase.Meta.Keyed, again.Purchase.Meta.EventID = true, "ev-again"
+	appendAll(t, s, again)
+	if again.Result.Status != svc.StatusDuplicate {
+		t.Errorf("the order again: %+v", again.Result)
+	}
+	if r := cancel(t, s, cancelOf("G-2")); r.Status != svc.StatusAccepted || len(r.Removed) != 1 || r.Removed[0].Units != 2 {
+		t.Errorf("cancel G-2: %+v", r)
+	}
+}
+
+// An IfCounted cancellation ("not counted yet", a WooCommerce payment that
+// failed) takes out a stored order, and records nothing for one not seen:
+// when that order comes, it counts.
+func testCancelIfCounted(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	c := cancelOf("H-1")
+	c.IfCounted = true
+	if r := cancel(t, s, c); r.Status != svc.StatusIgnored || len(r.Removed) != 0 {
+		t.Fatalf("not counted yet: %+v", r)
+	}
+	o := purchase("H-1", "p1", 2)
+	o.Purchase.Meta.Keyed = true
+	appendAll(t, s, o)
+	if o.Result.Status != svc.StatusAccepted {
+		t.Fatalf("the order after a failed payment: %+v", o.Result)
+	}
+	c = cancelOf("H-1")
+	c.IfCounted = true
+	if r := cancel(t, s, c); r.Status != svc.StatusAccepted || len(r.Removed) != 1 || r.Removed[0].Units != 2 {
+		t.Errorf("cancel the counted order: %+v", r)
+	}
+	if lines := purchaseLines(t, s); len(lines) != 0 {
+		t.Errorf("purchase lines: %+v", lines)
 	}
 }
 

@@ -19,8 +19,17 @@ func testDashboardSessions(t *testing.T, s svc.Store) {
 	if err := s.RedeemSignInLink(ctx, svc.HashSecret("not the token"), t0, sess); svc.ErrorCode(err) != svc.ENOTFOUND {
 		t.Fatalf("unknown token: %v", err)
 	}
+	if l, err := s.SignInLink(ctx, svc.HashSecret(token), t0.Add(time.Minute)); err != nil || l.BrandID != "br_1" || !l.ExpiresAt.Equal(link.ExpiresAt.Truncate(time.Millisecond)) {
+		t.Fatalf("a fresh link: %+v, %v", l, err)
+	}
+	if _, err := s.SignInLink(ctx, svc.HashSecret("not the token"), t0); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("looking up an unknown token: %v", err)
+	}
 	if err := s.RedeemSignInLink(ctx, svc.HashSecret(token), t0.Add(time.Minute), sess); err != nil {
 		t.Fatal(err)
+	}
+	if l, err := s.SignInLink(ctx, svc.HashSecret(token), t0.Add(time.Minute)); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("looking up a used link: %+v, %v", l, err)
 	}
 	if sess.BrandID != "br_1" {
 		t.Fatalf("the session is for %q, want the link's brand", sess.BrandID)
@@ -43,6 +52,9 @@ func testDashboardSessions(t *testing.T, s svc.Store) {
 	expired, late := svc.NewSignInLink("", t0)
 	if err := s.CreateSignInLink(ctx, late); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := s.SignInLink(ctx, svc.HashSecret(expired), t0.Add(svc.SignInLinkTTL)); svc.ErrorCode(err) != svc.ENOTFOUND {
+		t.Fatalf("looking up a link 15 minutes old: %v", err)
 	}
 	if err := s.RedeemSignInLink(ctx, svc.HashSecret(expired), t0.Add(svc.SignInLinkTTL), again); svc.ErrorCode(err) != svc.ENOTFOUND {
 		t.Fatalf("a link 15 minutes old: %v", err)

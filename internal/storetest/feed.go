@@ -159,6 +159,22 @@ func testFeedProducts(t *testing.T, a, b FeedStore) {
 			t.Fatalf("p1 stored titled %v, want First", p.Title)
 		}
 	}
+	// b's keyed event verifies a title: it comes verified, and a's
+	// anonymous event, after it, changes it no more than b's own would
+	// (docs/security.md, Provenance).
+	verified := titled("Verified")
+	verified.View.Meta.Keyed = true
+	appendAll(t, b, verified)
+	ch = f.poll()
+	if len(ch.Products) != 1 || ch.Products[0].Verified != svc.AttrTitle || *ch.Products[0].Title != "Verified" {
+		t.Fatalf("products in the changes: %+v, want p1 titled Verified, verified", ch.Products)
+	}
+	appendAll(t, a, titled("Hijacked"))
+	for _, p := range allProducts(t, b) {
+		if p.ProductID == "p1" && (*p.Title != "Verified" || p.Verified != svc.AttrTitle) {
+			t.Fatalf("p1 stored titled %v (verified %b), want Verified", *p.Title, p.Verified)
+		}
+	}
 }
 
 // Another Store value's cancellations come through the feed, and its

@@ -42,13 +42,14 @@ func (r *recount) country(country *string, at time.Time, views, purchases int64)
 	if r.countries[k] == nil {
 		r.countries[k] = map[string]rollup.CountryCounts{}
 	}
-	c := r.countries[k][deref(country)]
+	c := r.countries[k][orEmpty(country)]
 	c.Views += views
 	c.Purchases += purchases
-	r.countries[k][deref(country)] = c
+	r.countries[k][orEmpty(country)] = c
 }
 
-func deref(s *string) string {
+// orEmpty is a pointer's string, "" for nil.
+func orEmpty(s *string) string {
 	if s == nil {
 		return ""
 	}

@@ -39,6 +39,7 @@ var tests = []struct {
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
 	{"ProductIdentifiers", testProductIdentifiers},
+	{"ProductProvenance", testProductProvenance},
 	{"EnsureProduct", testEnsureProduct},
 	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},
@@ -48,6 +49,8 @@ var tests = []struct {
 	{"CancelPartly", testCancelPartly},
 	{"CancelIdempotency", testCancelIdempotency},
 	{"CancelBeforeOrder", testCancelBeforeOrder},
+	{"RefundBeforeOrder", testRefundBeforeOrder},
+	{"CancelIfCounted", testCancelIfCounted},
 	{"CancelAnonymousOrder", testCancelAnonymousOrder},
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
@@ -58,6 +61,7 @@ var tests = []struct {
 	{"SigningKeys", testSigningKeys},
 	{"DashboardSessions", testDashboardSessions},
 	{"WebhookSecrets", testWebhookSecrets},
+	{"Settings", testSettings},
 }
 
 var (

@@ -16,6 +16,11 @@ import (
 // their handlers, in commit order, while the first already writes the
 // next batch. Under load batches grow by themselves; alone, a write waits
 // for nobody.
+//
+// The slices of large batch requests (CollectBatch) queue apart, and a
+// commit takes at most one of them, after the other writes waiting: a
+// write waits for the commit in flight and its own, never behind the
+// slices of other requests.
 type batcher struct {
 	store    svc.EventStore
 	apply    func([]*svc.Write) // called after a successful commit, before anyone is woken
@@ -30,6 +35,7 @@ type batcher struct {
 	mu        sync.RWMutex   // guards closed against sends on a closed channel
 	closed    bool
 	in        chan *job
+	slices    chan *job // slices of large batches
 	committed chan committed
 	done      chan struct{}
 	// failing counts the commits that failed in a row; 0 after one
@@ -54,7 +60,7 @@ type job struct {
 
 func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m *metrics.Metrics) *batcher {
 	b := &batcher{store: store, apply: apply, maxBatch: maxBatch, metrics: m,
-		in: make(chan *job, maxBatch), committed: make(chan committed, 1), done: make(chan struct{})}
+		in: make(chan *job, maxBatch), slices: make(chan *job, 64), committed: make(chan committed, 1), done: make(chan struct{})}
 	go b.run()
 	go b.applyCommitted()
 	return b
@@ -62,14 +68,19 @@ func newBatcher(store svc.EventStore, maxBatch int, apply func([]*svc.Write), m 
 
 // submit queues w and waits until it is durable (or failed). It does not
 // give up when ctx ends: a write that may already be committed is waited for.
-func (b *batcher) submit(ws ...*svc.Write) error {
+func (b *batcher) submit(ws ...*svc.Write) error { return b.queue(b.in, ws) }
+
+// submitSlice is submit for a slice of a large batch (see batcher).
+func (b *batcher) submitSlice(ws []*svc.Write) error { return b.queue(b.slices, ws) }
+
+func (b *batcher) queue(to chan *job, ws []*svc.Write) error {
 	j := &job{ws: ws, done: make(chan struct{})}
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
 		return svc.Errorf(svc.EUNAVAILABLE, "the service is shutting down")
 	}
-	b.in <- j
+	to <- j
 	b.mu.RUnlock()
 	<-j.done
 	return j.err
@@ -77,23 +88,50 @@ func (b *batcher) submit(ws ...*svc.Write) error {
 
 func (b *batcher) run() {
 	defer close(b.committed)
-	for j := range b.in {
-		batch := append(make([]*job, 0, 1+len(b.in)), j)
-		n := len(j.ws)
-	drain:
-		for n < b.maxBatch {
+	in, slices := b.in, b.slices // nil once closed and drained
+	for in != nil || slices != nil {
+		var batch []*job
+		n, sliced := 0, false
+		select {
+		case j, ok := <-in:
+			if !ok {
+				in = nil
+				continue
+			}
+			batch, n = append(batch, j), lines(j.ws)
+		case j, ok := <-slices:
+			if !ok {
+				slices = nil
+				continue
+			}
+			batch, n, sliced = append(batch, j), lines(j.ws), true
+		}
+	drain: // the other writes waiting, up to maxBatch lines
+		for n < b.maxBatch && in != nil {
 			select {
-			case j, ok := <-b.in:
+			case j, ok := <-in:
 				if !ok {
+					in = nil
 					break drain
 				}
 				batch = append(batch, j)
-				n += len(j.ws)
+				n += lines(j.ws)
 			default:
 				break drain
 			}
 		}
-		writes := make([]*svc.Write, 0, n)
+		if !sliced && slices != nil { // and one slice, whatever the load: slices go on
+			select {
+			case j, ok := <-slices:
+				if !ok {
+					slices = nil
+				} else {
+					batch = append(batch, j)
+				}
+			default:
+			}
+		}
+		var writes []*svc.Write
 		for _, j := range batch {
 			writes = append(writes, j.ws...)
 		}
@@ -107,6 +145,22 @@ func (b *batcher) run() {
 		b.committed <- committed{batch, writes, err}
 		b.commit.Unlock()
 	}
+}
+
+// lines is what ws weigh in a commit: an order its lines, a view or a cart
+// one. A commit takes jobs up to maxBatch lines, so that orders of 500
+// lines from many requests make no commit of 500,000 lines that every
+// write behind it waits for.
+func lines(ws []*svc.Write) int {
+	n := 0
+	for _, w := range ws {
+		if w.Purchase != nil {
+			n += len(w.Purchase.Order.Items)
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // applyCommitted applies each committed batch and wakes its handlers.
@@ -150,6 +204,7 @@ func (b *batcher) close() {
 	if !b.closed {
 		b.closed = true
 		close(b.in)
+		close(b.slices)
 	}
 	b.mu.Unlock()
 	<-b.done

@@ -26,12 +26,13 @@ func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases tim
 	return t.engine.Load().Counts(ref, now, views, purchases)
 }
 
-// learnProduct puts a stored product into the ref index and the search
-// index; keyed says a keyed event named it, whose page binds to it
-// (match.Index.PutKeyed).
+// learnProduct puts a stored product into the ref index and, with its
+// verified attributes only, the search index, which shoppers and other
+// brands see through (docs/security.md, Provenance); keyed says a keyed
+// event named it, whose page binds to it (match.Index.PutKeyed).
 func (t *Tracker) learnProduct(p *svc.Product, keyed bool) {
 	t.products.Put(p.BrandID, p.ProductID, p.Ref)
-	if keyed {
+	if p = p.VerifiedOnly(); keyed {
 		t.search.PutKeyed(p)
 	} else {
 		t.search.Put(p)
@@ -50,14 +51,16 @@ func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {
 func (t *Tracker) learnWrite(w *svc.Write) {
 	r := &w.Result
 	_, meta := w.Event()
-	// named is the i-th product of the write as the store now keeps it:
-	// an event that may not register changes no attribute.
+	// named is the i-th product of the write, with the verified
+	// attributes it gave: a keyed event's are, an anonymous event's are at
+	// most provisional (svc.Product.Update), and an event that may not
+	// register changes no attribute.
 	named := func(i int, ref svc.ProductRef) *svc.Product {
 		p := w.Product(i)
-		if !w.MayRegister {
+		if !w.MayRegister || !meta.Keyed {
 			p = svc.Product{BrandID: p.BrandID, ProductID: p.ProductID}
 		}
-		p.Ref = ref
+		p.Ref, p.Verified = ref, p.Given()
 		return &p
 	}
 	if w.View != nil || w.Cart != nil {

@@ -27,7 +27,13 @@ func (t *Tracker) RecentActivity(q svc.RecentQuery, b *svc.Brand) []svc.RecentIt
 		if !ok || p.BrandID != q.BrandID {
 			continue // not learnt yet on this node: shown at the next ask
 		}
-		out = append(out, svc.RecentItem{ProductID: p.ProductID, Title: optional(p.Title), URL: optional(p.URL),
+		// The index holds verified attributes only; a link goes only to
+		// the brand's domains as they are now.
+		url := optional(p.URL)
+		if url != nil && !b.OwnsURL(*url) {
+			url = nil
+		}
+		out = append(out, svc.RecentItem{ProductID: p.ProductID, Title: optional(p.Title), URL: url,
 			Country: it.Country, City: it.City, MinutesAgo: int(now.Sub(it.Time) / time.Minute)})
 	}
 	return out

@@ -27,7 +27,8 @@ func newSignals() *signals {
 	return &signals{carts: window.New(svc.MaxCartWindow, 0), recent: recent.New()}
 }
 
-// addPurchase records the products of an accepted order for the feed.
+// addPurchase records the products of an accepted order for the feed,
+// which keeps the keyed ones.
 func (s *signals) addPurchase(e *svc.PurchaseEvent, lines []svc.Line) {
 	country, city := deref(e.Context.Country), deref(e.Context.City)
 	if country == "" {
@@ -36,7 +37,7 @@ func (s *signals) addPurchase(e *svc.PurchaseEvent, lines []svc.Line) {
 	ps := make([]svc.RecentPurchase, len(lines))
 	for i, l := range lines {
 		ps[i] = svc.RecentPurchase{BrandID: e.BrandID, Order: e.Meta.EventID, Product: l.Product, Time: e.Meta.Time,
-			Units: l.Units, Country: country, City: city}
+			Units: l.Units, Country: country, City: city, Keyed: e.Meta.Keyed}
 	}
 	s.recent.Add(ps...) // together: the feed counts an order's lines as one order
 }

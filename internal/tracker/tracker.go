@@ -27,7 +27,7 @@ import (
 // Config tunes a Tracker; the zero value of a field means its default.
 type Config struct {
 	Retention     time.Duration    // how long raw events are kept; at least the largest window
-	MaxBatch      int              // most events in one commit
+	MaxBatch      int              // most lines in one commit (an order weighs its lines, a view one), past its first job
 	ErasurePoll   time.Duration    // how often the store's erasure version is read
 	SweepInterval time.Duration    // how often aged events leave memory and the store
 	Now           func() time.Time // the clock; tests inject one
@@ -302,7 +302,9 @@ func (t *Tracker) KnownProduct(brandID, productID string) bool {
 func (t *Tracker) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product, error) {
 	out, err := t.store.EnsureProduct(ctx, p)
 	if err == nil {
-		t.learnProduct(out, false)
+		learnt := *out
+		learnt.Verified |= learnt.Given() // svc.EnsureProduct sets them as a keyed event
+		t.learnProduct(&learnt, false)
 	}
 	return out, err
 }
