@@ -272,20 +272,16 @@ func (s *Store) RollupsBuilt(ctx context.Context) (bool, error) {
 // RollupHours calls fn with the hour rows of a brand ("" product) or one
 // of its products, from up to to, oldest first.
 func (r reads) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+	// Product 0 is the brand's own row; a product the brand lacks, -1,
+	// has none.
 	q := `SELECT product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers FROM rollup_hours
-		WHERE brand_id = ?1 AND product = coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)
+		WHERE brand_id = ?1 AND product = iif(?2 = '', 0, coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), -1))
 		AND hour >= ?3 AND hour < ?4 ORDER BY hour`
-	if productID == "" {
-		q = strings.Replace(q, "coalesce((SELECT id FROM products WHERE brand_id = ?1 AND product_id = ?2), 0)", "0 AND ?2 = ''", 1)
-	}
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		row := rollup.Row{Key: rollup.Key{Brand: brandID}}
 		var rev string
 		if err := rows.Scan(&row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units, &row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
 			return err
-		}
-		if productID != "" && row.Product == 0 {
-			return nil // no such product: its rows are none
 		}
 		if err := row.SetRevenueText(rev); err != nil {
 			return err
