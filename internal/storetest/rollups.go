@@ -299,6 +299,10 @@ func testRollups(t *testing.T, s svc.Store) {
 		t.Fatal(err)
 	}
 	check("rebuild")
+	n := 0
+	if err := s.(rollup.Store).RollupHours(ctx, "br_1", "nope", t0.Add(-60*24*h), t0.Add(24*h), func(rollup.Row) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("a product the brand lacks: %d rows, %v", n, err)
+	}
 	if sessions, orders := armsOf(t, s, "br_1"); sessions[svc.ArmShown] != 2 || orders[svc.ArmShown] != 0 {
 		t.Errorf("after the retention and a rebuild: sessions %v orders %v, want c and e shown, o3 expired", sessions, orders)
 	}
