@@ -193,8 +193,14 @@ func (f *Figures) Totals(ctx context.Context, w Window) (Totals, error) {
 	if t, ok := f.windows[w]; ok {
 		return t, nil
 	}
+	return f.ProductTotals(ctx, "", w)
+}
+
+// ProductTotals reads one product's figures (the brand's with "") over
+// any window.
+func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window) (Totals, error) {
 	var a tally
-	err := f.src.RollupHours(ctx, f.BrandID, "", w.From, w.To, func(r rollup.Row) error {
+	err := f.src.RollupHours(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
 		sk, err := rollup.Sketch(r.Viewers)
 		if err != nil {
 			return err

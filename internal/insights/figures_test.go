@@ -67,6 +67,11 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 			t.Errorf("%s: rollups %+v, events %+v", what, a, b)
 		}
 	}
+	if b, err := f.Totals(ctx, Window{End(now).Add(-100 * time.Hour), End(now).Add(-10 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	} else {
+		same("the brand over 90 hours", b, d.Totals("", now.Add(-100*time.Hour), now.Add(-10*time.Hour)))
+	}
 	for i, p := range f.Overview() {
 		q := d.Overview(now)[i]
 		same(p.Name, p.Current, q.Current)
@@ -94,6 +99,13 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 			t.Fatal(err)
 		}
 		same(id+" over 7 days", p.Week(), d.Totals(id, now.Add(-7*24*time.Hour), now))
+		// Any window, as a date range will ask: here the 3 days ending 2 days ago.
+		end := End(now).Add(-48 * time.Hour)
+		span, err := f.ProductTotals(ctx, id, Window{end.Add(-72 * time.Hour), end})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(id+" over 3 days", span, d.Totals(id, now.Add(-5*24*time.Hour), now.Add(-2*24*time.Hour)))
 		a, b := p.Series(24*time.Hour, 30), d.Series(id, now, 24*time.Hour, 30)
 		for i := range a {
 			if a[i].Views != b[i].Views || a[i].Units != b[i].Units || a[i].Purchases != b[i].Purchases || a[i].HasPrice != b[i].HasPrice ||
