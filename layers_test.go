@@ -13,13 +13,15 @@ import (
 // a lower layer, so the graph has no upward import and no cycle by design.
 // The domain is at the bottom, the stores and pure parts above it, the core
 // above them, then the HTTP interface, and the command that wires them on
-// top. A new package must be given its layer here.
+// top. A new package must be given its layer here, and a line in the
+// Layout section of README.md (layout_test.go).
 var layers = map[string]int{
 	"":                         0, // the domain: types, errors, the rules of a write
 	"docs":                     0,
 	"extension":                0,
 	"internal/bots":            0,
 	"internal/lift":            0,
+	"internal/rollup":          0, // what an event adds to the dashboard's rollups, for both stores
 	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/poll":            0,
@@ -33,6 +35,7 @@ var layers = map[string]int{
 	"internal/match/matcheval": 2,
 	"internal/match/train":     6,
 	"internal/apidoc":          1,
+	"internal/apidoc/spec":     1, // for the generator and tests, not the served binary
 	"internal/chrometest":      1, // browser tests' Chromium, over testwait
 	"internal/connect":         2, // reads history files with internal/strictjson
 	"internal/strictjson":      1,
@@ -55,11 +58,9 @@ var layers = map[string]int{
 	"internal/dashboard": 4,
 	"internal/httpapi":   5,
 
-	"cmd/svc":                       6,
-	"bench/loadgen":                 6,
-	"bench/seed":                    6,
-	"bench/experiments/rebuildprof": 6,
-	"bench/experiments/traceslow":   6,
+	"cmd/svc":             6,
+	"internal/apidoc/gen": 6, // go generate's programs
+	"internal/script/gen": 6,
 }
 
 func TestNoUpwardImport(t *testing.T) {
@@ -92,6 +93,23 @@ func TestNoUpwardImport(t *testing.T) {
 			}
 			if to := rel(imp); layers[to] >= layer {
 				t.Errorf("%q (layer %d) imports %q (layer %d): only lower layers may be imported", from, layer, to, layers[to])
+			}
+		}
+	}
+}
+
+// TestServedBinaryHoldsNoBuildTools: esbuild and kin-openapi make the
+// embedded files at go generate (internal/script/gen, internal/apidoc/gen)
+// and check answers in tests; the binary that serves needs neither.
+func TestServedBinaryHoldsNoBuildTools(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/svc").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, tool := range []string{"github.com/evanw/esbuild", "github.com/getkin/kin-openapi", "github.com/svc-project/svc/internal/apidoc/spec"} {
+			if dep == tool || strings.HasPrefix(dep, tool+"/") {
+				t.Errorf("cmd/svc depends on %s", dep)
 			}
 		}
 	}

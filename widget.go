@@ -8,11 +8,12 @@ import (
 // WidgetPositions are where the widget's corner parts (the badge and the
 // toasts) may sit. They are logical, as CSS's inline start and end: "start"
 // is the left corner of a left-to-right page and the right corner of a
-// right-to-left one (docs/client-script.md, Position).
+// right-to-left one (docs/client-script.md, Brand settings: corner and
+// languages).
 var WidgetPositions = []string{"start", "end"}
 
 // WidgetLanguages are the languages the widget speaks, in the default
-// order (docs/client-script.md, Languages).
+// order (docs/client-script.md, Brand settings: corner and languages).
 var WidgetLanguages = []string{"en", "de", "fr", "es"}
 
 // ValidWidgetPosition reports whether p is one of WidgetPositions or ""

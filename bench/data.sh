@@ -11,7 +11,7 @@ fill=${1:-30}
 addr=127.0.0.1:18390
 dir=$(mktemp -d)
 go build -o "$dir/svc" ./cmd/svc
-go build -o "$dir/loadgen" ./bench/loadgen
+go build -C bench -o "$dir/loadgen" ./loadgen # bench/ is a module of its own
 "$dir/svc" serve --data "$dir/data" --addr "$addr" --rate-limit 0 >"$dir/log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT

@@ -18,7 +18,7 @@ DB=svcbench_$$
 STORE="postgres://$(id -un)@127.0.0.1:5432/$DB?sslmode=disable"
 TMP=$(mktemp -d)
 go build -o "$TMP/svc" ./cmd/svc
-go build -o "$TMP/loadgen" ./bench/loadgen
+go build -C bench -o "$TMP/loadgen" ./loadgen # bench/ is a module of its own
 psql -q -h 127.0.0.1 -d postgres -c "CREATE DATABASE $DB"
 pids=()
 cleanup() {

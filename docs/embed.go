@@ -1,5 +1,7 @@
-// Package docs holds the documentation that ships inside the binary: the
-// OpenAPI document, served at /openapi.json by internal/apidoc.
+// Package docs embeds the OpenAPI document for the code that reads it:
+// internal/apidoc/spec, which validates it for the tests and converts it at
+// go generate into the JSON that internal/apidoc serves. The served binary
+// does not import this package.
 package docs
 
 import _ "embed"

@@ -221,9 +221,10 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"brands", "add", "--data", dir, "--name", "x", "--domain", "https://x.example/"}, "not a host name"},
 		{[]string{"keys", "create", "--data", dir, "--brand", "br_nope"}, "not found"},
 		{[]string{"keys", "revoke", "--data", dir, "--brand", "br_nope", "--key", "sk_x"}, "no active key"},
-		{[]string{"serve", "--data", dir, "--store", "mysql://localhost/svc"}, "unknown store"},
-		{[]string{"serve", "--data", dir, "--retention", "24h"}, "the largest window"},
-		{[]string{"serve", "--data", dir, "--bogus"}, "not defined"},
+		// On port 0: a test must not need, nor take, the default 8080.
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--data", dir, "--store", "mysql://localhost/svc"}, "unknown store"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--data", dir, "--retention", "24h"}, "the largest window"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--data", dir, "--bogus"}, "not defined"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

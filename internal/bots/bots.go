@@ -152,10 +152,10 @@ func plainLiterals(re *syntax.Regexp) []string {
 	return nil
 }
 
-// The rule for agents no browser sends (docs/security.md, Bot filter): the
-// list names crawlers by their own names, and HTTP libraries and tools
-// that send a bare or a made-up agent slipped through an outside probe
-// (Java/17, PostmanRuntime/7.36, Mozilla/5.0, x).
+// The rule for agents no browser sends (docs/security.md, Count inflation,
+// the bot filter): the list names crawlers by their own names, and HTTP
+// libraries and tools that send a bare or a made-up agent slipped through
+// an outside probe (Java/17, PostmanRuntime/7.36, Mozilla/5.0, x).
 const minBrowserAgent = 40 // "Mozilla/5.0 (…) Gecko/20100101 Firefox/133.0" is 70 and the shortest kind
 
 // engines are the rendering-engine tokens every browser agent of the last

@@ -42,8 +42,12 @@ type large struct {
 	brands   []matchtest.Brand
 }
 
-var largeOnce = sync.OnceValue(func() *large {
-	brands, products := matchtest.Large(11, 1000, 1000)
+var largeOnce = sync.OnceValue(func() *large { return newLarge(1000, 1000) })
+
+// newLarge is a source of matchtest.Large's shops, as a start loads them,
+// with a tenth of the products viewed, bought and priced.
+func newLarge(nBrands, perBrand int) *large {
+	brands, products := matchtest.Large(11, nBrands, perBrand)
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	src := &source{index: match.New(), prices: prices.New(), brands: map[string]*svc.Brand{}, engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
 	var bs []*svc.Brand
@@ -73,7 +77,7 @@ var largeOnce = sync.OnceValue(func() *large {
 		}
 	}
 	return &large{src: src, products: products, brands: brands}
-})
+}
 
 // searchRequest makes 20 results as a search engine shows them: a third by
 // a product's own page, a third by title on its shop's site, a third from
@@ -138,4 +142,48 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB") // the index, the prices, the engine and the test's own copy of the products
+}
+
+// BenchmarkProductEnrichOffers enriches product pages with their offers at
+// 12 shops of 1,300 products each, as a price-comparison site's merchants
+// are: half the pages are a shop's own (found by address), half are
+// another site's with the title alone; it reports the latency percentiles
+// of one request, and how many offers a page got.
+func BenchmarkProductEnrichOffers(b *testing.B) {
+	l := newLarge(12, 1300)
+	s := New(l.src)
+	r := rand.New(rand.NewPCG(5, 6))
+	reqs := make([]*svc.ProductEnrichRequest, 512)
+	for i := range reqs {
+		p := l.products[r.IntN(len(l.products))]
+		title, price, cur := p.Title, float64(10+r.IntN(900)), "EUR"
+		req := &svc.ProductEnrichRequest{Product: svc.PageProduct{Title: &title, Price: &price, Currency: &cur}}
+		if i%2 == 0 {
+			u := p.URL
+			req.Context.URL = &u
+		} else {
+			u := fmt.Sprintf("https://elsewhere%d.example/item/%d", r.IntN(100), r.IntN(1e6))
+			req.Context.URL = &u
+		}
+		reqs[i] = req
+	}
+	lat := make([]time.Duration, 0, b.N)
+	offers := 0
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		out := s.Product(reqs[i%len(reqs)], "")
+		lat = append(lat, time.Since(start))
+		offers += len(out.Offers)
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(0.999), "p99.9-ms")
+	b.ReportMetric(float64(offers)/float64(len(lat)), "offers/op")
+	b.ReportMetric(float64(l.src.index.Len()), "products")
 }

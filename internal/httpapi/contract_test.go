@@ -17,7 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
-	"github.com/svc-project/svc/internal/apidoc"
+	"github.com/svc-project/svc/internal/apidoc/spec"
 )
 
 // contract is docs/openapi.yaml, ready to check answers against.
@@ -28,7 +28,7 @@ type contract struct {
 }
 
 var loadContract = sync.OnceValues(func() (*contract, error) {
-	doc, err := apidoc.Load()
+	doc, err := spec.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc/internal/apidoc"
+	"github.com/svc-project/svc/internal/apidoc/spec"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
@@ -17,7 +18,7 @@ import (
 // TestOpenAPIDocumentsEveryRoute fails when a route is missing from
 // docs/openapi.yaml, or the document describes one the server lacks.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
-	doc, err := apidoc.Load()
+	doc, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package match
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -26,7 +27,13 @@ type facts struct {
 	sizes       []string
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
-	forWord     bool // "for", "für", "pour", "para": a title of something for another product
+	// names: short names of a model within a line ("t3", "t5i", "sl1"):
+	// too short for codes, but two of them tell two models apart.
+	names []string
+	// suffixed: a code followed by a letter of its own ("orb153bk l",
+	// left-hinged), as "code letter": the letter makes another product.
+	suffixed []string
+	forWord  bool // "for", "für", "pour", "para": a title of something for another product
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -60,6 +67,9 @@ func analyze(title string) facts {
 		if t == "" {
 			continue
 		}
+		if lineName(tok) {
+			f.names = appendUnique(f.names, tok)
+		}
 		switch {
 		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
 			f.forWord = true
@@ -91,9 +101,17 @@ func analyze(title string) facts {
 			f.numbers = appendUnique(f.numbers, normNumber(n))
 			continue
 		}
+		if lo, hi, ok := strings.Cut(tok, "-"); ok && numberRange(lo, hi) {
+			// A range ("11-25" teeth of a cassette) is one number.
+			f.numbers = appendUnique(f.numbers, normNumber(lo)+"-"+normNumber(hi))
+			continue
+		}
 		switch {
 		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t):
 			f.codes = appendUnique(f.codes, t)
+			if k+1 < len(tokens) && suffixLetter(folded, tok, tokens[k+1]) {
+				f.suffixed = appendUnique(f.suffixed, t+" "+tokens[k+1])
+			}
 		case isNumber(tok):
 			f.numbers = appendUnique(f.numbers, normNumber(tok))
 		}
@@ -101,6 +119,30 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	return f
+}
+
+// suffixLetter reports whether the token after a code is a lone letter
+// of its own, between spaces: a hinge ("orb153bk l"), a colour or region
+// letter. Not "a" or "x", which are words ("2 x 8gb"), nor "s" (a
+// possessive's); not in brackets nor before "&" ("(b)", "b&h"), which
+// the data showed to be other things.
+func suffixLetter(folded, code, next string) bool {
+	if len(next) != 1 || next[0] < 'b' || next[0] > 'z' || next == "s" || next == "x" {
+		return false
+	}
+	w := code + " " + next
+	return strings.Contains(folded, w+" ") || strings.HasSuffix(folded, w)
+}
+
+// numberRange reports whether two numbers joined by a hyphen are a range
+// ("11-25"), not a part number ("508429-001", "2399-823").
+func numberRange(lo, hi string) bool {
+	if !isNumber(lo) || !isNumber(hi) || len(lo) > 3 || len(hi) > 3 {
+		return false
+	}
+	a, errA := strconv.ParseFloat(strings.ReplaceAll(lo, ",", "."), 64)
+	b, errB := strconv.ParseFloat(strings.ReplaceAll(hi, ",", "."), 64)
+	return errA == nil && errB == nil && a < b
 }
 
 // countedWord reports whether a token is a number joined to a word by a
@@ -221,12 +263,21 @@ func measure(tok string) (value, unit string, ok bool) {
 	if i == 0 || i == len(tok) {
 		return "", "", false
 	}
-	num := strings.TrimRight(tok[:i], ".,")
+	num := normNumber(strings.TrimRight(tok[:i], ".,"))
+	// A range of one unit, as of a zoom lens: "18-200mm".
+	if j := i + 1; tok[i] == '-' && j < len(tok) && tok[j] >= '0' && tok[j] <= '9' {
+		for j < len(tok) && (tok[j] >= '0' && tok[j] <= '9' || tok[j] == '.') {
+			j++
+		}
+		if u, known := unitAlias(tok[j:]); known && u != "pk" && numberRange(num, tok[i+1:j]) {
+			return num + "-" + normNumber(strings.TrimRight(tok[i+1:j], ".")), u, true
+		}
+	}
 	u, known := unitAlias(strings.TrimLeft(tok[i:], "-"))
 	if !known {
 		return "", "", false
 	}
-	return normNumber(num), u, true
+	return num, u, true
 }
 
 // unitAlias gives a unit's one spelling.
@@ -362,14 +413,19 @@ func veto(a, b *facts) string {
 		return "number"
 	case codeShapeClash(a, b):
 		return "code"
+	case suffixClash(a, b) || suffixClash(b, a):
+		return "variant"
+	case oneSided(a.names, b.names) > 0 && lacksAny(a.names, b.names) && lacksAny(b.names, a.names):
+		return "line"
 	}
 	for _, x := range a.units {
-		ua := unitOf(x)
 		other := false
 		for _, y := range b.units {
-			other = other || unitOf(y) == ua && x != y
+			if same, ok := sameMeasure(x, y); ok && !same {
+				other = true
+			}
 		}
-		if other && !sharesUnitValue(a.units, b.units, ua) {
+		if other && !sharesMeasure(a.units, b.units, x) {
 			return "unit"
 		}
 	}
@@ -396,6 +452,63 @@ func veto(a, b *facts) string {
 		return "accessory"
 	}
 	return ""
+}
+
+// suffixClash reports whether a code of a's, followed by a letter of its
+// own, stands in b without that letter after it.
+func suffixClash(a, b *facts) bool {
+	for _, s := range a.suffixed {
+		code, _, _ := strings.Cut(s, " ")
+		if contains(b.codes, code) && !contains(b.suffixed, s) && !initialOf(s[len(s)-1], b) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineName reports whether a token is a short name of a model within a
+// line: one or two letters, one or two digits, perhaps a letter ("t3",
+// "t5i", "sl1", "a7", "i5").
+func lineName(tok string) bool {
+	i := 0
+	for i < len(tok) && tok[i] >= 'a' && tok[i] <= 'z' {
+		i++
+	}
+	if i < 1 || i > 2 {
+		return false
+	}
+	j := i
+	for j < len(tok) && tok[j] >= '0' && tok[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 2 {
+		return false
+	}
+	return j == len(tok) || j+1 == len(tok) && tok[j] >= 'a' && tok[j] <= 'z'
+}
+
+// lacksAny reports whether b lacks a value of a's (both non-empty).
+func lacksAny(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	for _, x := range a {
+		if !contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// initialOf reports whether a title has a word, not a code, that starts
+// with a letter: "pfi-107 c" and "… cyan" say one colour.
+func initialOf(letter byte, f *facts) bool {
+	for _, sp := range spans(f) {
+		if t := f.squeezed[sp[0]:sp[1]]; t[0] == letter && !hasDigit(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeShapeClash reports whether the titles have codes of one family
@@ -464,15 +577,51 @@ func lacksNumber(a, b *facts) bool {
 	return false
 }
 
-// sharesUnitValue reports whether the titles have one value of a unit in
-// common: "16gb" and "32gb" on one side, "16gb" on the other is no clash.
-func sharesUnitValue(a, b []string, unit string) bool {
-	for _, x := range a {
-		if unitOf(x) != unit {
+// scales put the units of one dimension on one scale: "2tb" is not
+// "250gb", and "1tb" is "1000gb" (or 1024: measures within 5% are one).
+var scales = map[string]struct {
+	dim    string
+	factor float64
+}{
+	"kb": {"byte", 1e-6}, "mb": {"byte", 1e-3}, "gb": {"byte", 1}, "tb": {"byte", 1e3},
+	"mhz": {"hz", 1e-3}, "ghz": {"hz", 1},
+	"mm": {"length", 1e-3}, "cm": {"length", 1e-2},
+	"g": {"mass", 1e-3}, "kg": {"mass", 1}, "mg": {"mass", 1e-6},
+	"ml": {"volume", 1e-3}, "cl": {"volume", 1e-2}, "l": {"volume", 1},
+	"w": {"power", 1}, "kw": {"power", 1e3},
+}
+
+// sameMeasure reports whether two measures are of one dimension (ok),
+// and whether they are the same there.
+func sameMeasure(x, y string) (same, ok bool) {
+	ux, uy := unitOf(x), unitOf(y)
+	if ux == uy {
+		return x == y, true
+	}
+	sx, okx := scales[ux]
+	sy, oky := scales[uy]
+	if !okx || !oky || sx.dim != sy.dim {
+		return false, false
+	}
+	vx, errx := strconv.ParseFloat(strings.TrimSuffix(x, ux), 64)
+	vy, erry := strconv.ParseFloat(strings.TrimSuffix(y, uy), 64)
+	if errx != nil || erry != nil {
+		return false, false // a range ("18-55mm") against a value
+	}
+	vx, vy = vx*sx.factor, vy*sy.factor
+	return math.Abs(vx-vy) <= 0.05*max(vx, vy), true
+}
+
+// sharesMeasure reports whether the titles have one measure in common of
+// x's dimension: "16gb" and "32gb" on one side, "16gb" on the other is no
+// clash.
+func sharesMeasure(a, b []string, x string) bool {
+	for _, m := range a {
+		if _, ok := sameMeasure(m, x); !ok {
 			continue
 		}
 		for _, y := range b {
-			if x == y {
+			if same, _ := sameMeasure(m, y); same {
 				return true
 			}
 		}
@@ -480,7 +629,8 @@ func sharesUnitValue(a, b []string, unit string) bool {
 	return false
 }
 
-func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.") }
+// unitOf is a measure's unit: "18-55mm" is of "mm".
+func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.-") }
 
 // clash reports whether both lists are non-empty and share nothing.
 func clash(a, b []string) bool {

@@ -445,11 +445,11 @@ func tier(list []assessed) (*assessed, string) {
 func decide(list []assessed, m *Model) (*assessed, float64) {
 	switch a, t := tier(list); {
 	case t == TierStrict:
-		return a, m.Strict
+		return a, m.tierConfidence(t, &a.x, m.Strict)
 	case t == TierCode && m.Unique > 0:
-		return a, m.Unique
+		return a, m.tierConfidence(t, &a.x, m.Unique)
 	case t == TierSame && m.Same > 0:
-		return a, m.Same
+		return a, m.tierConfidence(t, &a.x, m.Same)
 	}
 	best, second := math.Inf(-1), math.Inf(-1)
 	var bestA *assessed

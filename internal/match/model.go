@@ -41,6 +41,12 @@ type Model struct {
 	// (strict.go) finds: the share of its answers that were right in
 	// training.
 	Strict float64 `json:"strict"`
+	// TierLevels refine the three tiers' confidence by the kind of answer
+	// (TierKey): the share of such answers right on the training shops of
+	// every set, so that a tier's answer that adds a colour or a measure
+	// is not as sure as one that adds neither. A key missing falls back
+	// to Strict, Unique or Same.
+	TierLevels map[string]float64 `json:"tier_levels,omitempty"`
 	// Trained says on what and how, for the record.
 	Trained string `json:"trained"`
 }
@@ -131,3 +137,22 @@ func (m *Model) Level(p float64) float64 {
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
+
+// TierKey names a tier's answers of one kind: "code/adds" for the code
+// tier's answers whose titles differ by a colour or a measure one of them
+// alone names, "code/plain" for the others.
+func TierKey(tier string, x *[numFeatures]float64) string {
+	if x[fColourOne] > 0 || x[fUnitOneSide] > 0 {
+		return tier + "/adds"
+	}
+	return tier + "/plain"
+}
+
+// tierConfidence is the confidence of a tier's answer: its kind's level,
+// else the tier's.
+func (m *Model) tierConfidence(tier string, x *[numFeatures]float64, whole float64) float64 {
+	if c, ok := m.TierLevels[TierKey(tier, x)]; ok {
+		return c
+	}
+	return whole
+}

@@ -113,14 +113,14 @@ func TestSameTier(t *testing.T) {
 		}
 	}
 	h, ok := x.Lookup("b", query)
-	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier's %.3f", h, ok, DefaultModel.Same)
 	}
 	if DefaultModel.Same < DefaultMinConfidence {
 		t.Errorf("the same-words tier's confidence %.3f is under the default least confidence", DefaultModel.Same)
 	}
 	both := codeTierIndex(append(sameTierCatalog, "Microsoft Office Professional 2007 (Mac)")...)
-	if h, ok := both.Lookup("b", query); ok && h.Confidence == round3(DefaultModel.Same) {
+	if h, ok := both.Lookup("b", query); ok && atTier(h.Confidence, TierSame) {
 		t.Errorf("with the product for both platforms in the catalog, Lookup = %+v at the same-words tier", h)
 	}
 	// A soft word that other shops use and this one never does is no
@@ -160,7 +160,7 @@ func TestSameTierListings(t *testing.T) {
 	dup := append(slices.Clone(sameTierCatalog), "Adobe Photoshop CS3 [Mac]", "adobe photoshop cs3 (mac)")
 	x := codeTierIndex(dup...)
 	query := Query{Title: "adobe photoshop cs3"}
-	if h, ok := x.Lookup("b", query); !ok || h.Ref != 8 || h.Confidence != round3(DefaultModel.Same) {
+	if h, ok := x.Lookup("b", query); !ok || h.Ref != 8 || !atTier(h.Confidence, TierSame) {
 		t.Errorf("two listings: Lookup = %+v, %v; want product 8 at the same-words tier", h, ok)
 	}
 	if h, ok := x.Lookup("b", Query{Title: "adobe photoshop cs3 [mac]"}); !ok || h.Ref != 8 {
@@ -192,7 +192,7 @@ func TestSameTierAddedColour(t *testing.T) {
 	}
 	query := Query{Title: "acme 48 capacity nylon disc wallet"}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	for _, twin := range []string{
@@ -231,7 +231,7 @@ func TestSameTierAccessoryKind(t *testing.T) {
 	}
 	query := Query{Title: "acme phone 4 shellguard case pink clear"}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	// Another product with the query's words, a stand with it: either may
@@ -262,7 +262,7 @@ func TestSameTierAddedWords(t *testing.T) {
 	}
 	query := Query{Title: "acme graphic equalizer half-din crossover"}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || h.Confidence != round3(DefaultModel.Same) {
+	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	// Another listing with the query's words ("new-acme" is "acme"), and a

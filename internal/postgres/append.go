@@ -181,7 +181,7 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 	if err := b.insertRest(ctx, tx); err != nil {
 		return err
 	}
-	return rollup.Apply(ctx, rollupTx{tx}, rollup.DeltaOf(writes))
+	return rollup.Apply(ctx, rollupTx{tx}, deltaOf(writes))
 }
 
 // lookUp claims the batch's idempotency keys and reads the keys, products

@@ -1,10 +1,6 @@
 package rollup
 
-import (
-	"database/sql"
-
-	"github.com/svc-project/svc"
-)
+import "database/sql"
 
 // The queries that read stored events as the rollups count them, for
 // both stores: "SELECT " + columns + " FROM " + tables + " WHERE " + a
@@ -104,43 +100,4 @@ func (o *Orders) Flush() error {
 		return nil // every line cancelled: it counts nowhere
 	}
 	return o.Emit(*c)
-}
-
-// DeltaOf returns what the accepted events of a batch add.
-func DeltaOf(batch []*svc.Write) *Delta {
-	d := &Delta{}
-	for _, w := range batch {
-		if w.Result.Status != svc.StatusAccepted || w.Result.Replay || w.Result.Err != nil || len(w.Result.Lines) == 0 {
-			continue
-		}
-		ref := w.Result.Lines[0].Product
-		switch {
-		case w.View != nil:
-			v := w.View
-			d.AddView(View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
-				Session: deref(v.Context.SessionID), Country: deref(v.Context.Country), Arm: v.Meta.Arm}, 1)
-		case w.Cart != nil:
-			d.AddCart(Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
-		case w.Purchase != nil:
-			p := w.Purchase
-			refs := map[string]int64{}
-			for _, l := range w.Result.Lines {
-				refs[l.ProductID] = int64(l.Product)
-			}
-			o := Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: deref(p.Context.SessionID),
-				Country: deref(p.Context.Country), Total: p.Order.TotalValue}
-			for _, it := range p.Order.Items {
-				o.Lines = append(o.Lines, Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
-			}
-			d.AddOrder(o, 1)
-		}
-	}
-	return d
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

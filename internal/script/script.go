@@ -13,23 +13,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/evanw/esbuild/pkg/api"
 )
 
-//go:embed svc.js
-var source string
+// The minified script and corner code are made by esbuild from svc.js and
+// svc-corner.js at go generate (./gen), not at every start: the served
+// binary holds neither esbuild nor the work. A test of ./gen fails when
+// they are stale.
+//
+//go:generate go run ./gen
 
-// cornerSource is the code of the corner badge's controls and of the
+//go:embed svc.min.js
+var minified []byte
+
+// cornerMinified is the code of the corner badge's controls and of the
 // toasts, which svc.js loads only on pages that show one: most pages never
 // need its bytes.
 //
-//go:embed svc-corner.js
-var cornerSource string
+//go:embed svc-corner.min.js
+var cornerMinified []byte
 
 // Script serves svc.js and, at /svc-corner.js, the code it loads for the
-// widgets in a corner: each minified by esbuild once at start, with its
-// gzip form and their ETags.
+// widgets in a corner: each minified at go generate, gzipped once at
+// start, with their ETags.
 type Script struct {
 	main, corner asset
 	built        time.Time
@@ -43,13 +48,13 @@ type asset struct {
 	etag, gzETag string
 }
 
-// Build minifies and compresses svc.js and svc-corner.js.
+// Build compresses the minified svc.js and svc-corner.js.
 func Build() (*Script, error) {
-	main, err := build("svc.js", source)
+	main, err := build("svc.min.js", minified)
 	if err != nil {
 		return nil, err
 	}
-	corner, err := build("svc-corner.js", cornerSource)
+	corner, err := build("svc-corner.min.js", cornerMinified)
 	if err != nil {
 		return nil, err
 	}
@@ -60,30 +65,21 @@ func Build() (*Script, error) {
 	}, nil
 }
 
-func build(name, src string) (asset, error) {
-	res := api.Transform(src, api.TransformOptions{
-		Loader:            api.LoaderJS,
-		Target:            api.ES2019,
-		MinifyWhitespace:  true,
-		MinifyIdentifiers: true,
-		MinifySyntax:      true,
-		LegalComments:     api.LegalCommentsNone,
-	})
-	if len(res.Errors) > 0 {
-		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return asset{}, errors.New(name + ": " + strings.Join(msgs, "\n"))
+func build(name string, code []byte) (asset, error) {
+	if len(code) == 0 { // a checkout without the generated file
+		return asset{}, errors.New("internal/script: " + name + " is empty; go generate ./... makes it")
 	}
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // the level is valid
-	if _, err := zw.Write(res.Code); err != nil {
+	if _, err := zw.Write(code); err != nil {
 		return asset{}, err
 	}
 	if err := zw.Close(); err != nil {
 		return asset{}, err
 	}
-	sum := sha256.Sum256(res.Code)
+	sum := sha256.Sum256(code)
 	tag := hex.EncodeToString(sum[:8])
-	return asset{min: res.Code, gz: gz.Bytes(), etag: `"` + tag + `"`, gzETag: `"` + tag + `-gz"`}, nil
+	return asset{min: code, gz: gz.Bytes(), etag: `"` + tag + `"`, gzETag: `"` + tag + `-gz"`}, nil
 }
 
 // ServeHTTP serves the script, gzipped when the client takes it, with an

@@ -2,6 +2,7 @@ package script
 
 import (
 	"compress/gzip"
+	_ "embed"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,14 @@ const (
 	maxSnippetBytes    = 400
 	// svc-corner.js, loaded only by pages with a corner widget.
 	maxCornerGzipBytes = 4096
+)
+
+// The sources of the minified files, for the check that they are minified.
+var (
+	//go:embed svc.js
+	source string
+	//go:embed svc-corner.js
+	cornerSource string
 )
 
 func TestScriptBudget(t *testing.T) {

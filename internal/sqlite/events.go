@@ -43,7 +43,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		return rollup.Apply(ctx, rollupTx{fast}, rollup.DeltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{fast}, deltaOf(batch))
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
@@ -72,7 +72,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return rollup.Apply(ctx, rollupTx{tx}, rollup.DeltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{tx}, deltaOf(batch))
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
 )
 
@@ -369,3 +370,44 @@ func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error
 }
 
 var _ rollup.Store = (*Store)(nil)
+
+// deltaOf returns what the accepted events of a batch add to the rollups.
+// internal/rollup cannot know svc.Write (layers_test.go): each store maps
+// the writes, the same way.
+func deltaOf(batch []*svc.Write) *rollup.Delta {
+	d := &rollup.Delta{}
+	for _, w := range batch {
+		if w.Result.Status != svc.StatusAccepted || w.Result.Replay || w.Result.Err != nil || len(w.Result.Lines) == 0 {
+			continue
+		}
+		ref := w.Result.Lines[0].Product
+		switch {
+		case w.View != nil:
+			v := w.View
+			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
+				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
+		case w.Cart != nil:
+			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
+		case w.Purchase != nil:
+			p := w.Purchase
+			refs := map[string]int64{}
+			for _, l := range w.Result.Lines {
+				refs[l.ProductID] = int64(l.Product)
+			}
+			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
+				Country: orEmpty(p.Context.Country), Total: p.Order.TotalValue}
+			for _, it := range p.Order.Items {
+				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
+			}
+			d.AddOrder(o, 1)
+		}
+	}
+	return d
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

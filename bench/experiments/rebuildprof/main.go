@@ -5,7 +5,11 @@
 // snapshot of the folder when there is one (delete it to profile the full
 // replay), and saves one when done.
 //
-// Usage: go run ./bench/experiments/rebuildprof DATA_FOLDER PROFILE_PREFIX
+// Usage (bench/ is a module of its own, hence -C):
+//
+//	go build -C bench -o /tmp/rebuildprof ./experiments/rebuildprof
+//	/tmp/rebuildprof DATA_FOLDER PROFILE_PREFIX
+//
 // writes PROFILE_PREFIX.cpu and PROFILE_PREFIX.heap.
 package main
 

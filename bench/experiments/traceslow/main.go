@@ -7,7 +7,7 @@
 // generator runs:
 //
 //	curl -o trace.out 'http://127.0.0.1:18091/debug/pprof/trace?seconds=6'
-//	go run ./bench/experiments/traceslow trace.out
+//	go build -C bench -o /tmp/traceslow ./experiments/traceslow && /tmp/traceslow trace.out
 //
 // It prints the view requests' p50 and p99, and for the slowest 1% against
 // the middle 10%: the time in the commit wait, in each goroutine state, and

@@ -1,7 +1,9 @@
 // Package matcheval measures title matching on real shops' labelled
 // pairs (docs/enrichment.md, Evaluation): it loads the Walmart–Amazon
 // benchmark, splits it for training and evaluation, and runs the catalog
-// lookup that the acceptance runs, with one shop or both in the index.
+// lookup that the acceptance runs, with one shop or both in the index;
+// and it spreads WDC Products and WDC LSPC over twelve shops, held out by
+// whole products, for lookups, offers and test pairs (shops.go).
 package matcheval
 
 import (
@@ -324,6 +326,8 @@ type TierAnswer struct {
 	Tier  string
 	Right bool
 	Title string
+	// Features of the pair, as Lookup weighs them.
+	Features [len(match.FeatureNames)]float64
 }
 
 // Tiers asks every query's candidates on the right-hand brand which tier,
@@ -334,7 +338,7 @@ func (t *Task) Tiers() []TierAnswer {
 		q := &t.Queries[i]
 		for _, c := range t.Index.Candidates(RightBrand, q.Title) {
 			if c.Tier != "" {
-				out = append(out, TierAnswer{Query: q, Tier: c.Tier, Right: !q.Absent && q.Right(c.Title) || c.Title == q.Title, Title: c.Title})
+				out = append(out, TierAnswer{Query: q, Tier: c.Tier, Right: !q.Absent && q.Right(c.Title) || c.Title == q.Title, Title: c.Title, Features: c.Features})
 			}
 		}
 	}

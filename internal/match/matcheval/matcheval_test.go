@@ -82,16 +82,23 @@ func TestReliability(t *testing.T) {
 // confidence, and returns the table of every tenth that has answers.
 func checkReliability(t *testing.T, answers []Answer, minBin int) string {
 	t.Helper()
+	for _, bin := range Reliability(answers) {
+		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
+			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
+		}
+	}
+	return reliabilityTable(answers)
+}
+
+// reliabilityTable is the table of every tenth of confidence that has
+// answers, as docs/enrichment.md shows it.
+func reliabilityTable(answers []Answer) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, "| confidence | answers | right | mean confidence | share right |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|")
 	for _, bin := range Reliability(answers) {
-		if bin.Answers == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
-		if bin.Answers >= minBin && math.Abs(bin.Accuracy-bin.MeanConfidence) > 0.05 {
-			t.Errorf("confidence %.1f–%.1f: %d answers, %.3f right, mean confidence %.3f", bin.Low, bin.High, bin.Answers, bin.Accuracy, bin.MeanConfidence)
+		if bin.Answers > 0 {
+			fmt.Fprintf(&b, "| %.1f–%.1f | %d | %d | %.3f | %.3f |\n", bin.Low, bin.High, bin.Answers, bin.Right, bin.MeanConfidence, bin.Accuracy)
 		}
 	}
 	return b.String()

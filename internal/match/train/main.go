@@ -1,6 +1,6 @@
 // Command train fits the title matcher's model (internal/match/model.json)
-// on the Walmart–Amazon benchmark's training part, and prints the figures
-// on the held-out part:
+// on the Walmart–Amazon benchmark's training part, and its tiers'
+// confidence on the training parts of Walmart–Amazon and WDC Products:
 //
 //	go run ./internal/match/train          # fit and print
 //	go run ./internal/match/train -write   # and write model.json
@@ -132,15 +132,50 @@ func run(write bool, out string) error {
 	for _, l := range m.Levels {
 		fmt.Printf("  level: probability up to %.3f: confidence %.3f\n", l.Upto, l.Confidence)
 	}
-	// Each tier's confidence is the share of its answers that are right.
-	shares := matcheval.Shares(task.Tiers())
+	// Each tier's confidence is the share of its answers that are right,
+	// on the training part of every set whose products are whole: the
+	// Walmart–Amazon queries not held out, and WDC Products' products not
+	// held out, as twelve shops (matcheval.NewShops). LSPC's products are
+	// only the groups its matching pairs join, so two groups are often
+	// one product: its answers are evaluated, not trained on.
+	tiers := task.Tiers()
+	wdcDir, err := matcheval.SiblingDir("wdc-products")
+	if err != nil {
+		return err
+	}
+	wdc, err := matcheval.LoadWDCProducts(wdcDir)
+	if err != nil {
+		return err
+	}
+	tiers = append(tiers, matcheval.NewShops(wdc, 12, false).Tiers()...)
+	shares := matcheval.Shares(tiers)
 	share := func(t string) float64 {
 		s := shares[t]
 		fmt.Printf("tier %s: %d of %d answers right, confidence %.3f\n", t, s.Right, s.All, s.Confidence())
 		return s.Confidence()
 	}
 	m.Strict, m.Unique, m.Same = share(match.TierStrict), share(match.TierCode), share(match.TierSame)
-	m.Trained = fmt.Sprintf("go run ./internal/match/train -write: %d pairs of %d Walmart–Amazon queries (not held out)", len(examples), len(task.Queries))
+	kinds := map[string]matcheval.TierShare{}
+	for _, a := range tiers {
+		k := match.TierKey(a.Tier, &a.Features)
+		s := kinds[k]
+		s.All++
+		if a.Right {
+			s.Right++
+		}
+		kinds[k] = s
+	}
+	m.TierLevels = map[string]float64{}
+	for k, s := range kinds {
+		// A kind of fewer than minLevel answers tells too little: the
+		// tier's whole share stands for it.
+		if s.All >= minKind {
+			m.TierLevels[k] = math.Round(s.Confidence()*1000) / 1000
+		}
+		fmt.Printf("tier kind %s: %d of %d answers right, confidence %.3f\n", k, s.Right, s.All, s.Confidence())
+	}
+	m.Trained = fmt.Sprintf("go run ./internal/match/train -write: %d pairs of %d Walmart–Amazon queries (not held out); tiers on %d answers of Walmart–Amazon and WDC Products (products not held out)",
+		len(examples), len(task.Queries), len(tiers))
 	for i, n := range match.FeatureNames {
 		fmt.Printf("  %-20s %7.3f\n", n, m.Weights[i])
 	}
@@ -200,6 +235,9 @@ func fit(xs [][]float64, ys []float64, lambda float64, steps int) ([]float64, fl
 // minLevel is the fewest training answers a level of confidence rests on:
 // a share of fewer tells too little.
 const minLevel = 100
+
+// minKind is the fewest training answers a tier's kind rests on.
+const minKind = 30
 
 // levels fits an isotonic map from the calibration's probability to the
 // share of right answers (pool adjacent violators, over the out-of-fold

@@ -1,0 +1,5 @@
+//go:build !race
+
+package matcheval
+
+const raceEnabled = false

@@ -1,0 +1,57 @@
+package match
+
+import "testing"
+
+// A letter a shop writes after a model code makes another product: the
+// left-hinged "ORB153BK L" is not the "ORB153BK", and a query for one is
+// never answered with the other (issue 37's real error).
+func TestVariantSuffix(t *testing.T) {
+	catalog := []string{
+		"Gorenje ORB153BK L Retro Fridge Black",
+		"Gorenje ORB153C Retro Fridge Cream",
+		"Gorenje ORB153R Retro Fridge Red",
+		"Bosch KGN39VLEB Fridge Freezer",
+	}
+	x := codeTierIndex(catalog...)
+	for _, q := range []string{"gorenje orb153bk", "Gorenje ORB153BK retro fridge black"} {
+		if h, ok := x.Lookup("b", Query{Title: q, MinConfidence: 0.01}); ok {
+			t.Errorf("%q: Lookup = %q at %.3f; want no answer, the catalog has only the left-hinged one", q, h.Title, h.Confidence)
+		}
+	}
+	both := codeTierIndex(append(catalog, "Gorenje ORB153BK Retro Fridge Black")...)
+	if h, ok := both.Lookup("b", Query{Title: "gorenje orb153bk"}); !ok || h.Ref != 5 {
+		t.Errorf("with both in the catalog, Lookup = %+v, %v; want product 5", h, ok)
+	}
+	if h, ok := both.Lookup("b", Query{Title: "gorenje orb153bk l"}); !ok || h.Ref != 1 {
+		t.Errorf("the left-hinged one: Lookup = %+v, %v; want product 1", h, ok)
+	}
+}
+
+// Measures of one dimension are compared on one scale, a range is one
+// value, and two short names of a line's models differ: each pair here is
+// two products, or one.
+func TestMeasureVeto(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		veto bool
+	}{
+		{"Crucial MX500 2TB SATA SSD", "Crucial MX500 250GB SATA SSD", true},
+		{"Samsung 860 PRO 1TB SSD", "Samsung 860 PRO 1000GB SSD", false},
+		{"WD Blue 4TB 64MB cache", "WD Blue 4TB", false},
+		{"Corsair Vengeance 8GB 3000MHz", "Corsair Vengeance 8GB 3GHz", false},
+		{"Canon EF-S 18-200mm f/3.5-5.6 IS", "Canon EF-S 18-55mm f/3.5-5.6 IS", true},
+		{"Canon EF-S 18 55mm IS", "Canon EF-S 18-135mm IS USM", true},
+		{"Canon EF-S 18-55mm IS", "Canon EF-S 18-55mm IS II lens", false},
+		{"Shimano CS-R9100 cassette 11-25", "Shimano CS-R9100 cassette 11-28", true},
+		{"HP 508429-001 400GB SAS", "HP 508429-001 400-GB SAS drive", false},
+		// Two short names of models of one line.
+		{"Canon EOS Rebel T6 DSLR with EF-S 18-55mm IS II", "Canon EOS Rebel T3 DSLR with EF-S 18-55mm IS", true},
+		{"Intel Core i5 6400 2.7GHz", "Intel Core i7 6400 2.7GHz", true},
+		{"Canon EOS Rebel T6 kit", "Canon EOS Rebel T6 DSLR camera", false},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := veto(&a, &b); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
+		}
+	}
+}
