@@ -49,12 +49,16 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	trending := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return p.Day.Views == 0 || p.Trend <= 1 })
 	slices.SortStableFunc(trending, func(x, y insights.ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	withheld := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return !p.Withheld(b) })
+	experiment, err := d.Experiment(r.Context(), b.Holdout)
+	if err != nil {
+		return err
+	}
 	data := overviewData{
 		Periods: d.Overview(), Currency: d.Currency,
 		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(time.Hour, 48), "Mon 15:04"),
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series(24*time.Hour, 30), "Jan 2"),
 		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
-		Experiment: d.Experiment(b.Holdout), ViewersError: viewersError,
+		Experiment: experiment, ViewersError: viewersError,
 	}
 	h.render(w, r, http.StatusOK, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
 	return nil

@@ -51,9 +51,16 @@ type Figures struct {
 	FromRollups bool
 	hours       []rollup.Row // the brand's own rows, oldest first, without their sketches
 	windows     map[Window]Totals
-	shown, held lift.Arm
 
-	src      Source
+	src Source
+	// The experiment's arms, read when first asked for: only the overview
+	// and the experiment endpoint need them, and they are most of a
+	// reading (a join of the brand's orders with its sessions).
+	arms struct {
+		sync.Mutex
+		done        bool
+		shown, held lift.Arm
+	}
 	products struct {
 		sync.Mutex
 		rows []ProductRow
@@ -95,28 +102,6 @@ func loadFigures(ctx context.Context, src Source, brandID string, now time.Time)
 	if f.Currency, err = src.BrandCurrency(ctx, brandID); err != nil {
 		return nil, err
 	}
-	sessions := map[string]int64{}
-	revenue := map[string]map[string]float64{} // arm, session
-	err = src.RollupArms(ctx, brandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64) error {
-		if revenue[arm] == nil {
-			revenue[arm] = map[string]float64{}
-		}
-		revenue[arm][session] += v
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	arm := func(name string) lift.Arm {
-		a := lift.Arm{Sessions: sessions[name]}
-		for _, v := range revenue[name] {
-			a.Revenues = append(a.Revenues, v)
-		}
-		// The bootstrap draws by index: the same data, the same order.
-		sort.Float64s(a.Revenues)
-		return a
-	}
-	f.shown, f.held = arm(svc.ArmShown), arm(svc.ArmHeldOut)
 	return f, nil
 }
 
@@ -270,9 +255,38 @@ func (f *Figures) Series(step time.Duration, n int) []Point {
 	return seriesOf(f.hours, f.At, step, n)
 }
 
-// Experiment measures the brand's holdout experiment.
-func (f *Figures) Experiment(holdout int) Experiment {
-	return experimentOf(f.BrandID, holdout, f.Currency, f.At, f.shown, f.held)
+// Experiment measures the brand's holdout experiment, reading its arms
+// once per Figures.
+func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, error) {
+	a := &f.arms
+	a.Lock()
+	defer a.Unlock()
+	if !a.done {
+		sessions := map[string]int64{}
+		revenue := map[string]map[string]float64{} // arm, session
+		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64) error {
+			if revenue[arm] == nil {
+				revenue[arm] = map[string]float64{}
+			}
+			revenue[arm][session] += v
+			return nil
+		})
+		if err != nil {
+			return Experiment{}, err
+		}
+		arm := func(name string) lift.Arm {
+			x := lift.Arm{Sessions: sessions[name]}
+			for _, v := range revenue[name] {
+				x.Revenues = append(x.Revenues, v)
+			}
+			// The bootstrap draws by index: the same data, the same order.
+			sort.Float64s(x.Revenues)
+			return x
+		}
+		a.shown, a.held = arm(svc.ArmShown), arm(svc.ArmHeldOut)
+		a.done = true
+	}
+	return experimentOf(f.BrandID, holdout, f.Currency, f.At, a.shown, a.held), nil
 }
 
 // LastEvent is the time of the brand's newest view or order in the 61

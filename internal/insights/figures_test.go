@@ -117,7 +117,11 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 			t.Errorf("%s: title %q", id, p.Title)
 		}
 	}
-	a, b := f.Experiment(10), d.Experiment(10)
+	a, err := f.Experiment(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := d.Experiment(10)
 	if a.Arms != b.Arms || *a.Difference.CI95 != *b.Difference.CI95 || *a.Difference.RevenuePerSessionCI95 != *b.Difference.RevenuePerSessionCI95 ||
 		a.Difference.SessionsNeeded != b.Difference.SessionsNeeded || a.Arms.Shown.Converted == 0 {
 		t.Errorf("experiment: rollups %+v, events %+v", a, b)
