@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -38,17 +37,18 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	rows, err := d.Products(r.Context(), h.cfg.Tracker)
+	rows, top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker)
 	if err != nil {
 		return err
 	}
-	top := slices.Clone(rows)
-	slices.SortStableFunc(top, func(x, y insights.ProductRow) int {
-		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
-	})
-	trending := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return p.Day.Views == 0 || p.Trend <= 1 })
-	slices.SortStableFunc(trending, func(x, y insights.ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
-	withheld := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return !p.Withheld(b) })
+	var withheld []insights.ProductRow
+	for _, p := range rows {
+		if p.Withheld(b) {
+			if withheld = append(withheld, p); len(withheld) == listLen {
+				break
+			}
+		}
+	}
 	experiment, err := d.Experiment(r.Context(), b.Holdout)
 	if err != nil {
 		return err

@@ -1,8 +1,10 @@
 package insights
 
 import (
+	"cmp"
 	"context"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -63,8 +65,8 @@ type Figures struct {
 	}
 	products struct {
 		sync.Mutex
-		rows []ProductRow
-		done bool
+		rows, top, trending []ProductRow
+		done                bool
 	}
 }
 
@@ -333,8 +335,29 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProductID < out[j].ProductID })
+	// Ranked once per reading: sorting 100,000 rows at every page was most
+	// of a cached overview.
+	p.top = slices.Clone(out)
+	slices.SortStableFunc(p.top, func(x, y ProductRow) int {
+		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
+	})
+	p.trending = slices.DeleteFunc(slices.Clone(out), func(r ProductRow) bool { return r.Day.Views == 0 || r.Trend <= 1 })
+	slices.SortStableFunc(p.trending, func(x, y ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	p.rows, p.done = out, true
 	return out, nil
+}
+
+// Ranking returns the products as Products does, and the same ranked:
+// top by purchases then views over 7 days, and trending (views in the
+// last 24 hours above the 6 days' mean) by trend.
+func (f *Figures) Ranking(ctx context.Context, live Live) (rows, top, trending []ProductRow, err error) {
+	if _, err := f.Products(ctx, live); err != nil {
+		return nil, nil, nil, err
+	}
+	p := &f.products
+	p.Lock()
+	defer p.Unlock()
+	return p.rows, p.top, p.trending, nil
 }
 
 // Product is one product's figures: its hourly rows over the 30 days.
