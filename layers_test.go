@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/poll":            0,
+	"internal/plurals":         0,
 	"internal/script":          0,
 	"internal/testwait":        0,
 	"internal/testdisk":        0,

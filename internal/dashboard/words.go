@@ -3,6 +3,7 @@ package dashboard
 import (
 	"math"
 
+	"github.com/svc-project/svc/internal/plurals"
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -14,15 +15,8 @@ import (
 // says "1 purchase (1 unit)" and never "1 purchases". The pages speak
 // English; the widget's preview speaks the brand's first widget language.
 var words = func() *catalog.Builder {
-	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	set := func(tag language.Tag, key string, msg catalog.Message) {
-		if err := b.Set(tag, key, msg); err != nil {
-			panic(err)
-		}
-	}
-	n := func(one, other string) catalog.Message {
-		return plural.Selectf(1, "%d", plural.One, one, plural.Other, other)
-	}
+	b := plurals.New()
+	set, n := b.Set, plurals.Count
 	en, de, fr, es := language.English, language.German, language.French, language.Spanish
 	// The pages' counts.
 	for key, forms := range map[string][2]string{
@@ -48,7 +42,7 @@ var words = func() *catalog.Builder {
 	set(de, "widget purchases", n("%d Kauf in den letzten 24 Stunden", "%d Käufe in den letzten 24 Stunden"))
 	set(fr, "widget purchases", n("%d achat au cours des 24 dernières heures", "%d achats au cours des 24 dernières heures"))
 	set(es, "widget purchases", n("%d compra en las últimas 24 horas", "%d compras en las últimas 24 horas"))
-	return b
+	return b.Builder
 }()
 
 // english prints the pages' words.

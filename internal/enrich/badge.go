@@ -3,7 +3,7 @@ package enrich
 import (
 	"strings"
 
-	"golang.org/x/text/feature/plural"
+	"github.com/svc-project/svc/internal/plurals"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
@@ -58,15 +58,8 @@ func searchBadge(lang language.Tag, p *proofOf, messages []Message) *Badge {
 
 // badgeLabels are the short labels, in the languages of the sentences.
 var badgeLabels = func() *catalog.Builder {
-	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	set := func(tag language.Tag, key string, msg catalog.Message) {
-		if err := b.Set(tag, key, msg); err != nil {
-			panic(err)
-		}
-	}
-	n := func(one, other string) catalog.Message {
-		return plural.Selectf(1, "%d", plural.One, one, plural.Other, other)
-	}
+	b := plurals.New()
+	set, n := b.Set, plurals.Count
 	s := catalog.String
 	en, de, fr, es := language.English, language.German, language.French, language.Spanish
 	for _, l := range []struct {
@@ -90,5 +83,5 @@ var badgeLabels = func() *catalog.Builder {
 		set(l.tag, BadgeTrending, s(l.trending))
 		set(l.tag, BadgeLowestPrice, s(l.lowestPrice))
 	}
-	return b
+	return b.Builder
 }()

@@ -1,7 +1,7 @@
 package enrich
 
 import (
-	"golang.org/x/text/feature/plural"
+	"github.com/svc-project/svc/internal/plurals"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
@@ -61,15 +61,8 @@ const (
 // golang.org/x/text, so French says "1 personne" and "0 personne", and
 // numbers are written the language's way.
 var sentences = func() *catalog.Builder {
-	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	set := func(tag language.Tag, key string, msg ...catalog.Message) {
-		if err := b.Set(tag, key, msg...); err != nil {
-			panic(err)
-		}
-	}
-	n := func(one, other string) catalog.Message {
-		return plural.Selectf(1, "%d", plural.One, one, plural.Other, other)
-	}
+	b := plurals.New()
+	set, n := b.Set, plurals.Count
 	en, de, fr, es := language.English, language.German, language.French, language.Spanish
 
 	set(en, msgViews, n("%d person viewed this in the last hour", "%d people viewed this in the last hour"))
@@ -136,7 +129,7 @@ var sentences = func() *catalog.Builder {
 	set(de, msgOffers, n("Auch bei %d anderen Shop erhältlich", "Auch bei %d anderen Shops erhältlich"))
 	set(fr, msgOffers, n("Également vendu par %d autre boutique", "Également vendu par %d autres boutiques"))
 	set(es, msgOffers, n("También a la venta en %d tienda más", "También a la venta en %d tiendas más"))
-	return b
+	return b.Builder
 }()
 
 // printer writes the sentences of one language.

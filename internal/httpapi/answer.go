@@ -9,7 +9,7 @@ import (
 // handler has it, whatever the server's WriteTimeout left: that timeout
 // counts from the request's start, and a commit that waited on a large
 // batch or a slow store must not lose its answer to it, or the client,
-// told nothing, sends the events again (docs/security.md, Bounds).
+// told nothing, sends the events again (docs/security.md, Denial of service).
 const AnswerTime = 5 * time.Second
 
 // answerInTime gives the answer of h, once h starts it, AnswerTime to be

@@ -17,7 +17,7 @@ import (
 
 // A webhook's body must be read whole before its signature can be checked,
 // so anyone can make the server hold bodies it will refuse. webhookBodies
-// bounds those bytes (docs/security.md, Bounds): a body is read only once
+// bounds those bytes (docs/security.md, Unverified webhook bodies): a body is read only once
 // its bytes are reserved, per client address and overall, and the
 // reservation is given back as soon as the signature is checked. A request
 // over a bound waits for room, up to webhookBodyWait, and is then refused

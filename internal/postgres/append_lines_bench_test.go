@@ -11,7 +11,7 @@ import (
 
 // BenchmarkAppendOrderLines appends the largest batch a request may send,
 // 10 orders of 500 lines (5,000 lines), of 500 known products
-// (bench/RESULTS.md, Order lines):
+// (bench/RESULTS.md, One brand's batch beside another's writes):
 //
 //	go test -run '^$' -bench AppendOrderLines -benchtime 20x ./internal/postgres
 func BenchmarkAppendOrderLines(b *testing.B) {

@@ -24,7 +24,7 @@ func TestUnmarshal(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name, json string
-		field      string // of the error; "" for none
+		field      string   // of the error; "" for none
 		typeErrors []string // and names in another case
 	}{
 		{"valid, an unknown member ignored", `{"items":[{"product_id":"p","quantity":1}],"extra":1}`, "", nil},
