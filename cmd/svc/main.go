@@ -106,6 +106,8 @@ func commands() []command {
 			"write the browser extension as a zip for a store upload", extensionPack},
 		{"dashboard link", []string{"(--brand ID | --operator) [--public-url URL] [--json]"},
 			"print a one-time sign-in link to the dashboard, valid 15 minutes", dashboardLink},
+		{"rollups rebuild", nil,
+			"build the dashboard's rollups again from the stored events", rollupsRebuild},
 		{"backup", []string{"--to FILE"},
 			"copy the embedded store into a new file, while a server runs", backup},
 		{"export", []string{"--brand ID [--out FILE]"},
@@ -224,7 +226,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard":
+	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard" || name == "rollups":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)

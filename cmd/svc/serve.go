@@ -140,6 +140,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 		}
 		defer release()
 	}
+	// An upgraded store's dashboard is right at once: the rollups are
+	// built from its events before anything is served.
+	if err := buildRollups(ctx, store.Store, log); err != nil {
+		return err
+	}
 	// Admin commands on any machine print URLs on the address recorded here.
 	if u := recordedURL(c.publicURL, ln.Addr(), sf.store == ""); u != "" {
 		if err := store.SetSetting(ctx, svc.SettingPublicURL, u); err != nil {
@@ -274,9 +279,16 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	if err != nil {
 		return nil, err
 	}
+	if o, ok := store.(*openedStore); ok {
+		store = o.Store
+	}
+	src, ok := store.(insights.Source)
+	if !ok {
+		return nil, fmt.Errorf("the store keeps no rollups for the dashboard")
+	}
 	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
-		Insights: &insights.Cache{Store: store, Now: t.Now, TTL: insightsTTL}}}
+		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
 	mailer, err := mail.New(mail.Config{URL: c.smtpURL, From: c.mailFrom, Log: log})
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -305,10 +317,16 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	return p, nil
 }
 
-// insightsTTL is how long a brand's figures are reused: the dashboard and
-// the experiment read every stored event of the brand, which a page load
-// should not do each time.
+// insightsTTL is how long a brand's figures are reused: the dashboard's
+// pages and the experiment read the brand's rollups, which many page
+// loads together should not do each time.
 const insightsTTL = 5 * time.Second
+
+// insightsStale is how long past insightsTTL a brand's figures are still
+// answered while one background reading replaces them: a page then never
+// waits for a reading once the brand has been read, and is at most 30 s
+// behind.
+const insightsStale = 25 * time.Second
 
 func newHTTPServer(h http.Handler, idle time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{

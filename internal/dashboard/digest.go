@@ -126,18 +126,34 @@ func (h *Handler) digest(ctx context.Context, m *svc.Member, start time.Time, to
 		return mail.Message{}, err
 	}
 	end, prev := start.AddDate(0, 0, 7), start.AddDate(0, 0, -7)
-	// Totals count (from, to]: a millisecond back makes them [start, end).
-	span := func(product string, from, to time.Time) insights.Totals {
-		return d.Totals(product, from.Add(-time.Millisecond), to.Add(-time.Millisecond))
-	}
+	lastWeek, weekBefore := insights.Window{From: start, To: end}, insights.Window{From: prev, To: start}
 	base := strings.TrimSuffix(h.cfg.PublicURL, "/")
-	data := digestData{Brand: b, From: start, To: end.Add(-time.Second), Last: span("", start, end), Before: span("", prev, start),
-		Currency: d.Currency, Experiment: d.Experiment(b.Holdout), Dashboard: base + brandPath(b.ID),
+	data := digestData{Brand: b, From: start, To: end.Add(-time.Second), Currency: d.Currency, Dashboard: base + brandPath(b.ID),
 		Unsubscribe: base + "/dashboard/unsubscribe?token=" + url.QueryEscape(token), AccountSetting: base + "/dashboard/account#digest"}
+	if data.Last, err = d.Totals(ctx, lastWeek); err != nil {
+		return mail.Message{}, err
+	}
+	if data.Before, err = d.Totals(ctx, weekBefore); err != nil {
+		return mail.Message{}, err
+	}
+	if data.Experiment, err = d.Experiment(ctx, b.Holdout); err != nil {
+		return mail.Message{}, err
+	}
 	data.Conversion = [2]float64{conversion(data.Last), conversion(data.Before)}
+	// The products seen in the last 7 days, each read over both weeks.
+	rows, err := d.Products(ctx, h.cfg.Tracker)
+	if err != nil {
+		return mail.Message{}, err
+	}
 	var products []digestProduct
-	for _, p := range d.Products(h.cfg.Now()) {
-		row := digestProduct{Title: cmp.Or(p.Title, p.ProductID), Last: span(p.ProductID, start, end), Before: span(p.ProductID, prev, start)}
+	for _, p := range rows {
+		row := digestProduct{Title: cmp.Or(p.Title, p.ProductID)}
+		if row.Last, err = d.ProductTotals(ctx, p.ProductID, lastWeek); err != nil {
+			return mail.Message{}, err
+		}
+		if row.Before, err = d.ProductTotals(ctx, p.ProductID, weekBefore); err != nil {
+			return mail.Message{}, err
+		}
 		if row.Last.Views+row.Last.Purchases > 0 {
 			products = append(products, row)
 		}

@@ -56,7 +56,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // fixture is the whole server over a real SQLite file, on port 0, with
 // two brands that have events: Acme (br_acme) and Other (br_other).
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	clock *clock
 	store *sqlite.Store
 	srv   *httptest.Server

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
 )
 
@@ -46,15 +47,21 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 	if err != nil {
 		return err
 	}
-	now := h.cfg.Now()
 	var data operatorData
 	for _, b := range brands {
 		d, err := h.cfg.Insights.Brand(ctx, b.ID)
 		if err != nil {
 			return err
 		}
-		day := d.Totals("", now.Add(-24*time.Hour), now)
-		week := d.Totals("", now.Add(-7*24*time.Hour), now)
+		end := insights.End(d.At)
+		day, err := d.Totals(ctx, insights.Window{From: end.Add(-24 * time.Hour), To: end})
+		if err != nil {
+			return err
+		}
+		week, err := d.Totals(ctx, insights.Window{From: end.Add(-7 * 24 * time.Hour), To: end})
+		if err != nil {
+			return err
+		}
 		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
 			Week: float64(week.Views+week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
 	}

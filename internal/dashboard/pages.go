@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/script"
 )
 
@@ -24,7 +24,12 @@ type overviewData struct {
 	Trending   []insights.ProductRow
 	Withheld   []insights.ProductRow
 	Experiment insights.Experiment
+	// ViewersError is the viewers' sketch's standard error, as the page
+	// states it.
+	ViewersError string
 }
+
+var viewersError = strconv.FormatFloat(100*rollup.SketchError, 'f', 1, 64) + "%"
 
 const listLen = 10
 
@@ -33,21 +38,28 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	now := h.cfg.Now()
-	rows := d.Products(now)
-	top := slices.Clone(rows)
-	slices.SortStableFunc(top, func(x, y insights.ProductRow) int {
-		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
-	})
-	trending := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return p.Day.Views == 0 || p.Trend <= 1 })
-	slices.SortStableFunc(trending, func(x, y insights.ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
-	withheld := slices.DeleteFunc(slices.Clone(rows), func(p insights.ProductRow) bool { return !p.Withheld(b) })
+	rows, top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker)
+	if err != nil {
+		return err
+	}
+	var withheld []insights.ProductRow
+	for _, p := range rows {
+		if p.Withheld(b) {
+			if withheld = append(withheld, p); len(withheld) == listLen {
+				break
+			}
+		}
+	}
+	experiment, err := d.Experiment(r.Context(), b.Holdout)
+	if err != nil {
+		return err
+	}
 	data := overviewData{
-		Periods: d.Overview(now), Currency: d.Currency,
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series("", now, time.Hour, 48), "Mon 15:04"),
-		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series("", now, 24*time.Hour, 30), "Jan 2"),
+		Periods: d.Overview(), Currency: d.Currency,
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(time.Hour, 48), "Mon 15:04"),
+		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series(24*time.Hour, 30), "Jan 2"),
 		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
-		Experiment: d.Experiment(b.Holdout),
+		Experiment: experiment, ViewersError: viewersError,
 	}
 	h.render(w, r, http.StatusOK, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
 	return nil
@@ -64,27 +76,31 @@ type productData struct {
 	Currency         string
 	Proof            *svc.Proof
 	Shown            preview
+	ViewersError     string
 }
 
 func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
 	id := r.PathValue("product")
-	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
-	if err != nil {
-		return err
-	}
-	now := h.cfg.Now()
 	p, err := h.cfg.Tracker.Proof(svc.ProofQuery{BrandID: b.ID, ProductID: id, ViewWindow: time.Hour, PurchaseWindow: 24 * time.Hour}, b)
 	if err != nil {
 		return err // ENOTFOUND for a product the brand never had
 	}
-	daily := d.Series(id, now, 24*time.Hour, 30)
+	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	fig, err := d.Product(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	daily := fig.Series(24*time.Hour, 30)
 	data := productData{
-		ProductID: id, Title: d.Titles[id], Currency: d.Currency, Proof: p,
+		ProductID: id, Title: fig.Title, Currency: d.Currency, Proof: p,
 		Daily:  seriesChart("Views and purchases, daily, last 30 days", daily, "Jan 2"),
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(id, now, time.Hour, 48), "Mon 15:04"),
+		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", fig.Series(time.Hour, 48), "Mon 15:04"),
 		Prices: priceChart("Mean unit price paid, daily, last 30 days", daily, d.Currency),
-		Week:   d.Totals(id, now.Add(-7*24*time.Hour), now),
-		Shown:  brandPreview(p.Viewers, p.Purchases, b),
+		Week:   fig.Week(),
+		Shown:  brandPreview(p.Viewers, p.Purchases, b), ViewersError: viewersError,
 	}
 	title := data.Title
 	if title == "" {
@@ -165,8 +181,12 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 	if err != nil {
 		return err
 	}
+	rows, err := d.Products(r.Context(), h.cfg.Tracker)
+	if err != nil {
+		return err
+	}
 	var sample productSample
-	for _, p := range d.Products(h.cfg.Now()) {
+	for _, p := range rows {
 		if p.LiveViewers > sample.Viewers || sample.ProductID == "" {
 			sample = productSample{p.ProductID, p.Title, p.LiveViewers, p.LivePurchases}
 		}

@@ -35,7 +35,11 @@ func (s *Server) experiment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(d.Experiment(brand.Holdout))
+	e, err := d.Experiment(r.Context(), brand.Holdout)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(e)
 	if err != nil {
 		return svc.Internal(err)
 	}

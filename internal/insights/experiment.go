@@ -50,11 +50,8 @@ func figures(a lift.Arm) ArmFigures {
 	return ArmFigures{Sessions: a.Sessions, Converted: a.Converted(), Conversion: a.Conversion(), RevenuePerSession: a.RevenuePerSession()}
 }
 
-// Experiment measures the brand's holdout experiment over its stored
-// events.
-func (d *Data) Experiment(holdout int) Experiment {
-	shown, held := d.Arms()
-	e := Experiment{BrandID: d.BrandID, Holdout: holdout, Currency: d.Currency, GeneratedAt: d.Loaded.UTC().Truncate(time.Second)}
+func experimentOf(brandID string, holdout int, currency string, at time.Time, shown, held lift.Arm) Experiment {
+	e := Experiment{BrandID: brandID, Holdout: holdout, Currency: currency, GeneratedAt: at.UTC().Truncate(time.Second)}
 	e.Arms.Shown, e.Arms.HeldOut = figures(shown), figures(held)
 	e.Difference.Conversion = shown.Conversion() - held.Conversion()
 	e.Difference.RevenuePerSession = shown.RevenuePerSession() - held.RevenuePerSession()

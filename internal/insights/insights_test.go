@@ -155,28 +155,3 @@ func TestArms(t *testing.T) {
 		t.Errorf("experiment %+v", e)
 	}
 }
-
-func TestCache(t *testing.T) {
-	calls := 0
-	clock := now
-	c := &Cache{Store: countingExporter{&calls}, Now: func() time.Time { return clock }, TTL: time.Minute}
-	for range 3 {
-		if _, err := c.Brand(context.Background(), "br_1"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clock = clock.Add(time.Minute)
-	c.Brand(context.Background(), "br_1")
-	c.Forget("br_1")
-	c.Brand(context.Background(), "br_1")
-	if calls != 3 {
-		t.Errorf("%d reads of the store, want 3 (first, after the TTL, after Forget)", calls)
-	}
-}
-
-type countingExporter struct{ n *int }
-
-func (c countingExporter) ExportEvents(context.Context, string, func(svc.ExportedEvent) error) error {
-	*c.n++
-	return nil
-}

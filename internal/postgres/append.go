@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -177,7 +178,10 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 		return err
 	}
 	b.finish()
-	return b.insertRest(ctx, tx)
+	if err := b.insertRest(ctx, tx); err != nil {
+		return err
+	}
+	return rollup.Apply(ctx, rollupTx{tx}, deltaOf(writes))
 }
 
 // lookUp claims the batch's idempotency keys and reads the keys, products

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // ExportEvents calls fn for every stored event of the brand: views, then
@@ -28,8 +29,19 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		return 0, err
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		n, err = svc.ForgetSession(ctx, eraseTx{tx}, brandID, sessionID)
-		return err
+		// What the session's events added to the rollups goes with them.
+		d := &rollup.Delta{}
+		if err := countEvents(ctx, tx, d, -1, "v.session_id = $1 AND p.brand_id = $2", "c.session_id = $1 AND p.brand_id = $2",
+			"e.session_id = $1 AND e.brand_id = $2", sessionID, brandID); err != nil {
+			return err
+		}
+		if n, err = svc.ForgetSession(ctx, eraseTx{tx}, brandID, sessionID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE brand_id = $1 AND session_id = $2", brandID, sessionID); err != nil {
+			return err
+		}
+		return rollup.Apply(ctx, rollupTx{tx}, d)
 	})
 	return n, err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // EnsureProduct registers a product if it does not exist and returns it.
@@ -129,13 +130,52 @@ func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn fun
 func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
 	var total int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The events go with what they added to the rollups.
+		d := &rollup.Delta{}
+		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
+			var ids []int64
+			err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+				var id int64
+				err := rows.Scan(&id)
+				ids = append(ids, id)
+				return err
+			}, "SELECT id FROM "+t.table+" WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED", millis(before), limit)
+			if err != nil {
+				return err
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			cond := t.alias + ".id = ANY($1)"
+			var views, orders, carts string
+			switch t.alias {
+			case "v":
+				views = cond
+			case "e":
+				orders = cond
+			default:
+				carts = cond
+			}
+			if err := countEvents(ctx, tx, d, -1, views, carts, orders, ids); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE id = ANY($1)", ids)
+			if err != nil {
+				return err
+			}
+			total += tag.RowsAffected()
+		}
+		if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
+			return err
+		}
+		// A session whose every view expired is in no arm any more.
+		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE last_at < $1", millis(before)); err != nil {
+			return err
+		}
 		for _, q := range []struct {
 			sql string
 			arg int64
 		}{
-			{"DELETE FROM view_events WHERE id IN (SELECT id FROM view_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
-			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
-			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
 			// The audit log is kept as long as the events.

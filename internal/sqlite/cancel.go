@@ -6,12 +6,27 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // CancelOrder takes a cancellation's units out of the brand's orders with
 // its order id (svc.CancelOrder), in one transaction of the one writer.
 func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
-	return s.inEventTx(ctx, func(tx *sql.Tx) error { return svc.CancelOrder(ctx, cancelTx{tx}, c) })
+	return s.inEventTx(ctx, func(tx *sql.Tx) error {
+		// The order leaves the rollups as it stood and comes back as it stands.
+		d := &rollup.Delta{}
+		const cond = "e.brand_id = ?1 AND e.order_id = ?2"
+		if err := countEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
+			return err
+		}
+		if err := svc.CancelOrder(ctx, cancelTx{tx}, c); err != nil {
+			return err
+		}
+		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
+			return err
+		}
+		return rollup.Apply(ctx, s.rollupTx(tx), d)
+	})
 }
 
 // cancelTx persists a cancellation (svc.CancelTx).

@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -41,7 +43,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		return nil
+		return rollup.Apply(ctx, rollupTx{fast}, deltaOf(batch))
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
@@ -70,7 +72,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return nil
+		return rollup.Apply(ctx, rollupTx{tx}, deltaOf(batch))
 	})
 }
 
@@ -370,13 +372,53 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		if err := maxIDs(ctx, tx, s.stmts, &newest); err != nil {
 			return err
 		}
+		// The events go with what they added to the rollups.
+		d := &rollup.Delta{}
+		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
+			var ids []int64
+			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+				var id int64
+				ids = append(ids, id)
+				return rows.Scan(&ids[len(ids)-1])
+			}, "SELECT id FROM "+t.table+" WHERE ts < ? ORDER BY ts LIMIT ?", millis(before), limit)
+			if err != nil {
+				return err
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			list, _ := json.Marshal(ids)
+			cond := t.alias + ".id IN (SELECT value FROM json_each(?1))"
+			var views, orders, carts string
+			switch t.alias {
+			case "v":
+				views = cond
+			case "e":
+				orders = cond
+			default:
+				carts = cond
+			}
+			if err := countEvents(ctx, tx, d, -1, views, carts, orders, string(list)); err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, "DELETE FROM "+t.table+" WHERE id IN (SELECT value FROM json_each(?))", string(list))
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			total += n
+		}
+		if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
+			return err
+		}
+		// A session whose every view expired is in no arm any more.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rollup_sessions WHERE last_at < ?", millis(before)); err != nil {
+			return err
+		}
 		for _, q := range []struct {
 			sql string
 			arg int64
 		}{
-			{"DELETE FROM view_events WHERE id IN (SELECT id FROM view_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
-			{"DELETE FROM purchase_events WHERE id IN (SELECT id FROM purchase_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
-			{"DELETE FROM cart_events WHERE id IN (SELECT id FROM cart_events WHERE ts < ? ORDER BY ts LIMIT ?)", millis(before)},
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
 			// The audit log is kept as long as the events.
 			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},

@@ -107,16 +107,16 @@ func (p *preparedTx) QueryRowContext(ctx context.Context, query string, args ...
 	return p.tx.QueryRowContext(ctx, query, args...)
 }
 
-func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := p.stmt(ctx, query); st != nil {
-		return st.ExecContext(ctx, args...)
-	}
-	return p.tx.ExecContext(ctx, query, args...)
-}
-
 func (p *preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := p.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return p.tx.QueryContext(ctx, query, args...)
+}
+
+func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := p.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return p.tx.ExecContext(ctx, query, args...)
 }

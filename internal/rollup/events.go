@@ -1,0 +1,103 @@
+package rollup
+
+import "database/sql"
+
+// The queries that read stored events as the rollups count them, for
+// both stores: "SELECT " + columns + " FROM " + tables + " WHERE " + a
+// condition of the store's.
+const (
+	ViewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
+	ViewTables  = "view_events v JOIN products p ON p.id = v.product"
+	CartColumns = "p.brand_id, c.product, c.ts"
+	CartTables  = "cart_events c JOIN products p ON p.id = c.product"
+	// Orders come line by line, ordered by "e.id, i.line".
+	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), e.total_value, i.product, i.quantity, i.unit_price"
+	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
+)
+
+// SessionsOfViews selects, from the views the condition names ("v"),
+// each session's brand, id, arm of its first view, and first and last
+// times, for "INSERT INTO rollup_sessions (brand_id, session_id, arm,
+// first_at, last_at) " + it + " ON CONFLICT ...": the sessions of a build,
+// counted where the views are. The arm rides in the two low bits of the
+// first time, so that one min() gives both.
+const SessionsOfViews = `SELECT p.brand_id, v.session_id,
+		CASE min(v.ts * 4 + CASE v.arm WHEN 'shown' THEN 1 WHEN 'held_out' THEN 2 ELSE 0 END) % 4 WHEN 1 THEN 'shown' WHEN 2 THEN 'held_out' ELSE '' END,
+		min(v.ts), max(v.ts)
+	FROM view_events v JOIN products p ON p.id = v.product
+	WHERE v.session_id <> '' AND `
+
+// ArmOrders selects, for the brand ("?" or "$1" in for its parameter),
+// the arm and session of every order whose session has an arm, and the
+// order's value as Order.Value has it, in floating point: the lift's
+// statistics are. Summed where the orders are: reading them line by line
+// took most of a page.
+const ArmOrders = `SELECT s.arm, e.session_id,
+		CASE WHEN count(i.unit_price) < count(*) AND e.total_value IS NOT NULL THEN e.total_value
+			ELSE coalesce(sum(i.quantity * i.unit_price), 0) END
+	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
+	JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id
+	WHERE e.brand_id = %s GROUP BY e.id, s.arm, e.session_id, e.total_value`
+
+// Scan is a row's Scan.
+type Scan func(dest ...any) error
+
+// ScanView reads a row of ViewColumns.
+func ScanView(scan Scan) (View, error) {
+	var v View
+	err := scan(&v.Brand, &v.Product, &v.At, &v.Session, &v.Country, &v.Arm)
+	return v, err
+}
+
+// ScanCart reads a row of CartColumns.
+func ScanCart(scan Scan) (Cart, error) {
+	var c Cart
+	err := scan(&c.Brand, &c.Product, &c.At)
+	return c, err
+}
+
+// Orders gathers rows of OrderColumns into orders, and leaves out those
+// with no line left.
+type Orders struct {
+	Emit func(Order) error
+	id   int64
+	cur  *Order
+}
+
+// Add reads a row.
+func (o *Orders) Add(scan Scan) error {
+	var id int64
+	var r Order
+	var total, price sql.NullFloat64
+	var l Line
+	if err := scan(&id, &r.Brand, &r.At, &r.Session, &r.Country, &total, &l.Product, &l.Quantity, &price); err != nil {
+		return err
+	}
+	if price.Valid {
+		l.Price = &price.Float64
+	}
+	if o.cur == nil || id != o.id {
+		if err := o.Flush(); err != nil {
+			return err
+		}
+		if total.Valid {
+			r.Total = &total.Float64
+		}
+		o.cur, o.id = &r, id
+	}
+	o.cur.Lines = append(o.cur.Lines, l)
+	return nil
+}
+
+// Flush emits the last order.
+func (o *Orders) Flush() error {
+	if o.cur == nil {
+		return nil
+	}
+	c := o.cur
+	o.cur = nil
+	if _, ok := c.Value(); !ok {
+		return nil // every line cancelled: it counts nowhere
+	}
+	return o.Emit(*c)
+}

@@ -1,0 +1,452 @@
+// Package rollup keeps the aggregates the dashboard reads instead of
+// events: per brand and product and per hour, views, distinct viewers (a
+// HyperLogLog sketch), add-to-carts, orders, units and revenue; per brand,
+// country and day, views and orders; per brand and session, the arm of its
+// first view. The stores keep the rows in the transaction that writes,
+// cancels, erases or expires the events; this package decides what an
+// event adds to them, once for both stores (docs/dashboard.md, Rollups).
+package rollup
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/axiomhq/hyperloglog"
+)
+
+// Hour and Day are the rollups' steps, in unix milliseconds as every time
+// of the stores.
+const (
+	Hour = int64(time.Hour / time.Millisecond)
+	Day  = 24 * Hour
+)
+
+// Floor returns the start of the step that holds ms.
+func Floor(ms, step int64) int64 {
+	r := ms % step
+	if r < 0 {
+		r += step
+	}
+	return ms - r
+}
+
+// Micros is revenue's unit: a millionth of the currency's unit. A unit
+// price is rounded to it once, when its line is counted.
+const Micros = 1_000_000
+
+// Key names an hour row: the brand's own row has product 0.
+type Key struct {
+	Brand   string
+	Product int64
+	Hour    int64 // ms, a multiple of Hour
+}
+
+// Row is one hour of a brand or a product.
+type Row struct {
+	Key
+	Views, Carts int64
+	Purchases    int64 // orders: with a line of the product, for a product
+	Units        int64
+	// PricedUnits are the units of the lines with a price, whose value is
+	// Revenue for a product (the mean price paid is Revenue/PricedUnits).
+	PricedUnits int64
+	// Revenue in Micros, as a decimal integer: unbounded, so no order can
+	// overflow it (a line may reach 10¹² × 10⁶ currency units).
+	Revenue *big.Int
+	LastAt  int64 // ms of the newest view or order counted, 0 without one
+	// Viewers is the sketch of the view's session ids, marshalled; nil
+	// when the hour has no view with a session.
+	Viewers []byte
+}
+
+// Empty reports whether the row counts nothing, so that it is deleted.
+func (r *Row) Empty() bool {
+	return r.Views == 0 && r.Carts == 0 && r.Purchases == 0 && r.Units == 0 && r.PricedUnits == 0 &&
+		(r.Revenue == nil || r.Revenue.Sign() == 0) && len(r.Viewers) == 0
+}
+
+// RevenueText is Revenue as stored.
+func (r *Row) RevenueText() string {
+	if r.Revenue == nil {
+		return "0"
+	}
+	return r.Revenue.String()
+}
+
+// SetRevenueText reads Revenue as stored.
+func (r *Row) SetRevenueText(s string) error {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return errors.New("rollup: revenue " + s + " is not a decimal integer")
+	}
+	r.Revenue = v
+	return nil
+}
+
+// CountryKey names a country row; country "" is events without one.
+type CountryKey struct {
+	Brand, Country string
+	Day            int64
+}
+
+// CountryCounts is what a day of a country adds.
+type CountryCounts struct{ Views, Purchases int64 }
+
+// CountryRow is a stored country row.
+type CountryRow struct {
+	CountryKey
+	CountryCounts
+}
+
+// Session is a brand's session as the holdout experiment needs it: the
+// arm of its first view, and when it was first and last seen.
+type Session struct {
+	Brand, ID, Arm  string
+	FirstAt, LastAt int64
+}
+
+// View, Cart and Order are events as the rollups see them.
+type View struct {
+	Brand                 string
+	Product               int64
+	At                    int64
+	Session, Country, Arm string
+}
+
+// Cart is an add-to-cart.
+type Cart struct {
+	Brand   string
+	Product int64
+	At      int64
+}
+
+// Order is an order with its lines as they stand (cancelled units taken
+// out; lines with none left may be given and count nothing).
+type Order struct {
+	Brand            string
+	At               int64
+	Session, Country string
+	Total            *float64
+	Lines            []Line
+}
+
+// Line is a line of an order.
+type Line struct {
+	Product  int64
+	Quantity int64
+	Price    *float64
+}
+
+// microsOf is a unit price in Micros, rounded. Prices are at most
+// svc.MaxAmount (10¹²), so it fits an int64 with room.
+func microsOf(p float64) int64 { return int64(math.Round(p * Micros)) }
+
+func lineValue(l Line) *big.Int {
+	v := big.NewInt(microsOf(*l.Price))
+	return v.Mul(v, big.NewInt(l.Quantity))
+}
+
+// Value returns the order's value in Micros: its lines' prices times
+// units when every line left has a price (so that it follows
+// cancellations), else its total_value, or without one the priced
+// lines'; ok is false for an order with no line left, which counts
+// nothing.
+func (o *Order) Value() (v *big.Int, ok bool) {
+	v = new(big.Int)
+	priced := true
+	for _, l := range o.Lines {
+		if l.Quantity <= 0 {
+			continue
+		}
+		ok = true
+		if l.Price == nil {
+			priced = false
+			continue
+		}
+		v.Add(v, lineValue(l))
+	}
+	if !priced && o.Total != nil {
+		v.SetInt64(microsOf(*o.Total))
+	}
+	return v, ok
+}
+
+// Delta is what a transaction changes in the rollups.
+type Delta struct {
+	// NoSessions leaves the sessions' rows out, for a build that counts
+	// them in SQL (SessionsOfViews).
+	NoSessions bool
+
+	rows      map[Key]*change
+	countries map[CountryKey]*CountryCounts
+	sessions  map[[2]string]*Session
+}
+
+type change struct {
+	Row
+	sessions []string // to add to the sketch
+	stale    bool     // some views left: the sketch is made again from the events
+}
+
+func (d *Delta) row(k Key) *change {
+	if d.rows == nil {
+		d.rows = map[Key]*change{}
+	}
+	c := d.rows[k]
+	if c == nil {
+		c = &change{Row: Row{Key: k, Revenue: new(big.Int)}}
+		d.rows[k] = c
+	}
+	return c
+}
+
+func (d *Delta) country(brand, country string, at int64) *CountryCounts {
+	if d.countries == nil {
+		d.countries = map[CountryKey]*CountryCounts{}
+	}
+	k := CountryKey{brand, country, Floor(at, Day)}
+	c := d.countries[k]
+	if c == nil {
+		c = &CountryCounts{}
+		d.countries[k] = c
+	}
+	return c
+}
+
+// Empty reports whether the delta changes nothing.
+func (d *Delta) Empty() bool {
+	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0
+}
+
+// AddView counts a view in (sign 1) or out (sign -1). A view taken out
+// marks its hours' sketches stale: a sketch cannot forget a session.
+func (d *Delta) AddView(v View, sign int64) {
+	h := Floor(v.At, Hour)
+	for _, k := range []Key{{v.Brand, 0, h}, {v.Brand, v.Product, h}} {
+		c := d.row(k)
+		c.Views += sign
+		if sign > 0 {
+			c.LastAt = max(c.LastAt, v.At)
+			if v.Session != "" {
+				c.sessions = append(c.sessions, v.Session)
+			}
+		} else if v.Session != "" {
+			c.stale = true
+		}
+	}
+	d.country(v.Brand, v.Country, v.At).Views += sign
+	if sign > 0 && v.Session != "" && !d.NoSessions {
+		if d.sessions == nil {
+			d.sessions = map[[2]string]*Session{}
+		}
+		sk := [2]string{v.Brand, v.Session}
+		s := d.sessions[sk]
+		switch {
+		case s == nil:
+			d.sessions[sk] = &Session{Brand: v.Brand, ID: v.Session, Arm: v.Arm, FirstAt: v.At, LastAt: v.At}
+		case v.At < s.FirstAt:
+			s.FirstAt, s.Arm = v.At, v.Arm
+		}
+		if s != nil && v.At > s.LastAt {
+			s.LastAt = v.At
+		}
+	}
+}
+
+// AddCart counts an add-to-cart in or out.
+func (d *Delta) AddCart(c Cart, sign int64) {
+	h := Floor(c.At, Hour)
+	for _, k := range []Key{{c.Brand, 0, h}, {c.Brand, c.Product, h}} {
+		d.row(k).Carts += sign // LastAt is of views and orders
+	}
+}
+
+// AddOrder counts an order as it stands in or out: once for the brand and
+// once for every product it has a line of.
+func (d *Delta) AddOrder(o Order, sign int64) {
+	value, ok := o.Value()
+	if !ok {
+		return
+	}
+	h := Floor(o.At, Hour)
+	s := big.NewInt(sign)
+	b := d.row(Key{o.Brand, 0, h})
+	b.Purchases += sign
+	b.Revenue.Add(b.Revenue, value.Mul(value, s))
+	if sign > 0 {
+		b.LastAt = max(b.LastAt, o.At)
+	}
+	seen := map[int64]bool{}
+	for _, l := range o.Lines {
+		if l.Quantity <= 0 {
+			continue
+		}
+		b.Units += sign * l.Quantity
+		p := d.row(Key{o.Brand, l.Product, h})
+		if !seen[l.Product] {
+			seen[l.Product] = true
+			p.Purchases += sign
+		}
+		p.Units += sign * l.Quantity
+		if l.Price != nil {
+			p.PricedUnits += sign * l.Quantity
+			p.Revenue.Add(p.Revenue, lineValue(l).Mul(lineValue(l), s))
+		}
+	}
+	d.country(o.Brand, o.Country, o.At).Purchases += sign
+}
+
+// Tx is a store's transaction, as Apply writes the rollups in it.
+type Tx interface {
+	// HourRows returns the stored rows of the keys that have one.
+	HourRows(ctx context.Context, keys []Key) (map[Key]*Row, error)
+	// PutHourRows stores the rows as given, deleting the empty ones.
+	PutHourRows(ctx context.Context, rows []*Row) error
+	// AddCountries adds the counts to the stored ones.
+	AddCountries(ctx context.Context, c map[CountryKey]*CountryCounts) error
+	// PutSessions stores the sessions: a session already stored keeps the
+	// arm of the earlier first view, and the later last view.
+	PutSessions(ctx context.Context, s []*Session) error
+	// HourSessions calls fn with the session id of every stored view of
+	// the brand's hour, of one product or, with product 0, of all.
+	HourSessions(ctx context.Context, k Key, fn func(session string)) error
+}
+
+// Apply writes the delta in tx. Keys are written in one order, so that
+// two transactions of a shared store lock their rows in one order.
+func Apply(ctx context.Context, tx Tx, d *Delta) error {
+	if len(d.rows) > 0 {
+		keys := make([]Key, 0, len(d.rows))
+		for k := range d.rows {
+			keys = append(keys, k)
+		}
+		SortKeys(keys)
+		stored, err := tx.HourRows(ctx, keys)
+		if err != nil {
+			return err
+		}
+		out := make([]*Row, 0, len(keys))
+		for _, k := range keys {
+			c := d.rows[k]
+			r := stored[k]
+			if r == nil {
+				r = &Row{Key: k, Revenue: new(big.Int)}
+			}
+			r.Views += c.Views
+			r.Carts += c.Carts
+			r.Purchases += c.Purchases
+			r.Units += c.Units
+			r.PricedUnits += c.PricedUnits
+			r.Revenue.Add(r.Revenue, c.Revenue)
+			r.LastAt = max(r.LastAt, c.LastAt)
+			switch {
+			case c.stale:
+				sk := hyperloglog.New14()
+				n := 0
+				if err := tx.HourSessions(ctx, k, func(s string) { sk.Insert([]byte(s)); n++ }); err != nil {
+					return err
+				}
+				r.Viewers = nil
+				if n > 0 {
+					if r.Viewers, err = sk.MarshalBinary(); err != nil {
+						return err
+					}
+				}
+			case len(c.sessions) > 0:
+				sk, err := Sketch(r.Viewers)
+				if err != nil {
+					return err
+				}
+				for _, s := range c.sessions {
+					sk.Insert([]byte(s))
+				}
+				if r.Viewers, err = sk.MarshalBinary(); err != nil {
+					return err
+				}
+			}
+			if r.Views <= 0 {
+				r.Viewers = nil // views without a session leave no sketch
+			}
+			out = append(out, r)
+		}
+		if err := tx.PutHourRows(ctx, out); err != nil {
+			return err
+		}
+	}
+	if len(d.countries) > 0 {
+		if err := tx.AddCountries(ctx, d.countries); err != nil {
+			return err
+		}
+	}
+	if len(d.sessions) > 0 {
+		s := make([]*Session, 0, len(d.sessions))
+		for _, v := range d.sessions {
+			s = append(s, v)
+		}
+		sort.Slice(s, func(i, j int) bool { return s[i].Brand < s[j].Brand || s[i].Brand == s[j].Brand && s[i].ID < s[j].ID })
+		return tx.PutSessions(ctx, s)
+	}
+	return nil
+}
+
+// SortKeys sorts keys by brand, product and hour.
+func SortKeys(keys []Key) {
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.Brand != b.Brand {
+			return a.Brand < b.Brand
+		}
+		if a.Product != b.Product {
+			return a.Product < b.Product
+		}
+		return a.Hour < b.Hour
+	})
+}
+
+// Sketch decodes a stored sketch; nil is an empty one.
+func Sketch(b []byte) (*hyperloglog.Sketch, error) {
+	sk := hyperloglog.New14()
+	if len(b) == 0 {
+		return sk, nil
+	}
+	if err := sk.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return sk, nil
+}
+
+// SketchError is the sketches' relative standard error: 1.04/√2¹⁴
+// (precision 14, 16,384 registers). Below a few thousand sessions the
+// sketch is sparse and its count all but exact.
+const SketchError = 0.0081
+
+// Store is what a store keeps and answers of the rollups.
+type Store interface {
+	// RollupHours calls fn with each hour row of a brand (product "") or
+	// of one of its products with an hour in [from, to), oldest first.
+	RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(Row) error) error
+	// RollupCountries returns the brand's country rows of the days in
+	// [from, to).
+	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
+	// RollupArms calls sessions with the number of the brand's sessions
+	// per arm of their first view, then order with the value of every
+	// order of a session with an arm (ArmOrders).
+	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error
+	// BrandProducts calls fn for every product of the brand.
+	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
+	// ProductTitle returns the product's latest title, "" without one or
+	// without the product.
+	ProductTitle(ctx context.Context, brandID, productID string) (string, error)
+	// BrandCurrency returns the currency most of the brand's orders give.
+	BrandCurrency(ctx context.Context, brandID string) (string, error)
+	// RebuildRollups builds the rollups from the stored events, a UTC day
+	// per transaction; with resume, only what the first start of this
+	// version has not built yet.
+	RebuildRollups(ctx context.Context, resume bool, progress func(day time.Time, done, total int)) error
+	// RollupsBuilt reports whether the first build is done.
+	RollupsBuilt(ctx context.Context) (bool, error)
+}
