@@ -21,6 +21,8 @@ var layers = map[string]int{
 	"extension":                0,
 	"internal/bots":            0,
 	"internal/lift":            0,
+	"internal/mail":            0, // the dashboard's SMTP sender
+	"internal/mail/mailtest":   0, // tests' SMTP server
 	"internal/rollup":          0, // what an event adds to the dashboard's rollups, for both stores
 	"internal/httpsig":         0,
 	"internal/metrics":         0,

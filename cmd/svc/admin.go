@@ -211,6 +211,9 @@ func keysCreate(ctx context.Context, env environment, args []string) error {
 	if err := store.CreateAPIKey(ctx, key); err != nil {
 		return err
 	}
+	if err := auditCLI(ctx, store, *brandID, svc.AuditKeyCreate, "key "+key.Prefix); err != nil {
+		return err
+	}
 	if *asJSON {
 		return json.NewEncoder(env.stdout).Encode(map[string]string{"brand_id": *brandID, "api_key": secret, "key_prefix": key.Prefix})
 	}
@@ -235,6 +238,9 @@ func keysRevoke(ctx context.Context, env environment, args []string) error {
 	defer store.Close()
 	k, err := store.RevokeAPIKey(ctx, *brandID, strings.TrimSuffix(*keyArg, "…"), time.Now())
 	if err != nil {
+		return err
+	}
+	if err := auditCLI(ctx, store, k.BrandID, svc.AuditKeyRevoke, "key "+k.Prefix); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "revoked %s… of brand %s; running servers refuse it within a second\n", k.Prefix, k.BrandID)

@@ -86,12 +86,22 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 		if err := store.UpdateBrand(ctx, b); err != nil {
 			return err
 		}
+		if err := auditCLI(ctx, store, b.ID, svc.AuditSettings, "svc brands set "+givenFlags(set)); err != nil {
+			return err
+		}
 	}
 	if err := secrets.store(ctx, store, env.stdin, env.stderr, b.ID, set); err != nil {
 		return err
 	}
 	if *publicURL, err = publicURLOf(ctx, store, *publicURL); err != nil {
 		return err
+	}
+	for _, p := range svc.Platforms {
+		if set[p+"-secret"] {
+			if err := auditCLI(ctx, store, b.ID, svc.AuditWebhookSecret, p+" secret set or removed by svc brands set"); err != nil {
+				return err
+			}
+		}
 	}
 	hooks, err := webhooksOf(ctx, store, *publicURL, b.ID)
 	if err != nil {

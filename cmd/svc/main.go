@@ -85,6 +85,12 @@ func commands() []command {
 			"[--recent-max N] [--recent-k N] [--shopify-secret SECRET|-] [--woocommerce-secret SECRET|-]",
 			"[--widget-position start|end] [--languages en,de,fr,es] [--public-url URL] [--json]"},
 			"change a brand's name, domains, key and catalog rules, thresholds, holdout, widget, feed rules or webhook secrets", brandsSet},
+		{"brands members add", []string{"--brand ID --email ADDRESS --role owner|viewer [--json]"},
+			"let someone into a brand's dashboard, or change their role", brandsMembersAdd},
+		{"brands members remove", []string{"--brand ID --email ADDRESS"},
+			"take someone out of a brand's dashboard (the last owner stays)", brandsMembersRemove},
+		{"brands members list", []string{"[--brand ID] [--json]"},
+			"list a brand's members, or every brand's", brandsMembersList},
 		{"keys create", []string{"--brand ID [--json]"},
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
@@ -230,7 +236,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return nil
 		}
 		name, rest = name+" "+rest[0], rest[1:]
-		if name == "keys signing" && len(rest) > 0 && !isHelp(rest[0]) {
+		if (name == "keys signing" || name == "brands members") && len(rest) > 0 && !isHelp(rest[0]) {
 			name, rest = name+" "+rest[0], rest[1:]
 		}
 	}

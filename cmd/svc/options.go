@@ -203,6 +203,10 @@ func addrOpt(p *string, optional bool) func(string) error {
 	}
 }
 
+func stringOpt(p *string) func(string) error {
+	return func(v string) error { *p = v; return nil }
+}
+
 func urlOpt(p *string) func(string) error {
 	return func(v string) error {
 		if v == "" {

@@ -20,7 +20,7 @@ func TestServeOptions(t *testing.T) {
 	defaults := serveConfig{addr: "127.0.0.1:8080", retention: svc.DefaultRetention, logFormat: "text", logLevel: "info",
 		shutdownTimeout: 15 * time.Second, snapshotInterval: 5 * time.Minute, rateLimit: 20, rateBurst: 100,
 		budget:             httpapi.Budget{NewProductsPerAddress: 120, NewProductsPerBrand: 6000, LinesPerOrder: 50, UnitsPerLine: 100},
-		maxConnsPerAddress: 256, idleTimeout: 30 * time.Second, nowWindow: 5 * time.Minute}
+		maxConnsPerAddress: 256, idleTimeout: 30 * time.Second, nowWindow: 5 * time.Minute, digestInterval: time.Hour}
 	with := func(change func(*serveConfig)) serveConfig { c := defaults; change(&c); return c }
 	tests := []struct {
 		name    string
@@ -34,16 +34,18 @@ func TestServeOptions(t *testing.T) {
 			"--retention", "1000h", "--log-format", "json", "--log-level", "debug", "--shutdown-timeout", "3s", "--snapshot-interval", "90s",
 			"--rate-limit", "2.5", "--rate-burst", "7", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "::1",
 			"--admin-addr", "127.0.0.1:0", "--anon-new-products-per-address", "1.5", "--anon-new-products-per-brand", "0",
-			"--anon-max-lines", "3", "--anon-max-units", "0", "--max-conns-per-address", "0", "--idle-timeout", "5s", "--now-window", "2m"},
-			want: serveConfig{nowWindow: 2 * time.Minute, idleTimeout: 5 * time.Second, budget: httpapi.Budget{NewProductsPerAddress: 1.5, LinesPerOrder: 3}, addr: "0.0.0.0:9000", publicURL: "https://proof.example", demo: true, retention: 1000 * time.Hour,
+			"--anon-max-lines", "3", "--anon-max-units", "0", "--max-conns-per-address", "0", "--idle-timeout", "5s", "--now-window", "2m",
+			"--smtp-url", "smtps://u:p@mail.example", "--mail-from", "svc@shop.example", "--digest-interval", "10m"},
+			want: serveConfig{smtpURL: "smtps://u:p@mail.example", mailFrom: "svc@shop.example", digestInterval: 10 * time.Minute, nowWindow: 2 * time.Minute, idleTimeout: 5 * time.Second, budget: httpapi.Budget{NewProductsPerAddress: 1.5, LinesPerOrder: 3}, addr: "0.0.0.0:9000", publicURL: "https://proof.example", demo: true, retention: 1000 * time.Hour,
 				logFormat: "json", logLevel: "debug", shutdownTimeout: 3 * time.Second, snapshotInterval: 90 * time.Second, rateLimit: 2.5, rateBurst: 7,
 				trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}, adminAddr: "127.0.0.1:0"}},
 		{name: "environment", env: map[string]string{"SVC_ADDR": "0.0.0.0:8080", "SVC_PUBLIC_URL": "http://x.example", "SVC_DEMO": "true",
 			"SVC_RETENTION": "721h", "SVC_LOG_FORMAT": "json", "SVC_LOG_LEVEL": "warn", "SVC_SHUTDOWN_TIMEOUT": "1m", "SVC_SNAPSHOT_INTERVAL": "0",
 			"SVC_RATE_LIMIT": "0", "SVC_RATE_BURST": "1", "SVC_TRUSTED_PROXIES": "10.1.2.3, 192.168.0.0/16,", "SVC_ADMIN_ADDR": ":9090",
 			"SVC_ANON_NEW_PRODUCTS_PER_ADDRESS": "0", "SVC_ANON_NEW_PRODUCTS_PER_BRAND": "10", "SVC_ANON_MAX_LINES": "0", "SVC_ANON_MAX_UNITS": "7",
-			"SVC_MAX_CONNS_PER_ADDRESS": "9", "SVC_IDLE_TIMEOUT": "2m", "SVC_NOW_WINDOW": "60m"},
-			want: serveConfig{nowWindow: time.Hour, maxConnsPerAddress: 9, idleTimeout: 2 * time.Minute, budget: httpapi.Budget{NewProductsPerBrand: 10, UnitsPerLine: 7}, addr: "0.0.0.0:8080", publicURL: "http://x.example", demo: true, retention: 721 * time.Hour,
+			"SVC_MAX_CONNS_PER_ADDRESS": "9", "SVC_IDLE_TIMEOUT": "2m", "SVC_NOW_WINDOW": "60m",
+			"SVC_SMTP_URL": "smtp://mail.example:587", "SVC_MAIL_FROM": "Shop <svc@shop.example>", "SVC_DIGEST_INTERVAL": "2h"},
+			want: serveConfig{smtpURL: "smtp://mail.example:587", mailFrom: "Shop <svc@shop.example>", digestInterval: 2 * time.Hour, nowWindow: time.Hour, maxConnsPerAddress: 9, idleTimeout: 2 * time.Minute, budget: httpapi.Budget{NewProductsPerBrand: 10, UnitsPerLine: 7}, addr: "0.0.0.0:8080", publicURL: "http://x.example", demo: true, retention: 721 * time.Hour,
 				logFormat: "json", logLevel: "warn", shutdownTimeout: time.Minute, rateLimit: 0, rateBurst: 1,
 				trustedProxies: []netip.Prefix{netip.MustParsePrefix("10.1.2.3/32"), netip.MustParsePrefix("192.168.0.0/16")}, adminAddr: ":9090"}},
 		{name: "flags win over the environment",
@@ -55,6 +57,7 @@ func TestServeOptions(t *testing.T) {
 		{name: "a bad environment value is not used when a flag is given",
 			args: []string{"--rate-burst", "3"}, env: map[string]string{"SVC_RATE_BURST": "many"},
 			want: with(func(c *serveConfig) { c.rateBurst = 3 })},
+		{name: "short digest interval", args: []string{"--digest-interval", "1s"}, wantErr: `--digest-interval "1s": must be at least 1m`},
 		{name: "bad addr flag", args: []string{"--addr", "8080"}, wantErr: `--addr "8080": want HOST:PORT`},
 		{name: "bad addr env", env: map[string]string{"SVC_ADDR": "localhost:http"}, wantErr: `SVC_ADDR="localhost:http" (--addr): want HOST:PORT`},
 		{name: "bad public url", args: []string{"--public-url", "proof.example"}, wantErr: `--public-url "proof.example": want an absolute http or https URL`},

@@ -23,6 +23,7 @@ import (
 	"github.com/svc-project/svc/internal/dashboard"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/mail"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/signing"
@@ -48,6 +49,8 @@ type serveConfig struct {
 	maxConnsPerAddress         int
 	idleTimeout                time.Duration
 	nowWindow                  time.Duration
+	smtpURL, mailFrom          string
+	digestInterval             time.Duration
 }
 
 // options is the table of serve's options; README.md lists the same (a
@@ -92,6 +95,12 @@ func (c *serveConfig) options() []option {
 			usage: "a proxy (IP or CIDR) whose X-Forwarded-For is believed"},
 		{name: "admin-addr", env: "SVC_ADMIN_ADDR", set: addrOpt(&c.adminAddr, true),
 			usage: "opt-in listener for pprof and metrics, such as 127.0.0.1:9090; keep it private"},
+		{name: "smtp-url", env: "SVC_SMTP_URL", set: stringOpt(&c.smtpURL),
+			usage: "mail server for sign-in links, invitations and digests: smtp://user:pass@host:587 (STARTTLS) or smtps://user:pass@host:465 (TLS); without it sign-in links are logged"},
+		{name: "mail-from", env: "SVC_MAIL_FROM", set: stringOpt(&c.mailFrom),
+			usage: "sender of the dashboard's mail, such as \"Shop stats <svc@shop.example>\"; required with --smtp-url"},
+		{name: "digest-interval", env: "SVC_DIGEST_INTERVAL", def: "1h", set: durationOpt(&c.digestInterval, time.Minute, ""),
+			usage: "how often each node looks for weekly digests due (one node sends each)"},
 	}
 }
 
@@ -174,6 +183,12 @@ func serve(ctx context.Context, env environment, args []string) error {
 	}
 	defer keys.Close()
 	parts.opts.Keys, parts.opts.PublicURL = keys, c.publicURL
+	// The weekly digests, stopped before the store closes; and the sign-in
+	// mails on their way, sent before it too.
+	digests, stopDigests := context.WithCancel(ctx)
+	digestsDone := make(chan struct{})
+	go func() { defer close(digestsDone); parts.dash.RunDigests(digests, c.digestInterval) }()
+	defer func() { stopDigests(); <-digestsDone; parts.dash.Wait() }()
 	api := httpapi.New(t, brands, log, parts.opts)
 	srv := newHTTPServer(api.Handler(), c.idleTimeout, log)
 	// What the parts made on the way (the bot list's automaton alone
@@ -244,6 +259,7 @@ func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.L
 // serverParts are the parts of the server beside the API.
 type serverParts struct {
 	opts     httpapi.Options
+	dash     *dashboard.Handler
 	script   *script.Script
 	demoText string // what to print about the demo; "" without one
 }
@@ -273,15 +289,29 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
+	mailer, err := mail.New(mail.Config{URL: c.smtpURL, From: c.mailFrom, Log: log})
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	proxies := c.trustedProxies
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,
-		Metrics: m, Log: log, PublicURL: base, Now: t.Now})
+		Metrics: m, Log: log, PublicURL: base, Now: t.Now, Mail: mailer,
+		ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
 	if err != nil {
 		return nil, err
 	}
-	p.opts.Dashboard = dash
+	p.opts.Dashboard, p.dash = dash, dash
+	if !mailer.Enabled() {
+		log.Info("no SMTP server (--smtp-url): dashboard sign-in links are written to this log")
+	}
 	if c.demo {
 		if p.opts.Demo, p.demoText, err = setupDemo(ctx, store, t, brands, base); err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
+		}
+		if !mailer.Enabled() {
+			p.demoText += "\nNo SMTP server (--smtp-url): the dashboard's sign-in emails are written to the log, with their link.\n" +
+				"Make yourself an owner with: svc brands members add --brand " + demoBrandID + " --email you@example.com --role owner\n" +
+				"then ask for a link at " + base + "/dashboard/signin\n"
 		}
 	}
 	return p, nil

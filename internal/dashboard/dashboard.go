@@ -12,13 +12,18 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/mail"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -41,6 +46,12 @@ type Config struct {
 	// https one also marks cookies Secure behind a TLS-terminating proxy.
 	PublicURL string
 	Now       func() time.Time
+	// Mail sends sign-in links, invitations and digests; nil: a mailer
+	// without SMTP, which logs sign-in links.
+	Mail *mail.Mailer
+	// ClientIP is the address a request comes from, behind the trusted
+	// proxies (httpapi.ClientIP); nil: the peer's.
+	ClientIP func(*http.Request) netip.Addr
 }
 
 // maxForm bounds a form's body: a webhook secret is the largest field.
@@ -54,6 +65,10 @@ type Handler struct {
 	cfg   Config
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// Sign-in mail per address and per client address (limit.go).
+	perAddress, perIP *limiter
+	webauthn          *webauthn.WebAuthn // passkeys.go; nil: none
+	mailing           sync.WaitGroup     // sign-in mails on their way
 }
 
 // New returns the dashboard.
@@ -61,8 +76,15 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
-	for _, page := range []string{"signin", "overview", "product", "settings", "operator", "message"} {
+	if cfg.Mail == nil {
+		cfg.Mail, _ = mail.New(mail.Config{Log: cfg.Log}) // without SMTP: cannot fail
+	}
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = peerIP
+	}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{},
+		perAddress: newLimiter(linksPerAddress), perIP: newLimiter(linksPerIP), webauthn: newWebAuthn(cfg.PublicURL)}
+	for _, page := range []string{"signin", "overview", "product", "settings", "operator", "message", "brands", "members", "account", "audit", "unsubscribe"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -84,10 +106,11 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.Handle("GET /dashboard/brands/{brand}/{$}", h.brand(h.overview))
 	h.mux.Handle("GET /dashboard/brands/{brand}/products/{product}", h.brand(h.product))
 	h.mux.Handle("GET /dashboard/brands/{brand}/settings", h.brand(h.settings))
-	h.mux.Handle("POST /dashboard/brands/{brand}/settings", h.brand(h.saveSettings))
-	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.brand(h.createKey))
-	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.brand(h.saveWebhookSecret))
-	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.brand(h.revokeKey))
+	h.mux.Handle("POST /dashboard/brands/{brand}/settings", h.owner(h.saveSettings))
+	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.owner(h.createKey))
+	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.owner(h.saveWebhookSecret))
+	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.owner(h.revokeKey))
+	h.routeAccounts()
 	h.mux.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, http.StatusNotFound, "Not found", "There is no such page here.")
 	})
@@ -99,7 +122,7 @@ func New(cfg Config) (*Handler, error) {
 // token must not leak to another site).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("Cache-Control", "no-store")
 	if r.Method == http.MethodPost {
@@ -112,6 +135,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type user struct {
 	sess *svc.DashboardSession
 	id   string // the cookie's session id
+	role string // in the brand of the path: svc.RoleOwner or svc.RoleViewer
+}
+
+// actor is who the audit log says did something.
+func (u *user) actor() string {
+	switch {
+	case u.sess.Email != "":
+		return u.sess.Email
+	case u.sess.Operator():
+		return "operator"
+	}
+	return "link" // svc dashboard link --brand
 }
 
 type sessionHandler func(w http.ResponseWriter, r *http.Request, u *user) error
@@ -119,7 +154,7 @@ type sessionHandler func(w http.ResponseWriter, r *http.Request, u *user) error
 // session requires a signed-in user and, on a form, its CSRF token.
 func (h *Handler) session(next sessionHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, err := h.user(r)
+		u, err := h.user(w, r)
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -140,35 +175,70 @@ func (h *Handler) session(next sessionHandler) http.Handler {
 
 type brandHandler func(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error
 
-// brand requires a session that may see the brand of the path: its own
-// brand's, or the operator's. Another brand's page is answered as if it
-// did not exist.
+// brand requires a session that may see the brand of the path: a
+// member's, the brand's own link's, or the operator's. Another brand's
+// page is answered as if it did not exist. The member's role is read on
+// each request, so that a removal or a change holds at once on every node.
 func (h *Handler) brand(next brandHandler) http.Handler {
 	return h.session(func(w http.ResponseWriter, r *http.Request, u *user) error {
 		id := r.PathValue("brand")
-		if !u.sess.Operator() && u.sess.BrandID != id {
+		switch {
+		case u.sess.Operator(), u.sess.Email == "" && u.sess.BrandID == id:
+			u.role = svc.RoleOwner
+		case u.sess.Email != "":
+			m, err := h.cfg.Store.Member(r.Context(), id, u.sess.Email)
+			if err != nil {
+				return err // ENOTFOUND: not theirs
+			}
+			u.role = m.Role
+		default:
 			return svc.Errorf(svc.ENOTFOUND, "no such brand")
 		}
 		b, err := h.cfg.Store.Brand(r.Context(), id)
 		if err != nil {
 			return err
 		}
+		return next(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, u.role == svc.RoleOwner)), u, b)
+	})
+}
+
+// ownerKey marks, in a request's context, that its user owns the brand
+// of its path: the pages show an owner's forms.
+type ownerKey struct{}
+
+// owner is brand for an owner's form: a viewer is refused with 403.
+func (h *Handler) owner(next brandHandler) http.Handler {
+	return h.brand(func(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
+		if u.role != svc.RoleOwner {
+			h.message(w, r, http.StatusForbidden, "Forbidden", "Only an owner of "+b.Name+" can change this. Ask one of its owners.")
+			return nil
+		}
 		return next(w, r, u, b)
 	})
 }
 
-// user returns the request's live session, nil without one.
-func (h *Handler) user(r *http.Request) (*user, error) {
+// user returns the request's live session, nil without one. A session
+// used after SessionTouch is touched: its end slides, in the store and in
+// the cookie.
+func (h *Handler) user(w http.ResponseWriter, r *http.Request) (*user, error) {
 	c, err := r.Cookie(CookieName)
 	if err != nil || c.Value == "" {
 		return nil, nil
 	}
-	s, err := h.cfg.Store.DashboardSession(r.Context(), svc.HashSecret(c.Value), h.cfg.Now())
+	now := h.cfg.Now()
+	s, err := h.cfg.Store.DashboardSession(r.Context(), svc.HashSecret(c.Value), now)
 	if svc.ErrorCode(err) == svc.ENOTFOUND {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if now.Sub(s.LastSeen) >= svc.SessionTouch {
+		if err := h.cfg.Store.TouchDashboardSession(r.Context(), s.Hash, now); err != nil {
+			return nil, err
+		}
+		s.LastSeen, s.ExpiresAt = now, now.Add(svc.SessionTTL)
+		http.SetCookie(w, h.cookie(r, c.Value, int(svc.SessionTTL/time.Second)))
 	}
 	return &user{sess: s, id: c.Value}, nil
 }
@@ -226,7 +296,7 @@ func (h *Handler) ownOrigin(r *http.Request, origin string) bool {
 }
 
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
-	u, err := h.user(r)
+	u, err := h.user(w, r)
 	switch {
 	case err != nil:
 		h.fail(w, r, err)
@@ -234,6 +304,10 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/dashboard/signin", http.StatusSeeOther)
 	case u.sess.Operator():
 		http.Redirect(w, r, "/dashboard/operator", http.StatusSeeOther)
+	case u.sess.Email != "":
+		if err := h.pickBrand(w, r, u); err != nil {
+			h.fail(w, r, err)
+		}
 	default:
 		http.Redirect(w, r, brandPath(u.sess.BrandID), http.StatusSeeOther)
 	}
@@ -246,8 +320,9 @@ func brandPath(id string) string { return "/dashboard/brands/" + url.PathEscape(
 // not use it up. A link that no longer works says so at once.
 func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("token")
-	if token == "" {
-		h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{}})
+	if token == "" { // a member asks for a link by email (accounts.go)
+		h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: map[string]any{
+			"Email": r.URL.Query().Get("email"), "Passkeys": h.webauthn != nil}})
 		return
 	}
 	l, err := h.cfg.Store.SignInLink(r.Context(), svc.HashSecret(token), h.cfg.Now())
@@ -259,7 +334,7 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	data := map[string]any{"Token": token, "Operator": l.BrandID == ""}
+	data := map[string]any{"Token": token, "Operator": l.BrandID == "" && l.Email == "", "Member": l.Email}
 	if l.BrandID != "" {
 		b, err := h.cfg.Store.Brand(r.Context(), l.BrandID)
 		if svc.ErrorCode(err) == svc.ENOTFOUND { // deleted since: the link opens nothing
@@ -278,7 +353,7 @@ func (h *Handler) signinPage(w http.ResponseWriter, r *http.Request) {
 // linkDead says that a sign-in link was used, expired or never made.
 func (h *Handler) linkDead(w http.ResponseWriter, r *http.Request) {
 	h.message(w, r, http.StatusUnauthorized, "This link does not work",
-		"This sign-in link was used already or has expired: a link works once, for 15 minutes. Ask your operator for a new one (svc dashboard link --brand ID).")
+		"This sign-in link was used already or has expired: a link works once, for 15 minutes. Ask for a new one on the sign-in page, or ask your operator (svc dashboard link --brand ID).")
 }
 
 // signin redeems a link. Only the link's own page may post it: a form
@@ -289,10 +364,23 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, http.StatusForbidden, "Forbidden", "Sign in from the link itself.")
 		return
 	}
+	if r.PostFormValue("email") != "" {
+		h.askLink(w, r) // accounts.go
+		return
+	}
 	token := r.PostFormValue("token")
 	now := h.cfg.Now()
 	id, s := svc.NewDashboardSession("", now)
-	err := h.cfg.Store.RedeemSignInLink(r.Context(), svc.HashSecret(token), now, s)
+	s.UserAgent, s.IP = device(r.UserAgent()), h.cfg.ClientIP(r).String()
+	err := h.checkBinding(r, token, now)
+	if err == nil {
+		err = h.cfg.Store.RedeemSignInLink(r.Context(), svc.HashSecret(token), now, s)
+	}
+	if errors.Is(err, errOtherBrowser) {
+		h.message(w, r, http.StatusForbidden, "Open the link where you asked for it",
+			"This link signs in the browser that asked for it. Open it there, or ask for a new link in this browser.")
+		return
+	}
 	if svc.ErrorCode(err) == svc.ENOTFOUND || token == "" {
 		h.linkDead(w, r)
 		return
@@ -302,6 +390,10 @@ func (h *Handler) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, h.cookie(r, id, int(svc.SessionTTL/time.Second)))
+	if _, err := r.Cookie(BindingCookie); err == nil {
+		http.SetCookie(w, h.bindingCookie(r, "", -1)) // asked for and used
+	}
+	h.auditSignIn(r, s)
 	http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
 }
 
@@ -326,6 +418,7 @@ func (h *Handler) cookie(r *http.Request, value string, maxAge int) *http.Cookie
 type page struct {
 	Title    string
 	User     *svc.DashboardSession
+	Owner    bool // of Brand: set from the request by render
 	Brand    *svc.Brand
 	Nav      string // the current section
 	Data     any
@@ -333,6 +426,7 @@ type page struct {
 }
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	p.Owner, _ = r.Context().Value(ownerKey{}).(bool)
 	var buf strings.Builder
 	if err := h.pages[name].Execute(&buf, p); err != nil {
 		h.cfg.Log.Error("dashboard: render", "page", name, "err", err)

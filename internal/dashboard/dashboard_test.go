@@ -57,7 +57,7 @@ func TestSignInPagesAndLogout(t *testing.T) {
 		t.Fatalf("sign in: %d %q", p.status, p.header.Get("Location"))
 	}
 	c := p.header.Get("Set-Cookie")
-	for _, want := range []string{dashboard.CookieName + "=", "Path=/dashboard", "HttpOnly", "SameSite=Lax", "Max-Age=43200"} {
+	for _, want := range []string{dashboard.CookieName + "=", "Path=/dashboard", "HttpOnly", "SameSite=Lax", "Max-Age=2592000"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("cookie %q lacks %s", c, want)
 		}

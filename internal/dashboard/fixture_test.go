@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +22,8 @@ import (
 	"github.com/svc-project/svc/internal/dashboard"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/mail"
+	"github.com/svc-project/svc/internal/mail/mailtest"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
@@ -59,9 +63,15 @@ type fixture struct {
 	auth  *auth.Cache
 	keys  map[string]string
 	log   *syncBuffer
+	mail  *mailtest.Server // a real SMTP server on port 0
+	dash  *dashboard.Handler
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureAt(t, "127.0.0.1") }
+
+// newFixtureAt is newFixture whose public URL names host for the server
+// (localhost: a WebAuthn relying party needs a host name, not an address).
+func newFixtureAt(t *testing.T, host string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: &clock{now: t0}, keys: map[string]string{}, log: &syncBuffer{}}
@@ -94,13 +104,28 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.auth = a
 	ins := &insights.Cache{Store: store, Now: f.clock.Now}
-	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now})
+	f.mail = mailtest.Start(t, false)
+	mailer, err := mail.New(mail.Config{URL: f.mail.URL(), From: "svc <svc@shop.example>", RootCAs: f.mail.RootCAs, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(httpapi.New(tr, a, log, httpapi.Options{Insights: ins, Dashboard: dash, Metrics: m}).Handler())
+	// The server first, so that the dashboard knows its address (links in
+	// mail are made from it); its handler follows.
+	var handler atomic.Pointer[http.Handler]
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }))
+	// The test is the trusted proxy: X-Forwarded-For says the client address.
+	proxies := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now,
+		Mail: mailer, PublicURL: strings.Replace(f.srv.URL, "127.0.0.1", host, 1), ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.dash = dash
+	h := httpapi.New(tr, a, log, httpapi.Options{Insights: ins, Dashboard: dash, Metrics: m}).Handler()
+	handler.Store(&h)
 	t.Cleanup(func() {
 		f.srv.Close()
+		dash.Wait()
 		tr.Close()
 		a.Close()
 		store.Close()

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -275,6 +276,8 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 	if err := h.cfg.Store.UpdateBrand(r.Context(), b); err != nil {
 		return err
 	}
+	h.audit(r, u, b.ID, svc.AuditSettings, fmt.Sprintf("min_viewers=%d min_purchases=%d holdout=%d widget=%q position=%q languages=%q",
+		b.MinViewers, b.MinPurchases, b.Holdout, b.WidgetVariant, b.WidgetPosition, b.Languages))
 	h.refresh(r)
 	http.Redirect(w, r, brandPath(b.ID)+"settings?saved=1", http.StatusSeeOther)
 	return nil
@@ -313,6 +316,11 @@ func (h *Handler) saveWebhookSecret(w http.ResponseWriter, r *http.Request, u *u
 	if err != nil {
 		return err
 	}
+	if secret == "" {
+		h.audit(r, u, b.ID, svc.AuditWebhookSecret, platform+" secret removed")
+	} else {
+		h.audit(r, u, b.ID, svc.AuditWebhookSecret, platform+" secret set")
+	}
 	h.refresh(r)
 	http.Redirect(w, r, brandPath(b.ID)+"settings#webhooks", http.StatusSeeOther)
 	return nil
@@ -323,6 +331,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, u *user, b *
 	if err := h.cfg.Store.CreateAPIKey(r.Context(), k); err != nil {
 		return err
 	}
+	h.audit(r, u, b.ID, svc.AuditKeyCreate, "key "+k.Prefix)
 	h.refresh(r)
 	// Shown in this answer only: the store keeps its hash.
 	return h.renderSettings(w, r, u, b, http.StatusOK, secret, "", nil)
@@ -339,6 +348,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, u *user, b *
 	} else if err != nil {
 		return err
 	}
+	h.audit(r, u, b.ID, svc.AuditKeyRevoke, "key "+k.Prefix)
 	h.refresh(r)
 	return h.renderSettings(w, r, u, b, http.StatusOK, "", k.Prefix, nil)
 }

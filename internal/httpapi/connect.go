@@ -89,6 +89,11 @@ func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platfor
 		secret = "" // Verify refuses an empty secret, after the same work
 	}
 	if !connect.Verify(b.data, secret, signature) {
+		if ok && signature != "" {
+			// A brand with a secret whose shop signs with another: its
+			// owners are told (the operator's page, the weekly digest).
+			s.opts.Metrics.BrandRefused(brandID, platform, svc.EUNAUTHORIZED)
+		}
 		return b.data, b.free, errBadSignature
 	}
 	b.verified()

@@ -103,9 +103,13 @@ func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
 	return false, wait
 }
 
-// clientIP is the address a request comes from: the peer, or, when the peer
-// is a trusted proxy, the nearest address in X-Forwarded-For that is not one.
-func (l *limiter) clientIP(r *http.Request) netip.Addr {
+// clientIP is the address a request comes from (ClientIP).
+func (l *limiter) clientIP(r *http.Request) netip.Addr { return ClientIP(r, l.cfg.TrustedProxies) }
+
+// ClientIP is the address a request comes from: the peer, or, when the
+// peer is one of the trusted proxies, the nearest address in
+// X-Forwarded-For that is not one.
+func ClientIP(r *http.Request, proxies []netip.Prefix) netip.Addr {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -115,7 +119,7 @@ func (l *limiter) clientIP(r *http.Request) netip.Addr {
 		return netip.Addr{}
 	}
 	ip = ip.Unmap()
-	if !trusted(l.cfg.TrustedProxies, ip) {
+	if !trusted(proxies, ip) {
 		return ip
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -125,7 +129,7 @@ func (l *limiter) clientIP(r *http.Request) netip.Addr {
 			break // a forged or broken entry: stop at the last good address
 		}
 		ip = hop.Unmap()
-		if !trusted(l.cfg.TrustedProxies, ip) {
+		if !trusted(proxies, ip) {
 			break
 		}
 	}

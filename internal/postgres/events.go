@@ -123,8 +123,8 @@ func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn fun
 	return records.Flush()
 }
 
-// DeleteExpired deletes at most limit events older than before, and
-// idempotency keys older than svc.IdempotencyTTL before now, in one short
+// DeleteExpired deletes at most limit events and audit events older than
+// before, and idempotency keys older than svc.IdempotencyTTL before now, in one short
 // transaction. Rows another node is deleting are skipped, not waited for.
 // It returns how many rows it deleted.
 func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
@@ -178,6 +178,13 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		}{
 			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
 				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
+			// The audit log is kept as long as the events.
+			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
+			// A digest's claim, and so its unsubscribe link, too.
+			{`DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends
+				WHERE claimed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(before)},
+			// Dashboard sessions unused for their whole life, with their address.
+			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(now)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)

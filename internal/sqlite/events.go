@@ -356,9 +356,9 @@ func (r reads) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.P
 	return records.Flush()
 }
 
-// DeleteExpired deletes at most limit events older than before, and
-// idempotency keys older than svc.IdempotencyTTL before now, in one short
-// transaction. It returns how many rows it deleted.
+// DeleteExpired deletes at most limit events and audit events older than
+// before, and idempotency keys older than svc.IdempotencyTTL before now, in
+// one short transaction. It returns how many rows it deleted.
 //
 // When it deletes the newest row of a table (a table nobody wrote to for
 // the whole retention, or an event backdated to its edge), SQLite may give
@@ -420,6 +420,12 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			arg int64
 		}{
 			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
+			// The audit log is kept as long as the events.
+			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},
+			// A digest's claim, and so its unsubscribe link, too.
+			{"DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends WHERE claimed_at < ? LIMIT ?)", millis(before)},
+			// Dashboard sessions unused for their whole life, with their address.
+			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= ? LIMIT ?)", millis(now)},
 			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)

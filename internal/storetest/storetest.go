@@ -60,6 +60,11 @@ var tests = []struct {
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
 	{"DashboardSessions", testDashboardSessions},
+	{"Members", testMembers},
+	{"MemberSessions", testMemberSessions},
+	{"AuditLog", testAuditLog},
+	{"DigestClaims", testDigestClaims},
+	{"Passkeys", testPasskeys},
 	{"WebhookSecrets", testWebhookSecrets},
 	{"Settings", testSettings},
 }
