@@ -18,7 +18,7 @@ import (
 )
 
 // Members, self-serve sign-in by email, a member's sessions and the audit
-// log (docs/dashboard.md, Accounts).
+// log (docs/dashboard.md, Sign-in and roles).
 
 // BindingCookie holds, in the browser that asked for a sign-in link, the
 // secret the link is bound to.
