@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"internal/script":          0,
 	"internal/testwait":        0,
 	"internal/testdisk":        0,
+	"internal/keyedrate":       0,
 	"internal/urlcanon":        0,
 	"internal/match/matchtest": 0,
 	"internal/postgres/pgtest": 0,

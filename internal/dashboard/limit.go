@@ -1,10 +1,11 @@
 package dashboard
 
 import (
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/svc-project/svc/internal/keyedrate"
 )
 
 // Sign-in mail is limited per address, so that nobody fills a member's
@@ -21,40 +22,13 @@ type limit struct {
 	burst int
 }
 
-// limiter holds a token bucket (golang.org/x/time/rate, as the API's rate
-// limit) per key, forgetting keys idle long enough to be full again.
-type limiter struct {
-	l     limit
-	mu    sync.Mutex
-	byKey map[string]*keyed
-	swept time.Time
-}
+// limiter holds a token bucket per key (internal/keyedrate, as the API's
+// rate limit).
+type limiter struct{ b *keyedrate.Buckets[string] }
 
-type keyed struct {
-	lim  *rate.Limiter
-	seen time.Time
+func newLimiter(l limit) *limiter {
+	return &limiter{keyedrate.New[string](rate.Every(l.every), l.burst)}
 }
-
-func newLimiter(l limit) *limiter { return &limiter{l: l, byKey: map[string]*keyed{}} }
 
 // allow takes a token for key at now, if there is one.
-func (x *limiter) allow(key string, now time.Time) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	full := x.l.every * time.Duration(x.l.burst) // idle this long, a bucket is full: forget it
-	if now.Sub(x.swept) > time.Minute {
-		for k, b := range x.byKey {
-			if now.Sub(b.seen) > full {
-				delete(x.byKey, k)
-			}
-		}
-		x.swept = now
-	}
-	b := x.byKey[key]
-	if b == nil {
-		b = &keyed{lim: rate.NewLimiter(rate.Every(x.l.every), x.l.burst)}
-		x.byKey[key] = b
-	}
-	b.seen = now
-	return b.lim.AllowN(now, 1)
-}
+func (x *limiter) allow(key string, now time.Time) bool { return x.b.Get(key, now).AllowN(now, 1) }

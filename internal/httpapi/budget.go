@@ -88,11 +88,11 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 	if n == 0 {
 		return nil
 	}
-	ra, wait, ok := b.addrs.reserve(subscriber(b.addrOf(r)), n, now)
+	ra, wait, ok := reserve(b.addrs, subscriber(b.addrOf(r)), n, now)
 	if !ok {
 		return refuse(w, wait, "this address", b.cfg.NewProductsPerAddress, "--anon-new-products-per-address")
 	}
-	if _, wait, ok := b.brands.reserve(brandID, n, now); !ok {
+	if _, wait, ok := reserve(b.brands, brandID, n, now); !ok {
 		ra.cancel(now)
 		return refuse(w, wait, "the brand", b.cfg.NewProductsPerBrand, "--anon-new-products-per-brand")
 	}
@@ -125,11 +125,11 @@ func (r reservation) cancel(now time.Time) {
 // reserve takes n tokens for k. When they are not all there, it takes
 // none and returns how long until they would be (a minute when n is more
 // than a bucket holds), and false.
-func (x *buckets[K]) reserve(k K, n int, now time.Time) (reservation, time.Duration, bool) {
+func reserve[K comparable](x *buckets[K], k K, n int, now time.Time) (reservation, time.Duration, bool) {
 	if x == nil {
 		return reservation{}, 0, true
 	}
-	r := x.get(k, now).ReserveN(now, n)
+	r := x.Get(k, now).ReserveN(now, n)
 	if !r.OK() {
 		return reservation{}, time.Minute, false
 	}

@@ -7,12 +7,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/keyedrate"
 )
 
 // RateLimit limits anonymous requests per client address (docs/decisions.md, Abuse).
@@ -37,47 +37,12 @@ func newLimiter(cfg RateLimit) *limiter {
 	return &limiter{cfg: cfg, ips: newBuckets[netip.Addr](rate.Limit(cfg.PerSecond), cfg.Burst)}
 }
 
-// buckets holds a token bucket per key, forgetting keys idle for a while so
-// that memory stays bounded: the rate limit's per address, the budgets' per
-// address and per brand.
-type buckets[K comparable] struct {
-	limit rate.Limit
-	burst int
-	mu    sync.Mutex
-	byKey map[K]*bucket
-	swept time.Time
-}
-
-type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-const idleForget = 5 * time.Minute
+// buckets are a token bucket per key (internal/keyedrate): the rate
+// limit's per address, the budgets' per address and per brand.
+type buckets[K comparable] = keyedrate.Buckets[K]
 
 func newBuckets[K comparable](limit rate.Limit, burst int) *buckets[K] {
-	return &buckets[K]{limit: limit, burst: max(burst, 1), byKey: make(map[K]*bucket)}
-}
-
-// get returns k's bucket, a full one when k is new or was forgotten.
-func (x *buckets[K]) get(k K, now time.Time) *rate.Limiter {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if now.Sub(x.swept) > time.Minute {
-		for key, b := range x.byKey {
-			if now.Sub(b.seen) > idleForget {
-				delete(x.byKey, key)
-			}
-		}
-		x.swept = now
-	}
-	b := x.byKey[k]
-	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(x.limit, x.burst)}
-		x.byKey[k] = b
-	}
-	b.seen = now
-	return b.lim
+	return keyedrate.New[K](limit, burst)
 }
 
 // subscriber is the address limits count ip under: an IPv6 client counts
@@ -93,7 +58,7 @@ func subscriber(ip netip.Addr) netip.Addr {
 // allow takes a token for ip's subscriber, or says how long until one is
 // there.
 func (l *limiter) allow(ip netip.Addr, now time.Time) (bool, time.Duration) {
-	lim := l.ips.get(subscriber(ip), now)
+	lim := l.ips.Get(subscriber(ip), now)
 	if lim.AllowN(now, 1) {
 		return true, 0
 	}
