@@ -92,7 +92,7 @@ var rootPage = template.Must(template.New("root").Parse(`<!doctype html>
 <li><a href="{{.}}">The demo product page</a>: a page that embeds the client script and its widget</li>
 {{- end}}
 {{- with .Links.dashboard}}
-<li><a href="{{.}}">The dashboard</a>: for brands and the operator, signed in with <code>svc dashboard link</code></li>
+<li><a href="{{.}}">The dashboard</a>: for brands and the operator: a sign-in link by email, or one from <code>svc dashboard link</code></li>
 {{- end}}
 <li><a href="{{.Links.docs}}">The documentation</a>: the README, the API and the operator's guide</li>
 {{- with .Links.openapi}}
