@@ -44,11 +44,12 @@ var layers = map[string]int{
 	"internal/connect":         2, // reads history files with internal/strictjson
 	"internal/strictjson":      1,
 	"internal/match":           1,
-	"internal/postgres":        1,
+	"internal/postgres":        2, // over internal/sqlstore
 	"internal/prices":          1,
 	"internal/products":        1,
 	"internal/recent":          1,
-	"internal/sqlite":          1,
+	"internal/sqlite":          2, // over internal/sqlstore
+	"internal/sqlstore":        1, // the SQL both stores share
 	"internal/storetest":       1,
 	"internal/window":          1,
 

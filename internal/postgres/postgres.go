@@ -19,6 +19,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -27,6 +28,8 @@ var migrations embed.FS
 // Store is the PostgreSQL store. It is safe for concurrent use, and any
 // number of Store values, in any number of processes, may share a database.
 type Store struct {
+	*sqlstore.Store // the queries both stores share
+
 	pool *pgxpool.Pool
 	own  ownTxs // this Store's event transactions, which the feed skips
 }
@@ -54,6 +57,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{pool: pool}
+	s.Store = s.shared()
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %s: %w", describe(cfg), err)

@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -30,6 +31,8 @@ const FileName = "svc.db"
 // Store is the SQLite store. It is safe for concurrent use; writes go
 // through one connection, as SQLite allows one writer at a time anyway.
 type Store struct {
+	*sqlstore.Store // the queries both stores share
+
 	reads // on r
 	path  string
 	w     *sql.DB // one connection: every write transaction
@@ -87,6 +90,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
+	s.Store = s.shared()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -1,0 +1,50 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/svc-project/svc/internal/sqlstore"
+)
+
+// shared returns the queries both stores share (internal/sqlstore), on the
+// read pool and the writer.
+func (s *Store) shared() *sqlstore.Store {
+	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+		return s.inTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}) })
+	})
+}
+
+// sqlQ is a pool or a transaction of database/sql as sqlstore runs it.
+type sqlQ struct {
+	q interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	}
+}
+
+func (q sqlQ) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := q.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (q sqlQ) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	return q.q.QueryRowContext(ctx, query, args...)
+}
+
+func (q sqlQ) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := q.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+// sqlRows closes as pgx.Rows do: the error comes from Err.
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { _ = r.Rows.Close() }
