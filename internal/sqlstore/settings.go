@@ -1,9 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/svc-project/svc"
 )
@@ -11,8 +9,8 @@ import (
 // Setting returns a setting's value (svc.SettingStore).
 func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 	var v string
-	err := s.r.QueryRowContext(ctx, "SELECT value FROM settings WHERE name = ?", name).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := s.r.QueryRow(ctx, "SELECT value FROM settings WHERE name = ?", name).Scan(&v)
+	if NoRows(err) {
 		return "", svc.Errorf(svc.ENOTFOUND, "the setting %s is not set", name)
 	}
 	return v, err
@@ -20,8 +18,6 @@ func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 
 // SetSetting sets a setting (svc.SettingStore).
 func (s *Store) SetSetting(ctx context.Context, name, value string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value)
-		return err
-	})
+	_, err := s.w.Exec(ctx, "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value)
+	return err
 }
