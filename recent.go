@@ -68,31 +68,6 @@ func (s RecentSettings) Stored() RecentSettings {
 	return s
 }
 
-// RecentColumns are the settings' columns in both stores' brands table.
-const RecentColumns = "recent_delay, recent_window, recent_max, recent_k"
-
-// RecentRow is the settings as both stores keep them: durations in
-// seconds, defaults filled in.
-type RecentRow struct{ Delay, Window, Max, K int64 }
-
-// Row returns the settings as stored.
-func (s RecentSettings) Row() RecentRow {
-	s = s.Stored()
-	return RecentRow{int64(s.Delay / time.Second), int64(s.Window / time.Second), int64(s.MaxItems), int64(s.K)}
-}
-
-// Values are the row's values, in the order of RecentColumns.
-func (r RecentRow) Values() []any { return []any{r.Delay, r.Window, r.Max, r.K} }
-
-// Dest are where a scan of RecentColumns goes.
-func (r *RecentRow) Dest() []any { return []any{&r.Delay, &r.Window, &r.Max, &r.K} }
-
-// Settings returns the stored row as settings.
-func (r RecentRow) Settings() RecentSettings {
-	return RecentSettings{Delay: time.Duration(r.Delay) * time.Second, Window: time.Duration(r.Window) * time.Second,
-		MaxItems: int(r.Max), K: int(r.K)}
-}
-
 // validate returns the bad settings, as fields of the brand. Zero fields
 // are unset and take their defaults.
 func (s RecentSettings) validate() []FieldError {

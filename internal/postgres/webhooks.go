@@ -13,7 +13,7 @@ import (
 // (svc.SetWebhookSecret).
 func (s *Store) SetWebhookSecret(ctx context.Context, brandID, platform, secret string, at time.Time) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		return svc.SetWebhookSecret(ctx, secretTx{brandTx{tx}}, brandID, platform, secret, at)
+		return svc.SetWebhookSecret(ctx, secretTx{s.brandTx(tx)}, brandID, platform, secret, at)
 	})
 }
 

@@ -1,0 +1,87 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/svc-project/svc"
+)
+
+// BrandTx persists the brand writes of the brand rules (svc.BrandTx) and
+// of svc.SetWebhookSecret in a transaction; a store adds the API keys'.
+type BrandTx struct {
+	tx Querier
+	d  *Dialect
+}
+
+// BrandTx returns the brand writes on tx, a transaction of the store's
+// own Querier (placeholders not yet rewritten).
+func (s *Store) BrandTx(tx Querier) BrandTx { return BrandTx{bound{tx, s.d}, s.d} }
+
+// InsertBrand stores a new brand (svc.BrandTx).
+func (b BrandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	domains, err := b.d.Strings(br.Domains)
+	if err != nil {
+		return false, err
+	}
+	return affected(b.tx.Exec(ctx, "INSERT INTO brands ("+brandColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		append([]any{br.ID, br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, Millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
+			recentRow(br.Recent).values()...)...))
+}
+
+// UpdateBrand replaces a brand's fields but its creation time (svc.BrandTx).
+func (b BrandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
+	domains, err := b.d.Strings(br.Domains)
+	if err != nil {
+		return false, err
+	}
+	return affected(b.tx.Exec(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
+		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ?,
+		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ? WHERE id = ?`,
+		append(append([]any{br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
+			recentRow(br.Recent).values()...), br.ID)...))
+}
+
+// BumpConfigVersion changes the number ConfigVersion returns (svc.BrandTx).
+func (b BrandTx) BumpConfigVersion(ctx context.Context) error {
+	_, err := b.tx.Exec(ctx, "UPDATE config_version SET version = version + 1")
+	return err
+}
+
+// affected reports whether a statement changed a row.
+func affected(n int64, err error) (bool, error) { return err == nil && n > 0, err }
+
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + recentColumns
+
+func (s *Store) scanBrand(row Row) (*svc.Brand, error) {
+	var b svc.Brand
+	var created int64
+	var recent recentSettings
+	if err := row.Scan(append([]any{&b.ID, &b.Name, s.d.ScanStrings(&b.Domains), &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, recent.dest()...)...); err != nil {
+		return nil, err
+	}
+	b.Recent = recent.settings()
+	b.CreatedAt = FromMillis(created)
+	return &b, nil
+}
+
+// Brand returns one brand. Returns ENOTFOUND if there is none with the id.
+func (s *Store) Brand(ctx context.Context, id string) (*svc.Brand, error) {
+	b, err := s.scanBrand(s.r.QueryRow(ctx, "SELECT "+brandColumns+" FROM brands WHERE id = ?", id))
+	if NoRows(err) {
+		return nil, svc.Errorf(svc.ENOTFOUND, "brand %q not found", id)
+	}
+	return b, err
+}
+
+// Brands returns every brand, oldest first.
+func (s *Store) Brands(ctx context.Context) ([]*svc.Brand, error) {
+	return Collect(ctx, s.r, s.scanBrand, "SELECT "+brandColumns+" FROM brands ORDER BY created_at, id")
+}
+
+// ConfigVersion returns a number that changes whenever a brand or key does.
+func (s *Store) ConfigVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.r.QueryRow(ctx, "SELECT version FROM config_version").Scan(&v)
+	return v, err
+}
