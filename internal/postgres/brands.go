@@ -100,4 +100,3 @@ func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
 	}
 	return pgx.CollectRows(rows, scanKey)
 }
-

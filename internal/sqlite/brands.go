@@ -114,4 +114,3 @@ func collectRows[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error 
 	}
 	return out, rows.Err()
 }
-

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // CancelOrder takes a cancellation's units out of the brand's orders with
@@ -19,7 +20,7 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 		if err := countEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
 			return err
 		}
-		if err := svc.CancelOrder(ctx, cancelTx{tx}, c); err != nil {
+		if err := svc.CancelOrder(ctx, s.cancelTx(tx), c); err != nil {
 			return err
 		}
 		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
@@ -29,65 +30,14 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 	})
 }
 
-// cancelTx persists a cancellation (svc.CancelTx).
-type cancelTx struct{ tx *sql.Tx }
-
-func (c cancelTx) Answer(ctx context.Context, k svc.IdempotencyKey, since time.Time) (svc.Answer, bool, error) {
-	var a svc.Answer
-	ok, err := found(c.tx.QueryRowContext(ctx, qIdempotencyGet, k.BrandID, k.Scope, k.Key, millis(since)).Scan(&a.Status, &a.EventID, &a.BodyHash))
-	return a, ok, err
+// cancelTx persists a cancellation (svc.CancelTx): its statements in
+// internal/sqlstore, the pending units' here.
+type cancelTx struct {
+	sqlstore.CancelTx
+	tx *sql.Tx
 }
 
-func (c cancelTx) PutAnswer(ctx context.Context, k svc.IdempotencyKey, bodyHash [32]byte, at time.Time, a svc.Answer) error {
-	_, err := c.tx.ExecContext(ctx, qIdempotencyPut, k.BrandID, k.Scope, k.Key, bodyHash[:], millis(at), a.Status, a.EventID)
-	return err
-}
-
-// Orders reads the orders with their lines; the writer's transaction
-// holds the database, so nothing changes them meanwhile.
-func (c cancelTx) Orders(ctx context.Context, brandID, orderID string) ([]svc.StoredOrder, error) {
-	var out []svc.StoredOrder
-	err := eachRowOf(ctx, c.tx, func(rows *sql.Rows) error {
-		var o svc.StoredOrder
-		var ts int64
-		var line sql.NullInt64
-		var l svc.StoredLine
-		var productID sql.NullString
-		var quantity sql.NullInt64
-		var price sql.NullFloat64
-		if err := rows.Scan(&o.ID, &o.EventID, &o.Keyed, &ts, &o.Currency, &o.LastCancel, &line, &l.Product, &productID, &quantity, &price); err != nil {
-			return err
-		}
-		if n := len(out); n == 0 || out[n-1].ID != o.ID {
-			o.Time = fromMillis(ts)
-			out = append(out, o)
-		}
-		if line.Valid {
-			l.Line, l.ProductID, l.Quantity = int(line.Int64), productID.String, quantity.Int64
-			if price.Valid {
-				l.UnitPrice = &price.Float64
-			}
-			o := &out[len(out)-1]
-			o.Lines = append(o.Lines, l)
-		}
-		return nil
-	}, `SELECT e.id, e.event_id, e.keyed, e.ts, coalesce(e.currency, ''),
-			coalesce((SELECT event_id FROM order_cancels WHERE purchase = e.id ORDER BY id DESC LIMIT 1), ''),
-			i.line, coalesce(i.product, 0), p.product_id, i.quantity, i.unit_price
-		FROM purchase_events e LEFT JOIN purchase_items i ON i.purchase = e.id LEFT JOIN products p ON p.id = i.product
-		WHERE e.brand_id = ? AND e.order_id = ? ORDER BY e.id, i.line`, brandID, orderID)
-	return out, err
-}
-
-func (c cancelTx) InsertCancelled(ctx context.Context, brandID, orderID, eventID string, at time.Time) (bool, error) {
-	res, err := c.tx.ExecContext(ctx, `INSERT INTO purchase_events (event_id, brand_id, order_id, ts, received_at, keyed)
-		VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`, eventID, brandID, orderID, millis(at), millis(at))
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
+func (s *Store) cancelTx(tx *sql.Tx) cancelTx { return cancelTx{s.Store.CancelTx(sqlQ{tx}), tx} }
 
 // InsertPending records a refund's units for its order to take out when
 // it comes; the writer holds the database, so no order came meanwhile.
@@ -99,20 +49,6 @@ func (c cancelTx) InsertPending(ctx context.Context, brandID, orderID, eventID s
 		}
 	}
 	return true, nil
-}
-
-func (c cancelTx) SetQuantity(ctx context.Context, order int64, line int, quantity int64) error {
-	_, err := c.tx.ExecContext(ctx, `UPDATE purchase_items SET cancelled = cancelled + quantity - ?1, quantity = ?1
-		WHERE purchase = ?2 AND line = ?3`, quantity, order, line)
-	return err
-}
-
-func (c cancelTx) InsertCancel(ctx context.Context, eventID string, r svc.CancelRecord, at time.Time) error {
-	_, err := c.tx.ExecContext(ctx, `INSERT INTO order_cancels
-		(event_id, purchase, product, ts, units, orders, currency, price_before, price_after, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, nullif(?, ''), ?, ?, ?)`,
-		eventID, r.Order, int64(r.Product), millis(r.Time), r.Units, r.Orders, r.Currency, r.PriceBefore, r.PriceAfter, millis(at))
-	return err
 }
 
 // CancelsAfter calls fn for every cancellation record with an id after
