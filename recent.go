@@ -148,12 +148,3 @@ type RecentPurchase struct {
 	City    string
 	Keyed   bool // the order's provenance: only keyed orders are shown
 }
-
-// RecentPurchasesQuery selects one RecentPurchase per product of every
-// order at or after the time given, keyed or not, its cancelled units left out, as the one parameter, written param
-// ("?" or "$1"), oldest first; both stores run it.
-func RecentPurchasesQuery(param string) string {
-	return `SELECT e.brand_id, e.event_id, i.product, e.ts, sum(i.quantity), coalesce(e.country, ''), coalesce(e.city, ''), e.keyed
-		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
-		WHERE e.ts >= ` + param + ` GROUP BY e.id, i.product ORDER BY e.ts, e.id, min(i.line)`
-}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // ExportEvents calls fn for every stored event of the brand: views, then
@@ -16,7 +17,7 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return svc.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
+		return sqlstore.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
 			return eachRow(ctx, tx, func(rows pgx.Rows) error { return row(rows.Scan) }, q, brandID)
 		})
 	})

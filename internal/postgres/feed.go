@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // The change feed brings a node what other nodes committed. Every product
@@ -100,9 +101,9 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return nil
 			}, query, after)
 		}
-		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+`
+		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+`
 			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r svc.ViewRow
+			var r sqlstore.ViewRow
 			return r.Dest(), r.Write
 		})
 		if err != nil {
@@ -127,26 +128,26 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		if err != nil {
 			return err
 		}
-		err = single("SELECT c.txid::text::bigint, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+`
+		err = single("SELECT c.txid::text::bigint, p.id, p.brand_id, "+sqlstore.CartRowColumns+" FROM "+sqlstore.CartRowTables+`
 			WHERE `+newSince("c")+" ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r svc.CartRow
+			var r sqlstore.CartRow
 			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
 		}
-		var orders svc.FeedOrders
+		var orders sqlstore.FeedOrders
 		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
 			var txid, cancelled int64
 			var ref svc.ProductRef
 			var brandID string
-			var r svc.OrderRow
+			var r sqlstore.OrderRow
 			if err := rows.Scan(append([]any{&txid, &ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
 				return err
 			}
 			orders.Line(&r, ref, brandID, cancelled, txid)
 			return nil
-		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
+		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, i.cancelled, "+sqlstore.OrderRowColumns+`
 			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
 			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
 		orders.Flush()

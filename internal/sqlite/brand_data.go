@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // ExportEvents calls fn for every stored event of the brand: views, then
@@ -15,7 +16,7 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	if _, err := s.Brand(ctx, brandID); err != nil {
 		return err
 	}
-	return svc.ExportBrand(brandID, "?", fn, func(q string, row func(func(...any) error) error) error {
+	return sqlstore.ExportBrand(brandID, "?", fn, func(q string, row func(func(...any) error) error) error {
 		return s.eachRow(ctx, func(rows *sql.Rows) error { return row(rows.Scan) }, q, brandID)
 	})
 }

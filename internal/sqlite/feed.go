@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // The change feed (svc.ChangeFeed) brings a server what other processes
@@ -299,17 +300,17 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return nil
 			}, query, lo, hi)
 		}
-		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+svc.ViewRowColumns+" FROM "+svc.ViewRowTables+
+		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+
 			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r svc.ViewRow
+			var r sqlstore.ViewRow
 			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err
 		}
-		err = single(tCarts, "SELECT c.id, p.id, p.brand_id, "+svc.CartRowColumns+" FROM "+svc.CartRowTables+
+		err = single(tCarts, "SELECT c.id, p.id, p.brand_id, "+sqlstore.CartRowColumns+" FROM "+sqlstore.CartRowTables+
 			" WHERE c.id > ? AND c.id <= ? ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r svc.CartRow
+			var r sqlstore.CartRow
 			return r.Dest(), r.Write
 		})
 		if err != nil {
@@ -329,18 +330,18 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			}
 		}
 		if lo, hi := s.othersIn(tOrders, a.ids[tOrders], cur.ids[tOrders]); lo < hi {
-			var orders svc.FeedOrders
+			var orders sqlstore.FeedOrders
 			err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 				var cancelled int64
 				var ref svc.ProductRef
 				var brandID string
-				var r svc.OrderRow
+				var r sqlstore.OrderRow
 				if err := rows.Scan(append([]any{&ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
 					return err
 				}
 				orders.Line(&r, ref, brandID, cancelled, r.ID)
 				return nil
-			}, "SELECT i.product, e.brand_id, i.cancelled, "+svc.OrderRowColumns+`
+			}, "SELECT i.product, e.brand_id, i.cancelled, "+sqlstore.OrderRowColumns+`
 				FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
 				WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, lo, hi)
 			if err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // RecentPurchases calls fn for each product of every order at or after
-// since, oldest first, with where the order goes: what
-// svc.RecentPurchasesQuery selects. The lines are read in the order of the
+// since, oldest first, with where the order goes, as PostgreSQL's
+// RecentPurchases selects them. The lines are read in the order of the
 // time index and of each order's lines, and an order's lines of one
 // product are summed here: the query's GROUP BY and ORDER BY made SQLite
 // sort every line of the window in two temporary B-trees before the first

@@ -1,6 +1,10 @@
-package svc
+package sqlstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/svc-project/svc"
+)
 
 // Both stores keep events in rows of the same columns, times in unix
 // milliseconds; ViewRow and OrderRow turn such rows back into events
@@ -26,7 +30,7 @@ const (
 // CartRow is a stored add-to-cart as read back: select CartRowColumns,
 // scan them into Dest, then take Event.
 type CartRow struct {
-	c             CartEvent
+	c             svc.CartEvent
 	time, receive int64
 	given         *int64
 }
@@ -39,7 +43,7 @@ func (r *CartRow) Dest() []any {
 }
 
 // Event returns the add-to-cart, of the brand given.
-func (r *CartRow) Event(brandID string) *CartEvent {
+func (r *CartRow) Event(brandID string) *svc.CartEvent {
 	c := r.c
 	c.BrandID = brandID
 	c.Context.Timestamp = restoreMeta(&c.Meta, r.time, r.receive, r.given)
@@ -49,7 +53,7 @@ func (r *CartRow) Event(brandID string) *CartEvent {
 // ViewRow is a stored view as read back: select ViewRowColumns, scan them
 // into Dest, then take Event.
 type ViewRow struct {
-	v             ViewEvent
+	v             svc.ViewEvent
 	time, receive int64
 	given         *int64
 }
@@ -62,7 +66,7 @@ func (r *ViewRow) Dest() []any {
 }
 
 // Event returns the view, of the brand given.
-func (r *ViewRow) Event(brandID string) *ViewEvent {
+func (r *ViewRow) Event(brandID string) *svc.ViewEvent {
 	v := r.v
 	v.BrandID = brandID
 	v.Context.Timestamp = restoreMeta(&v.Meta, r.time, r.receive, r.given)
@@ -73,8 +77,8 @@ func (r *ViewRow) Event(brandID string) *ViewEvent {
 // OrderRowColumns, scan them into Dest, then take Event and Item.
 type OrderRow struct {
 	ID            int64 // the store's id of the order
-	e             PurchaseEvent
-	it            PurchaseItem
+	e             svc.PurchaseEvent
+	it            svc.PurchaseItem
 	time, receive int64
 	given         *int64
 }
@@ -88,7 +92,7 @@ func (r *OrderRow) Dest() []any {
 }
 
 // Event returns the order, of the brand given, without its items.
-func (r *OrderRow) Event(brandID string) *PurchaseEvent {
+func (r *OrderRow) Event(brandID string) *svc.PurchaseEvent {
 	e := r.e
 	e.BrandID = brandID
 	e.Context.Timestamp = restoreMeta(&e.Meta, r.time, r.receive, r.given)
@@ -96,11 +100,11 @@ func (r *OrderRow) Event(brandID string) *PurchaseEvent {
 }
 
 // Item returns the line.
-func (r *OrderRow) Item() PurchaseItem { return r.it }
+func (r *OrderRow) Item() svc.PurchaseItem { return r.it }
 
 // restoreMeta fills the times of a stored event and returns its timestamp
 // as it counts.
-func restoreMeta(m *EventMeta, ts, received int64, given *int64) *string {
+func restoreMeta(m *svc.EventMeta, ts, received int64, given *int64) *string {
 	m.Time, m.ReceivedAt = time.UnixMilli(ts).UTC(), time.UnixMilli(received).UTC()
 	if given != nil {
 		g := time.UnixMilli(*given).UTC()
@@ -116,8 +120,8 @@ func restoreMeta(m *EventMeta, ts, received int64, given *int64) *string {
 // then Flush.
 type Exporter struct {
 	BrandID string
-	Emit    func(ExportedEvent) error
-	cur     *PurchaseEvent
+	Emit    func(svc.ExportedEvent) error
+	cur     *svc.PurchaseEvent
 	curID   int64
 }
 
@@ -127,7 +131,7 @@ func (x *Exporter) View(scan func(dest ...any) error) error {
 	if err := scan(r.Dest()...); err != nil {
 		return err
 	}
-	return x.Emit(ExportedEvent{View: r.Event(x.BrandID)})
+	return x.Emit(svc.ExportedEvent{View: r.Event(x.BrandID)})
 }
 
 // OrderLine scans a row of OrderRowColumns: the line is added to its
@@ -154,7 +158,7 @@ func (x *Exporter) Flush() error {
 	}
 	cur := x.cur
 	x.cur = nil
-	return x.Emit(ExportedEvent{Purchase: cur})
+	return x.Emit(svc.ExportedEvent{Purchase: cur})
 }
 
 // Cart scans a row of CartRowColumns and emits its add-to-cart.
@@ -163,14 +167,14 @@ func (x *Exporter) Cart(scan func(dest ...any) error) error {
 	if err := scan(r.Dest()...); err != nil {
 		return err
 	}
-	return x.Emit(ExportedEvent{Cart: r.Event(x.BrandID)})
+	return x.Emit(svc.ExportedEvent{Cart: r.Event(x.BrandID)})
 }
 
 // ExportBrand reads a brand's stored events, views, orders, then add-to-carts, each oldest
 // first, and emits them (EventStore.ExportEvents). query runs a statement
 // whose one parameter, written param ("?" or "$1" by the driver), is the
 // brand id, and calls row with each row's Scan.
-func ExportBrand(brandID, param string, emit func(ExportedEvent) error,
+func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error,
 	query func(statement string, row func(scan func(dest ...any) error) error) error) error {
 	x := Exporter{BrandID: brandID, Emit: emit}
 	if err := query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+
