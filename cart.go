@@ -1,9 +1,6 @@
 package svc
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // CartEvent is one add-to-cart (docs/spec.md, Add to cart): a view's body
 // with the quantity added. Its rules are a view's.
@@ -46,17 +43,6 @@ const (
 	DefaultCartWindow = time.Hour
 	MaxCartWindow     = MaxViewWindow
 )
-
-// CartsField is the name of the cart count in the proof: "carts_last_60_min"
-// by default.
-func (p *Proof) CartsField() string { return string(p.AppendCartsField(nil)) }
-
-// AppendCartsField appends CartsField to b.
-func (p *Proof) AppendCartsField(b []byte) []byte {
-	b = append(b, "carts_last_"...)
-	b = strconv.AppendInt(b, int64(p.CartWindow/time.Minute), 10)
-	return append(b, "_min"...)
-}
 
 // DefaultNowWindow is how far back the proof's viewers_now looks unless
 // the server is told otherwise.

@@ -1,9 +1,6 @@
 package svc
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // ProofQuery asks for the counts of one product (docs/spec.md, Product proof).
 type ProofQuery struct {
@@ -14,30 +11,12 @@ type ProofQuery struct {
 	CartWindow     time.Duration // whole minutes, 1 to 10080
 }
 
-// ParseProofQuery reads the query parameters of the proof endpoint and
-// returns every bad one.
-func ParseProofQuery(get func(string) string) (ProofQuery, []FieldError) {
+// CheckID returns the errors of an id given as the field: required and
+// missing, too long, or holding control characters.
+func CheckID(field, v string, required bool) []FieldError {
 	var fe fieldErrors
-	q := ProofQuery{BrandID: get("brand_id"), ProductID: get("product_id")}
-	fe.id("brand_id", q.BrandID, true)
-	fe.id("product_id", q.ProductID, true)
-	q.ViewWindow = time.Duration(windowParam(&fe, get, "window_views", 60, int(MaxViewWindow/time.Minute), "minutes")) * time.Minute
-	q.PurchaseWindow = time.Duration(windowParam(&fe, get, "window_purchases", 24, int(MaxPurchaseWindow/time.Hour), "hours")) * time.Hour
-	q.CartWindow = time.Duration(windowParam(&fe, get, "window_carts", int(DefaultCartWindow/time.Minute), int(MaxCartWindow/time.Minute), "minutes")) * time.Minute
-	return q, fe
-}
-
-func windowParam(fe *fieldErrors, get func(string) string, name string, def, max int, unit string) int {
-	s := get(name)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > max {
-		fe.add(name, "must be a whole number of %s from 1 to %d", unit, max)
-		return def
-	}
-	return n
+	fe.id(field, v, required)
+	return fe
 }
 
 // Proof is the social proof of one product in its windows.
@@ -66,25 +45,4 @@ type Proof struct {
 	WidgetPosition string
 	Languages      string
 	GeneratedAt    time.Time
-}
-
-// ViewsField is the name of the view count in the response: the window is
-// part of it, "views_last_60_min" by default (docs/decisions.md, Product proof).
-func (p *Proof) ViewsField() string { return string(p.AppendViewsField(nil)) }
-
-// AppendViewsField appends ViewsField to b, for the hottest answer.
-func (p *Proof) AppendViewsField(b []byte) []byte {
-	b = append(b, "views_last_"...)
-	b = strconv.AppendInt(b, int64(p.ViewWindow/time.Minute), 10)
-	return append(b, "_min"...)
-}
-
-// PurchasesField is the name of the purchase count: "purchases_last_24h" by default.
-func (p *Proof) PurchasesField() string { return string(p.AppendPurchasesField(nil)) }
-
-// AppendPurchasesField appends PurchasesField to b.
-func (p *Proof) AppendPurchasesField(b []byte) []byte {
-	b = append(b, "purchases_last_"...)
-	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
-	return append(b, 'h')
 }

@@ -96,18 +96,6 @@ type RecentQuery struct {
 	ProductID string // "" for every product of the brand
 }
 
-// ParseRecentQuery reads the query parameters of the recent activity
-// endpoint and returns every bad one.
-func ParseRecentQuery(get func(string) string) (RecentQuery, []FieldError) {
-	var fe fieldErrors
-	q := RecentQuery{BrandID: get("brand_id"), ProductID: get("product_id")}
-	fe.id("brand_id", q.BrandID, true)
-	if q.ProductID != "" {
-		fe.id("product_id", q.ProductID, false)
-	}
-	return q, fe
-}
-
 // RecentItem is one purchase in the feed: never a name, an email, a
 // session or an order id, and a time only as whole minutes ago.
 type RecentItem struct {

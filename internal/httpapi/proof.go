@@ -16,7 +16,7 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	params := query{raw: r.URL.RawQuery}
-	q, fields := svc.ParseProofQuery(params.Get)
+	q, fields := parseProofQuery(params.Get)
 	if fields = svc.MergeFieldErrors(params.repeated, fields); len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
@@ -47,11 +47,11 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = append(b, `,"product_id":`...)
 	b = appendString(b, p.ProductID)
 	b = append(b, `,"`...)
-	b = p.AppendViewsField(b)
+	b = appendViewsField(b, p)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Views, 10)
 	b = append(b, `,"`...)
-	b = p.AppendPurchasesField(b)
+	b = appendPurchasesField(b, p)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Purchases, 10)
 	b = append(b, `,"views":`...)
@@ -67,7 +67,7 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = append(b, `,"window_purchases":`...)
 	b = strconv.AppendInt(b, int64(p.PurchaseWindow/time.Hour), 10)
 	b = append(b, `,"`...)
-	b = p.AppendCartsField(b)
+	b = appendCartsField(b, p)
 	b = append(b, `":`...)
 	b = strconv.AppendInt(b, p.Carts, 10)
 	b = append(b, `,"carts":`...)

@@ -15,7 +15,7 @@ func (s *Server) recentActivity(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	params := query{raw: r.URL.RawQuery}
-	q, fields := svc.ParseRecentQuery(params.Get)
+	q, fields := parseRecentQuery(params.Get)
 	if fields = svc.MergeFieldErrors(params.repeated, fields); len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
