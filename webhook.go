@@ -104,9 +104,3 @@ func ValidateWebhookSecret(platform, secret string) error {
 	}
 	return nil
 }
-
-// WebhookPath is the path, under the service's public address, that a
-// platform's webhooks for a brand are sent to.
-func WebhookPath(platform, brandID string) string {
-	return "/api/connect/" + platform + "/" + brandID
-}

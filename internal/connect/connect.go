@@ -19,6 +19,13 @@ import (
 	"github.com/svc-project/svc"
 )
 
+// WebhookPath is the path, under the service's public address, that a
+// platform's webhooks for a brand are sent to: httpapi routes it, the
+// dashboard and svc webhooks show it.
+func WebhookPath(platform, brandID string) string {
+	return "/api/connect/" + platform + "/" + brandID
+}
+
 // Verify reports whether signature is the base64 HMAC-SHA256 of body under
 // secret, as both Shopify (X-Shopify-Hmac-Sha256) and WooCommerce
 // (X-WC-Webhook-Signature) sign. The comparison takes the same time

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/script"
@@ -204,7 +205,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 		return err
 	}
 	for _, p := range svc.Platforms {
-		row := webhookRow{Platform: p, Label: platformLabels[p], URL: base + svc.WebhookPath(p, b.ID)}
+		row := webhookRow{Platform: p, Label: platformLabels[p], URL: base + connect.WebhookPath(p, b.ID)}
 		for _, s := range secrets {
 			if s.BrandID == b.ID && s.Platform == p {
 				row.Set, row.UpdatedAt = true, s.UpdatedAt

@@ -13,6 +13,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
@@ -155,8 +156,8 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor
 		// told apart from bots (connect.go).
-		{"POST", "/api/connect/shopify/{brand_id}", answerInTime(s.handle(s.shopifyWebhook))},
-		{"POST", "/api/connect/woocommerce/{brand_id}", answerInTime(s.handle(s.wooCommerceWebhook))},
+		{"POST", connect.WebhookPath(svc.PlatformShopify, "{brand_id}"), answerInTime(s.handle(s.shopifyWebhook))},
+		{"POST", connect.WebhookPath(svc.PlatformWooCommerce, "{brand_id}"), answerInTime(s.handle(s.wooCommerceWebhook))},
 		{"GET", "/", s.handle(s.root)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},
