@@ -24,28 +24,29 @@ import (
 // open-addressing tables of values (table.go), not maps of strings. The
 // collector has almost nothing to scan.
 type Index struct {
-	mu       sync.RWMutex
-	seed     maphash.Seed
-	text     arena   // every string: ids, titles, addresses, SKUs, words
-	vocab    table   // word → id
-	wordList []str   // id → word
-	df       []int32 // id → products whose title has the word
-	entries  []entry
-	wordIDs  []uint32 // each entry's title words, at entry.words
-	idWaste  int      // wordIDs no entry uses any more
-	byRef    refIndex
-	byURL    table             // (brand, canonical URL) → the brand's latest entry with it
-	anyURL   table             // canonical URL → the entry that binds it for a host no brand owns
-	bySKU    table             // folded SKU → the latest entry with it
-	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
-	byGTIN   idList            // GTIN-14 → entries (identifiers.go)
-	byMPN    idList            // folded part number → entries
-	ids      map[uint32]idents // entry → its identifiers, for the few that have any
-	brands   map[string]uint32 // brand id → index
-	brandIDs []string
-	size     []int32  // brand index → products
-	postings postings // word id → products with it
-	deferred bool     // Load is filling: postings are made at its end
+	mu        sync.RWMutex
+	seed      maphash.Seed
+	text      arena   // every string: ids, titles, addresses, SKUs, words
+	vocab     table   // word → id
+	wordList  []str   // id → word
+	df        []int32 // id → products whose title has the word
+	entries   []entry
+	wordIDs   []uint32 // each entry's title words, at entry.words
+	idWaste   int      // wordIDs no entry uses any more
+	byRef     refIndex
+	byURL     table             // (brand, canonical URL) → the brand's latest entry with it
+	anyURL    table             // canonical URL → the entry that binds it for a host no brand owns
+	bySKU     table             // folded SKU → the latest entry with it
+	skuNext   []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	byGTIN    idList            // GTIN-14 → entries (identifiers.go)
+	byMPN     idList            // folded part number → entries
+	ids       map[uint32]idents // entry → its identifiers, for the few that have any
+	brands    map[string]uint32 // brand id → index
+	brandIDs  []string
+	size      []int32   // brand index → products
+	postings  postings  // word id → products with it
+	deferred  bool      // Load is filling: postings are made at its end
+	factCache factCache // analysed titles (factcache.go)
 }
 
 type entry struct {
@@ -278,6 +279,9 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
 		c.size[b]++
+		if len(c.factCache.slots) < min(len(c.entries), maxFactSlots) {
+			c.resetFacts()
+		}
 	}
 	e := &c.entries[i]
 	if p.Title != nil && *p.Title != c.str(e.title) {
@@ -481,6 +485,7 @@ func (c *Index) compact() {
 		c.ids[i] = idents{text.add(c.str(x.gtin)), text.add(c.str(x.mpn)), text.add(c.str(x.maker))}
 	}
 	c.text, c.wordIDs, c.idWaste = text, ids, 0
+	c.resetFacts()
 }
 
 // Len returns how many products the index holds.

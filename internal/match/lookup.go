@@ -221,8 +221,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	s := c.newScorer(b, true)
 	words := slices.Clone(pq.words) // corrected for this brand's words
 	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, i) {
-		pf := analyze(c.str(c.entries[i].title))
-		x, _ := c.features(s, pq, words, i, &pf, func(string) bool { return false })
+		x, _ := c.features(s, pq, words, i, c.factsOf(i), func(string) bool { return false })
 		return []assessed{{i: i, x: x, strict: true}}
 	}
 	if c.foreignWord(b, words) {
@@ -233,7 +232,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	s.correct(words, cands)
 	facts := make([]facts, len(cands))
 	for k, i := range cands {
-		facts[k] = analyze(c.str(c.entries[i].title))
+		facts[k] = *c.factsOf(i)
 	}
 	// A code that more than genericCodes of the candidates have names a
 	// technology or a line ("gddr5", "802.11n"), not one product.
