@@ -36,9 +36,9 @@ func (t *Table) Len() int { return t.n }
 
 // Probe walks the values stored under one hash's tag, in probe order.
 type Probe struct {
-	slots []uint64
+	slots []uint64 // nil once the walk has met a free slot
 	i     int
-	tag   uint32
+	tag   uint64 // in the slot's high half
 }
 
 // Probe returns a walk over the values stored under hash h; it meets the
@@ -48,25 +48,26 @@ func (t *Table) Probe(h uint64) Probe {
 	if t.n == 0 {
 		return Probe{}
 	}
-	tag := tagOf(h)
-	return Probe{slots: t.slots, i: t.home(tag), tag: tag}
+	return Probe{slots: t.slots, i: t.home(tagOf(h)), tag: h &^ 0xffffffff}
 }
 
 // Next returns the next value under the probe's tag, or false at the end.
 func (p *Probe) Next() (uint32, bool) {
-	for len(p.slots) > 0 {
-		s := p.slots[p.i]
-		if s == 0 {
-			p.slots = nil
+	s, i := p.slots, p.i
+	for i < len(s) {
+		x := s[i]
+		if x == 0 {
 			break
 		}
-		if p.i++; p.i == len(p.slots) {
-			p.i = 0
+		if i++; i == len(s) {
+			i = 0
 		}
-		if uint32(s>>32) == p.tag {
-			return uint32(s) - 1, true
+		if x&^0xffffffff == p.tag {
+			p.i = i
+			return uint32(x) - 1, true
 		}
 	}
+	p.slots = nil
 	return 0, false
 }
 
