@@ -1,11 +1,6 @@
-// Package match finds the product a page or a search result names: by its
-// canonical URL, or by its title within a brand, and the same product at
-// other brands (docs/enrichment.md). It holds every product's title,
-// address and SKU in memory, fed by the tracker as events commit.
 package match
 
 import (
-	"github.com/svc-project/svc/internal/hashtable"
 	"hash/maphash"
 	"math/bits"
 	"runtime"
@@ -14,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/hashtable"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
 
@@ -21,7 +17,7 @@ import (
 //
 // A million products are held at once, so nothing per product is a heap
 // object of its own: entries are a pointer-free array whose strings live
-// in one arena (arena.go), and the indexes by address, SKU and word are
+// in one arena (engine_arena.go), and the indexes by address, SKU and word are
 // open-addressing tables of values (table.go), not maps of strings. The
 // collector has almost nothing to scan.
 type Index struct {
@@ -39,7 +35,7 @@ type Index struct {
 	anyURL    hashtable.Table   // canonical URL → the entry that binds it for a host no brand owns
 	bySKU     hashtable.Table   // folded SKU → the latest entry with it
 	skuNext   []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
-	byGTIN    idList            // GTIN-14 → entries (identifiers.go)
+	byGTIN    idList            // GTIN-14 → entries (engine_identifiers.go)
 	byMPN     idList            // folded part number → entries
 	ids       map[uint32]idents // entry → its identifiers, for the few that have any
 	brands    map[string]uint32 // brand id → index
@@ -47,7 +43,7 @@ type Index struct {
 	size      []int32   // brand index → products
 	postings  postings  // word id → products with it
 	deferred  bool      // Load is filling: postings are made at its end
-	factCache factCache // analysed titles (factcache.go)
+	factCache factCache // analysed titles (engine_factcache.go)
 }
 
 type entry struct {

@@ -76,7 +76,7 @@ func (c *Index) ByTitle(brandID, title string, drop map[string]bool) (Hit, bool)
 
 // Lookup finds the brand's product a query names: by its GTIN, by its
 // maker's part number, else by its title (MethodTitle), with the
-// confidence of the model (model.go).
+// confidence of the model (rules_model.go).
 func (c *Index) Lookup(brandID string, q Query) (Hit, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -174,8 +174,8 @@ type Candidate struct {
 	Product
 	Features [numFeatures]float64
 	Vetoed   string // the difference that rules it out, "" if none
-	Strict   bool   // the strict matcher takes it (strict.go)
-	Same     bool   // it has the query's words but soft ones (same.go)
+	Strict   bool   // the strict matcher takes it (rules_strict.go)
+	Same     bool   // it has the query's words but soft ones (rules_same.go)
 	// Tier is the tier that answers with it (TierStrict, TierCode,
 	// TierSame), "" if none does.
 	Tier string
@@ -399,9 +399,9 @@ func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
 
 // Tiers of a title answer, tried in this order before the model.
 const (
-	TierStrict = "strict" // the strict matcher's product (strict.go)
+	TierStrict = "strict" // the strict matcher's product (rules_strict.go)
 	TierCode   = "code"   // the one product with a distinctive code of the query's
-	TierSame   = "same"   // the one product with the query's words but soft ones (same.go)
+	TierSame   = "same"   // the one product with the query's words but soft ones (rules_same.go)
 )
 
 // tier picks the candidate a tier answers with, if any: the strict
@@ -591,7 +591,7 @@ func (c *Index) without(words, other, extra []uint32) bool {
 // foreignWord reports whether the title has a word, without digits, that
 // products of at least two other brands have and none of this brand's: a
 // model or colour the shop does not sell ("Ultra" at a shop with no
-// Ultra). A soft word (same.go: "software", "windows") is neither. The
+// Ultra). A soft word (rules_same.go: "software", "windows") is neither. The
 // strict matcher alone may match such a title.
 func (c *Index) foreignWord(b uint32, q []queryWord) bool {
 	for _, w := range q {

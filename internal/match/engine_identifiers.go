@@ -8,7 +8,7 @@ import (
 // The maker's identifiers come before titles: the same GTIN is the same
 // product at every shop, and so is the same part number of the same
 // maker. Each is a list of entries through next, its head in a table, as
-// SKUs are (index.go): one product at many shops is one key many times.
+// SKUs are (engine_index.go): one product at many shops is one key many times.
 type idList struct {
 	heads hashtable.Table
 	next  []uint32 // entry → the entry before it with its key, plus one; 0 ends

@@ -17,7 +17,7 @@ import (
 // film"). A colour the product's title adds to a query that names none,
 // the kind of accessory a query names ("case") for a product "for"
 // something, and a third or fourth word of description are no difference
-// either when no other gathered product has the query's words (lookup.go,
+// either when no other gathered product has the query's words (rules_lookup.go,
 // anotherHasWords). When exactly one of the
 // gathered products has the query's words in this sense, it is the
 // answer, at the share of such answers that were right in training
@@ -133,7 +133,7 @@ func sameWords(q, p *facts) (same, code bool) {
 // title adds to a query that names none, and the kind of accessory
 // ("case") a query names for a product "for" something (namesKind): the
 // product is then the query's only if no other gathered product has the
-// query's words (alone; lookup.go, anotherHasWords), which two titles
+// query's words (alone; rules_lookup.go, anotherHasWords), which two titles
 // alone cannot tell.
 func sameAdding(q, p *facts) (same, code, alone bool) {
 	la, ok := lackedBothWays(q, p)
@@ -457,7 +457,7 @@ func glued(t, word string) bool {
 // Words the product's title adds to the query's, in the catalog lookup:
 // at most maxAdded, to a query of at least minAddedTo words; up to
 // maxAddedAlone when no other gathered product has the query's words
-// (lookup.go, anotherHasWords).
+// (rules_lookup.go, anotherHasWords).
 const (
 	maxAdded      = 2
 	maxAddedAlone = 4
