@@ -36,9 +36,9 @@ func (t *Table) Len() int { return t.n }
 
 // Probe walks the values stored under one hash's tag, in probe order.
 type Probe struct {
-	slots []uint64 // nil once the walk has met a free slot
-	i     int
-	tag   uint64 // in the slot's high half
+	t   *Table
+	i   int    // the next slot; -1 once the walk has met a free slot
+	tag uint64 // in the slot's high half
 }
 
 // Probe returns a walk over the values stored under hash h; it meets the
@@ -46,28 +46,27 @@ type Probe struct {
 // apart by their keys.
 func (t *Table) Probe(h uint64) Probe {
 	if t.n == 0 {
-		return Probe{}
+		return Probe{i: -1}
 	}
-	return Probe{slots: t.slots, i: t.home(tagOf(h)), tag: h &^ 0xffffffff}
+	return Probe{t: t, i: t.home(tagOf(h)), tag: h &^ 0xffffffff}
 }
 
 // Next returns the next value under the probe's tag, or false at the end.
 func (p *Probe) Next() (uint32, bool) {
-	s, i := p.slots, p.i
-	for i < len(s) {
-		x := s[i]
+	for p.i >= 0 {
+		s := p.t.slots
+		x := s[p.i]
 		if x == 0 {
 			break
 		}
-		if i++; i == len(s) {
-			i = 0
+		if p.i++; p.i == len(s) {
+			p.i = 0
 		}
 		if x&^0xffffffff == p.tag {
-			p.i = i
 			return uint32(x) - 1, true
 		}
 	}
-	p.slots = nil
+	p.i = -1
 	return 0, false
 }
 
