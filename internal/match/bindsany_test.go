@@ -28,7 +28,7 @@ func TestBindsAnyFlag(t *testing.T) {
 		}
 		for i := range c.entries {
 			canon := c.canonOf(uint32(i))
-			j, ok := c.anyURL.find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
+			j, ok := c.anyURL.Find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
 			want := canon != "" && ok && j == uint32(i)
 			if c.entries[i].bindsAny != want {
 				t.Fatalf("put %d: entry %d (%s) flag %v, table %v", n, i, canon, c.entries[i].bindsAny, want)

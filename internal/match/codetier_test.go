@@ -118,7 +118,7 @@ func TestCodeTierThirdParty(t *testing.T) {
 }
 
 // atTier reports whether a confidence is one a tier answers at: the
-// tier's whole share or one of its kinds' (model.go, TierLevels).
+// tier's whole share or one of its kinds' (rules_model.go, TierLevels).
 func atTier(c float64, tier string) bool {
 	whole := map[string]float64{TierStrict: DefaultModel.Strict, TierCode: DefaultModel.Unique, TierSame: DefaultModel.Same}[tier]
 	if c == round3(whole) {

@@ -4,11 +4,11 @@ package products
 
 import (
 	"hash/maphash"
-	"math/bits"
 	"strings"
 	"sync"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/hashtable"
 )
 
 // shards: a proof read locks one shard of many, so that concurrent reads
@@ -22,7 +22,8 @@ const shards = 64
 //
 // It holds a million products without a heap object each: the product ids
 // live in one byte array per shard, and an open-addressing table of 8-byte
-// slots maps a hash to a position, so the collector has nothing to scan.
+// slots (internal/hashtable) maps a hash to a position, so the collector
+// has nothing to scan.
 // (Go maps of a hash to a position took 16 bytes a slot at up to 7/8
 // full, 30 of the index's 79 MiB with a million products; the table takes
 // 11 to 21 bytes a product.) A brand's id is held once a shard, not once a
@@ -34,10 +35,9 @@ type Index struct {
 
 type shard struct {
 	mu sync.RWMutex
-	// slots: the high 32 bits of an entry's hash, then its index plus
-	// one; 0 is free. At most 3/4 full, probed linearly: entries whose
-	// hashes share those bits are told apart by their ids.
-	slots   []uint64
+	// slots: an entry's hash to its index; entries whose hashes share
+	// their high 32 bits are told apart by their ids.
+	slots   hashtable.Table
 	entries []entry
 	ids     []byte // each entry's product id, in the entries' order
 	brands  []string
@@ -126,55 +126,14 @@ func (s *shard) put(h uint64, brandID, productID string, ref svc.ProductRef) {
 	i := uint32(len(s.entries))
 	s.entries = append(s.entries, entry{ref: ref, off: uint32(len(s.ids)), brand: b})
 	s.ids = append(s.ids, productID...)
-	if 4*len(s.entries) > 3*len(s.slots) {
-		old := s.slots
-		s.slots = make([]uint64, max(16, 2*len(old)))
-		for _, slot := range old {
-			if slot != 0 {
-				s.place(slot)
-			}
-		}
-	}
-	s.place(h&^0xffffffff | (uint64(i) + 1))
-}
-
-// place puts a slot in the first free one from its home.
-func (s *shard) place(slot uint64) {
-	for j := s.home(slot); ; j = s.next(j) {
-		if s.slots[j] == 0 {
-			s.slots[j] = slot
-			return
-		}
-	}
-}
-
-// home is where the probe for a hash, or a slot, starts: its high 32
-// bits, spread over the table by Fibonacci hashing and a multiply.
-func (s *shard) home(h uint64) int {
-	hi, _ := bits.Mul64((h>>32)*0x9e3779b97f4a7c15, uint64(len(s.slots)))
-	return int(hi)
-}
-
-func (s *shard) next(j int) int {
-	if j++; j == len(s.slots) {
-		return 0
-	}
-	return j
+	s.slots.Add(h, i)
 }
 
 func (s *shard) find(h uint64, brandID, productID string) (uint32, bool) {
-	if len(s.slots) == 0 {
-		return 0, false
-	}
-	for j := s.home(h); ; j = s.next(j) {
-		slot := s.slots[j]
-		if slot == 0 {
-			return 0, false
-		}
-		if slot>>32 == h>>32 {
-			if i := uint32(slot) - 1; s.is(i, brandID, productID) {
-				return i, true
-			}
+	for p := s.slots.Probe(h); ; {
+		i, ok := p.Next()
+		if !ok || s.is(i, brandID, productID) {
+			return i, ok
 		}
 	}
 }

@@ -1,7 +1,3 @@
-// Package match finds the product a page or a search result names: by its
-// canonical URL, or by its title within a brand, and the same product at
-// other brands (docs/enrichment.md). It holds every product's title,
-// address and SKU in memory, fed by the tracker as events commit.
 package match
 
 import (
@@ -13,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/hashtable"
 	"github.com/svc-project/svc/internal/urlcanon"
 )
 
@@ -20,32 +17,33 @@ import (
 //
 // A million products are held at once, so nothing per product is a heap
 // object of its own: entries are a pointer-free array whose strings live
-// in one arena (arena.go), and the indexes by address, SKU and word are
+// in one arena (engine_arena.go), and the indexes by address, SKU and word are
 // open-addressing tables of values (table.go), not maps of strings. The
 // collector has almost nothing to scan.
 type Index struct {
-	mu       sync.RWMutex
-	seed     maphash.Seed
-	text     arena   // every string: ids, titles, addresses, SKUs, words
-	vocab    table   // word → id
-	wordList []str   // id → word
-	df       []int32 // id → products whose title has the word
-	entries  []entry
-	wordIDs  []uint32 // each entry's title words, at entry.words
-	idWaste  int      // wordIDs no entry uses any more
-	byRef    refIndex
-	byURL    table             // (brand, canonical URL) → the brand's latest entry with it
-	anyURL   table             // canonical URL → the entry that binds it for a host no brand owns
-	bySKU    table             // folded SKU → the latest entry with it
-	skuNext  []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
-	byGTIN   idList            // GTIN-14 → entries (identifiers.go)
-	byMPN    idList            // folded part number → entries
-	ids      map[uint32]idents // entry → its identifiers, for the few that have any
-	brands   map[string]uint32 // brand id → index
-	brandIDs []string
-	size     []int32  // brand index → products
-	postings postings // word id → products with it
-	deferred bool     // Load is filling: postings are made at its end
+	mu        sync.RWMutex
+	seed      maphash.Seed
+	text      arena           // every string: ids, titles, addresses, SKUs, words
+	vocab     hashtable.Table // word → id
+	wordList  []str           // id → word
+	df        []int32         // id → products whose title has the word
+	entries   []entry
+	wordIDs   []uint32 // each entry's title words, at entry.words
+	idWaste   int      // wordIDs no entry uses any more
+	byRef     refIndex
+	byURL     hashtable.Table   // (brand, canonical URL) → the brand's latest entry with it
+	anyURL    hashtable.Table   // canonical URL → the entry that binds it for a host no brand owns
+	bySKU     hashtable.Table   // folded SKU → the latest entry with it
+	skuNext   []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	byGTIN    idList            // GTIN-14 → entries (engine_identifiers.go)
+	byMPN     idList            // folded part number → entries
+	ids       map[uint32]idents // entry → its identifiers, for the few that have any
+	brands    map[string]uint32 // brand id → index
+	brandIDs  []string
+	size      []int32   // brand index → products
+	postings  postings  // word id → products with it
+	deferred  bool      // Load is filling: postings are made at its end
+	factCache factCache // analysed titles (engine_factcache.go)
 }
 
 type entry struct {
@@ -143,7 +141,7 @@ func (c *Index) bindsAny(i uint32) bool {
 	if !ok {
 		return true // nothing to bind
 	}
-	j, ok := c.anyURL.find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
+	j, ok := c.anyURL.Find(c.hash(canon), func(j uint32) bool { return c.canonOf(j) == canon })
 	return ok && j == i
 }
 
@@ -152,27 +150,27 @@ func (c *Index) bindsAny(i uint32) bool {
 func (c *Index) bindURL(i uint32, canon string, keyed bool) {
 	e := &c.entries[i]
 	h := c.urlHash(e.brand, canon)
-	if j, ok := c.byURL.find(h, func(j uint32) bool { return c.entries[j].brand == e.brand && c.canonOf(j) == canon }); ok {
+	if j, ok := c.byURL.Find(h, func(j uint32) bool { return c.entries[j].brand == e.brand && c.canonOf(j) == canon }); ok {
 		if j != i {
-			c.byURL.replace(h, j, i) // the brand's page is this product's now
+			c.byURL.Replace(h, j, i) // the brand's page is this product's now
 		}
 	} else {
-		c.byURL.add(h, i)
+		c.byURL.Add(h, i)
 	}
 	h = c.hash(canon)
-	if j, ok := c.anyURL.find(h, func(j uint32) bool { return c.canonOf(j) == canon }); !ok {
-		c.anyURL.add(h, i)
+	if j, ok := c.anyURL.Find(h, func(j uint32) bool { return c.canonOf(j) == canon }); !ok {
+		c.anyURL.Add(h, i)
 		e.bindsAny = true
 	} else if j != i && (keyed || c.entries[j].brand == e.brand) {
-		c.anyURL.replace(h, j, i)
+		c.anyURL.Replace(h, j, i)
 		c.entries[j].bindsAny, e.bindsAny = false, true
 	}
 }
 
 // unbindURL takes entry i off its page, canon.
 func (c *Index) unbindURL(i uint32, canon string) {
-	c.byURL.remove(c.urlHash(c.entries[i].brand, canon), i)
-	c.anyURL.remove(c.hash(canon), i)
+	c.byURL.Remove(c.urlHash(c.entries[i].brand, canon), i)
+	c.anyURL.Remove(c.hash(canon), i)
 	c.entries[i].bindsAny = false
 }
 
@@ -251,8 +249,8 @@ func (c *Index) trim() {
 	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
 	c.byGTIN.next, c.byMPN.next = clipped(c.byGTIN.next), clipped(c.byMPN.next)
-	for _, x := range []*table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU, &c.byGTIN.heads, &c.byMPN.heads} {
-		x.fit()
+	for _, x := range []*hashtable.Table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU, &c.byGTIN.heads, &c.byMPN.heads} {
+		x.Fit()
 	}
 }
 
@@ -278,6 +276,9 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
 		c.size[b]++
+		if len(c.factCache.slots) < min(len(c.entries), maxFactSlots) {
+			c.resetFacts()
+		}
 	}
 	e := &c.entries[i]
 	if p.Title != nil && *p.Title != c.str(e.title) {
@@ -320,7 +321,7 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 
 // skuHead returns the latest entry with a folded SKU.
 func (c *Index) skuHead(sku string) (uint32, bool) {
-	return c.bySKU.find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
+	return c.bySKU.Find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
 }
 
 // linkSKU puts entry i, whose SKU is set, at the head of its SKU's list.
@@ -328,11 +329,11 @@ func (c *Index) linkSKU(i uint32) {
 	sku := c.str(c.entries[i].sku)
 	h := c.hash(sku)
 	if j, ok := c.skuHead(sku); ok {
-		c.bySKU.replace(h, j, i)
+		c.bySKU.Replace(h, j, i)
 		c.skuNext[i] = j + 1
 		return
 	}
-	c.bySKU.add(h, i)
+	c.bySKU.Add(h, i)
 	c.skuNext[i] = 0
 }
 
@@ -345,9 +346,9 @@ func (c *Index) unlinkSKU(i uint32) {
 	}
 	if j == i {
 		if next := c.skuNext[i]; next != 0 {
-			c.bySKU.replace(c.hash(sku), i, next-1)
+			c.bySKU.Replace(c.hash(sku), i, next-1)
 		} else {
-			c.bySKU.remove(c.hash(sku), i)
+			c.bySKU.Remove(c.hash(sku), i)
 		}
 	} else {
 		for c.skuNext[j] != 0 && c.skuNext[j] != i+1 {
@@ -379,7 +380,7 @@ func foldSKU(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // wordID returns the id of a word any title has had.
 func (c *Index) wordID(w string) (uint32, bool) {
-	return c.vocab.find(c.hash(w), func(id uint32) bool { return c.str(c.wordList[id]) == w })
+	return c.vocab.Find(c.hash(w), func(id uint32) bool { return c.str(c.wordList[id]) == w })
 }
 
 func (c *Index) indexWords(i uint32, words []string) {
@@ -388,7 +389,7 @@ func (c *Index) indexWords(i uint32, words []string) {
 		id, ok := c.wordID(w)
 		if !ok {
 			id = uint32(len(c.df))
-			c.vocab.add(c.hash(w), id)
+			c.vocab.Add(c.hash(w), id)
 			c.wordList = append(c.wordList, c.text.add(w))
 			c.df = append(c.df, 0)
 			c.postings.word(id)
@@ -481,6 +482,7 @@ func (c *Index) compact() {
 		c.ids[i] = idents{text.add(c.str(x.gtin)), text.add(c.str(x.mpn)), text.add(c.str(x.maker))}
 	}
 	c.text, c.wordIDs, c.idWaste = text, ids, 0
+	c.resetFacts()
 }
 
 // Len returns how many products the index holds.
@@ -520,9 +522,9 @@ func (c *Index) ByURL(brandID, canonical string) (Product, bool) {
 	var i uint32
 	var ok bool
 	if brandID == "" {
-		i, ok = c.anyURL.find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
+		i, ok = c.anyURL.Find(c.hash(canonical), func(i uint32) bool { return c.canonOf(i) == canonical })
 	} else if b, known := c.brands[brandID]; known {
-		i, ok = c.byURL.find(c.urlHash(b, canonical), func(i uint32) bool {
+		i, ok = c.byURL.Find(c.urlHash(b, canonical), func(i uint32) bool {
 			return c.entries[i].brand == b && c.canonOf(i) == canonical
 		})
 	}

@@ -14,7 +14,7 @@ import (
 // slogan, "buy", "online") weigh nothing, unless they carry a number. Two
 // words that differ by a typo count as shared in proportion to their
 // Jaro–Winkler similarity, never words with digits. How the shares of
-// words combine with the other evidence is in evidence.go and lookup.go.
+// words combine with the other evidence is in features_evidence.go and rules_lookup.go.
 const (
 	// fuzzyMin is the Jaro–Winkler similarity above which two words of four
 	// letters or more are taken for one word with a typo.

@@ -34,11 +34,11 @@ type Model struct {
 	// holds) among the gathered products, with nothing ruling it out: the
 	// share of such answers that were right in training.
 	Unique float64 `json:"unique"`
-	// Same is the confidence of the same-words tier (same.go): the share
+	// Same is the confidence of the same-words tier (rules_same.go): the share
 	// of its answers that were right in training.
 	Same float64 `json:"same"`
 	// Strict is the least confidence of a match the strict matcher
-	// (strict.go) finds: the share of its answers that were right in
+	// (rules_strict.go) finds: the share of its answers that were right in
 	// training.
 	Strict float64 `json:"strict"`
 	// TierLevels refine the three tiers' confidence by the kind of answer

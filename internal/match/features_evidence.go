@@ -11,7 +11,7 @@ import (
 // Two shops write one product's title independently: one adds a colour and
 // a category, the other a feature list or its own part number. What tells
 // that two such titles name one product is weighed here, as features of a
-// learned model (model.go): model codes first, then the share of each
+// learned model (rules_model.go): model codes first, then the share of each
 // title's words the other has, numbers, and the few kinds of words that
 // really tell products apart.
 

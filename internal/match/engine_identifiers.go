@@ -2,14 +2,15 @@ package match
 
 import (
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/hashtable"
 )
 
 // The maker's identifiers come before titles: the same GTIN is the same
 // product at every shop, and so is the same part number of the same
 // maker. Each is a list of entries through next, its head in a table, as
-// SKUs are (index.go): one product at many shops is one key many times.
+// SKUs are (engine_index.go): one product at many shops is one key many times.
 type idList struct {
-	heads table
+	heads hashtable.Table
 	next  []uint32 // entry → the entry before it with its key, plus one; 0 ends
 }
 
@@ -31,7 +32,7 @@ func gtinKey(x idents) str { return x.gtin }
 func mpnKey(x idents) str  { return x.mpn }
 
 func (c *Index) idHead(l *idList, key idKey, k string) (uint32, bool) {
-	return l.heads.find(c.hash(k), func(j uint32) bool { return c.str(key(c.ids[j])) == k })
+	return l.heads.Find(c.hash(k), func(j uint32) bool { return c.str(key(c.ids[j])) == k })
 }
 
 func (c *Index) idLink(l *idList, key idKey, i uint32) {
@@ -41,11 +42,11 @@ func (c *Index) idLink(l *idList, key idKey, i uint32) {
 	k := c.str(key(c.ids[i]))
 	h := c.hash(k)
 	if j, ok := c.idHead(l, key, k); ok {
-		l.heads.replace(h, j, i)
+		l.heads.Replace(h, j, i)
 		l.next[i] = j + 1
 		return
 	}
-	l.heads.add(h, i)
+	l.heads.Add(h, i)
 	l.next[i] = 0
 }
 
@@ -57,9 +58,9 @@ func (c *Index) idUnlink(l *idList, key idKey, i uint32) {
 	}
 	if j == i {
 		if next := l.next[i]; next != 0 {
-			l.heads.replace(c.hash(k), i, next-1)
+			l.heads.Replace(c.hash(k), i, next-1)
 		} else {
-			l.heads.remove(c.hash(k), i)
+			l.heads.Remove(c.hash(k), i)
 		}
 	} else {
 		for l.next[j] != 0 && l.next[j] != i+1 {

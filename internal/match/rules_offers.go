@@ -114,28 +114,35 @@ func (c *Index) offerBrands(q []queryWord, except string, done map[uint32]Offer)
 		}
 	}
 	slices.SortFunc(seeds, func(x, y seed) int { return cmp.Compare(x.n, y.n) })
-	acc := map[uint32]float64{}
+	// A brand's best word so far, by brand index (a dozen to a thousand
+	// brands: a slice, where a map cost a quarter of an offers page).
+	skip := make([]bool, len(c.brandIDs))
+	for b := range skip {
+		_, offered := done[uint32(b)]
+		skip[b] = offered || c.brandIDs[b] == except
+	}
+	best := make([]float64, len(c.brandIDs))
 	visits := 0
 	n := float64(max(len(c.entries), 1))
 	for _, s := range seeds {
 		if visits >= maxVisits {
 			break
 		}
-		wt := math.Log1p(n / float64(s.n))
+		wt := math.Log1p(n / float64(s.n)) // > 0: a word's products are at most all
 		c.postings.list(s.id).sample(maxVisits-visits, func(i uint32) {
 			visits++
-			e := &c.entries[i]
-			if _, ok := done[e.brand]; ok || c.brandIDs[e.brand] == except {
-				return
+			if b := c.entries[i].brand; !skip[b] {
+				best[b] = max(best[b], wt)
 			}
-			acc[e.brand] = max(acc[e.brand], wt) // the brand's best word so far
 		})
 	}
-	out := make([]uint32, 0, len(acc))
-	for b := range acc {
-		out = append(out, b)
+	var out []uint32
+	for b, w := range best {
+		if w > 0 {
+			out = append(out, uint32(b))
+		}
 	}
-	slices.SortFunc(out, func(x, y uint32) int { return cmp.Or(cmp.Compare(acc[y], acc[x]), cmp.Compare(x, y)) })
+	slices.SortFunc(out, func(x, y uint32) int { return cmp.Or(cmp.Compare(best[y], best[x]), cmp.Compare(x, y)) })
 	return out[:min(len(out), maxOfferBrands)]
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Bounds of the work for one title: a brand that holds a quarter of a
@@ -76,7 +77,7 @@ func (c *Index) ByTitle(brandID, title string, drop map[string]bool) (Hit, bool)
 
 // Lookup finds the brand's product a query names: by its GTIN, by its
 // maker's part number, else by its title (MethodTitle), with the
-// confidence of the model (model.go).
+// confidence of the model (rules_model.go).
 func (c *Index) Lookup(brandID string, q Query) (Hit, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -108,7 +109,9 @@ func (c *Index) gather(b uint32, q []queryWord) []uint32 {
 		}
 	}
 	slices.SortFunc(seeds, func(x, y seed) int { return cmp.Compare(x.n, y.n) })
-	acc := make(map[uint32]float64, 256)
+	acc := accums.Get().(*accum)
+	defer accums.Put(acc)
+	acc.reset()
 	size := float64(max(c.size[b], 1))
 	visits := 0
 	for _, s := range seeds {
@@ -116,15 +119,50 @@ func (c *Index) gather(b uint32, q []queryWord) []uint32 {
 			break
 		}
 		wt := math.Log1p(size / float64(s.n))
-		visits += c.postings.list(s.id).brandUpTo(b, maxVisits-visits, func(i uint32) { acc[i] += wt })
+		visits += c.postings.list(s.id).brandUpTo(b, maxVisits-visits, func(i uint32) { acc.add(i, wt) })
 	}
 	return topScored(acc)
+}
+
+// accum sums the weight of each gathered entry: an open-addressing table
+// of twice maxVisits slots, reused through a pool, as a Go map of up to
+// 4,096 entries made at each brand was a fifth of an offers page's
+// instructions.
+type accum struct {
+	keys [accumSlots]uint32 // entry + 1; 0 is free
+	vals [accumSlots]float64
+	used []int // slots in use, in the order taken
+}
+
+const accumSlots = 2 * maxVisits // a power of two, at most half full
+
+var accums = sync.Pool{New: func() any { return new(accum) }}
+
+func (a *accum) reset() {
+	for _, k := range a.used {
+		a.keys[k] = 0
+	}
+	a.used = a.used[:0]
+}
+
+func (a *accum) add(i uint32, w float64) {
+	for k := int(i*0x9e3779b9>>19) & (accumSlots - 1); ; k = (k + 1) & (accumSlots - 1) {
+		switch a.keys[k] {
+		case i + 1:
+			a.vals[k] += w
+			return
+		case 0:
+			a.keys[k], a.vals[k] = i+1, w
+			a.used = append(a.used, k)
+			return
+		}
+	}
 }
 
 // topScored returns the maxScored entries of most weight, ties to the
 // first entry: a bounded heap, as a brand's thousands of products with
 // one title must not be sorted whole.
-func topScored(acc map[uint32]float64) []uint32 {
+func topScored(acc *accum) []uint32 {
 	type weighed struct {
 		i uint32
 		w float64
@@ -147,8 +185,8 @@ func topScored(acc map[uint32]float64) []uint32 {
 			k = m
 		}
 	}
-	for i, w := range acc {
-		x := weighed{i, w}
+	for _, k := range acc.used {
+		x := weighed{acc.keys[k] - 1, acc.vals[k]}
 		switch {
 		case len(h) < maxScored:
 			h = append(h, x)
@@ -174,8 +212,8 @@ type Candidate struct {
 	Product
 	Features [numFeatures]float64
 	Vetoed   string // the difference that rules it out, "" if none
-	Strict   bool   // the strict matcher takes it (strict.go)
-	Same     bool   // it has the query's words but soft ones (same.go)
+	Strict   bool   // the strict matcher takes it (rules_strict.go)
+	Same     bool   // it has the query's words but soft ones (rules_same.go)
 	// Tier is the tier that answers with it (TierStrict, TierCode,
 	// TierSame), "" if none does.
 	Tier string
@@ -221,8 +259,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	s := c.newScorer(b, true)
 	words := slices.Clone(pq.words) // corrected for this brand's words
 	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, i) {
-		pf := analyze(c.str(c.entries[i].title))
-		x, _ := c.features(s, pq, words, i, &pf, func(string) bool { return false })
+		x, _ := c.features(s, pq, words, i, c.factsOf(i), func(string) bool { return false })
 		return []assessed{{i: i, x: x, strict: true}}
 	}
 	if c.foreignWord(b, words) {
@@ -233,7 +270,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	s.correct(words, cands)
 	facts := make([]facts, len(cands))
 	for k, i := range cands {
-		facts[k] = analyze(c.str(c.entries[i].title))
+		facts[k] = *c.factsOf(i)
 	}
 	// A code that more than genericCodes of the candidates have names a
 	// technology or a line ("gddr5", "802.11n"), not one product.
@@ -400,9 +437,9 @@ func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
 
 // Tiers of a title answer, tried in this order before the model.
 const (
-	TierStrict = "strict" // the strict matcher's product (strict.go)
+	TierStrict = "strict" // the strict matcher's product (rules_strict.go)
 	TierCode   = "code"   // the one product with a distinctive code of the query's
-	TierSame   = "same"   // the one product with the query's words but soft ones (same.go)
+	TierSame   = "same"   // the one product with the query's words but soft ones (rules_same.go)
 )
 
 // tier picks the candidate a tier answers with, if any: the strict
@@ -592,7 +629,7 @@ func (c *Index) without(words, other, extra []uint32) bool {
 // foreignWord reports whether the title has a word, without digits, that
 // products of at least two other brands have and none of this brand's: a
 // model or colour the shop does not sell ("Ultra" at a shop with no
-// Ultra). A soft word (same.go: "software", "windows") is neither. The
+// Ultra). A soft word (rules_same.go: "software", "windows") is neither. The
 // strict matcher alone may match such a title.
 func (c *Index) foreignWord(b uint32, q []queryWord) bool {
 	for _, w := range q {

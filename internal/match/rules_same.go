@@ -17,7 +17,7 @@ import (
 // film"). A colour the product's title adds to a query that names none,
 // the kind of accessory a query names ("case") for a product "for"
 // something, and a third or fourth word of description are no difference
-// either when no other gathered product has the query's words (lookup.go,
+// either when no other gathered product has the query's words (rules_lookup.go,
 // anotherHasWords). When exactly one of the
 // gathered products has the query's words in this sense, it is the
 // answer, at the share of such answers that were right in training
@@ -133,10 +133,33 @@ func sameWords(q, p *facts) (same, code bool) {
 // title adds to a query that names none, and the kind of accessory
 // ("case") a query names for a product "for" something (namesKind): the
 // product is then the query's only if no other gathered product has the
-// query's words (alone; lookup.go, anotherHasWords), which two titles
+// query's words (alone; rules_lookup.go, anotherHasWords), which two titles
 // alone cannot tell.
 func sameAdding(q, p *facts) (same, code, alone bool) {
-	var la [2][]lacked
+	la, ok := lackedBothWays(q, p)
+	if !ok {
+		return false, false, false
+	}
+	d := difference{q: q, p: p}
+	for side, ts := range la {
+		d.otherFirstIn = !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
+		for _, l := range ts {
+			if !d.allows(side, l, ts) {
+				return false, false, false
+			}
+		}
+	}
+	if d.describesAnother() || d.twoKinds() {
+		return false, false, false
+	}
+	return true, d.code, d.colours > 0 || d.kindsNamed > 0 || d.added > maxAdded
+}
+
+// lackedBothWays returns the tokens each title lacks of the other's (the
+// query's first), once paired up, spelled out as initials or run into a
+// soft word; or false when the query has a word the product cannot hold
+// softly, a quick answer for most products.
+func lackedBothWays(q, p *facts) (la [2][]lacked, ok bool) {
 	la[0] = lackedTokens(q, p)
 	// Most products differ from the query by a word of the query's: no need to
 	// look at theirs.
@@ -146,7 +169,7 @@ func sameAdding(q, p *facts) (same, code, alone bool) {
 	for _, l := range la[0] {
 		if !mayBeSoft(l, p) {
 			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
-				return false, false, false
+				return la, false
 			}
 		}
 	}
@@ -164,66 +187,127 @@ func sameAdding(q, p *facts) (same, code, alone bool) {
 			}
 		}
 	}
-	var named [2][kinds]string
+	return la, true
+}
+
+// difference tallies the tokens one title has and the other lacks (side 0:
+// the query's, side 1: the product's), rule by rule.
+type difference struct {
+	q, p         *facts
+	otherFirstIn bool // the other side lacks no first token of its own
+	named        [2][kinds]string
 	// The product's title may add descriptive words when the query's words
-	// are all in it: none lacked (a stop or soft word either), the query's maker
-	// not left out, and no bundle word or measure added.
-	added, lacksQuery, bundled, measured := 0, false, false, false
+	// are all in it: none lacked (a stop or soft word either), the query's
+	// maker not left out, and no bundle word or measure added.
+	added                         int
+	lacksQuery, bundled, measured bool
+	code                          bool // a code is among the differences
 	// A colour the product adds, the kind of accessory the query names
 	// for a product "for" something, or more than maxAdded words of
 	// description: the product is the query's only if no other gathered
 	// product has the query's words.
-	colours, kindsNamed := 0, 0
-	for side, ts := range la {
-		otherFirstIn := !slices.ContainsFunc(la[1-side], func(l lacked) bool { return l.first && l.token != "" })
-		for _, l := range ts {
-			t := l.token
-			switch {
-			case t == "" || stopWords[t]:
-				lacksQuery = lacksQuery || t != "" && side == 0
-				bundled = bundled || side == 1 && bundleWords[t]
-			case softWords[t]:
-				lacksQuery = lacksQuery || side == 0
-				if what, which := kind(t); what >= 0 {
-					named[side][what] = which
-				}
-			case side == 1 && len(t) == 4 && isNumber(t) && inCode(t, ts):
-				code = true
-			case isProductCode(t):
-				measured = measured || isMeasure(t)
-				if side == 0 {
-					return false, false, false // the query's code, that the product lacks
-				}
-				code = true
-			case l.first && otherFirstIn && !hasDigit(t) && !editionWords[t]:
-				lacksQuery = lacksQuery || side == 0
-			case l.pos == 1 && companyWords[t]:
-			case side == 0 && namesKind(t, p):
-				if kindsNamed++; kindsNamed > 1 {
-					return false, false, false
-				}
-			case side == 1 && colourWords[t] && len(q.colours) == 0:
-				if colours++; colours > maxAdded {
-					return false, false, false
-				}
-			case side == 1 && describes(t) && len(spans(q)) >= minAddedTo:
-				if added++; added > maxAddedAlone {
-					return false, false, false
-				}
-			default:
-				return false, false, false
-			}
-		}
+	colours, kindsNamed int
+}
+
+// allows reports whether a token one side lacks leaves the titles the
+// same words: each rule below, in its order, takes the tokens it names.
+func (d *difference) allows(side int, l lacked, ts []lacked) bool {
+	t := l.token
+	switch {
+	case t == "" || stopWords[t]:
+		return d.functionWord(side, t)
+	case softWords[t]:
+		return d.softWord(side, t)
+	case side == 1 && len(t) == 4 && isNumber(t) && inCode(t, ts):
+		d.code = true // four digits of the product's own code, spaced
+		return true
+	case isProductCode(t):
+		return d.productCode(side, t)
+	case l.first && d.otherFirstIn && !hasDigit(t) && !editionWords[t]:
+		return d.makerLeftOut(side)
+	case l.pos == 1 && companyWords[t]:
+		return true // "technology" after a maker's name
+	case side == 0 && namesKind(t, d.p):
+		return d.kindOfAccessory()
+	case side == 1 && colourWords[t] && len(d.q.colours) == 0:
+		return d.addedColour()
+	case side == 1 && describes(t) && len(spans(d.q)) >= minAddedTo:
+		return d.addedDescription()
 	}
-	if (added > 0 || colours > 0) && (lacksQuery || bundled || measured) {
-		return false, false, false
+	return false // any other word makes another product
+}
+
+// functionWord: a word that tells nothing, or one paired up or spelled
+// out; a bundle word the product adds ("with", "and") is remembered.
+func (d *difference) functionWord(side int, t string) bool {
+	d.lacksQuery = d.lacksQuery || t != "" && side == 0
+	d.bundled = d.bundled || side == 1 && bundleWords[t]
+	return true
+}
+
+// softWord: "software", "edition", a platform or medium, whose kind is
+// remembered (twoKinds).
+func (d *difference) softWord(side int, t string) bool {
+	d.lacksQuery = d.lacksQuery || side == 0
+	if what, which := kind(t); what >= 0 {
+		d.named[side][what] = which
 	}
+	return true
+}
+
+// productCode: a code the product adds (a shop's part number); the
+// query's code the product lacks may be the code of the very product the
+// catalog lacks.
+func (d *difference) productCode(side int, t string) bool {
+	d.measured = d.measured || isMeasure(t)
+	d.code = true
+	return side == 1
+}
+
+// makerLeftOut: the first word or two of one title (its maker) when the
+// other's first word is in it.
+func (d *difference) makerLeftOut(side int) bool {
+	d.lacksQuery = d.lacksQuery || side == 0
+	return true
+}
+
+// kindOfAccessory: the kind of accessory ("case") a query names for a
+// product "for" something (namesKind), once.
+func (d *difference) kindOfAccessory() bool {
+	d.kindsNamed++
+	return d.kindsNamed <= 1
+}
+
+// addedColour: a colour or two the product's title adds to a query that
+// names none.
+func (d *difference) addedColour() bool {
+	d.colours++
+	return d.colours <= maxAdded
+}
+
+// addedDescription: a word or few of description the product adds to a
+// query of minAddedTo words or more.
+func (d *difference) addedDescription() bool {
+	d.added++
+	return d.added <= maxAddedAlone
+}
+
+// describesAnother reports whether the product adds description or a
+// colour though it lacks a word of the query's, or adds a bundle or a
+// measure with it: then the words added name another product.
+func (d *difference) describesAnother() bool {
+	return (d.added > 0 || d.colours > 0) && (d.lacksQuery || d.bundled || d.measured)
+}
+
+// twoKinds reports whether the titles name two platforms or two media
+// (the Mac and the Windows one, the CD and the DVD).
+func (d *difference) twoKinds() bool {
 	for what := range kinds {
-		if x, y := named[0][what], named[1][what]; x != "" && y != "" && x != y {
-			return false, false, false
+		if x, y := d.named[0][what], d.named[1][what]; x != "" && y != "" && x != y {
+			return true
 		}
 	}
-	return true, code, colours > 0 || kindsNamed > 0 || added > maxAdded
+	return false
 }
 
 // namesKind reports whether a query's token is the kind of accessory
@@ -373,7 +457,7 @@ func glued(t, word string) bool {
 // Words the product's title adds to the query's, in the catalog lookup:
 // at most maxAdded, to a query of at least minAddedTo words; up to
 // maxAddedAlone when no other gathered product has the query's words
-// (lookup.go, anotherHasWords).
+// (rules_lookup.go, anotherHasWords).
 const (
 	maxAdded      = 2
 	maxAddedAlone = 4
