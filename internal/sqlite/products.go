@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/svc-project/svc"
 )
@@ -159,4 +162,35 @@ func clone(s *string) *string {
 	}
 	c := *s
 	return &c
+}
+
+// ProductOf returns the product a name of the brand belongs to
+// (svc.NameLookup): a product the memo holds answers without a query.
+func (p *preparedTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
+	if _, ok := p.lookup(productKey{brandID, name}); ok {
+		return name, true, nil
+	}
+	var id string
+	ok, err := found(p.QueryRowContext(ctx, qProductOf, brandID, name).Scan(&id))
+	return id, ok, err
+}
+
+// RegisterName stores a name of a product (svc.NameLookup), and marks the
+// product changed for the change feed.
+func (p *preparedTx) RegisterName(ctx context.Context, n svc.Name, at time.Time) error {
+	if _, err := p.ExecContext(ctx, qNameInsert, n.BrandID, n.Name, n.ProductID, millis(at)); err != nil {
+		return err
+	}
+	_, err := p.ExecContext(ctx, qProductTouch, n.BrandID, n.ProductID)
+	return err
+}
+
+// scanProduct scans a row of qProducts.
+func scanProduct(rows *sql.Rows, p *svc.Product) error {
+	var names sql.NullString
+	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified, &names)
+	if names.Valid {
+		p.Names = strings.Split(names.String, "\x1f")
+	}
+	return err
 }
