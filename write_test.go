@@ -58,8 +58,8 @@ type lookup struct {
 	orders   map[string]string // "keyed:" or "anonymous:", then the order id
 	products map[string]svc.Product
 	names    map[string]string // name to product id
-	asked    []string // the products looked up, in order
-	writes   []string // what was registered or updated
+	asked    []string          // the products looked up, in order
+	writes   []string          // what was registered or updated
 }
 
 func (l *lookup) Answer(_ context.Context, k svc.IdempotencyKey, since time.Time) (svc.Answer, bool, error) {
