@@ -197,6 +197,7 @@ type Store interface {
 	SigningKeyStore
 	DashboardStore
 	SettingStore
+	NameStore
 	Close() error
 }
 
