@@ -367,5 +367,11 @@ func (o *csvOrder) record(brandID string) Record {
 	}
 	var total amount
 	_ = total.UnmarshalJSON([]byte(o.total)) // an unreadable total is left out, not the order
-	return Record{Line: o.line, Action: purchase(brandID, orderID, &o.currency, total.v, ts, &o.lines, &o.country, &o.city)}
+	a := purchase(brandID, orderID, &o.currency, total.v, ts, &o.lines, &o.country, &o.city)
+	if a.Order != nil {
+		// The operator's import is keyed (docs/security.md, Provenance):
+		// its lines register their SKUs as names, and its titles are verified.
+		a.Order.Meta.Keyed = true
+	}
+	return Record{Line: o.line, Action: a}
 }

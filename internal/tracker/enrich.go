@@ -102,6 +102,7 @@ func (t *Tracker) learnNames(w *svc.Write, refs map[string]svc.ProductRef) {
 	for _, c := range w.Result.NameConflicts {
 		brandID, _ := w.Event()
 		t.cfg.Logger.Warn("a name of a product is another product's: the first claim keeps it",
-			"brand", brandID, "name", c.Name, "product", c.ProductID, "owner", c.Owner)
+			"brand", brandID, "name", c.Name, "product", c.ProductID, "owner", c.Owner,
+			"if_one_product", "svc products merge --brand "+brandID+" --into "+c.Owner+" --from "+c.ProductID)
 	}
 }
