@@ -144,8 +144,32 @@ func (p *preparedTx) prefetch(ctx context.Context, batch []*svc.Write) error {
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		if err := p.prefetchNames(ctx, brandID, string(list)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// prefetchNames reads which of the ids are names of the brand's products,
+// so that ProductOf answers for the absent ones without a query.
+func (p *preparedTx) prefetchNames(ctx context.Context, brandID, list string) error {
+	if p.names == nil {
+		p.names = map[productKey]string{}
+	}
+	rows, err := p.tx.QueryContext(ctx, qNamesIn, brandID, list)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, id string
+		if err := rows.Scan(&name, &id); err != nil {
+			return err
+		}
+		p.names[productKey{brandID, name}] = id
+	}
+	return rows.Err()
 }
 
 // owned returns r with its own copies of the attributes an event gave it:
@@ -167,8 +191,13 @@ func clone(s *string) *string {
 // ProductOf returns the product a name of the brand belongs to
 // (svc.NameLookup): a product the memo holds answers without a query.
 func (p *preparedTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
-	if _, ok := p.lookup(productKey{brandID, name}); ok {
+	k := productKey{brandID, name}
+	if _, ok := p.lookup(k); ok {
 		return name, true, nil
+	}
+	if p.absent[k] { // prefetch read its names too
+		id, ok := p.names[k]
+		return id, ok, nil
 	}
 	var id string
 	ok, err := found(p.QueryRowContext(ctx, qProductOf, brandID, name).Scan(&id))
@@ -180,6 +209,9 @@ func (p *preparedTx) ProductOf(ctx context.Context, brandID, name string) (strin
 func (p *preparedTx) RegisterName(ctx context.Context, n svc.Name, at time.Time) error {
 	if _, err := p.ExecContext(ctx, qNameInsert, n.BrandID, n.Name, n.ProductID, millis(at)); err != nil {
 		return err
+	}
+	if p.names != nil {
+		p.names[productKey{n.BrandID, n.Name}] = n.ProductID
 	}
 	_, err := p.ExecContext(ctx, qProductTouch, n.BrandID, n.ProductID)
 	return err

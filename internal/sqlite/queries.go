@@ -43,6 +43,8 @@ const (
 	// qProductOf finds the product a name belongs to (svc.NameLookup).
 	qProductOf = `SELECT product_id FROM products WHERE brand_id = ?1 AND product_id = ?2
 		UNION ALL SELECT product_id FROM product_names WHERE brand_id = ?1 AND name = ?2 LIMIT 1`
+	qNamesIn = `SELECT name, product_id FROM product_names
+		WHERE brand_id = ? AND name IN (SELECT value FROM json_each(?))`
 	qNameInsert   = "INSERT INTO product_names (brand_id, name, product_id, created_at) VALUES (?, ?, ?, ?)"
 	qProductTouch = "UPDATE products SET changed = " + nextChange + " WHERE brand_id = ? AND product_id = ?"
 	// nextChange numbers a product's write for the change feed (feed.go):

@@ -72,6 +72,11 @@ func testNames(t *testing.T, s svc.Store) {
 	if stranger.Result.Lines[0].Product == ref || len(stranger.Result.Names) != 0 {
 		t.Fatalf("an anonymous alias linked or named a product: %+v", stranger.Result)
 	}
+	// A refund by a variant's name takes units out of the product's line.
+	if r := cancel(t, s, cancelOf("o1", svc.CancelItem{ProductID: "V-43", Quantity: ptr(int64(1))})); r.Status != svc.StatusAccepted ||
+		len(r.Removed) != 1 || r.Removed[0].Product != ref || r.Removed[0].Units != 1 {
+		t.Fatalf("a refund by a name: %+v", r)
+	}
 	// The first claim keeps a name: a later keyed claim, for another
 	// product, is refused and reported; so is a claim of another
 	// product's own id. The event counts under its own product.
