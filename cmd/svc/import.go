@@ -175,7 +175,7 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 }
 
 // products maps the lines of Shopify's export, which name no product id,
-// to the brand's products (docs/integrations.md, Importing past orders):
+// to the brand's products (docs/integrations.md, Importing history):
 // by the line's SKU when it is one of the brand's names (a product's id
 // or a name registered for it, svc names.go) or a product's SKU; else by
 // the line's name, "Product - Variant", whose product part is a product's
