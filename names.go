@@ -60,7 +60,10 @@ func (fe *fieldErrors) aliases(field string, v []string) {
 		fe.add(field, "must have at most %d ids", MaxAliases)
 	}
 	for i := range min(len(v), MaxAliases) {
-		fe.id(fmt.Sprintf("%s[%d]", field, i), v[i], false)
+		var one fieldErrors // the field's name is made only for a bad alias
+		if one.id("", v[i], false); len(one) > 0 {
+			fe.add(fmt.Sprintf("%s[%d]", field, i), "%s", one[0].Message)
+		}
 	}
 }
 
