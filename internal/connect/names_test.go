@@ -2,6 +2,7 @@ package connect
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,42 @@ func TestWebhookLinesNameTheirVariants(t *testing.T) {
 		if it.ProductID != tt.product || !slices.Equal(it.Aliases, tt.aliases) {
 			t.Errorf("%s: product %q aliases %q, want %q %q", tt.name, it.ProductID, it.Aliases, tt.product, tt.aliases)
 		}
+	}
+}
+
+// Shopify's export counts as the platform does: paid and partially paid
+// orders, less the units a refund paid back when the export can say
+// which; never a variant's name as the product's title.
+func TestReadShopifyCSVPaidLessRefunds(t *testing.T) {
+	csv := "Name,Email,Financial Status,Paid at,Currency,Total,Created at,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Refunded Amount,Cancelled at,Id\n" +
+		"#1,a@example.com,partially_refunded,2026-03-05 14:22:10 -0500,EUR,365.00,2026-03-05 14:22:10 -0500,3,Forest Hiker Boot - EU 42,120.00,FHB-42,125.00,,1\n" +
+		"#2,b@example.com,paid,2026-03-05 14:22:10 -0500,EUR,125.00,2026-03-05 14:22:10 -0500,1,Forest Hiker Boot - EU 42,120.00,FHB-42,5.00,,2\n" +
+		"#3,c@example.com,partially_refunded,2026-03-05 14:22:10 -0500,EUR,200.00,2026-03-05 14:22:10 -0500,1,Forest Hiker Boot - EU 42,120.00,FHB-42,80.00,,3\n" +
+		"#3,,,,,,,1,Wool Socks,80.00,WS-1,,,\n" +
+		"#4,d@example.com,partially_refunded,2026-03-05 14:22:10 -0500,EUR,120.00,2026-03-05 14:22:10 -0500,1,Forest Hiker Boot - EU 42,120.00,FHB-42,120.00,,4\n" +
+		"#5,e@example.com,authorized,2026-03-05 14:22:10 -0500,EUR,120.00,2026-03-05 14:22:10 -0500,1,Forest Hiker Boot - EU 42,120.00,FHB-42,,,5\n" +
+		"#6,f@example.com,,,EUR,120.00,2026-03-05 14:22:10 -0500,1,Forest Hiker Boot - EU 42,120.00,FHB-42,,,6\n"
+	var recs []Record
+	err := ReadShopifyCSV(strings.NewReader(csv), "br_1", func(sku, name string) CSVProduct {
+		title := ShopifyBaseTitle(name)
+		return CSVProduct{ProductID: "p-" + title, Title: &title, Aliases: []string{sku}}
+	}, func(r Record) error { recs = append(recs, r); return nil })
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	units := func(r Record) int64 {
+		if r.Action.Kind != Purchase {
+			return -1
+		}
+		return *r.Action.Order.Order.Items[0].Quantity
+	}
+	for i, want := range []int64{2, 1, -1, -1, -1, -1} {
+		if got := units(recs[i]); got != want {
+			t.Errorf("order #%d: %d units (-1: skipped), want %d: %+v", i+1, got, want, recs[i].Action)
+		}
+	}
+	it := recs[0].Action.Order.Order.Items[0]
+	if *it.Title != "Forest Hiker Boot" || it.ProductID != "p-Forest Hiker Boot" || !slices.Equal(it.Aliases, []string{"FHB-42"}) || !recs[0].Action.Order.Meta.Keyed {
+		t.Fatalf("the line %+v (title %q), keyed %v", it, *it.Title, recs[0].Action.Order.Meta.Keyed)
 	}
 }
