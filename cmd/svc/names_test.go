@@ -30,6 +30,7 @@ import (
 func TestOneProductManyNames(t *testing.T) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
+			t.Parallel()
 			flags := []string{"--data", t.TempDir()}
 			if store == "postgres" {
 				flags = []string{"--store", pgtest.URL(t)}
