@@ -156,6 +156,8 @@ type CancelTx interface {
 	// InsertCancel logs what a cancellation took out of a product of an
 	// order, received at at.
 	InsertCancel(ctx context.Context, eventID string, r CancelRecord, at time.Time) error
+	// ProductOf returns the product a name belongs to (NameLookup).
+	ProductOf(ctx context.Context, brandID, name string) (productID string, ok bool, err error)
 }
 
 // CancelOrder decides and persists a cancellation through tx and sets
@@ -186,6 +188,17 @@ func CancelOrder(ctx context.Context, tx CancelTx, c *CancelEvent) error {
 		case ok:
 			c.Result = CancelResult{Status: a.Status, EventID: a.EventID, Replay: true}
 			return nil
+		}
+	}
+	// The items name products as the orders' lines do, by the product a
+	// name belongs to (names.go).
+	for i := range c.Items {
+		owner, ok, err := tx.ProductOf(ctx, c.BrandID, c.Items[i].ProductID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			c.Items[i].ProductID = owner
 		}
 	}
 	orders, err := tx.Orders(ctx, c.BrandID, c.OrderID)

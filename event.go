@@ -31,6 +31,11 @@ type ViewProduct struct {
 	GTIN  *string `json:"gtin"`
 	MPN   *string `json:"mpn"`
 	Brand *string `json:"brand"`
+	// Aliases are other ids the page knows the product by (names.go):
+	// variant ids, SKUs, its JSON-LD sku, productID or @id, its URL
+	// without the query. A keyed event registers them as the product's
+	// names; an anonymous one only resolves through names registered.
+	Aliases []string `json:"aliases"`
 }
 
 // ViewContext is the circumstances of a view.
@@ -73,6 +78,10 @@ type PurchaseItem struct {
 	GTIN      *string  `json:"gtin"`
 	MPN       *string  `json:"mpn"`
 	Brand     *string  `json:"brand"`
+	// Aliases are the line's other names, which a keyed source registers
+	// for its product (names.go): a platform's variant id and SKU. Set by
+	// the connectors and the import, not read from the API's JSON.
+	Aliases []string `json:"-"`
 }
 
 // PurchaseContext is the circumstances of a purchase.
@@ -222,6 +231,9 @@ func (e *ViewEvent) Validate() []FieldError {
 	fe.title("product.title", e.Product.Title)
 	fe.url("product.url", e.Product.URL)
 	fe.identifiers("product.", e.Product.GTIN, e.Product.MPN, e.Product.Brand)
+	if e.Product.Aliases != nil {
+		fe.aliases("product.aliases", e.Product.Aliases)
+	}
 	fe.timestamp("context.timestamp", e.Context.Timestamp)
 	fe.optID("context.session_id", e.Context.SessionID)
 	fe.pattern("context.country", e.Context.Country, isCountry, "two upper-case letters, such as DE")

@@ -54,6 +54,9 @@ type Product struct {
 	// others are provisional, from anonymous events, and shown to no
 	// shopper and no other brand.
 	Verified Attrs
+	// Names are the names registered for the product (names.go), as
+	// Products and a ChangeFeed's Changes give them; nil elsewhere.
+	Names []string
 }
 
 // Write is one event to append, with what the store answers about it.
@@ -94,6 +97,11 @@ type WriteResult struct {
 	// Lines are the products of the event and their units (1 for a view), set
 	// when Status is accepted and not a replay: what the window engine adds.
 	Lines []Line
+	// Names are the names the write registered for its products, and
+	// NameConflicts the ones it gave that belong to other products
+	// (names.go).
+	Names         []Name
+	NameConflicts []NameConflict
 }
 
 // Line is one product of an accepted event.
@@ -189,6 +197,7 @@ type Store interface {
 	SigningKeyStore
 	DashboardStore
 	SettingStore
+	NameStore
 	Close() error
 }
 

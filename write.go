@@ -67,6 +67,7 @@ type WriteLookup interface {
 	Order(ctx context.Context, brandID, orderID string, keyed bool) (eventID string, ok bool, err error)
 	PendingLookup
 	ProductLookup
+	NameLookup
 }
 
 // ProductLookup is what the rules of products ask of a store. Decide and
@@ -122,6 +123,13 @@ func Decide(ctx context.Context, w *Write, look WriteLookup) (accept bool, err e
 			w.Result.Status, w.Result.EventID = StatusDuplicate, first
 			return false, nil
 		}
+	}
+	// Names first: the order's lines then name the products they count,
+	// which a refund that overtook the order names too.
+	if err := resolveNames(ctx, look, w, meta.Keyed, meta.ReceivedAt); err != nil {
+		return false, err
+	}
+	if e := w.Purchase; e != nil {
 		// A refund that overtook the order takes out its units now.
 		if err := TakeOutPending(ctx, look, e); err != nil {
 			return false, err

@@ -57,8 +57,9 @@ type lookup struct {
 	answers  map[svc.IdempotencyKey]svc.Answer
 	orders   map[string]string // "keyed:" or "anonymous:", then the order id
 	products map[string]svc.Product
-	asked    []string // the products looked up, in order
-	writes   []string // what was registered or updated
+	names    map[string]string // name to product id
+	asked    []string          // the products looked up, in order
+	writes   []string          // what was registered or updated
 }
 
 func (l *lookup) Answer(_ context.Context, k svc.IdempotencyKey, since time.Time) (svc.Answer, bool, error) {
@@ -86,6 +87,23 @@ func (l *lookup) Product(_ context.Context, _, productID string) (svc.Product, b
 	l.asked = append(l.asked, productID)
 	p, ok := l.products[productID]
 	return p, ok, nil
+}
+
+func (l *lookup) ProductOf(_ context.Context, _, name string) (string, bool, error) {
+	if _, ok := l.products[name]; ok {
+		return name, true, nil
+	}
+	owner, ok := l.names[name]
+	return owner, ok, nil
+}
+
+func (l *lookup) RegisterName(_ context.Context, n svc.Name, _ time.Time) error {
+	if l.names == nil {
+		l.names = map[string]string{}
+	}
+	l.writes = append(l.writes, "name "+n.Name+" "+n.ProductID)
+	l.names[n.Name] = n.ProductID
+	return nil
 }
 
 func (l *lookup) RegisterProduct(_ context.Context, p svc.Product, _ time.Time) error {

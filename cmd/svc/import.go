@@ -98,7 +98,7 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 	fmt.Fprintf(env.stdout, "imported %d %s of brand %s from %s in %s\n", s.imported, plural(s.imported, "order", "orders"), *brandID, *file, time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(env.stdout, "  already there:            %d\n", s.duplicates)
 	fmt.Fprintf(env.stdout, "  older than the retention: %d (skipped)\n", s.old)
-	fmt.Fprintf(env.stdout, "  nothing to count:         %d (skipped: cancelled, refunded, views, no product)\n", s.skipped)
+	fmt.Fprintf(env.stdout, "  nothing to count:         %d (skipped: not paid, cancelled, refunded, views, no product)\n", s.skipped)
 	fmt.Fprintf(env.stdout, "  refused:                  %d\n", s.refused)
 	for _, r := range s.refusals {
 		fmt.Fprintln(env.stdout, "    "+r)
@@ -146,7 +146,7 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 	}
 	var err error
 	if format == connect.FormatShopifyCSV {
-		var productOf func(sku, name string) string
+		var productOf func(sku, name string) connect.CSVProduct
 		if productOf, err = im.products(ctx); err != nil {
 			return err
 		}
@@ -175,24 +175,66 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 }
 
 // products maps the lines of Shopify's export, which name no product id,
-// to the brand's products: by SKU when a product of the brand has it,
-// else the SKU itself, else the line's name.
-func (im *importer) products(ctx context.Context) (func(sku, name string) string, error) {
+// to the brand's products (docs/integrations.md, Importing history):
+// by the line's SKU when it is one of the brand's names (a product's id
+// or a name registered for it, svc names.go) or a product's SKU; else by
+// the line's name, "Product - Variant", whose product part is a product's
+// title; else a new product, with the SKU as its id (the product part
+// without one) and the product part as its title, which the file's other
+// variants of the same product then join. A line's SKU becomes a name of
+// the product it counts under; a product is never given a variant's name.
+func (im *importer) products(ctx context.Context) (func(sku, name string) connect.CSVProduct, error) {
+	known := map[string]string{} // a brand's names and product ids: the product id
 	bySKU := map[string]string{}
+	byTitle := map[string]string{}
 	err := im.store.Products(ctx, func(p *svc.Product) error {
-		if p.BrandID == im.brandID && p.SKU != nil {
+		if p.BrandID != im.brandID {
+			return nil
+		}
+		known[p.ProductID] = p.ProductID
+		for _, n := range p.Names {
+			known[n] = p.ProductID
+		}
+		if p.SKU != nil {
 			bySKU[*p.SKU] = p.ProductID
+		}
+		if p.Title != nil {
+			if _, ok := byTitle[*p.Title]; !ok {
+				byTitle[*p.Title] = p.ProductID
+			}
 		}
 		return nil
 	})
-	return func(sku, name string) string {
-		if id, ok := bySKU[sku]; ok {
-			return id
+	return func(sku, name string) connect.CSVProduct {
+		if id, ok := known[sku]; ok && sku != "" {
+			return connect.CSVProduct{ProductID: id}
 		}
+		var aliases []string
 		if sku != "" {
-			return sku
+			aliases = []string{sku}
 		}
-		return name
+		if id, ok := bySKU[sku]; ok && sku != "" {
+			return connect.CSVProduct{ProductID: id, Aliases: aliases}
+		}
+		base := connect.ShopifyBaseTitle(name)
+		for _, t := range []string{name, base} {
+			if id, ok := byTitle[t]; ok && t != "" {
+				if sku != "" {
+					known[sku] = id
+				}
+				return connect.CSVProduct{ProductID: id, Aliases: aliases}
+			}
+		}
+		id := sku
+		if id == "" {
+			id = base
+		}
+		if id == "" {
+			return connect.CSVProduct{}
+		}
+		known[id], byTitle[base] = id, id
+		title := base
+		return connect.CSVProduct{ProductID: id, Title: &title}
 	}, err
 }
 

@@ -114,6 +114,12 @@ func commands() []command {
 			"write a brand's events as JSON Lines", export},
 		{"forget", []string{"--brand ID --session SESSION_ID"},
 			"erase the events of one shopper's session", forget},
+		{"products names", []string{"--brand ID --product ID_OR_NAME [--json]"},
+			"list the names a product is known by: variant ids, SKUs, page ids", productsNames},
+		{"products unalias", []string{"--brand ID --name NAME"},
+			"remove a name from the product it names", productsUnalias},
+		{"products merge", []string{"--brand ID --into ID_OR_NAME --from ID_OR_NAME"},
+			"make two products one: the second's events and names become the first's", productsMerge},
 		{"import", []string{"--brand ID --file FILE [--format jsonl|shopify-csv] [--retention D] [--progress]"},
 			"load a brand's past orders: svc export's JSON Lines or Shopify's order export", importCmd},
 		{"version", nil,
@@ -226,7 +232,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case name == "--version":
 		name = "version"
-	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard" || name == "rollups":
+	case name == "brands" || name == "keys" || name == "extension" || name == "dashboard" || name == "rollups" || name == "products":
 		switch {
 		case len(rest) == 0:
 			groupUsage(stderr, name)

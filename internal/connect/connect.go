@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -90,10 +91,19 @@ type lineBuilder struct {
 }
 
 // add adds a line of the product; lines of one product (variants share a
-// product page) stay separate lines, as the order had them.
-func (b *lineBuilder) add(productID string, sku, title *string, quantity int64, price *float64) {
+// product page) stay separate lines, as the order had them. The line's
+// variant id and SKU are its aliases: the signed webhook registers them
+// as names of the product (svc names.go), so that a page that knows the
+// product by its variant's SKU counts the same product.
+func (b *lineBuilder) add(productID string, sku, title *string, quantity int64, price *float64, variantID string) {
 	q := quantity
-	b.items = append(b.items, svc.PurchaseItem{ProductID: productID, SKU: cleanID(sku), Title: cleanTitle(title), Quantity: &q, UnitPrice: price})
+	it := svc.PurchaseItem{ProductID: productID, SKU: cleanID(sku), Title: cleanTitle(title), Quantity: &q, UnitPrice: price}
+	for _, a := range []*string{&variantID, it.SKU} {
+		if a != nil && *a != "" && *a != productID && !slices.Contains(it.Aliases, *a) {
+			it.Aliases = append(it.Aliases, *a)
+		}
+	}
+	b.items = append(b.items, it)
 }
 
 // cleanID returns an id svc accepts, or nil.

@@ -43,18 +43,18 @@ func TestIsWooCommercePing(t *testing.T) {
 // lines does not shift the line numbers; a bad row is reported with its
 // line and the next order is read.
 func TestReadShopifyCSV(t *testing.T) {
-	csv := "\ufeffName,Created at,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Cancelled at,Id,Shipping Country,Shipping City\n" +
-		"#1001,2026-03-05 14:22:10 -0500,EUR,2,\"Mug,\nlarge\",9.50,MUG-L,,4001,de,Berlin\n" +
-		"#1001,,,1,Spoon,1.00,,,,,\n" +
-		"#1002,2026-03-05 15:00:00 -0500,EUR,x,Mug,9.50,MUG-L,,4002,,\n" +
-		"#1003,2026-03-06 09:00:00 -0500,EUR,1,Mug,9.50,MUG-L,2026-03-06 10:00:00 -0500,4003,,\n" +
-		"#1004,yesterday,EUR,1,Mug,9.50,MUG-L,,4004,,\n"
+	csv := "\ufeffName,Financial Status,Created at,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Cancelled at,Id,Shipping Country,Shipping City\n" +
+		"#1001,paid,2026-03-05 14:22:10 -0500,EUR,2,\"Mug,\nlarge\",9.50,MUG-L,,4001,de,Berlin\n" +
+		"#1001,,,,1,Spoon,1.00,,,,,\n" +
+		"#1002,paid,2026-03-05 15:00:00 -0500,EUR,x,Mug,9.50,MUG-L,,4002,,\n" +
+		"#1003,paid,2026-03-06 09:00:00 -0500,EUR,1,Mug,9.50,MUG-L,2026-03-06 10:00:00 -0500,4003,,\n" +
+		"#1004,paid,yesterday,EUR,1,Mug,9.50,MUG-L,,4004,,\n"
 	var recs []Record
-	err := ReadShopifyCSV(strings.NewReader(csv), "br_1", func(sku, name string) string {
+	err := ReadShopifyCSV(strings.NewReader(csv), "br_1", func(sku, name string) CSVProduct {
 		if sku != "" {
-			return "p-" + sku
+			return CSVProduct{ProductID: "p-" + sku, Title: &name}
 		}
-		return name
+		return CSVProduct{ProductID: name, Title: &name}
 	}, func(r Record) error { recs = append(recs, r); return nil })
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,13 +137,28 @@ func exportRecord(n int, line []byte, brandID string) Record {
 // shopifyCSVTime is how Shopify's export writes times: 2026-03-05 14:22:10 -0500.
 const shopifyCSVTime = "2006-01-02 15:04:05 -0700"
 
+// CSVProduct is the product a line of Shopify's export counts under, as an
+// importer maps it: the export names no product id, only the line's SKU
+// and its name, "Product - Variant" for a product with variants.
+type CSVProduct struct {
+	ProductID string
+	// Title is the product's title to give, nil to give none: an import
+	// never gives a product a line's variant name.
+	Title *string
+	// Aliases are names the import registers for the product (svc
+	// names.go), such as the line's SKU.
+	Aliases []string
+}
+
 // ReadShopifyCSV reads Shopify's order export for the brand: one row per
 // line item, the rows of an order together, the order's fields on its
 // first row. The order is its Id (its Name, "#1001", in exports without
 // one); a line's product is productOf(sku, name), which an importer maps to
-// the brand's products, since the export names none. Cancelled and
-// refunded orders are Ignored.
-func ReadShopifyCSV(r io.Reader, brandID string, productOf func(sku, name string) string, fn func(Record) error) error {
+// the brand's products; a line it maps to "" is left out. Only paid and
+// partially paid orders count (Financial Status), less what was refunded
+// (see csvOrder.record); cancelled, refunded, voided, pending and
+// authorized orders are Ignored.
+func ReadShopifyCSV(r io.Reader, brandID string, productOf func(sku, name string) CSVProduct, fn func(Record) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -197,8 +214,8 @@ func ReadShopifyCSV(r io.Reader, brandID string, productOf func(sku, name string
 				return err
 			}
 			cur = &csvOrder{line: line, name: name, id: get("Id"), currency: get("Currency"), total: get("Total"),
-				created: get("Created at"), paid: get("Paid at"), cancelled: get("Cancelled at"), status: get("Financial Status"),
-				country: get("Shipping Country"), city: get("Shipping City")}
+				created: get("Created at"), paid: get("Paid at"), cancelled: get("Cancelled at"), status: strings.ToLower(get("Financial Status")),
+				refunded: get("Refunded Amount"), country: get("Shipping Country"), city: get("Shipping City")}
 		}
 		cur.add(get("Lineitem sku"), get("Lineitem name"), get("Lineitem quantity"), get("Lineitem price"), line, productOf)
 	}
@@ -207,13 +224,13 @@ func ReadShopifyCSV(r io.Reader, brandID string, productOf func(sku, name string
 
 // csvOrder gathers the rows of one order of Shopify's export.
 type csvOrder struct {
-	line                                                                       int
-	name, id, currency, total, created, paid, cancelled, status, country, city string
-	lines                                                                      lineBuilder
-	err                                                                        error
+	line                                                                                 int
+	name, id, currency, total, created, paid, cancelled, status, refunded, country, city string
+	lines                                                                                lineBuilder
+	err                                                                                  error
 }
 
-func (o *csvOrder) add(sku, name, quantity, price string, line int, productOf func(sku, name string) string) {
+func (o *csvOrder) add(sku, name, quantity, price string, line int, productOf func(sku, name string) CSVProduct) {
 	if o.err != nil {
 		return
 	}
@@ -223,7 +240,7 @@ func (o *csvOrder) add(sku, name, quantity, price string, line int, productOf fu
 		return
 	}
 	p := productOf(sku, name)
-	if p == "" {
+	if p.ProductID == "" {
 		return
 	}
 	var a amount
@@ -231,7 +248,84 @@ func (o *csvOrder) add(sku, name, quantity, price string, line int, productOf fu
 		o.err = fmt.Errorf("line %d: Lineitem price %q is not an amount", line, price)
 		return
 	}
-	o.lines.add(p, &sku, &name, q, a.v)
+	o.lines.add(p.ProductID, &sku, p.Title, q, a.v, "")
+	it := &o.lines.items[len(o.lines.items)-1]
+	for _, alias := range p.Aliases {
+		if alias != "" && alias != p.ProductID && !slices.Contains(it.Aliases, alias) {
+			it.Aliases = append(it.Aliases, alias)
+		}
+	}
+}
+
+// takeOutRefunds takes the units the order's Refunded Amount paid back out
+// of its lines, and returns an Ignore when nothing is left or when the
+// export cannot say which units it was. The export gives the refund as an
+// amount for the whole order: of an order of one product, the amount
+// covers floor(amount / unit price) units (a refund of shipping alone
+// takes out none); of an order of several, an amount that covers the
+// order's total takes out everything, and a smaller one could be any of
+// its lines, so the order is left out rather than counted in full.
+func (o *csvOrder) takeOutRefunds(orderID string) *Action {
+	var refunded amount
+	if o.refunded == "" || refunded.UnmarshalJSON([]byte(o.refunded)) != nil || refunded.v == nil || *refunded.v <= 0 {
+		if o.status == "partially_refunded" {
+			return ignore("order %s is partially refunded, and its Refunded Amount does not say how much", orderID)
+		}
+		return nil
+	}
+	var total amount
+	_ = total.UnmarshalJSON([]byte(o.total))
+	items := o.lines.items
+	one := len(items) > 0
+	for _, it := range items {
+		one = one && it.ProductID == items[0].ProductID
+	}
+	switch {
+	case total.v != nil && *refunded.v >= *total.v-0.005:
+		return ignore("order %s is refunded in full", orderID)
+	case !one:
+		return ignore("order %s is partially refunded, and the export does not say which of its lines", orderID)
+	}
+	left := int64(math.Floor(*refunded.v/priceOf(items) + 1e-9))
+	kept := items[:0]
+	for _, it := range items {
+		n := min(left, *it.Quantity)
+		left -= n
+		if q := *it.Quantity - n; q > 0 {
+			it.Quantity = &q
+			kept = append(kept, it)
+		}
+	}
+	if o.lines.items = kept; len(kept) == 0 {
+		return ignore("order %s is refunded in full", orderID)
+	}
+	return nil
+}
+
+// priceOf is the unit price of an order's lines of one product: the
+// highest given, so that a refund never takes out more units than it paid
+// for; +Inf (no unit) when no line has one.
+func priceOf(items []svc.PurchaseItem) float64 {
+	p := 0.0
+	for _, it := range items {
+		if it.UnitPrice != nil {
+			p = max(p, *it.UnitPrice)
+		}
+	}
+	if p == 0 {
+		return math.Inf(1)
+	}
+	return p
+}
+
+// ShopifyBaseTitle returns the product's title of a line's name in
+// Shopify's export: "Forest Hiker Boot - EU 42" is the variant "EU 42" of
+// "Forest Hiker Boot". A name without " - " is the product's own.
+func ShopifyBaseTitle(name string) string {
+	if i := strings.LastIndex(name, " - "); i > 0 {
+		return strings.TrimSpace(name[:i])
+	}
+	return name
 }
 
 func (o *csvOrder) record(brandID string) Record {
@@ -245,11 +339,18 @@ func (o *csvOrder) record(brandID string) Record {
 	if orderID == "" {
 		return Record{Line: o.line, Err: errors.New("the order has no Name or Id")}
 	}
-	switch {
-	case o.cancelled != "":
+	if o.cancelled != "" {
 		return Record{Line: o.line, Action: ignore("order %s is cancelled", orderID)}
-	case o.status == "refunded" || o.status == "voided":
-		return Record{Line: o.line, Action: ignore("order %s is %s", orderID, o.status)}
+	}
+	switch o.status {
+	case "paid", "partially_paid", "partially_refunded":
+	case "":
+		return Record{Line: o.line, Action: ignore("order %s has no Financial Status: it may not be paid", orderID)}
+	default: // pending, authorized, expired, refunded, voided
+		return Record{Line: o.line, Action: ignore("order %s is %s, not paid", orderID, o.status)}
+	}
+	if skip := o.takeOutRefunds(orderID); skip != nil {
+		return Record{Line: o.line, Action: skip}
 	}
 	when := o.created
 	if when == "" {
@@ -266,5 +367,11 @@ func (o *csvOrder) record(brandID string) Record {
 	}
 	var total amount
 	_ = total.UnmarshalJSON([]byte(o.total)) // an unreadable total is left out, not the order
-	return Record{Line: o.line, Action: purchase(brandID, orderID, &o.currency, total.v, ts, &o.lines, &o.country, &o.city)}
+	a := purchase(brandID, orderID, &o.currency, total.v, ts, &o.lines, &o.country, &o.city)
+	if a.Order != nil {
+		// The operator's import is keyed (docs/security.md, Provenance):
+		// its lines register their SKUs as names, and its titles are verified.
+		a.Order.Meta.Keyed = true
+	}
+	return Record{Line: o.line, Action: a}
 }

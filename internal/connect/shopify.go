@@ -35,6 +35,7 @@ type shopifyOrder struct {
 type shopifyLine struct {
 	ID        id      `json:"id"`
 	ProductID id      `json:"product_id"`
+	VariantID id      `json:"variant_id"`
 	SKU       *string `json:"sku"`
 	Title     *string `json:"title"`
 	Quantity  int64   `json:"quantity"`
@@ -111,7 +112,7 @@ func shopifyPurchase(brandID string, o *shopifyOrder) *Action {
 		if l.ProductID == "" || l.Quantity < 1 {
 			continue // a custom line names no product page
 		}
-		b.add(string(l.ProductID), l.SKU, l.Title, l.Quantity, l.Price.v)
+		b.add(string(l.ProductID), l.SKU, l.Title, l.Quantity, l.Price.v, string(l.VariantID))
 	}
 	var country, city *string
 	if s := o.Shipping; s != nil {

@@ -33,11 +33,12 @@ type wooOrder struct {
 }
 
 type wooLine struct {
-	ProductID id      `json:"product_id"`
-	SKU       *string `json:"sku"`
-	Name      *string `json:"name"`
-	Quantity  int64   `json:"quantity"`
-	Price     amount  `json:"price"`
+	ProductID   id      `json:"product_id"`
+	VariationID id      `json:"variation_id"`
+	SKU         *string `json:"sku"`
+	Name        *string `json:"name"`
+	Quantity    int64   `json:"quantity"`
+	Price       amount  `json:"price"`
 }
 
 // IsWooCommercePing reports whether a body is the ping WooCommerce sends
@@ -114,7 +115,7 @@ func wooPurchase(brandID string, o *wooOrder) *Action {
 		if l.ProductID == "" || l.Quantity < 1 {
 			continue
 		}
-		b.add(string(l.ProductID), l.SKU, l.Name, l.Quantity, l.Price.v)
+		b.add(string(l.ProductID), l.SKU, l.Name, l.Quantity, l.Price.v, string(l.VariationID))
 	}
 	var ts *string
 	if o.DateCreatedGMT != nil && *o.DateCreatedGMT != "" {

@@ -69,11 +69,11 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 	brandID, _ := wr.Event()
 	n := 0
 	if v := wr.View; v != nil {
-		if !b.isKnown(brandID, v.Product.ProductID) {
+		if !b.knownAny(brandID, &v.Product) {
 			n = 1
 		}
 	} else if c := wr.Cart; c != nil {
-		if !b.isKnown(brandID, c.Product.ProductID) {
+		if !b.knownAny(brandID, &c.Product) {
 			n = 1
 		}
 	} else {
@@ -97,6 +97,20 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 		return refuse(w, wait, "the brand", b.cfg.NewProductsPerBrand, "--anon-new-products-per-brand")
 	}
 	return nil
+}
+
+// knownAny reports whether the product's id or one of its aliases names a
+// known product, which an anonymous event counts under (svc names.go).
+func (b *budgets) knownAny(brandID string, p *svc.ViewProduct) bool {
+	if b.isKnown(brandID, p.ProductID) {
+		return true
+	}
+	for _, a := range p.Aliases {
+		if b.isKnown(brandID, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func refuse(w http.ResponseWriter, wait time.Duration, who string, perMinute float64, flag string) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -121,6 +122,11 @@ type batch struct {
 	products map[productKey]*productState
 	orders   map[orderKey]string     // stored orders: their event ids
 	inBatch  map[orderKey]*svc.Write // orders the batch accepts
+	// names are the brands' names the batch reads (svc.NameLookup): the
+	// products they belong to; newNames are those the batch registers.
+	names    map[productKey]string
+	newNames []svc.Name
+	namedAt  []int64
 	// pending are the units refunds of the batch's orders recorded before
 	// they came (svc.PendingLookup), by brand and order id.
 	pending map[productKey][]svc.CancelItem
@@ -152,7 +158,7 @@ type productState struct {
 func newBatch(writes []*svc.Write) *batch {
 	return &batch{writes: writes, info: make([]writeInfo, len(writes)), cur: &writeInfo{}, keys: map[svc.IdempotencyKey]*keyState{},
 		products: map[productKey]*productState{}, orders: map[orderKey]string{}, inBatch: map[orderKey]*svc.Write{},
-		pending: map[productKey][]svc.CancelItem{}}
+		pending: map[productKey][]svc.CancelItem{}, names: map[productKey]string{}}
 }
 
 func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64) error {
@@ -199,12 +205,21 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 		switch {
 		case w.View != nil:
 			pb, pp = append(pb, brand), append(pp, w.View.Product.ProductID)
+			for _, a := range w.View.Product.Aliases {
+				pb, pp = append(pb, brand), append(pp, a)
+			}
 		case w.Cart != nil:
 			pb, pp = append(pb, brand), append(pp, w.Cart.Product.ProductID)
+			for _, a := range w.Cart.Product.Aliases {
+				pb, pp = append(pb, brand), append(pp, a)
+			}
 		default:
 			ob, oo = append(ob, brand), append(oo, w.Purchase.Order.OrderID)
 			for _, it := range w.Purchase.Order.Items {
 				pb, pp = append(pb, brand), append(pp, it.ProductID)
+				for _, a := range it.Aliases {
+					pb, pp = append(pb, brand), append(pp, a)
+				}
 			}
 		}
 		if w.IdempotencyKey == "" {
@@ -286,12 +301,27 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	return tx.SendBatch(ctx, q).Close()
 }
 
-// queueProductReads reads the products of the brands and ids given.
+// queueProductReads reads the products of the brands and ids given, the
+// names among the ids, and the products those names belong to.
 func (b *batch) queueProductReads(q *pgx.Batch, brands, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	q.Queue(qProducts+` WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
+	q.Queue(`SELECT brand_id, name, product_id FROM product_names
+		WHERE (brand_id, name) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, brands, ids).Query(func(rows pgx.Rows) error {
+		return scanAll(rows, func() error {
+			var k productKey
+			var owner string
+			if err := rows.Scan(&k.brand, &k.product, &owner); err != nil {
+				return err
+			}
+			b.names[k] = owner
+			return nil
+		})
+	})
+	q.Queue(qProducts+` WHERE (brand_id, product_id) IN (SELECT * FROM unnest($1::text[], $2::text[])
+		UNION SELECT n.brand_id, n.product_id FROM product_names n
+			WHERE (n.brand_id, n.name) IN (SELECT * FROM unnest($1::text[], $2::text[])))`, brands, ids).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			p := new(productState)
 			if err := scanProduct(rows, &p.Product); err != nil {
@@ -424,6 +454,28 @@ func (b *batch) Product(_ context.Context, brandID, productID string) (svc.Produ
 	return p.Product, true, nil
 }
 
+// ProductOf returns the product a name belongs to, as read with the batch
+// or as the batch leaves it (svc.NameLookup).
+func (b *batch) ProductOf(_ context.Context, brandID, name string) (string, bool, error) {
+	k := productKey{brandID, name}
+	if b.products[k] != nil {
+		return name, true, nil
+	}
+	owner, ok := b.names[k]
+	return owner, ok, nil
+}
+
+// RegisterName notes a name to insert (svc.NameLookup), and its product
+// to write, so that the change feed hands the name on with it.
+func (b *batch) RegisterName(_ context.Context, n svc.Name, at time.Time) error {
+	b.names[productKey{n.BrandID, n.Name}] = n.ProductID
+	b.newNames, b.namedAt = append(b.newNames, n), append(b.namedAt, millis(at))
+	if ps := b.products[productKey{n.BrandID, n.ProductID}]; ps != nil && !ps.write {
+		ps.write, ps.at = true, millis(at)
+	}
+	return nil
+}
+
 // RegisterProduct notes a product to insert (svc.ProductLookup).
 func (b *batch) RegisterProduct(_ context.Context, p svc.Product, at time.Time) error {
 	ps := &productState{Product: p, set: p, write: true, at: millis(at)}
@@ -447,6 +499,7 @@ func (b *batch) UpdateProduct(_ context.Context, p, set svc.Product, at time.Tim
 // statement. A product another node registered meanwhile is updated
 // instead, as if its event had come first.
 func (b *batch) queueProducts(q *pgx.Batch) {
+	b.queueNames(q)
 	var ps []*productState
 	for _, p := range b.products {
 		if p.write {
@@ -495,6 +548,21 @@ func (b *batch) queueProducts(q *pgx.Batch) {
 	})
 }
 
+// queueNames inserts the names the batch registers. A name another node
+// registered meanwhile stays that node's: the first claim keeps it.
+func (b *batch) queueNames(q *pgx.Batch) {
+	if len(b.newNames) == 0 {
+		return
+	}
+	var brands, names, ids []string
+	for _, n := range b.newNames {
+		brands, names, ids = append(brands, n.BrandID), append(names, n.Name), append(ids, n.ProductID)
+	}
+	q.Queue(`INSERT INTO product_names (brand_id, name, product_id, created_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) ORDER BY 1, 2
+		ON CONFLICT (brand_id, name) DO NOTHING`, brands, names, ids, b.namedAt)
+}
+
 // keepVerified is the upsert of one attribute, bit of svc.Attrs: the
 // batch's value, if it gives one, unless the stored one is verified and
 // the batch's is not.
@@ -505,6 +573,23 @@ func keepVerified(col string, bit int) string {
 // qProducts reads whole products, as svc.Product's fields in order
 // (scanProduct).
 const qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
+
+// qNamedProducts reads whole products with their names (scanNamedProduct),
+// oldest name first, joined by a control character, which no name holds.
+const qNamedProducts = `SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified,
+	(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
+		WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id) FROM products`
+
+func scanNamedProduct(rows pgx.Rows, p *svc.Product) error {
+	var verified int32
+	var names *string
+	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &verified, &names)
+	p.Verified = svc.Attrs(verified)
+	if names != nil {
+		p.Names = strings.Split(*names, "\x1f")
+	}
+	return err
+}
 
 func scanProduct(rows pgx.Rows, p *svc.Product) error {
 	var verified int32

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,4 +90,14 @@ func optFloat(f pgtype.Float8) *float64 {
 		return nil
 	}
 	return &f.Float64
+}
+
+// ProductOf returns the product a name belongs to (svc.CancelTx).
+func (c cancelTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
+	var id string
+	err := c.tx.QueryRow(ctx, qProductOf, brandID, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
 }

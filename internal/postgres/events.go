@@ -56,11 +56,11 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
-		if err := scanProduct(rows, &p); err != nil {
+		if err := scanNamedProduct(rows, &p); err != nil {
 			return err
 		}
 		return fn(&p)
-	}, qProducts+" ORDER BY id")
+	}, qNamedProducts+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.

@@ -138,6 +138,9 @@ func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
 	return l.Search.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
 			l.Refs.Put(p.BrandID, p.ProductID, p.Ref)
+			for _, n := range p.Names { // a proof by any of its names reads it
+				l.Refs.Put(p.BrandID, n, p.Ref)
+			}
 			put(p.VerifiedOnly())
 			return nil
 		})

@@ -74,3 +74,10 @@ func nullFloat(f sql.NullFloat64) *float64 {
 	}
 	return &f.Float64
 }
+
+// ProductOf returns the product a name belongs to (svc.CancelTx).
+func (c cancelTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
+	var id string
+	ok, err := found(c.tx.QueryRowContext(ctx, qProductOf, brandID, name).Scan(&id))
+	return id, ok, err
+}

@@ -302,8 +302,7 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 		qProducts+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified)
-			return &p, err
+			return &p, scanProduct(rows, &p)
 		}, fn)
 }
 

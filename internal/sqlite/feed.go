@@ -273,7 +273,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	err = s.inFeedTx(ctx, func(tx *sql.Tx, version int64, cur cursor, pos svc.LogPosition) error {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			var p svc.Product
-			err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified)
+			err := scanProduct(rows, &p)
 			out.Products = append(out.Products, &p)
 			return err
 		}, qProducts+" WHERE changed > ? AND changed <= ? ORDER BY id",

@@ -45,7 +45,10 @@ type preparedTx struct {
 	products *productCache // see products.go; nil: no memo
 	staged   map[productKey]svc.Product
 	absent   map[productKey]bool // not stored, as prefetch found; until registered
-	refs     []svc.ProductRef    // of the products of the write being decided
+	// names are the names among the absent ones, as prefetch found, and
+	// those the transaction registers: their products.
+	names map[productKey]string
+	refs  []svc.ProductRef // of the products of the write being decided
 
 	// views holds the arguments of the views to insert at flushViews, when
 	// the transaction defers them (see deferViews); nil: inserted one by one.

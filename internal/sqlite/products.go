@@ -2,8 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/svc-project/svc"
 )
@@ -141,8 +144,32 @@ func (p *preparedTx) prefetch(ctx context.Context, batch []*svc.Write) error {
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		if err := p.prefetchNames(ctx, brandID, string(list)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// prefetchNames reads which of the ids are names of the brand's products,
+// so that ProductOf answers for the absent ones without a query.
+func (p *preparedTx) prefetchNames(ctx context.Context, brandID, list string) error {
+	if p.names == nil {
+		p.names = map[productKey]string{}
+	}
+	rows, err := p.tx.QueryContext(ctx, qNamesIn, brandID, list)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, id string
+		if err := rows.Scan(&name, &id); err != nil {
+			return err
+		}
+		p.names[productKey{brandID, name}] = id
+	}
+	return rows.Err()
 }
 
 // owned returns r with its own copies of the attributes an event gave it:
@@ -159,4 +186,43 @@ func clone(s *string) *string {
 	}
 	c := *s
 	return &c
+}
+
+// ProductOf returns the product a name of the brand belongs to
+// (svc.NameLookup): a product the memo holds answers without a query.
+func (p *preparedTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
+	k := productKey{brandID, name}
+	if _, ok := p.lookup(k); ok {
+		return name, true, nil
+	}
+	if p.absent[k] { // prefetch read its names too
+		id, ok := p.names[k]
+		return id, ok, nil
+	}
+	var id string
+	ok, err := found(p.QueryRowContext(ctx, qProductOf, brandID, name).Scan(&id))
+	return id, ok, err
+}
+
+// RegisterName stores a name of a product (svc.NameLookup), and marks the
+// product changed for the change feed.
+func (p *preparedTx) RegisterName(ctx context.Context, n svc.Name, at time.Time) error {
+	if _, err := p.ExecContext(ctx, qNameInsert, n.BrandID, n.Name, n.ProductID, millis(at)); err != nil {
+		return err
+	}
+	if p.names != nil {
+		p.names[productKey{n.BrandID, n.Name}] = n.ProductID
+	}
+	_, err := p.ExecContext(ctx, qProductTouch, n.BrandID, n.ProductID)
+	return err
+}
+
+// scanProduct scans a row of qProducts.
+func scanProduct(rows *sql.Rows, p *svc.Product) error {
+	var names sql.NullString
+	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified, &names)
+	if names.Valid {
+		p.Names = strings.Split(names.String, "\x1f")
+	}
+	return err
 }

@@ -35,8 +35,18 @@ const (
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
 		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
 		maker = coalesce(?, maker), verified = verified | ?, updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
-	// qProducts reads whole products, as svc.Product's fields in order.
-	qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
+	// qProducts reads whole products, as svc.Product's fields in order,
+	// with their names joined by a control character, which no name holds.
+	qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, " + qNamesOf + " FROM products"
+	qNamesOf  = `(SELECT group_concat(n.name, char(31)) FROM product_names n
+		WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`
+	// qProductOf finds the product a name belongs to (svc.NameLookup).
+	qProductOf = `SELECT product_id FROM products WHERE brand_id = ?1 AND product_id = ?2
+		UNION ALL SELECT product_id FROM product_names WHERE brand_id = ?1 AND name = ?2 LIMIT 1`
+	qNamesIn = `SELECT name, product_id FROM product_names
+		WHERE brand_id = ? AND name IN (SELECT value FROM json_each(?))`
+	qNameInsert   = "INSERT INTO product_names (brand_id, name, product_id, created_at) VALUES (?, ?, ?, ?)"
+	qProductTouch = "UPDATE products SET changed = " + nextChange + " WHERE brand_id = ? AND product_id = ?"
 	// nextChange numbers a product's write for the change feed (feed.go):
 	// one more than any before, which the index on changed finds at once.
 	nextChange = "(SELECT coalesce(max(changed), 0) + 1 FROM products)"
@@ -54,4 +64,4 @@ var viewInserts = func() []string {
 	return qs
 }()
 
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qMaxIDs, qDataVersion}, append(viewInserts, rollupQueries...)...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qProductOf, qNameInsert, qProductTouch, qMaxIDs, qDataVersion}, append(viewInserts, rollupQueries...)...)

@@ -28,6 +28,7 @@ func RunChangeFeed(t *testing.T, open OpenPair) {
 		{"ProductsChangedElsewhere", testFeedProducts},
 		{"Cancellations", testFeedCancels},
 		{"IdleFeedKeepsItsCursor", testFeedIdle},
+		{"NamesTravel", testFeedNames},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -40,6 +40,7 @@ var tests = []struct {
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
 	{"ProductIdentifiers", testProductIdentifiers},
 	{"ProductProvenance", testProductProvenance},
+	{"ProductNames", testNames},
 	{"EnsureProduct", testEnsureProduct},
 	{"ViewsAndPurchaseLines", testViewsAndPurchaseLines},
 	{"DeleteExpiredInBatches", testDeleteExpiredInBatches},

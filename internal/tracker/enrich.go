@@ -32,6 +32,9 @@ func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases tim
 // event named it, whose page binds to it (match.Index.PutKeyed).
 func (t *Tracker) learnProduct(p *svc.Product, keyed bool) {
 	t.products.Put(p.BrandID, p.ProductID, p.Ref)
+	for _, n := range p.Names { // a proof by any of its names reads the product
+		t.products.Put(p.BrandID, n, p.Ref)
+	}
 	if p = p.VerifiedOnly(); keyed {
 		t.search.PutKeyed(p)
 	} else {
@@ -65,6 +68,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 	}
 	if w.View != nil || w.Cart != nil {
 		t.learnProduct(named(0, r.Lines[0].Product), meta.Keyed)
+		t.learnNames(w, map[string]svc.ProductRef{r.Lines[0].ProductID: r.Lines[0].Product})
 		return
 	}
 	e := w.Purchase
@@ -75,6 +79,7 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 	for i, it := range e.Order.Items {
 		t.learnProduct(named(i, refs[it.ProductID]), meta.Keyed)
 	}
+	t.learnNames(w, refs)
 	currency := ""
 	if e.Order.Currency != nil {
 		currency = *e.Order.Currency
@@ -82,5 +87,22 @@ func (t *Tracker) learnWrite(w *svc.Write) {
 	for _, l := range r.Lines {
 		t.learnPurchaseLine(svc.PurchaseRecord{Product: l.Product, Time: e.Meta.Time, Units: l.Units,
 			Currency: currency, UnitPrice: svc.MeanUnitPrice(e, l.ProductID)})
+	}
+}
+
+// learnNames puts the names a committed write registered into the ref
+// index, and logs the claims it gave that another product holds: the
+// operator decides (docs/decisions.md, A product's names).
+func (t *Tracker) learnNames(w *svc.Write, refs map[string]svc.ProductRef) {
+	for _, n := range w.Result.Names {
+		if ref, ok := refs[n.ProductID]; ok {
+			t.products.Put(n.BrandID, n.Name, ref)
+		}
+	}
+	for _, c := range w.Result.NameConflicts {
+		brandID, _ := w.Event()
+		t.cfg.Logger.Warn("a name of a product is another product's: the first claim keeps it",
+			"brand", brandID, "name", c.Name, "product", c.ProductID, "owner", c.Owner,
+			"if_one_product", "svc products merge --brand "+brandID+" --into "+c.Owner+" --from "+c.ProductID)
 	}
 }
