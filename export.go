@@ -69,6 +69,17 @@ func (r *ViewRow) Event(brandID string) *ViewEvent {
 	return &v
 }
 
+// StoredView sets the row from a view kept outside rows (views in
+// blocks, internal/viewblock) and its product's id and attributes, for
+// Event and Write as if scanned. given is nil when the client's time was
+// not replaced; session, country and locale nil when not given.
+func (r *ViewRow) StoredView(eventID string, p ViewProduct, ts, received int64, given *int64,
+	session, country, locale *string, keyed bool, arm string) {
+	r.v = ViewEvent{Product: p, Context: ViewContext{SessionID: session, Country: country, Locale: locale},
+		Meta: EventMeta{EventID: eventID, Keyed: keyed, Arm: arm}}
+	r.time, r.receive, r.given = ts, received, given
+}
+
 // OrderRow is one line of a stored order as read back: select
 // OrderRowColumns, scan them into Dest, then take Event and Item.
 type OrderRow struct {
@@ -167,14 +178,14 @@ func (x *Exporter) Cart(scan func(dest ...any) error) error {
 }
 
 // ExportBrand reads a brand's stored events, views, orders, then add-to-carts, each oldest
-// first, and emits them (EventStore.ExportEvents). query runs a statement
-// whose one parameter, written param ("?" or "$1" by the driver), is the
-// brand id, and calls row with each row's Scan.
-func ExportBrand(brandID, param string, emit func(ExportedEvent) error,
+// first, and emits them (EventStore.ExportEvents). views emits the brand's
+// views, which the stores keep in blocks. query runs a statement whose one
+// parameter, written param ("?" or "$1" by the driver), is the brand id,
+// and calls row with each row's Scan.
+func ExportBrand(brandID, param string, emit func(ExportedEvent) error, views func(emit func(ExportedEvent) error) error,
 	query func(statement string, row func(scan func(dest ...any) error) error) error) error {
 	x := Exporter{BrandID: brandID, Emit: emit}
-	if err := query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+
-		" WHERE p.brand_id = "+param+" ORDER BY v.ts, v.id", x.View); err != nil {
+	if err := views(emit); err != nil {
 		return err
 	}
 	if err := query("SELECT "+OrderRowColumns+" FROM "+OrderRowTables+

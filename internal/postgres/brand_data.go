@@ -16,9 +16,12 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		return svc.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
+		query := func(q string, row func(func(...any) error) error) error {
 			return eachRow(ctx, tx, func(rows pgx.Rows) error { return row(rows.Scan) }, q, brandID)
-		})
+		}
+		return svc.ExportBrand(brandID, "$1", fn, func(emit func(svc.ExportedEvent) error) error {
+			return exportViews(ctx, tx, brandID, emit, query)
+		}, query)
 	})
 }
 

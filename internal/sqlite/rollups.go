@@ -139,21 +139,7 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	q := `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
-		WHERE v.ts >= ? AND v.ts < ? AND p.brand_id = ? AND v.session_id IS NOT NULL AND v.session_id != ''`
-	args := []any{k.Hour, k.Hour + rollup.Hour, k.Brand}
-	if k.Product != 0 {
-		q += " AND v.product = ?"
-		args = append(args, k.Product)
-	}
-	return eachRowOf(ctx, r.p.tx, func(rows *sql.Rows) error {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
-		fn(s)
-		return nil
-	}, q, args...)
+	return hourSessions(ctx, r.p.tx, k, fn)
 }
 
 // countEvents adds to d, with the sign, the events the condition selects
@@ -218,7 +204,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA cache_size = -2000")
 	var oldest sql.NullInt64
-	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
+	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(min_ts) AS m FROM view_blocks UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours)`).Scan(&oldest); err != nil {
 		return err
@@ -237,19 +223,20 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 				}
 			}
 			d := &rollup.Delta{NoSessions: true}
-			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
+			sessions, err := countViewBlocks(ctx, tx, d, 1, day, day+rollup.Day)
+			if err != nil {
+				return err
+			}
+			if err := countEvents(ctx, tx, d, 1, "", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
-				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
-				ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
-					first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
+			if err := s.rollupTx(tx).PutSessions(ctx, sessions); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+			_, err = tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
 			return err
 		})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -88,6 +89,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	r.SetMaxOpenConns(4)
 	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.migrateViewRows(ctx, slog.Default()); err != nil {
 		s.Close()
 		return nil, err
 	}
