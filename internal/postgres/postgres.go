@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"io/fs"
 	"time"
 
@@ -58,7 +59,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %s: %w", describe(cfg), err)
 	}
-	if err := s.migrate(ctx); err != nil {
+	err = s.migrate(ctx)
+	if err == nil {
+		err = s.migrateViewRows(ctx, slog.Default())
+	}
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}

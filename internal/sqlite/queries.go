@@ -1,6 +1,5 @@
 package sqlite
 
-
 // The SQL of the write path, prepared once when the store opens (see
 // prepared.go).
 const (
