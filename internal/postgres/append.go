@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/viewblock"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.

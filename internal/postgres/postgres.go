@@ -8,8 +8,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"log/slog"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"

@@ -27,9 +27,9 @@ import (
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
-	"github.com/svc-project/svc/internal/viewblock"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 const brandID = "br_shop"
