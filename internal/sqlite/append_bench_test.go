@@ -49,7 +49,7 @@ func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
 		for i := range ws {
 			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n%products)},
 				Context: svc.ViewContext{SessionID: &session, Country: &country, Locale: &locale}}
-			ev.Meta = svc.EventMeta{EventID: fmt.Sprint("e", n), Time: now, ReceivedAt: now}
+			ev.Meta = svc.EventMeta{EventID: fmt.Sprintf("01938a4e-8f00-7000-8000-%012x", n), Time: now, ReceivedAt: now} // as the tracker makes them
 			ws[i] = &svc.Write{View: ev, MayRegister: true}
 			n++
 		}

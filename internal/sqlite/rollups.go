@@ -358,7 +358,8 @@ func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error
 
 var _ rollup.Store = (*Store)(nil)
 
-// deltaOf returns what the accepted events of a batch add to the rollups.
+// deltaOf returns what the accepted orders and add-to-carts of a batch
+// add to the rollups.
 // internal/rollup cannot know svc.Write (layers_test.go): each store maps
 // the writes, the same way.
 func deltaOf(batch []*svc.Write) *rollup.Delta {
@@ -370,9 +371,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 		ref := w.Result.Lines[0].Product
 		switch {
 		case w.View != nil:
-			v := w.View
-			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
-				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
+			// Views are added after their commit, blocks at once (viewrollups.go).
 		case w.Cart != nil:
 			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
 		case w.Purchase != nil:

@@ -339,13 +339,23 @@ func forgetViews(ctx context.Context, tx *sql.Tx, brandID, sessionID string, d *
 	if err != nil {
 		return 0, err
 	}
+	folded, err := foldedUpTo(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
 	var gone []viewblock.View
+	var n int64
 	for _, b := range blocks {
+		was := len(gone)
 		gone, err = rewriteBlock(ctx, tx, b.id, b.data, func(v *viewblock.View) bool {
 			return !(v.Brand == brandID && v.HasSession && v.Session == sessionID)
 		}, gone)
 		if err != nil {
 			return 0, err
+		}
+		n += int64(len(gone) - was)
+		if b.id > folded {
+			gone = gone[:was] // not in the rollups yet
 		}
 	}
 	if d != nil {
@@ -353,7 +363,7 @@ func forgetViews(ctx context.Context, tx *sql.Tx, brandID, sessionID string, d *
 			d.AddView(rollupView(&gone[i]), -1)
 		}
 	}
-	return int64(len(gone)), nil
+	return n, nil
 }
 
 // expireViews removes the views older than before from at most limit
@@ -372,12 +382,18 @@ func expireViews(ctx context.Context, tx *sql.Tx, before int64, limit int, d *ro
 	if err != nil {
 		return 0, err
 	}
+	folded, err := foldedUpTo(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
 	var gone []viewblock.View
+	var n int
 	for _, b := range blocks {
-		left := limit - len(gone) // a call removes at most limit views
+		left := limit - n // a call removes at most limit views
 		if left <= 0 {
 			break
 		}
+		was := len(gone)
 		if gone, err = rewriteBlock(ctx, tx, b.id, b.data, func(v *viewblock.View) bool {
 			if v.TS >= before || left == 0 {
 				return true
@@ -387,11 +403,15 @@ func expireViews(ctx context.Context, tx *sql.Tx, before int64, limit int, d *ro
 		}, gone); err != nil {
 			return 0, err
 		}
+		n += len(gone) - was
+		if b.id > folded {
+			gone = gone[:was] // not in the rollups yet
+		}
 	}
 	for i := range gone {
 		d.AddView(rollupView(&gone[i]), -1)
 	}
-	return int64(len(gone)), nil
+	return int64(n), nil
 }
 
 // countViewBlocks adds to d, with the sign, the views of [from, to), and
@@ -428,7 +448,7 @@ func countViewBlocks(ctx context.Context, db queryer, d *rollup.Delta, sign, fro
 			}
 		}
 		return nil
-	}, "SELECT min_ts, data FROM view_blocks WHERE min_ts < ? AND max_ts >= ?", to, from)
+	}, "SELECT min_ts, data FROM view_blocks WHERE min_ts < ? AND max_ts >= ? AND id <= (SELECT folded FROM view_rollups)", to, from)
 	out := make([]*rollup.Session, 0, len(sessions))
 	for _, s := range sessions {
 		out = append(out, s)
@@ -453,7 +473,7 @@ func hourSessions(ctx context.Context, db queryer, k rollup.Key, fn func(string)
 			}
 		}
 		return nil
-	}, "SELECT id, data FROM view_blocks WHERE min_ts < ? AND max_ts >= ?", k.Hour+rollup.Hour, k.Hour)
+	}, "SELECT id, data FROM view_blocks WHERE min_ts < ? AND max_ts >= ? AND id <= (SELECT folded FROM view_rollups)", k.Hour+rollup.Hour, k.Hour)
 }
 
 // migrateViewRows moves the views of a store written before blocks
@@ -512,6 +532,11 @@ func (s *Store) migrateViewRows(ctx context.Context, log *slog.Logger) error {
 				if _, err := tx.ExecContext(ctx, qBlockInsert, b[len(b)-1].Pos, lo, hi, len(b), enc.Encode(b)); err != nil {
 					return err
 				}
+			}
+			// The rollups held these views (the version before kept them on
+			// the write path), or their first build counts them.
+			if _, err := tx.ExecContext(ctx, "UPDATE view_rollups SET folded = max(folded, ?)", views[n-1].Pos); err != nil {
+				return err
 			}
 			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", views[n-1].Pos)
 			return err

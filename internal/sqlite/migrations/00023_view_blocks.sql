@@ -14,5 +14,11 @@ CREATE TABLE view_blocks (
 );
 CREATE INDEX view_blocks_ts ON view_blocks (min_ts, max_ts);
 
+-- The largest block id whose views the rollups hold (viewrollups.go):
+-- views are added to the rollups after their commit, many blocks at once.
+CREATE TABLE view_rollups (folded INTEGER NOT NULL);
+INSERT INTO view_rollups VALUES (0);
+
 -- +goose Down
+DROP TABLE view_rollups;
 DROP TABLE view_blocks;
