@@ -6,13 +6,11 @@ import "time"
 // milliseconds; ViewRow and OrderRow turn such rows back into events
 // (ExportEvents, a change feed) in one way.
 
-// The columns of a ViewRow and an OrderRow, FROM their tables, for
+// The columns of an OrderRow and a CartRow, FROM their tables, for
 // "SELECT " + columns + " FROM " + tables, beside Dest so that the two keep
-// one order.
+// one order. Views are kept in blocks (internal/viewblock): a ViewRow is
+// set with StoredView.
 const (
-	ViewRowColumns = `v.event_id, p.product_id, p.sku, p.title, p.url, v.ts, v.given_ts, v.received_at,
-		v.session_id, v.country, v.locale, v.keyed, v.arm`
-	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
 	// A line whose every unit is cancelled is left out, and an order with
@@ -46,19 +44,12 @@ func (r *CartRow) Event(brandID string) *CartEvent {
 	return &c
 }
 
-// ViewRow is a stored view as read back: select ViewRowColumns, scan them
-// into Dest, then take Event.
+// ViewRow is a stored view as read back: set with StoredView, then take
+// Event.
 type ViewRow struct {
 	v             ViewEvent
 	time, receive int64
 	given         *int64
-}
-
-// Dest returns where the columns go, in order.
-func (r *ViewRow) Dest() []any {
-	v := &r.v
-	return []any{&v.Meta.EventID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title, &v.Product.URL,
-		&r.time, &r.given, &r.receive, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed, &v.Meta.Arm}
 }
 
 // Event returns the view, of the brand given.
@@ -122,23 +113,14 @@ func restoreMeta(m *EventMeta, ts, received int64, given *int64) *string {
 }
 
 // Exporter turns a brand's stored rows into exported events
-// (EventStore.ExportEvents): call View with each view row's Scan, then
-// OrderLine with each order line row's, the lines of an order together,
-// then Flush.
+// (EventStore.ExportEvents): call OrderLine with each order line row's
+// Scan, the lines of an order together, then Flush, then Cart with each
+// add-to-cart row's.
 type Exporter struct {
 	BrandID string
 	Emit    func(ExportedEvent) error
 	cur     *PurchaseEvent
 	curID   int64
-}
-
-// View scans a row of ViewRowColumns and emits its view.
-func (x *Exporter) View(scan func(dest ...any) error) error {
-	var r ViewRow
-	if err := scan(r.Dest()...); err != nil {
-		return err
-	}
-	return x.Emit(ExportedEvent{View: r.Event(x.BrandID)})
 }
 
 // OrderLine scans a row of OrderRowColumns: the line is added to its

@@ -34,7 +34,7 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
-		if err := countEvents(ctx, tx, d, -1, "", "c.session_id = $1 AND p.brand_id = $2",
+		if err := countEvents(ctx, tx, d, -1, "c.session_id = $1 AND p.brand_id = $2",
 			"e.session_id = $1 AND e.brand_id = $2", sessionID, brandID); err != nil {
 			return err
 		}

@@ -147,7 +147,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			default:
 				carts = cond
 			}
-			if err := countEvents(ctx, tx, d, -1, "", carts, orders, ids); err != nil {
+			if err := countEvents(ctx, tx, d, -1, carts, orders, ids); err != nil {
 				return err
 			}
 			tag, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE id = ANY($1)", ids)

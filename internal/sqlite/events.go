@@ -390,7 +390,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			default:
 				carts = cond
 			}
-			if err := countEvents(ctx, tx, d, -1, "", carts, orders, string(list)); err != nil {
+			if err := countEvents(ctx, tx, d, -1, carts, orders, string(list)); err != nil {
 				return err
 			}
 			res, err := tx.ExecContext(ctx, "DELETE FROM "+t.table+" WHERE id IN (SELECT value FROM json_each(?))", string(list))

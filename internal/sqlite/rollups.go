@@ -142,19 +142,9 @@ func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string
 	return hourSessions(ctx, r.p.tx, k, fn)
 }
 
-// countEvents adds to d, with the sign, the events the condition selects
-// ("v", "c" and "e" name the tables of views, carts and orders).
-func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
-	if views != "" {
-		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-			v, err := rollup.ScanView(rows.Scan)
-			d.AddView(v, sign)
-			return err
-		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
-		if err != nil {
-			return err
-		}
-	}
+// countEvents adds to d, with the sign, the add-to-carts and orders the
+// conditions select ("c" and "e" name their tables; views: viewblocks.go).
+func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, carts, orders string, args ...any) error {
 	if carts != "" {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			c, err := rollup.ScanCart(rows.Scan)
@@ -227,7 +217,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if err != nil {
 				return err
 			}
-			if err := countEvents(ctx, tx, d, 1, "", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
+			if err := countEvents(ctx, tx, d, 1, "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {

@@ -154,7 +154,9 @@ func (s *Store) checkpointLoop() {
 		case <-s.stopCheckpoints:
 			return
 		case <-tick.C:
-			_ = s.foldViews(context.Background())        // the next tick tries again
+			if !noFolds.Load() {
+				_ = s.foldViews(context.Background()) // the next tick tries again
+			}
 			_, _, _ = s.checkpoint(context.Background()) // the next tick tries again
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/svc-project/svc/internal/rollup"
@@ -22,6 +23,10 @@ import (
 // foldBlocks is the most blocks a fold's transaction reads, so that it
 // holds the writer a few milliseconds at most.
 const foldBlocks = 256
+
+// noFolds stops the checkpoint loop's folds, for the benchmarks that
+// measure the writer and the fold apart (export_test.go).
+var noFolds atomic.Bool
 
 func foldedUpTo(ctx context.Context, q queryer) (int64, error) {
 	var folded int64
