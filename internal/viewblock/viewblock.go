@@ -234,7 +234,6 @@ const (
 // Decoder decodes blocks, reusing its buffers.
 type Decoder struct {
 	dict []string
-	idx  []uint64
 }
 
 type reader struct {
