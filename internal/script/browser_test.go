@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -219,7 +220,9 @@ func (e *env) views(product string) [][4]string {
 	}
 	defer db.Close()
 	var ref int64
-	if err := db.QueryRow("SELECT id FROM products WHERE product_id = ?", product).Scan(&ref); err != nil {
+	if err := db.QueryRow("SELECT id FROM products WHERE product_id = ?", product).Scan(&ref); errors.Is(err, sql.ErrNoRows) {
+		return nil // not registered yet: no view stored
+	} else if err != nil {
 		e.t.Fatal(err)
 	}
 	rows, err := db.Query("SELECT data FROM view_blocks ORDER BY id")
