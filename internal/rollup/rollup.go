@@ -178,7 +178,7 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 // Delta is what a transaction changes in the rollups.
 type Delta struct {
 	// NoSessions leaves the sessions' rows out, for a build that counts
-	// them in SQL (SessionsOfViews).
+	// them apart (the stores' countViewBlocks).
 	NoSessions bool
 
 	rows      map[Key]*change

@@ -139,36 +139,12 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	q := `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
-		WHERE v.ts >= ? AND v.ts < ? AND p.brand_id = ? AND v.session_id IS NOT NULL AND v.session_id != ''`
-	args := []any{k.Hour, k.Hour + rollup.Hour, k.Brand}
-	if k.Product != 0 {
-		q += " AND v.product = ?"
-		args = append(args, k.Product)
-	}
-	return eachRowOf(ctx, r.p.tx, func(rows *sql.Rows) error {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
-		fn(s)
-		return nil
-	}, q, args...)
+	return hourSessions(ctx, r.p.tx, k, fn)
 }
 
-// countEvents adds to d, with the sign, the events the condition selects
-// ("v", "c" and "e" name the tables of views, carts and orders).
-func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
-	if views != "" {
-		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-			v, err := rollup.ScanView(rows.Scan)
-			d.AddView(v, sign)
-			return err
-		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
-		if err != nil {
-			return err
-		}
-	}
+// countEvents adds to d, with the sign, the add-to-carts and orders the
+// conditions select ("c" and "e" name their tables; views: viewblocks.go).
+func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, carts, orders string, args ...any) error {
 	if carts != "" {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			c, err := rollup.ScanCart(rows.Scan)
@@ -218,7 +194,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA cache_size = -2000")
 	var oldest sql.NullInt64
-	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
+	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(min_ts) AS m FROM view_blocks UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours)`).Scan(&oldest); err != nil {
 		return err
@@ -237,19 +213,20 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 				}
 			}
 			d := &rollup.Delta{NoSessions: true}
-			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
+			sessions, err := countViewBlocks(ctx, tx, d, 1, day, day+rollup.Day)
+			if err != nil {
+				return err
+			}
+			if err := countEvents(ctx, tx, d, 1, "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
-				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
-				ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
-					first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
+			if err := s.rollupTx(tx).PutSessions(ctx, sessions); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+			_, err = tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
 			return err
 		})
 		if err != nil {
@@ -371,7 +348,8 @@ func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error
 
 var _ rollup.Store = (*Store)(nil)
 
-// deltaOf returns what the accepted events of a batch add to the rollups.
+// deltaOf returns what the accepted orders and add-to-carts of a batch
+// add to the rollups.
 // internal/rollup cannot know svc.Write (layers_test.go): each store maps
 // the writes, the same way.
 func deltaOf(batch []*svc.Write) *rollup.Delta {
@@ -383,9 +361,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 		ref := w.Result.Lines[0].Product
 		switch {
 		case w.View != nil:
-			v := w.View
-			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
-				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
+			// Views are added after their commit, blocks at once (viewrollups.go).
 		case w.Cart != nil:
 			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
 		case w.Purchase != nil:
