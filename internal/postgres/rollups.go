@@ -292,7 +292,7 @@ func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to ti
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
+func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
 	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		var arm string
 		var n int64
@@ -308,10 +308,11 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 	return eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		var arm, session string
 		var value float64
-		if err := rows.Scan(&arm, &session, &value); err != nil {
+		var saw int64
+		if err := rows.Scan(&arm, &session, &value, &saw); err != nil {
 			return err
 		}
-		return order(arm, session, value)
+		return order(arm, session, value, saw == 1)
 	}, fmt.Sprintf(rollup.ArmOrders, "$1"), brandID)
 }
 

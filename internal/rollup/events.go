@@ -28,16 +28,19 @@ const SessionsOfViews = `SELECT p.brand_id, v.session_id,
 	WHERE v.session_id <> '' AND `
 
 // ArmOrders selects, for the brand ("?" or "$1" in for its parameter),
-// the arm and session of every order whose session has an arm, and the
+// the arm and session of every order whose session has an arm, the
 // order's value as Order.Value has it, in floating point: the lift's
-// statistics are. Summed where the orders are: reading them line by line
-// took most of a page.
+// statistics are, and 1 when the session saw the widget (widget_sessions),
+// else 0. Summed where the orders are: reading them line by line took
+// most of a page.
 const ArmOrders = `SELECT s.arm, e.session_id,
 		CASE WHEN count(i.unit_price) < count(*) AND e.total_value IS NOT NULL THEN e.total_value
-			ELSE coalesce(sum(i.quantity * i.unit_price), 0) END
+			ELSE coalesce(sum(i.quantity * i.unit_price), 0) END,
+		CASE WHEN w.session_id IS NULL THEN 0 ELSE 1 END
 	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
 	JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id
-	WHERE e.brand_id = %s GROUP BY e.id, s.arm, e.session_id, e.total_value`
+	LEFT JOIN widget_sessions w ON w.brand_id = e.brand_id AND w.session_id = e.session_id
+	WHERE e.brand_id = %s GROUP BY e.id, s.arm, e.session_id, e.total_value, w.session_id`
 
 // Scan is a row's Scan.
 type Scan func(dest ...any) error

@@ -434,8 +434,9 @@ type Store interface {
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
 	// RollupArms calls sessions with the number of the brand's sessions
 	// per arm of their first view, then order with the value of every
-	// order of a session with an arm (ArmOrders).
-	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error
+	// order of a session with an arm, and whether the session saw the
+	// widget (ArmOrders).
+	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
 	// ProductTitle returns the product's latest title, "" without one or

@@ -310,7 +310,7 @@ func (r reads) RollupCountries(ctx context.Context, brandID string, from, to tim
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
+func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
 	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var arm string
 		var n int64
@@ -326,10 +326,11 @@ func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var arm, session string
 		var value float64
-		if err := rows.Scan(&arm, &session, &value); err != nil {
+		var saw int64
+		if err := rows.Scan(&arm, &session, &value, &saw); err != nil {
 			return err
 		}
-		return order(arm, session, value)
+		return order(arm, session, value, saw == 1)
 	}, fmt.Sprintf(rollup.ArmOrders, "?"), brandID)
 }
 
