@@ -100,4 +100,6 @@ func (s *Server) collectWidget(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func newWidgetWrites() *rate.Limiter { return rate.NewLimiter(WidgetReportsPerSecond, 2*WidgetReportsPerSecond) }
+func newWidgetWrites() *rate.Limiter {
+	return rate.NewLimiter(WidgetReportsPerSecond, 2*WidgetReportsPerSecond)
+}
