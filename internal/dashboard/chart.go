@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/svc-project/svc/internal/insights"
 )
@@ -14,7 +15,8 @@ import (
 type chart struct {
 	Title  string
 	Series []chartSeries
-	Labels []string // one per step
+	Labels []string    // one per step
+	Starts []time.Time // the steps' starts
 }
 
 type chartSeries struct {
@@ -22,6 +24,15 @@ type chartSeries struct {
 	Class  string // the CSS class that colours it
 	Values []float64
 	Format func(float64) string
+	Noun   string // the words key of a count ("views"), "" for an amount
+}
+
+// title is a bar's value in words: "Nov 21: 1 purchase".
+func (c chart) title(s chartSeries, i int) string {
+	if s.Noun != "" {
+		return c.label(i) + ": " + inWords(int64(s.Values[i]), s.Noun)
+	}
+	return c.label(i) + ": " + s.Name + " " + s.Format(s.Values[i])
 }
 
 // Row is one step of the table alternative.
@@ -61,8 +72,11 @@ func (c chart) SVG() template.HTML {
 		for _, v := range s.Values {
 			peak = max(peak, v)
 		}
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-label">%s (max %s)</text>`, top+12,
-			template.HTMLEscapeString(s.Name), template.HTMLEscapeString(s.Format(peak)))
+		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-label">%s</text>`, top+12, template.HTMLEscapeString(s.Name))
+		// The axis' values: the peak at the top, 0 at the base.
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">0</text>`,
+			chartW, top+12, template.HTMLEscapeString(s.Format(peak)), chartW, top+chartH-2)
+		fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" class="chart-grid"/>`, top+20, chartW, top+20)
 		n := len(s.Values)
 		bw := float64(chartW) / float64(max(n, 1))
 		base := float64(top + chartH)
@@ -71,25 +85,36 @@ func (c chart) SVG() template.HTML {
 				continue
 			}
 			bh := (v / peak) * float64(chartH-20)
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"/>`,
-				float64(i)*bw+1, base-bh, max(bw-2, 1), bh, s.Class)
+			// The title is the bar's value on hover; the table under the
+			// chart has them all for the keyboard and screen readers.
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"><title>%s</title></rect>`,
+				float64(i)*bw+1, base-bh, max(bw-2, 1), bh, s.Class, template.HTMLEscapeString(c.title(s, i)))
 		}
 		fmt.Fprintf(&b, `<line x1="0" y1="%.0f" x2="%d" y2="%.0f" class="chart-axis"/>`, base, chartW, base)
 	}
-	if len(c.Labels) > 0 {
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-tick">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text>`,
-			h-2, template.HTMLEscapeString(c.Labels[0]), chartW, h-2, template.HTMLEscapeString(c.Labels[len(c.Labels)-1]))
+	if n := len(c.Labels); n > 0 {
+		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-tick">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="middle">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text>`,
+			h-2, template.HTMLEscapeString(c.Labels[0]), chartW/2, h-2, template.HTMLEscapeString(c.Labels[n/2]),
+			chartW, h-2, template.HTMLEscapeString(c.Labels[n-1]))
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // every text in it is escaped above
 }
 
+func (c chart) label(i int) string {
+	if i < len(c.Labels) {
+		return c.Labels[i]
+	}
+	return ""
+}
+
 func count(v float64) string { return formatInt(int64(v)) }
 
 func seriesChart(title string, points []insights.Point, layout string) chart {
-	c := chart{Title: title, Series: []chartSeries{{Name: "Views", Class: "bar-views", Format: count}, {Name: "Purchases", Class: "bar-purchases", Format: count}}}
+	c := chart{Title: title, Series: []chartSeries{{Name: "Views", Class: "bar-views", Format: count, Noun: "views"}, {Name: "Purchases", Class: "bar-purchases", Format: count, Noun: "purchases"}}}
 	for _, p := range points {
 		c.Labels = append(c.Labels, p.At.Format(layout))
+		c.Starts = append(c.Starts, p.At)
 		c.Series[0].Values = append(c.Series[0].Values, float64(p.Views))
 		c.Series[1].Values = append(c.Series[1].Values, float64(p.Purchases))
 	}

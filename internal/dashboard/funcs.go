@@ -43,6 +43,7 @@ var funcs = template.FuncMap{
 	"count":  inWords,
 	"fewer":  fewer,
 	"perDay": perDay,
+	"share":  share,
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }

@@ -355,7 +355,7 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 		}
 		live1 := live.Counts(r, f.At, time.Hour, day)
 		d := live.Counts(r, f.At, day, week)
-		row := ProductRow{ProductID: id, Title: title,
+		row := ProductRow{Ref: ref, ProductID: id, Title: title,
 			Day:  Totals{Views: d.Views, Purchases: live1.Purchases},
 			Week: Totals{Views: w.Views, Purchases: w.Purchases, Units: w.Units}, LiveViewers: live1.Viewers, LivePurchases: live1.Purchases}
 		before := float64(row.Week.Views-row.Day.Views) / 6
