@@ -54,50 +54,45 @@ func (c chart) Rows() []chartRow {
 }
 
 const (
-	chartW, chartH = 600, 110
-	chartPad       = 18
+	chartW, chartH = 600, 100
 )
 
 // SVG draws each series as a row of bars with its own scale, one panel
 // above the other: purchases are a hundredth of views, and one scale
-// would flatten them.
+// would flatten them. The text is HTML around the drawing, not in it, so
+// that it keeps the page's size at any width (an SVG's text scales with
+// it); the drawing stretches to the width.
 func (c chart) SVG() template.HTML {
 	var b strings.Builder
-	h := len(c.Series) * (chartH + chartPad)
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" class="chart" role="img" aria-label="%s (the table below has the numbers)">`,
-		chartW, h, template.HTMLEscapeString(c.Title))
-	for si, s := range c.Series {
-		top := si * (chartH + chartPad)
+	for _, s := range c.Series {
 		peak := 0.0
 		for _, v := range s.Values {
 			peak = max(peak, v)
 		}
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-label">%s</text>`, top+12, template.HTMLEscapeString(s.Name))
-		// The axis' values: the peak at the top, 0 at the base.
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">0</text>`,
-			chartW, top+12, template.HTMLEscapeString(s.Format(peak)), chartW, top+chartH-2)
-		fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" class="chart-grid"/>`, top+20, chartW, top+20)
+		fmt.Fprintf(&b, `<div class="chart-series"><p class="chart-head"><span class="chart-name %s-key">%s</span> <span class="chart-scale">0 to %s</span></p>`,
+			s.Class, template.HTMLEscapeString(s.Name), template.HTMLEscapeString(s.Format(peak)))
+		fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" preserveAspectRatio="none" class="chart" role="img" aria-label="%s, %s (the table below has the numbers)">`,
+			chartW, chartH, template.HTMLEscapeString(c.Title), template.HTMLEscapeString(s.Name))
+		fmt.Fprintf(&b, `<line x1="0" y1="0.5" x2="%d" y2="0.5" class="chart-grid"/>`, chartW)
 		n := len(s.Values)
 		bw := float64(chartW) / float64(max(n, 1))
-		base := float64(top + chartH)
 		for i, v := range s.Values {
-			if v <= 0 || peak == 0 {
-				continue
+			// Every step has a bar to hover, its title the value in words;
+			// the table under the chart has them all for the keyboard and
+			// screen readers.
+			bh := 0.0
+			if peak > 0 {
+				bh = (v / peak) * float64(chartH-2)
 			}
-			bh := (v / peak) * float64(chartH-20)
-			// The title is the bar's value on hover; the table under the
-			// chart has them all for the keyboard and screen readers.
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"><title>%s</title></rect>`,
-				float64(i)*bw+1, base-bh, max(bw-2, 1), bh, s.Class, template.HTMLEscapeString(c.title(s, i)))
+			fmt.Fprintf(&b, `<g><rect x="%.1f" y="0" width="%.1f" height="%d" class="chart-hit"/><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"/><title>%s</title></g>`,
+				float64(i)*bw, bw, chartH, float64(i)*bw+bw*0.1, float64(chartH)-bh, max(bw*0.8, 1), bh, s.Class, template.HTMLEscapeString(c.title(s, i)))
 		}
-		fmt.Fprintf(&b, `<line x1="0" y1="%.0f" x2="%d" y2="%.0f" class="chart-axis"/>`, base, chartW, base)
+		fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" class="chart-axis"/></svg></div>`, chartH, chartW, chartH)
 	}
 	if n := len(c.Labels); n > 0 {
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-tick">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="middle">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text>`,
-			h-2, template.HTMLEscapeString(c.Labels[0]), chartW/2, h-2, template.HTMLEscapeString(c.Labels[n/2]),
-			chartW, h-2, template.HTMLEscapeString(c.Labels[n-1]))
+		fmt.Fprintf(&b, `<p class="chart-x" aria-hidden="true"><span>%s</span><span>%s</span><span>%s</span></p>`,
+			template.HTMLEscapeString(c.Labels[0]), template.HTMLEscapeString(c.Labels[n/2]), template.HTMLEscapeString(c.Labels[n-1]))
 	}
-	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // every text in it is escaped above
 }
 
