@@ -56,6 +56,7 @@ var tests = []struct {
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"Holdout", testHoldout},
 	{"Rollups", testRollups},
+	{"WidgetReports", testWidgetReports},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},
