@@ -180,6 +180,8 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Insights != nil {
 		routes = append(routes, Route{"GET", "/api/svc/experiment", s.limit("", s.handle(s.experiment))})
+	}
+	if s.tracker.Widgets() != nil {
 		// The widget's impressions and clicks, for the dashboard (widget.go).
 		routes = append(routes, Route{"POST", "/api/collect/widget", answerInTime(s.limit("widget", s.handle(s.collectWidget)))})
 	}

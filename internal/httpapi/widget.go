@@ -86,7 +86,7 @@ func (s *Server) collectWidget(w http.ResponseWriter, r *http.Request) error {
 		setRetryAfter(w, 0)
 		return svc.Errorf(svc.ERATELIMIT, "too many widget reports on this server; retry after the time in Retry-After")
 	}
-	counted, err := s.opts.Insights.Store.RecordWidget(r.Context(), rollup.WidgetReport{
+	counted, err := s.tracker.Widgets().RecordWidget(r.Context(), rollup.WidgetReport{
 		Brand: *v.BrandID, Session: *v.SessionID, Kind: *v.Kind, At: s.tracker.Now().UnixMilli()})
 	if err != nil {
 		return err
