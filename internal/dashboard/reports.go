@@ -223,7 +223,8 @@ type realtimeProduct struct {
 	Viewers, Views   int64
 }
 
-const realtimeRefresh = 10
+// realtimeRefresh is how often, in seconds, the page asks for the panel.
+var realtimeRefresh = 10
 
 func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string) (realtimeData, error) {
 	now := h.cfg.Now()

@@ -372,7 +372,9 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 	slices.SortStableFunc(p.top, func(x, y ProductRow) int {
 		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
 	})
-	p.trending = slices.DeleteFunc(slices.Clone(out), func(r ProductRow) bool { return r.Day.Views == 0 || r.Trend <= 1 })
+	// Trending needs a baseline: a product with no views in the 6 days
+	// before is new, not trending (else a new brand's trending is its top).
+	p.trending = slices.DeleteFunc(slices.Clone(out), func(r ProductRow) bool { return r.Day.Views == 0 || r.Week.Views == r.Day.Views || r.Trend <= 1 })
 	slices.SortStableFunc(p.trending, func(x, y ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	p.rows, p.done = out, true
 	return out, nil

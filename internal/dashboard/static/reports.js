@@ -4,7 +4,7 @@
   "use strict";
   var panel = document.getElementById("realtime");
   if (!panel || !window.fetch) return;
-  var every = Math.max(Number(panel.dataset.every) || 10, 5) * 1000, timer;
+  var every = Math.max(Number(panel.dataset.every) || 10, 1) * 1000, timer;
   function refresh() {
     clearTimeout(timer);
     if (document.visibilityState === "hidden") return;
