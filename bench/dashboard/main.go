@@ -121,7 +121,8 @@ func run(ctx context.Context, data string, n int, profile string) error {
 		name string
 		c    *http.Client
 		url  string
-	}{{"overview", brandClient, base}, {"settings", brandClient, base + "settings"}, {"operator", opClient, srv.URL + "/dashboard/operator"}}
+	}{{"overview", brandClient, base}, {"over 30d", brandClient, base + "?range=30d"}, {"realtime", brandClient, base + "realtime"},
+		{"settings", brandClient, base + "settings"}, {"operator", opClient, srv.URL + "/dashboard/operator"}}
 	if product != nil {
 		pages = append(pages, struct {
 			name string
