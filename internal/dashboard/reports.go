@@ -103,6 +103,8 @@ func parseRange(q url.Values, now time.Time, retention time.Duration) (reportRan
 	}
 	if r.Key == "custom" {
 		r.Label = r.From + " to " + r.To
+	} else { // the form starts from the range shown
+		r.From, r.To = r.Cur.From.UTC().Format(time.DateOnly), r.Cur.To.Add(-time.Nanosecond).UTC().Format(time.DateOnly)
 	}
 	v := url.Values{"range": {r.Key}}
 	if r.Key == "custom" {
