@@ -121,7 +121,8 @@ func run(ctx context.Context, data string, n int, profile string) error {
 		name string
 		c    *http.Client
 		url  string
-	}{{"overview", brandClient, base}, {"settings", brandClient, base + "settings"}, {"operator", opClient, srv.URL + "/dashboard/operator"}}
+	}{{"overview", brandClient, base}, {"over 30d", brandClient, base + "?range=30d"}, {"realtime", brandClient, base + "realtime"},
+		{"settings", brandClient, base + "settings"}, {"operator", opClient, srv.URL + "/dashboard/operator"}}
 	if product != nil {
 		pages = append(pages, struct {
 			name string
@@ -197,7 +198,14 @@ func signIn(ctx context.Context, store *sqlite.Store, base, brand string) (*http
 	}
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 5 * time.Minute}
-	resp, err := c.PostForm(base+"/dashboard/signin", url.Values{"token": {token}})
+	// The sign-in form must say it comes from the service's own page.
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"/dashboard/signin", strings.NewReader(url.Values{"token": {token}}.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +228,8 @@ func get(c *http.Client, u string) (answer, error) {
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	took := time.Since(start)
-	if resp.StatusCode != http.StatusOK {
-		return answer{}, fmt.Errorf("%s: %d", u, resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || strings.HasSuffix(resp.Request.URL.Path, "/signin") {
+		return answer{}, fmt.Errorf("%s: %d at %s", u, resp.StatusCode, resp.Request.URL.Path)
 	}
 	return answer{string(b), took}, err
 }

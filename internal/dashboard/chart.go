@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/svc-project/svc/internal/insights"
 )
@@ -14,7 +15,8 @@ import (
 type chart struct {
 	Title  string
 	Series []chartSeries
-	Labels []string // one per step
+	Labels []string    // one per step
+	Starts []time.Time // the steps' starts
 }
 
 type chartSeries struct {
@@ -22,6 +24,15 @@ type chartSeries struct {
 	Class  string // the CSS class that colours it
 	Values []float64
 	Format func(float64) string
+	Noun   string // the words key of a count ("views"), "" for an amount
+}
+
+// title is a bar's value in words: "Nov 21: 1 purchase".
+func (c chart) title(s chartSeries, i int) string {
+	if s.Noun != "" {
+		return c.label(i) + ": " + inWords(int64(s.Values[i]), s.Noun)
+	}
+	return c.label(i) + ": " + s.Name + " " + s.Format(s.Values[i])
 }
 
 // Row is one step of the table alternative.
@@ -43,53 +54,62 @@ func (c chart) Rows() []chartRow {
 }
 
 const (
-	chartW, chartH = 600, 110
-	chartPad       = 18
+	chartW, chartH = 600, 100
 )
 
 // SVG draws each series as a row of bars with its own scale, one panel
 // above the other: purchases are a hundredth of views, and one scale
-// would flatten them.
+// would flatten them. The text is HTML around the drawing, not in it, so
+// that it keeps the page's size at any width (an SVG's text scales with
+// it); the drawing stretches to the width.
 func (c chart) SVG() template.HTML {
 	var b strings.Builder
-	h := len(c.Series) * (chartH + chartPad)
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" class="chart" role="img" aria-label="%s (the table below has the numbers)">`,
-		chartW, h, template.HTMLEscapeString(c.Title))
-	for si, s := range c.Series {
-		top := si * (chartH + chartPad)
+	for _, s := range c.Series {
 		peak := 0.0
 		for _, v := range s.Values {
 			peak = max(peak, v)
 		}
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-label">%s (max %s)</text>`, top+12,
-			template.HTMLEscapeString(s.Name), template.HTMLEscapeString(s.Format(peak)))
+		fmt.Fprintf(&b, `<div class="chart-series"><p class="chart-head"><span class="chart-name %s-key">%s</span> <span class="chart-scale">0 to %s</span></p>`,
+			s.Class, template.HTMLEscapeString(s.Name), template.HTMLEscapeString(s.Format(peak)))
+		fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" preserveAspectRatio="none" class="chart" role="img" aria-label="%s, %s (the table below has the numbers)">`,
+			chartW, chartH, template.HTMLEscapeString(c.Title), template.HTMLEscapeString(s.Name))
+		fmt.Fprintf(&b, `<line x1="0" y1="0.5" x2="%d" y2="0.5" class="chart-grid"/>`, chartW)
 		n := len(s.Values)
 		bw := float64(chartW) / float64(max(n, 1))
-		base := float64(top + chartH)
 		for i, v := range s.Values {
-			if v <= 0 || peak == 0 {
-				continue
+			// Every step has a bar to hover, its title the value in words;
+			// the table under the chart has them all for the keyboard and
+			// screen readers.
+			bh := 0.0
+			if peak > 0 {
+				bh = (v / peak) * float64(chartH-2)
 			}
-			bh := (v / peak) * float64(chartH-20)
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"/>`,
-				float64(i)*bw+1, base-bh, max(bw-2, 1), bh, s.Class)
+			fmt.Fprintf(&b, `<g><rect x="%.1f" y="0" width="%.1f" height="%d" class="chart-hit"/><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="%s"/><title>%s</title></g>`,
+				float64(i)*bw, bw, chartH, float64(i)*bw+bw*0.1, float64(chartH)-bh, max(bw*0.8, 1), bh, s.Class, template.HTMLEscapeString(c.title(s, i)))
 		}
-		fmt.Fprintf(&b, `<line x1="0" y1="%.0f" x2="%d" y2="%.0f" class="chart-axis"/>`, base, chartW, base)
+		fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" class="chart-axis"/></svg></div>`, chartH, chartW, chartH)
 	}
-	if len(c.Labels) > 0 {
-		fmt.Fprintf(&b, `<text x="0" y="%d" class="chart-tick">%s</text><text x="%d" y="%d" class="chart-tick" text-anchor="end">%s</text>`,
-			h-2, template.HTMLEscapeString(c.Labels[0]), chartW, h-2, template.HTMLEscapeString(c.Labels[len(c.Labels)-1]))
+	if n := len(c.Labels); n > 0 {
+		fmt.Fprintf(&b, `<p class="chart-x" aria-hidden="true"><span>%s</span><span>%s</span><span>%s</span></p>`,
+			template.HTMLEscapeString(c.Labels[0]), template.HTMLEscapeString(c.Labels[n/2]), template.HTMLEscapeString(c.Labels[n-1]))
 	}
-	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // every text in it is escaped above
+}
+
+func (c chart) label(i int) string {
+	if i < len(c.Labels) {
+		return c.Labels[i]
+	}
+	return ""
 }
 
 func count(v float64) string { return formatInt(int64(v)) }
 
 func seriesChart(title string, points []insights.Point, layout string) chart {
-	c := chart{Title: title, Series: []chartSeries{{Name: "Views", Class: "bar-views", Format: count}, {Name: "Purchases", Class: "bar-purchases", Format: count}}}
+	c := chart{Title: title, Series: []chartSeries{{Name: "Views", Class: "bar-views", Format: count, Noun: "views"}, {Name: "Purchases", Class: "bar-purchases", Format: count, Noun: "purchases"}}}
 	for _, p := range points {
 		c.Labels = append(c.Labels, p.At.Format(layout))
+		c.Starts = append(c.Starts, p.At)
 		c.Series[0].Values = append(c.Series[0].Values, float64(p.Views))
 		c.Series[1].Values = append(c.Series[1].Values, float64(p.Purchases))
 	}

@@ -111,6 +111,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.owner(h.saveWebhookSecret))
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.owner(h.revokeKey))
 	h.routeAccounts()
+	h.routeReports()
 	h.mux.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, http.StatusNotFound, "Not found", "There is no such page here.")
 	})

@@ -43,6 +43,16 @@ var funcs = template.FuncMap{
 	"count":  inWords,
 	"fewer":  fewer,
 	"perDay": perDay,
+	"share":  share,
+	"int64":  func(n int) int64 { return int64(n) },
+	// trendOf is a product's trend, "new" without views in the 6 days
+	// before: a ratio needs a baseline.
+	"trendOf": func(r insights.ProductRow) string {
+		if r.Week.Views-r.Day.Views <= 0 {
+			return "new"
+		}
+		return strconv.FormatFloat(r.Trend, 'f', 1, 64) + "×"
+	},
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }

@@ -17,10 +17,9 @@ import (
 
 // overviewData is the overview page.
 type overviewData struct {
-	Periods    []insights.Period
+	Report     reportData // the range's figures (reports.go)
+	Realtime   realtimeData
 	Currency   string
-	Hourly     chart
-	Daily      chart
 	Top        []insights.ProductRow
 	Trending   []insights.ProductRow
 	Withheld   []insights.ProductRow
@@ -35,6 +34,7 @@ var viewersError = strconv.FormatFloat(100*rollup.SketchError, 'f', 1, 64) + "%"
 const listLen = 10
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
+	rg, problems := parseRange(r.URL.Query(), h.cfg.Now(), h.cfg.Tracker.Retention())
 	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
 	if err != nil {
 		return err
@@ -55,14 +55,25 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
+	report, err := h.reports(r.Context(), d, b, rg)
+	if err != nil {
+		return err
+	}
+	report.Problems = problems
+	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	if err != nil {
+		return err
+	}
 	data := overviewData{
-		Periods: d.Overview(), Currency: d.Currency,
-		Hourly: seriesChart("Views and purchases, hourly, last 48 hours", d.Series(time.Hour, 48), "Mon 15:04"),
-		Daily:  seriesChart("Views and purchases, daily, last 30 days", d.Series(24*time.Hour, 30), "Jan 2"),
-		Top:    head(top), Trending: head(trending), Withheld: head(withheld),
+		Report: report, Realtime: rt, Currency: d.Currency,
+		Top: head(top), Trending: head(trending), Withheld: head(withheld),
 		Experiment: experiment, ViewersError: viewersError,
 	}
-	h.render(w, r, http.StatusOK, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
+	status := http.StatusOK
+	if problems != nil {
+		status = http.StatusBadRequest
+	}
+	h.render(w, r, status, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rs/cors"
+	"golang.org/x/time/rate"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
@@ -35,6 +36,8 @@ type Server struct {
 	budgets  *budgets
 	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
+	// widgetWrites bounds the widget reports written (widget.go).
+	widgetWrites *rate.Limiter
 }
 
 // Options are the parts of the server beside the API.
@@ -66,7 +69,7 @@ type Options struct {
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
 	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
-		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress)}
+		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress), widgetWrites: newWidgetWrites()}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -178,6 +181,10 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Insights != nil {
 		routes = append(routes, Route{"GET", "/api/svc/experiment", s.limit("", s.handle(s.experiment))})
+	}
+	if s.tracker.Widgets() != nil {
+		// The widget's impressions and clicks, for the dashboard (widget.go).
+		routes = append(routes, Route{"POST", "/api/collect/widget", answerInTime(s.limit("widget", s.handle(s.collectWidget)))})
 	}
 	if s.opts.Keys != nil {
 		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})

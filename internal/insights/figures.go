@@ -21,6 +21,7 @@ import (
 // Source is the part of a store the figures are read from: its rollups.
 type Source interface {
 	rollup.Store
+	rollup.WidgetStore
 }
 
 // Live is where a product's exact counts in windows ending now come from:
@@ -62,6 +63,7 @@ type Figures struct {
 		sync.Mutex
 		done        bool
 		shown, held lift.Arm
+		saw, unseen lift.Arm // sessions that saw the widget, and the others
 	}
 	products struct {
 		sync.Mutex
@@ -266,16 +268,45 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 	if !a.done {
 		sessions := map[string]int64{}
 		revenue := map[string]map[string]float64{} // arm, session
-		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64) error {
+		saw := map[string]bool{}
+		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64, seen bool) error {
 			if revenue[arm] == nil {
 				revenue[arm] = map[string]float64{}
 			}
 			revenue[arm][session] += v
+			if seen {
+				saw[session] = true
+			}
 			return nil
 		})
 		if err != nil {
 			return Experiment{}, err
 		}
+		seen, err := f.src.WidgetSeen(ctx, f.BrandID)
+		if err != nil {
+			return Experiment{}, err
+		}
+		var all int64
+		for _, n := range sessions {
+			all += n
+		}
+		// A session that saw the widget may outlive its views by minutes
+		// (docs/dashboard.md): never more than every session.
+		seen = min(seen, all)
+		a.saw, a.unseen = lift.Arm{Sessions: seen}, lift.Arm{Sessions: all - seen}
+		for _, m := range revenue {
+			for s, v := range m {
+				if saw[s] {
+					a.saw.Revenues = append(a.saw.Revenues, v)
+				} else {
+					a.unseen.Revenues = append(a.unseen.Revenues, v)
+				}
+			}
+		}
+		sort.Float64s(a.saw.Revenues)
+		sort.Float64s(a.unseen.Revenues)
+		a.saw.Sessions = max(a.saw.Sessions, a.saw.Converted())
+		a.unseen.Sessions = max(a.unseen.Sessions, a.unseen.Converted())
 		arm := func(name string) lift.Arm {
 			x := lift.Arm{Sessions: sessions[name]}
 			for _, v := range revenue[name] {
@@ -324,7 +355,7 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 		}
 		live1 := live.Counts(r, f.At, time.Hour, day)
 		d := live.Counts(r, f.At, day, week)
-		row := ProductRow{ProductID: id, Title: title,
+		row := ProductRow{Ref: ref, ProductID: id, Title: title,
 			Day:  Totals{Views: d.Views, Purchases: live1.Purchases},
 			Week: Totals{Views: w.Views, Purchases: w.Purchases, Units: w.Units}, LiveViewers: live1.Viewers, LivePurchases: live1.Purchases}
 		before := float64(row.Week.Views-row.Day.Views) / 6
@@ -341,7 +372,9 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 	slices.SortStableFunc(p.top, func(x, y ProductRow) int {
 		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
 	})
-	p.trending = slices.DeleteFunc(slices.Clone(out), func(r ProductRow) bool { return r.Day.Views == 0 || r.Trend <= 1 })
+	// Trending needs a baseline: a product with no views in the 6 days
+	// before is new, not trending (else a new brand's trending is its top).
+	p.trending = slices.DeleteFunc(slices.Clone(out), func(r ProductRow) bool { return r.Day.Views == 0 || r.Week.Views == r.Day.Views || r.Trend <= 1 })
 	slices.SortStableFunc(p.trending, func(x, y ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	p.rows, p.done = out, true
 	return out, nil

@@ -40,6 +40,7 @@ type Point struct {
 
 // ProductRow is one product's recent figures.
 type ProductRow struct {
+	Ref       int64 // the product's key in the store and the window engine
 	ProductID string
 	Title     string
 	Day, Week Totals // the last 24 hours and the last 7 days

@@ -42,8 +42,10 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		if n, err = svc.ForgetSession(ctx, eraseTx{tx, d}, brandID, sessionID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE brand_id = $1 AND session_id = $2", brandID, sessionID); err != nil {
-			return err
+		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = $1 AND session_id = $2", "DELETE FROM widget_sessions WHERE brand_id = $1 AND session_id = $2"} {
+			if _, err := tx.Exec(ctx, q, brandID, sessionID); err != nil {
+				return err
+			}
 		}
 		return rollup.Apply(ctx, rollupTx{tx}, d)
 	})

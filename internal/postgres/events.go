@@ -163,6 +163,13 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE last_at < $1", millis(before)); err != nil {
 			return err
 		}
+		// The widget's reports (widget.go): a session's with its views, an hour once it is all past.
+		if _, err := tx.Exec(ctx, "DELETE FROM widget_sessions WHERE last_at < $1", millis(before)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM widget_hours WHERE hour <= $1", millis(before)-rollup.Hour); err != nil {
+			return err
+		}
 		for _, q := range []struct {
 			sql string
 			arg int64

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -133,6 +135,25 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	return err
 }
 
+func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
+	keys := make([][2]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	// In one order, as every lock of the rollups.
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	var brands, ids []string
+	var orders []int64
+	var revenue []float64
+	for _, k := range keys {
+		brands, ids, orders, revenue = append(brands, k[0]), append(ids, k[1]), append(orders, o[k].Orders), append(revenue, o[k].Revenue)
+	}
+	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[]) AS d(b, id, n, v)
+		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue)
+	return err
+}
+
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
 	return hourSessions(ctx, r.tx, k, fn)
 }
@@ -206,13 +227,14 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if err != nil {
 				return err
 			}
+			// The day's sessions first, so that the day's orders find them.
+			if err := (rollupTx{tx}).PutSessions(ctx, sessions); err != nil {
+				return err
+			}
 			if err := countEvents(ctx, tx, d, 1, "c.ts >= $1 AND c.ts < $2", "e.ts >= $1 AND e.ts < $2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
-				return err
-			}
-			if err := (rollupTx{tx}).PutSessions(ctx, sessions); err != nil {
 				return err
 			}
 			_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = $1", day+rollup.Day)
@@ -225,8 +247,17 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	_, err := s.pool.Exec(ctx, "UPDATE rollup_build SET done = true")
-	return err
+	// The sessions' orders, counted again from every stored order in one
+	// transaction: a build that resumes has counted some days before.
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, q := range []string{"LOCK TABLE rollup_sessions IN EXCLUSIVE MODE", "UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0",
+			rollup.RecountSessionOrders, "UPDATE rollup_build SET done = true"} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // RollupsBuilt reports whether the rollups hold every stored event.
@@ -273,7 +304,7 @@ func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to ti
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
+func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
 	err := eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		var arm string
 		var n int64
@@ -289,11 +320,12 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 	return eachRow(ctx, s.pool, func(rows pgx.Rows) error {
 		var arm, session string
 		var value float64
-		if err := rows.Scan(&arm, &session, &value); err != nil {
+		var saw int64
+		if err := rows.Scan(&arm, &session, &value, &saw); err != nil {
 			return err
 		}
-		return order(arm, session, value)
-	}, fmt.Sprintf(rollup.ArmOrders, "$1"), brandID)
+		return order(arm, session, value, saw == 1)
+	}, fmt.Sprintf(rollup.ArmSessions, "$1"), brandID)
 }
 
 // BrandProducts calls fn for every product of the brand.

@@ -14,17 +14,31 @@ const (
 	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
 
-// ArmOrders selects, for the brand ("?" or "$1" in for its parameter),
-// the arm and session of every order whose session has an arm, and the
-// order's value as Order.Value has it, in floating point: the lift's
-// statistics are. Summed where the orders are: reading them line by line
-// took most of a page.
-const ArmOrders = `SELECT s.arm, e.session_id,
-		CASE WHEN count(i.unit_price) < count(*) AND e.total_value IS NOT NULL THEN e.total_value
-			ELSE coalesce(sum(i.quantity * i.unit_price), 0) END
-	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
-	JOIN rollup_sessions s ON s.brand_id = e.brand_id AND s.session_id = e.session_id
-	WHERE e.brand_id = %s GROUP BY e.id, s.arm, e.session_id, e.total_value`
+// ArmSessions selects, for the brand ("?" or "$1" in for its parameter),
+// the arm, id and revenue of every session with an arm that bought (its
+// orders kept in its row on the write path, AddSessionOrders), and 1 when
+// it saw the widget (widget_sessions), else 0. Joining every order with
+// every session took most of a page at 100,000 orders and 5 M sessions.
+const ArmSessions = `SELECT s.arm, s.session_id, s.revenue, CASE WHEN w.session_id IS NULL THEN 0 ELSE 1 END
+	FROM rollup_sessions s LEFT JOIN widget_sessions w ON w.brand_id = s.brand_id AND w.session_id = s.session_id
+	WHERE s.brand_id = %s AND s.orders > 0`
+
+// SessionOrderValues selects each session's orders and their value
+// (brand_id, session_id, n, v), each order valued as Order.Value has it:
+// what AddSessionOrders keeps, counted again by a build and by the
+// migration that added it. Orders whose session has no row count nowhere.
+const SessionOrderValues = `SELECT brand_id, session_id, count(*) AS n, sum(value) AS v FROM (
+		SELECT e.brand_id, e.session_id,
+			CASE WHEN count(i.unit_price) < count(*) AND e.total_value IS NOT NULL THEN e.total_value
+				ELSE coalesce(sum(i.quantity * i.unit_price), 0) END AS value
+		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
+		WHERE e.session_id IS NOT NULL AND e.session_id <> '' GROUP BY e.id, e.brand_id, e.session_id, e.total_value) ov
+	GROUP BY brand_id, session_id`
+
+// RecountSessionOrders sets every session's orders from the stored
+// orders, in both stores' SQL.
+const RecountSessionOrders = `UPDATE rollup_sessions SET orders = o.n, revenue = o.v FROM (` + SessionOrderValues + `) o
+	WHERE rollup_sessions.brand_id = o.brand_id AND rollup_sessions.session_id = o.session_id`
 
 // Scan is a row's Scan.
 type Scan func(dest ...any) error

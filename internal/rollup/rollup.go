@@ -177,13 +177,24 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 
 // Delta is what a transaction changes in the rollups.
 type Delta struct {
-	// NoSessions leaves the sessions' rows out, for a build that counts
-	// them apart (the stores' countViewBlocks).
+	// NoSessions leaves the sessions' rows and their orders out, for a
+	// build that counts them apart (the stores' countViewBlocks,
+	// RecountSessionOrders).
 	NoSessions bool
 
 	rows      map[Key]*change
 	countries map[CountryKey]*CountryCounts
 	sessions  map[[2]string]*Session
+	orders    map[[2]string]*SessionOrders
+}
+
+// SessionOrders is what a session's orders add to its row: the lift's
+// converted sessions and their revenue, kept on the write path so that a
+// page reads the sessions that bought rather than joining every order
+// with every session (docs/dashboard.md, Rollups).
+type SessionOrders struct {
+	Orders  int64
+	Revenue float64 // in the currency's unit, as the lift's statistics take it
 }
 
 type change struct {
@@ -219,7 +230,7 @@ func (d *Delta) country(brand, country string, at int64) *CountryCounts {
 
 // Empty reports whether the delta changes nothing.
 func (d *Delta) Empty() bool {
-	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0
+	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0 && len(d.orders) == 0
 }
 
 // AddView counts a view in (sign 1) or out (sign -1). A view taken out
@@ -272,6 +283,20 @@ func (d *Delta) AddOrder(o Order, sign int64) {
 	if !ok {
 		return
 	}
+	if o.Session != "" && !d.NoSessions { // a build counts them in SQL (RecountSessionOrders)
+		if d.orders == nil {
+			d.orders = map[[2]string]*SessionOrders{}
+		}
+		k := [2]string{o.Brand, o.Session}
+		so := d.orders[k]
+		if so == nil {
+			so = &SessionOrders{}
+			d.orders[k] = so
+		}
+		v, _ := new(big.Rat).SetFrac(value, big.NewInt(Micros)).Float64()
+		so.Orders += sign
+		so.Revenue += float64(sign) * v
+	}
 	h := Floor(o.At, Hour)
 	s := big.NewInt(sign)
 	b := d.row(Key{o.Brand, 0, h})
@@ -311,6 +336,9 @@ type Tx interface {
 	// PutSessions stores the sessions: a session already stored keeps the
 	// arm of the earlier first view, and the later last view.
 	PutSessions(ctx context.Context, s []*Session) error
+	// AddSessionOrders adds to the stored sessions' orders and revenue; a
+	// session without a row (no view yet) is in no arm and keeps nothing.
+	AddSessionOrders(ctx context.Context, o map[[2]string]*SessionOrders) error
 	// HourSessions calls fn with the session id of every stored view of
 	// the brand's hour, of one product or, with product 0, of all.
 	HourSessions(ctx context.Context, k Key, fn func(session string)) error
@@ -388,7 +416,12 @@ func Apply(ctx context.Context, tx Tx, d *Delta) error {
 			s = append(s, v)
 		}
 		sort.Slice(s, func(i, j int) bool { return s[i].Brand < s[j].Brand || s[i].Brand == s[j].Brand && s[i].ID < s[j].ID })
-		return tx.PutSessions(ctx, s)
+		if err := tx.PutSessions(ctx, s); err != nil {
+			return err
+		}
+	}
+	if len(d.orders) > 0 { // after the sessions: a view and an order of one batch
+		return tx.AddSessionOrders(ctx, d.orders)
 	}
 	return nil
 }
@@ -433,9 +466,10 @@ type Store interface {
 	// [from, to).
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
 	// RollupArms calls sessions with the number of the brand's sessions
-	// per arm of their first view, then order with the value of every
-	// order of a session with an arm (ArmOrders).
-	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error
+	// per arm of their first view, then order with the revenue of every
+	// session with an arm that bought, and whether it saw the widget
+	// (ArmSessions).
+	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
 	// ProductTitle returns the product's latest title, "" without one or

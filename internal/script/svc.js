@@ -104,6 +104,18 @@
   }
   function noop() {}
 
+  // tell reports the widget seen, or a click on it or on a toast (a box of
+  // class w in a shadow root, not its close button), for the brand's
+  // dashboard only (POST /api/collect/widget; docs/dashboard.md).
+  function tell(k) {
+    send("/api/collect/widget", { brand_id: opts.brandId, kind: k, session_id: session() });
+  }
+  d.addEventListener("click", function (e) {
+    e.composedPath().some(function (x) {
+      return x.tagName == "BUTTON" || (/\bw\b/.test(x.className) && x.getRootNode() != d && !tell(x == widget.box ? "click" : "toast"));
+    });
+  });
+
   // problem reads a refusal: its status and the service's explanation.
   function problem(r) {
     return r.json().catch(noop).then(function (p) {
@@ -405,6 +417,7 @@
     });
     for (var k in wd.p) if (!seen[k]) wd.region.removeChild(wd.p[k]), delete wd.p[k];
     wd.box.classList.toggle("e", !facts.length);
+    if (facts.length && !wd.s) tell((wd.s = "seen"));
     if (wd.guard) wd.guard();
   }
 

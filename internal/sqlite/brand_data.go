@@ -39,8 +39,10 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		if n, err = svc.ForgetSession(ctx, eraseTx{tx, d}, brandID, sessionID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", brandID, sessionID); err != nil {
-			return err
+		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", "DELETE FROM widget_sessions WHERE brand_id = ? AND session_id = ?"} {
+			if _, err := tx.ExecContext(ctx, q, brandID, sessionID); err != nil {
+				return err
+			}
 		}
 		return rollup.Apply(ctx, s.rollupTx(tx), d)
 	})

@@ -26,6 +26,7 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
+	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ? WHERE brand_id = ? AND session_id = ?"
 	rollupSizes        = 7 // up to 64 rows a statement
 )
 
@@ -55,7 +56,7 @@ func chunk(n int) int {
 	return i
 }
 
-var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone}, rollupGets...), rollupPuts...), rollupSessions...)
+var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupOrders}, rollupGets...), rollupPuts...), rollupSessions...)
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
@@ -134,6 +135,15 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 			return err
 		}
 		rest = rest[n:]
+	}
+	return nil
+}
+
+func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
+	for k, v := range o {
+		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -217,13 +227,14 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if err != nil {
 				return err
 			}
+			// The day's sessions first, so that the day's orders find them.
+			if err := s.rollupTx(tx).PutSessions(ctx, sessions); err != nil {
+				return err
+			}
 			if err := countEvents(ctx, tx, d, 1, "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
-				return err
-			}
-			if err := s.rollupTx(tx).PutSessions(ctx, sessions); err != nil {
 				return err
 			}
 			_, err = tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
@@ -236,8 +247,16 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	_, err := s.w.ExecContext(ctx, "UPDATE rollup_build SET done = 1")
-	return err
+	// The sessions' orders, counted again from every stored order in one
+	// transaction: a build that resumes has counted some days before.
+	return s.inEventTx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders, "UPDATE rollup_build SET done = 1"} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // RollupsBuilt reports whether the rollups hold every stored event.
@@ -287,7 +306,7 @@ func (r reads) RollupCountries(ctx context.Context, brandID string, from, to tim
 
 // RollupArms calls fn for the brand's sessions per arm, then for each of
 // its orders whose session has an arm.
-func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
+func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
 	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var arm string
 		var n int64
@@ -303,11 +322,12 @@ func (r reads) RollupArms(ctx context.Context, brandID string, sessions func(arm
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var arm, session string
 		var value float64
-		if err := rows.Scan(&arm, &session, &value); err != nil {
+		var saw int64
+		if err := rows.Scan(&arm, &session, &value, &saw); err != nil {
 			return err
 		}
-		return order(arm, session, value)
-	}, fmt.Sprintf(rollup.ArmOrders, "?"), brandID)
+		return order(arm, session, value, saw == 1)
+	}, fmt.Sprintf(rollup.ArmSessions, "?"), brandID)
 }
 
 // BrandProducts calls fn for every product of the brand.

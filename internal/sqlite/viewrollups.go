@@ -101,7 +101,7 @@ func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to ti
 
 // RollupArms calls sessions and order with the brand's experiment arms
 // (rollup.Store).
-func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64) error) error {
+func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
 	if err := s.foldViews(ctx); err != nil {
 		return err
 	}

@@ -175,7 +175,7 @@ func armsOf(t *testing.T, s svc.Store, brand string) (map[string]int64, map[stri
 	t.Helper()
 	sessions, orders := map[string]int64{}, map[string]int{}
 	err := s.(rollup.Store).RollupArms(ctx, brand, func(arm string, n int64) { sessions[arm] = n },
-		func(arm, _ string, _ float64) error { orders[arm]++; return nil })
+		func(arm, _ string, _ float64, _ bool) error { orders[arm]++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

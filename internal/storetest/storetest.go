@@ -57,6 +57,7 @@ var tests = []struct {
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"Holdout", testHoldout},
 	{"Rollups", testRollups},
+	{"WidgetReports", testWidgetReports},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
 	{"SigningKeys", testSigningKeys},

@@ -1,0 +1,376 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/insights"
+)
+
+// The overview's reports: a date range that every figure of the page
+// follows, the real-time panel, countries, the widget's effect, and every
+// table as CSV (docs/dashboard.md, The pages).
+
+// routeReports adds the reports' routes.
+func (h *Handler) routeReports() {
+	h.mux.Handle("GET /dashboard/brands/{brand}/realtime", h.brand(h.realtime))
+	h.mux.Handle("GET /dashboard/brands/{brand}/csv/{table}", h.brand(h.exportCSV))
+}
+
+// reportRange is the date range the overview follows.
+type reportRange struct {
+	Key      string // today, 7d, 30d or custom
+	Label    string
+	Cur      insights.Window
+	Prev     insights.Window
+	Compared bool   // the period before is all within the retention
+	Why      string // why it is not compared
+	From, To string // the custom range's days, YYYY-MM-DD
+	Min, Max string // the days the retention holds
+	Step     time.Duration
+	Query    string // the range as a query, for links
+}
+
+var rangeChoices = []struct{ Key, Label string }{{"today", "Today"}, {"7d", "Last 7 days"}, {"30d", "Last 30 days"}, {"custom", "Custom"}}
+
+// parseRange reads ?range=today|7d|30d|custom&from=&to= (days, UTC,
+// inclusive). A bad value is a problem, and the page shows 7 days.
+func parseRange(q url.Values, now time.Time, retention time.Duration) (reportRange, []string) {
+	end := insights.End(now)
+	day := 24 * time.Hour
+	kept := now.Add(-retention)
+	r := reportRange{Key: q.Get("range"), Min: kept.UTC().Format(time.DateOnly), Max: now.UTC().Format(time.DateOnly)}
+	var problems []string
+	switch r.Key {
+	case "", "7d":
+		r.Key, r.Cur = "7d", insights.Window{From: end.Add(-7 * day), To: end}
+	case "today":
+		r.Cur = insights.Window{From: end.Add(-time.Nanosecond).Truncate(day), To: end}
+	case "30d":
+		r.Cur = insights.Window{From: end.Add(-30 * day), To: end}
+	case "custom":
+		from, err1 := time.Parse(time.DateOnly, q.Get("from"))
+		to, err2 := time.Parse(time.DateOnly, q.Get("to"))
+		switch {
+		case err1 != nil:
+			problems = append(problems, "From must be a day written 2006-01-02")
+		case err2 != nil:
+			problems = append(problems, "To must be a day written 2006-01-02")
+		case to.Before(from):
+			problems = append(problems, "To must not be before From")
+		case from.Before(kept.UTC().Truncate(day)):
+			problems = append(problems, "From must be within the retention: "+r.Min+" or later")
+		case to.After(now.UTC()):
+			problems = append(problems, "To must not be after today, "+r.Max)
+		}
+		if problems == nil {
+			r.From, r.To = from.Format(time.DateOnly), to.Format(time.DateOnly)
+			r.Cur = insights.Window{From: from, To: to.Add(day)}
+			if r.Cur.To.After(end) {
+				r.Cur.To = end
+			}
+		}
+	default:
+		problems = append(problems, "Range must be today, 7d, 30d or custom")
+	}
+	if problems != nil {
+		r.Key, r.Cur = "7d", insights.Window{From: end.Add(-7 * day), To: end}
+	}
+	span := r.Cur.To.Sub(r.Cur.From)
+	r.Prev = insights.Window{From: r.Cur.From.Add(-span), To: r.Cur.From}
+	if r.Key == "today" { // the same hours of yesterday
+		r.Prev = insights.Window{From: r.Cur.From.Add(-day), To: r.Cur.To.Add(-day)}
+	}
+	r.Compared = !r.Prev.From.Before(kept)
+	if !r.Compared {
+		r.Why = "No comparison: the period before starts " + r.Prev.From.Format("Jan 2") + ", and the retention (" +
+			strconv.Itoa(int(retention/day)) + " days) keeps events from " + kept.UTC().Format("Jan 2") + " only."
+	}
+	r.Step = day
+	if span <= 2*day {
+		r.Step = time.Hour
+	}
+	for _, c := range rangeChoices {
+		if c.Key == r.Key {
+			r.Label = c.Label
+		}
+	}
+	if r.Key == "custom" {
+		r.Label = r.From + " to " + r.To
+	} else { // the form starts from the range shown
+		r.From, r.To = r.Cur.From.UTC().Format(time.DateOnly), r.Cur.To.Add(-time.Nanosecond).UTC().Format(time.DateOnly)
+	}
+	v := url.Values{"range": {r.Key}}
+	if r.Key == "custom" {
+		v.Set("from", r.From)
+		v.Set("to", r.To)
+	}
+	r.Query = v.Encode()
+	return r, problems
+}
+
+// metricRow is one figure of the totals: the range, the period before and
+// the change.
+type metricRow struct {
+	Name, Cur, Prev, Change string
+}
+
+// countryRow is a country's line of the table.
+type countryRow struct {
+	Name                   string
+	Views, Purchases       int64
+	ViewShare, BuyingShare float64
+}
+
+// reportData is what the overview's reports show for a range.
+type reportData struct {
+	Range     reportRange
+	Choices   []struct{ Key, Label string }
+	Metrics   []metricRow
+	Chart     chart
+	Countries []countryRow
+	K         int
+	Widget    insights.WidgetEffect
+	Problems  []string // of the range asked, which was not shown
+}
+
+func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand, rg reportRange) (reportData, error) {
+	out := reportData{Range: rg, Choices: rangeChoices, K: b.Recent.Stored().K}
+	cur, err := d.Totals(ctx, rg.Cur)
+	if err != nil {
+		return out, err
+	}
+	var prev insights.Totals
+	if rg.Compared {
+		if prev, err = d.Totals(ctx, rg.Prev); err != nil {
+			return out, err
+		}
+	}
+	add := func(name string, c, p any, text func(any) string) {
+		row := metricRow{Name: name, Cur: text(c), Prev: "–", Change: "–"}
+		if rg.Compared {
+			row.Prev, row.Change = text(p), change(c, p)
+		}
+		out.Metrics = append(out.Metrics, row)
+	}
+	num := func(v any) string { return formatInt(v.(int64)) }
+	add("Views", cur.Views, prev.Views, num)
+	add("Viewers", cur.Viewers, prev.Viewers, num)
+	add("Carts", cur.Carts, prev.Carts, num)
+	add("Purchases", cur.Purchases, prev.Purchases, num)
+	add("Units", cur.Units, prev.Units, num)
+	add("Revenue", cur.Revenue, prev.Revenue, func(v any) string { return money(v, d.Currency) })
+	points, err := d.SeriesIn(ctx, rg.Cur, rg.Step)
+	if err != nil {
+		return out, err
+	}
+	layout, step := "Jan 2", "daily"
+	if rg.Step == time.Hour {
+		layout, step = "Mon 15:04", "hourly"
+	}
+	out.Chart = seriesChart("Views and purchases, "+step+", "+strings.ToLower(rg.Label[:1])+rg.Label[1:], points, layout)
+	countries, err := d.Countries(ctx, rg.Cur, int64(out.K))
+	if err != nil {
+		return out, err
+	}
+	var views, buys int64
+	for _, c := range countries {
+		views += c.Views
+		buys += c.Purchases
+	}
+	for _, c := range countries {
+		row := countryRow{Name: countryName(c.Country, out.K), Views: c.Views, Purchases: c.Purchases}
+		if views > 0 {
+			row.ViewShare = float64(c.Views) / float64(views)
+		}
+		if buys > 0 {
+			row.BuyingShare = float64(c.Purchases) / float64(buys)
+		}
+		out.Countries = append(out.Countries, row)
+	}
+	out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
+	return out, err
+}
+
+func countryName(c string, k int) string {
+	switch c {
+	case "":
+		return "Not given"
+	case "*":
+		return "Others (each fewer than " + strconv.Itoa(k) + " views and orders)"
+	}
+	return c
+}
+
+// realtimeData is the real-time panel: the live counts of this node's
+// window engine, as the widget reads them.
+type realtimeData struct {
+	BrandID        string
+	At             time.Time
+	ViewersNow     int64 // viewers of the last 5 minutes, per product, added up
+	Views30        int64
+	Purchases30    int64
+	Top            []realtimeProduct
+	RefreshSeconds int
+}
+
+type realtimeProduct struct {
+	ProductID, Title string
+	Viewers, Views   int64
+}
+
+// realtimeRefresh is how often, in seconds, the page asks for the panel.
+var realtimeRefresh = 10
+
+func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string) (realtimeData, error) {
+	now := h.cfg.Now()
+	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: realtimeRefresh}
+	rows, err := d.Products(ctx, h.cfg.Tracker)
+	if err != nil {
+		return rt, err
+	}
+	for _, p := range rows {
+		c5 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 5*time.Minute, 30*time.Minute)
+		c30 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 30*time.Minute, 30*time.Minute)
+		rt.ViewersNow += c5.Viewers
+		rt.Views30 += c30.Views
+		rt.Purchases30 += c30.Purchases
+		if c30.Views > 0 {
+			rt.Top = append(rt.Top, realtimeProduct{p.ProductID, p.Title, c5.Viewers, c30.Views})
+		}
+	}
+	sortRealtime(rt.Top)
+	rt.Top = rt.Top[:min(len(rt.Top), 5)]
+	return rt, nil
+}
+
+func sortRealtime(s []realtimeProduct) {
+	for i := 1; i < len(s); i++ { // few rows have views in 30 minutes
+		for j := i; j > 0 && (s[j].Views > s[j-1].Views || s[j].Views == s[j-1].Views && s[j].ProductID < s[j-1].ProductID); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// realtime answers the real-time panel alone, which the page's script
+// fetches to refresh it in place.
+func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
+	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := h.pages["overview"].ExecuteTemplate(&buf, "realtime", rt); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(buf.String()))
+	return nil
+}
+
+// exportCSV answers one of the overview's tables, for the range asked,
+// as CSV.
+func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *svc.Brand) error {
+	table := r.PathValue("table")
+	rg, problems := parseRange(r.URL.Query(), h.cfg.Now(), h.cfg.Tracker.Retention())
+	if problems != nil {
+		return svc.Errorf(svc.EINVALID, "%s", strings.Join(problems, "; "))
+	}
+	d, err := h.cfg.Insights.Brand(r.Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	switch table {
+	case "totals", "chart", "countries", "widget":
+		rep, err := h.reports(r.Context(), d, b, rg)
+		if err != nil {
+			return err
+		}
+		switch table {
+		case "totals":
+			rows = append(rows, []string{"figure", "range", "period before", "change"})
+			for _, m := range rep.Metrics {
+				rows = append(rows, []string{m.Name, m.Cur, m.Prev, m.Change})
+			}
+		case "chart":
+			rows = append(rows, []string{"step start (UTC)", "views", "purchases"})
+			for i := range rep.Chart.Labels {
+				rows = append(rows, []string{rep.Chart.Starts[i].Format(time.RFC3339), count(rep.Chart.Series[0].Values[i]), count(rep.Chart.Series[1].Values[i])})
+			}
+		case "countries":
+			rows = append(rows, []string{"country", "views", "share of views", "orders", "share of orders"})
+			for _, c := range rep.Countries {
+				rows = append(rows, []string{c.Name, strconv.FormatInt(c.Views, 10), share(c.ViewShare), strconv.FormatInt(c.Purchases, 10), share(c.BuyingShare)})
+			}
+		case "widget":
+			e := rep.Widget
+			rows = append(rows, []string{"figure", "value"},
+				[]string{"impressions", strconv.FormatInt(e.Impressions, 10)},
+				[]string{"clicks on the widget", strconv.FormatInt(e.WidgetClicks, 10)},
+				[]string{"clicks on the toasts", strconv.FormatInt(e.ToastClicks, 10)},
+				[]string{"sessions that saw it", strconv.FormatInt(e.Saw.Sessions, 10)},
+				[]string{"their conversion", share(e.Saw.Conversion)},
+				[]string{"their revenue per session", strconv.FormatFloat(e.Saw.RevenuePerSession, 'f', 2, 64)},
+				[]string{"sessions that did not", strconv.FormatInt(e.Unseen.Sessions, 10)},
+				[]string{"their conversion", share(e.Unseen.Conversion)},
+				[]string{"their revenue per session", strconv.FormatFloat(e.Unseen.RevenuePerSession, 'f', 2, 64)})
+		}
+	case "products":
+		_, top, _, err := d.Ranking(r.Context(), h.cfg.Tracker)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []string{"product_id", "title", "views 24 h", "viewers now", "purchases 24 h", "purchases 7 d"})
+		for _, p := range top {
+			rows = append(rows, []string{p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
+				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10)})
+		}
+	default:
+		return svc.Errorf(svc.ENOTFOUND, "no table %q", table)
+	}
+	name := b.ID + "-" + table + "-" + rg.Cur.From.Format("20060102") + "-" + rg.Cur.To.Add(-time.Nanosecond).Format("20060102") + ".csv"
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+strings.Map(safeFileRune, name)+`"`)
+	cw := csv.NewWriter(w)
+	for _, row := range rows {
+		for i, v := range row {
+			row[i] = defuse(v)
+		}
+		if err := cw.Write(row); err != nil {
+			return nil // the client went away
+		}
+	}
+	cw.Flush()
+	return nil
+}
+
+func share(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
+
+// defuse keeps a spreadsheet from reading a cell as a formula: product
+// titles come from shoppers' browsers (OWASP, CSV injection).
+func defuse(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		if _, err := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(v, ",", ""), "%"), 64); err != nil {
+			return "'" + v
+		}
+	}
+	return v
+}
+
+func safeFileRune(r rune) rune {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+		return r
+	}
+	return '_'
+}

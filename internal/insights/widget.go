@@ -1,0 +1,46 @@
+package insights
+
+import "context"
+
+// WidgetEffect is what the widget did over a window: what svc.js
+// reported of it, and how the sessions that saw it bought against the
+// others (over the retention, as the experiment).
+type WidgetEffect struct {
+	Impressions, WidgetClicks, ToastClicks int64
+	// Saw and Unseen are the sessions that saw the widget and the others:
+	// an observation, not an experiment (shoppers who look longer see it
+	// more); the holdout's arms (Experiment) are the causal comparison.
+	Saw, Unseen ArmFigures
+}
+
+// ClickRate is the clicks on the widget and the toasts per impression, 0
+// without impressions.
+func (e WidgetEffect) ClickRate() float64 {
+	if e.Impressions == 0 {
+		return 0
+	}
+	return float64(e.WidgetClicks+e.ToastClicks) / float64(e.Impressions)
+}
+
+// Widget returns the widget's reports over the window and the sessions
+// that saw it against the others.
+func (f *Figures) Widget(ctx context.Context, w Window, holdout int) (WidgetEffect, error) {
+	var e WidgetEffect
+	hours, err := f.src.WidgetHours(ctx, f.BrandID, w.From, w.To)
+	if err != nil {
+		return e, err
+	}
+	for _, h := range hours {
+		e.Impressions += h.Impressions
+		e.WidgetClicks += h.WidgetClicks
+		e.ToastClicks += h.ToastClicks
+	}
+	if _, err := f.Experiment(ctx, holdout); err != nil { // reads the sessions once
+		return e, err
+	}
+	f.arms.Lock()
+	saw, unseen := f.arms.saw, f.arms.unseen
+	f.arms.Unlock()
+	e.Saw, e.Unseen = figures(saw), figures(unseen)
+	return e, nil
+}
