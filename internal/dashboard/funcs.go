@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ var funcs = template.FuncMap{
 	"count":  inWords,
 	"fewer":  fewer,
 	"perDay": perDay,
+	"has":    slices.Contains[[]string],
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }
