@@ -14,9 +14,9 @@ import (
 
 // brandHealth is one brand in the operator's view.
 type brandHealth struct {
-	Brand     *svc.Brand
-	Day  int64 // events (views and orders) in the last 24 hours
-	Week int64 // in the last 7 days
+	Brand *svc.Brand
+	Day   int64 // events (views and orders) in the last 24 hours
+	Week  int64 // in the last 7 days
 	// PerDay is their mean a day over the days of those 7 the brand
 	// existed (Days): a brand made yesterday with 4 events has 4 a day,
 	// not 0.6, and 4 in a week are 0.6, not 0.
