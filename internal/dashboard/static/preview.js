@@ -12,6 +12,7 @@
     q.q.push(arguments);
   });
   q.q = [];
-  q("init", { brandId: d.brand, locale: d.lang, widget: { refresh: 3600 } });
+  // The first toast at once, rather than after 8 s as on a shop's page.
+  q("init", { brandId: d.brand, locale: d.lang, widget: { refresh: 3600, toasts: { delay: 1 } } });
   q("product", { product_id: d.product, title: d.title });
 })();
