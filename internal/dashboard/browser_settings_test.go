@@ -101,6 +101,9 @@ func TestBrowserSettings(t *testing.T) {
 	e.previewShows([]string{"3 people viewed this in the last hour", "1 purchase in the last 24 hours"})
 	e.axeBoth("settings")
 	e.shot("settings")
+	e.darkMode(true)
+	e.shot("settings-dark")
+	e.darkMode(false)
 
 	// Thresholds.
 	e.typeInto("min_viewers", "500")
@@ -158,7 +161,6 @@ func TestBrowserSettings(t *testing.T) {
 		t.Fatalf("errors: %q", errs)
 	}
 	e.axeBoth("settings with a mistake")
-	e.shot("settings-error")
 	// Saved: the notice, and the values are the brand's.
 	e.typeInto("recent_k", "3")
 	e.click(`#settings-form button[type=submit]`)

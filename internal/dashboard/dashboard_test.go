@@ -427,8 +427,9 @@ func TestNumbersInWords(t *testing.T) {
 		}
 	}
 	op := f.signIn("").get("/dashboard/operator").body
-	if !strings.Contains(op, "<td>5</td><td>0.7</td>") {
-		t.Errorf("the operator page does not show 5 events in 24 h and a mean of 0.7 a day:\n%s", op)
+	// The brand was made a day ago: 5 a day, not 0.7 (5 over 7 days).
+	if !strings.Contains(op, `data-label="Events, last 24 h">5</td>`) || !strings.Contains(op, "5.0 a day, over 1 day") {
+		t.Errorf("the operator page does not show 5 events in 24 h and a mean of 5.0 a day:\n%s", op)
 	}
 }
 
@@ -462,7 +463,7 @@ func TestSessionFormsCheckTheOrigin(t *testing.T) {
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	csrf := b.csrf("/dashboard/brands/br_acme/settings")
-	form := url.Values{"csrf": {csrf}, "min_viewers": {"4"}, "min_purchases": {"1"}, "holdout": {"0"}}
+	form := acmeForm(csrf)
 	if p := b.do("POST", "/dashboard/brands/br_acme/settings", form, "Origin", "https://evil.example"); p.status != http.StatusForbidden {
 		t.Errorf("settings from another Origin: %d", p.status)
 	}
