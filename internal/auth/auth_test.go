@@ -14,7 +14,7 @@ import (
 // cache opens a cache on a real store with an open brand (domain
 // shop.example) and a brand that requires a key, a key for each, and a
 // revoked key of the open brand.
-func cache(t *testing.T) (c *auth.Cache, store *sqlite.Store, keys map[string]string, revoked string) {
+func cache(t testing.TB) (c *auth.Cache, store *sqlite.Store, keys map[string]string, revoked string) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, t.TempDir())
@@ -166,4 +166,19 @@ func TestKeyUseFlushedNotWrittenPerRequest(t *testing.T) {
 			t.Fatalf("Close lost a use: %v", k.LastUsedAt)
 		}
 	}
+}
+
+// BenchmarkAuthenticateKey is the key check of every keyed request, with
+// its use kept in memory: go test -bench AuthenticateKey ./internal/auth
+func BenchmarkAuthenticateKey(b *testing.B) {
+	c, _, keys, _ := cache(b)
+	cred := auth.Credentials{Key: keys["br_open"], HasKey: true}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Authenticate(cred); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
