@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Brand is a merchant whose products svc counts.
@@ -139,11 +140,47 @@ func NormalizeDomain(s string) (string, bool) {
 // has 256 random bits, so a fast hash is as safe as a slow one here and
 // keeps the lookup on every request cheap.
 type APIKey struct {
-	Hash      [32]byte
-	Prefix    string // the first characters of the secret, to name it in lists and revocations
-	BrandID   string
+	Hash    [32]byte
+	Prefix  string // the first characters of the secret, to name it in lists and revocations
+	BrandID string
+	// Label says what the key is for ("shop server", "Shopify import"),
+	// as its owner wrote it when creating it (SetLabel); "" for none.
+	Label     string
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// LastUsedAt is when a request last came with the key, to within
+	// KeyUseFlush (its store is written at most that often); zero: never.
+	LastUsedAt time.Time
+}
+
+// MaxKeyLabel bounds a key's label, in characters.
+const MaxKeyLabel = 100
+
+// KeyUseFlush is how often a server writes its keys' last use to the
+// store: a key's "last used" is at most this much behind, and a request
+// costs no write.
+const KeyUseFlush = time.Minute
+
+// SetLabel checks a key's label and keeps it trimmed: at most MaxKeyLabel
+// characters of one line. Returns EINVALID naming the field "label".
+func (k *APIKey) SetLabel(label string) error {
+	label = strings.TrimSpace(label)
+	switch {
+	case !utf8.ValidString(label):
+		return Invalid([]FieldError{{Field: "label", Message: "must be valid UTF-8"}})
+	case utf8.RuneCountInString(label) > MaxKeyLabel:
+		return Invalid([]FieldError{{Field: "label", Message: fmt.Sprintf("must be at most %d characters", MaxKeyLabel)}})
+	case hasControl(label):
+		return Invalid([]FieldError{{Field: "label", Message: controlMessage}})
+	}
+	k.Label = label
+	return nil
+}
+
+// KeyUse is a key's latest use a server saw, for BrandStore.TouchAPIKeys.
+type KeyUse struct {
+	Hash [32]byte
+	At   time.Time
 }
 
 const (

@@ -28,6 +28,11 @@ type BrandStore interface {
 	RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string, at time.Time) (*APIKey, error)
 	// APIKeys returns every key, revoked ones included.
 	APIKeys(ctx context.Context) ([]*APIKey, error)
+	// TouchAPIKeys records when keys were last used: each key's LastUsedAt
+	// becomes the later of the stored one and the use's. Unknown hashes are
+	// ignored. It does not change ConfigVersion: servers flush uses every
+	// KeyUseFlush, and a use is not a change of configuration.
+	TouchAPIKeys(ctx context.Context, uses []KeyUse) error
 	// ConfigVersion returns a number that changes whenever a brand or key does.
 	ConfigVersion(ctx context.Context) (int64, error)
 	// The brands' webhook secrets (webhook.go).

@@ -157,9 +157,11 @@ func brandsList(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	type keyOut struct {
-		Prefix    string     `json:"prefix"`
-		CreatedAt time.Time  `json:"created_at"`
-		RevokedAt *time.Time `json:"revoked_at,omitempty"`
+		Prefix     string     `json:"prefix"`
+		Label      string     `json:"label"`
+		CreatedAt  time.Time  `json:"created_at"`
+		RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+		LastUsedAt *time.Time `json:"last_used_at,omitempty"` // to within a minute (svc.KeyUseFlush)
 	}
 	type brandOut struct {
 		brandInfo
@@ -170,7 +172,11 @@ func brandsList(ctx context.Context, env environment, args []string) error {
 		o := brandOut{infoOf(b), []keyOut{}}
 		for _, k := range keys {
 			if k.BrandID == b.ID {
-				o.Keys = append(o.Keys, keyOut{k.Prefix, k.CreatedAt, k.RevokedAt})
+				ko := keyOut{Prefix: k.Prefix, Label: k.Label, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+				if !k.LastUsedAt.IsZero() {
+					ko.LastUsedAt = &k.LastUsedAt
+				}
+				o.Keys = append(o.Keys, ko)
 			}
 		}
 		out = append(out, o)
@@ -195,6 +201,7 @@ func brandsList(ctx context.Context, env environment, args []string) error {
 func keysCreate(ctx context.Context, env environment, args []string) error {
 	fs, sf := env.newFlags("keys create")
 	brandID := fs.String("brand", "", "the brand's id (required)")
+	label := fs.String("label", "", "what the key is for, as the dashboard lists it (\"shop server\"), up to 100 characters")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -202,23 +209,34 @@ func keysCreate(ctx context.Context, env environment, args []string) error {
 	if *brandID == "" {
 		return usageError{"--brand is required"}
 	}
+	secret, key := svc.NewAPIKey(*brandID, time.Now())
+	if err := key.SetLabel(*label); err != nil {
+		return err
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	secret, key := svc.NewAPIKey(*brandID, time.Now())
 	if err := store.CreateAPIKey(ctx, key); err != nil {
 		return err
 	}
-	if err := auditCLI(ctx, store, *brandID, svc.AuditKeyCreate, "key "+key.Prefix); err != nil {
+	if err := auditCLI(ctx, store, *brandID, svc.AuditKeyCreate, keyAudit(key)); err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(env.stdout).Encode(map[string]string{"brand_id": *brandID, "api_key": secret, "key_prefix": key.Prefix})
+		return json.NewEncoder(env.stdout).Encode(map[string]string{"brand_id": *brandID, "api_key": secret, "key_prefix": key.Prefix, "label": key.Label})
 	}
 	fmt.Fprintf(env.stdout, "api_key: %s   (shown once: store it now)\n", secret)
 	return nil
+}
+
+// keyAudit is how the audit log names a key: its prefix, and its label.
+func keyAudit(k *svc.APIKey) string {
+	if k.Label == "" {
+		return "key " + k.Prefix
+	}
+	return fmt.Sprintf("key %s (%q)", k.Prefix, k.Label)
 }
 
 func keysRevoke(ctx context.Context, env environment, args []string) error {

@@ -236,3 +236,43 @@ func TestVersionHelp(t *testing.T) {
 		t.Fatalf("version --help: %v %q", err, out.String())
 	}
 }
+
+// keys create --label names the key; brands list shows the label, and no
+// last use until a server has written one.
+func TestKeyLabel(t *testing.T) {
+	dir := t.TempDir()
+	cmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(context.Background(), append(args, "--data", dir), noEnv, &out, io.Discard)
+		return out.String(), err
+	}
+	out, err := cmd("brands", "add", "--name", "Acme", "--domain", "acme.example", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added struct {
+		BrandID string `json:"brand_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &added); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd("keys", "create", "--brand", added.BrandID, "--label", strings.Repeat("x", 101)); svc.ErrorCode(err) != svc.EINVALID {
+		t.Fatalf("a label too long: %v", err)
+	}
+	if _, err := cmd("keys", "create", "--brand", added.BrandID, "--label", " shop server "); err != nil {
+		t.Fatal(err)
+	}
+	out, err = cmd("brands", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var brands []struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	if err := json.Unmarshal([]byte(out), &brands); err != nil || len(brands) != 1 || len(brands[0].Keys) != 2 {
+		t.Fatalf("brands list: %s %v", out, err)
+	}
+	if k := brands[0].Keys[1]; k["label"] != "shop server" || k["last_used_at"] != nil {
+		t.Fatalf("the labelled key: %v", k)
+	}
+}

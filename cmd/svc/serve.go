@@ -296,7 +296,8 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	proxies := c.trustedProxies
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: t, Insights: p.opts.Insights,
 		Metrics: m, Log: log, PublicURL: base, Now: t.Now, Mail: mailer,
-		ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
+		ClientIP:  func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) },
+		ProofJSON: httpapi.ProofJSON, RecentJSON: httpapi.RecentJSON, ProofQuery: httpapi.ParseProofQuery})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,15 @@ type state struct {
 	keys    map[[32]byte]*svc.APIKey // active keys only
 	dir     *match.Directory         // brands by domain, for enrichment
 	secrets map[webhookKey]string    // webhook secrets by brand and platform
+	// uses are the keys' last uses this server saw: the active keys', and
+	// those of keys revoked since that were not written yet.
+	uses map[[32]byte]*use
 }
+
+// use is a key's latest use this server saw, and the latest it wrote to
+// the store, in Unix seconds: a request only stores a number, and
+// FlushUsage writes what moved, at most every svc.KeyUseFlush.
+type use struct{ seen, flushed atomic.Int64 }
 
 type webhookKey struct{ brand, platform string }
 
@@ -35,13 +43,14 @@ type webhookKey struct{ brand, platform string }
 type Cache struct {
 	store svc.BrandStore
 	state atomic.Pointer[state]
-	stop  func() // ends the polling
+	stop  func() // ends the polling and the writing of the keys' uses
+	now   func() time.Time
 }
 
 // Open loads the brands and keys, then reloads them every interval (DefaultPoll
 // when zero) when the store's config version moved, until Close.
 func Open(ctx context.Context, store svc.BrandStore, interval time.Duration, log *slog.Logger) (*Cache, error) {
-	c := &Cache{store: store}
+	c := &Cache{store: store, now: time.Now}
 	if err := c.Refresh(ctx); err != nil {
 		return nil, fmt.Errorf("load brands and keys: %w", err)
 	}
@@ -51,13 +60,49 @@ func Open(ctx context.Context, store svc.BrandStore, interval time.Duration, log
 	if log == nil {
 		log = slog.Default()
 	}
-	c.stop = poll.Every(interval, log, "reload brands and keys", c.Refresh)
+	stopPoll := poll.Every(interval, log, "reload brands and keys", c.Refresh)
+	stopFlush := poll.Every(svc.KeyUseFlush, log, "write the keys' last use", c.FlushUsage)
+	c.stop = func() {
+		stopPoll()
+		stopFlush()
+		// The last minute's uses, so that a restart loses none of them.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := c.FlushUsage(ctx); err != nil {
+			log.Warn("write the keys' last use", "err", err)
+		}
+	}
 	return c, nil
 }
 
-// Close stops the polling.
+// Close stops the polling and writes the keys' last uses not written yet.
 func (c *Cache) Close() {
 	c.stop()
+}
+
+// FlushUsage writes to the store the keys' last uses seen since the last
+// flush, in one call; Open's loop calls it every svc.KeyUseFlush, and
+// Close once more.
+func (c *Cache) FlushUsage(ctx context.Context) error {
+	var uses []svc.KeyUse
+	var seen []int64
+	var pending []*use
+	for hash, u := range c.state.Load().uses {
+		if t := u.seen.Load(); t > u.flushed.Load() {
+			uses = append(uses, svc.KeyUse{Hash: hash, At: time.Unix(t, 0).UTC()})
+			seen, pending = append(seen, t), append(pending, u)
+		}
+	}
+	if len(uses) == 0 {
+		return nil
+	}
+	if err := c.store.TouchAPIKeys(ctx, uses); err != nil {
+		return err // written at the next flush
+	}
+	for i, u := range pending {
+		u.flushed.Store(seen[i])
+	}
+	return nil
 }
 
 // Refresh reloads the brands and keys now if the store's version moved,
@@ -82,9 +127,18 @@ func (c *Cache) Refresh(ctx context.Context) error {
 	for _, b := range brands {
 		s.brands[b.ID] = b
 	}
+	s.uses = make(map[[32]byte]*use, len(keys))
 	for _, k := range keys {
 		if k.RevokedAt == nil {
 			s.keys[k.Hash] = k
+			s.uses[k.Hash] = &use{}
+		}
+	}
+	if cur := c.state.Load(); cur != nil { // the uses seen so far stay
+		for hash, u := range cur.uses {
+			if s.uses[hash] != nil || u.seen.Load() > u.flushed.Load() {
+				s.uses[hash] = u
+			}
 		}
 	}
 	s.dir = match.NewDirectory(brands)
@@ -111,7 +165,16 @@ func (c *Cache) Authenticate(cred Credentials) (*svc.APIKey, error) {
 	}
 	// By the hash of the secret, so that the lookup's timing tells nothing
 	// about stored secrets.
-	if k := c.state.Load().keys[svc.HashAPIKey(cred.Key)]; k != nil {
+	s := c.state.Load()
+	hash := svc.HashAPIKey(cred.Key)
+	if k := s.keys[hash]; k != nil {
+		// Its use, to the second: one atomic store a second per key at
+		// most, no write to the store (FlushUsage).
+		if u := s.uses[hash]; u != nil {
+			if now := c.now().Unix(); u.seen.Load() < now {
+				u.seen.Store(now)
+			}
+		}
 		return k, nil
 	}
 	return nil, svc.Errorf(svc.EUNAUTHORIZED, "the API key is invalid or revoked")

@@ -14,7 +14,7 @@ import (
 // cache opens a cache on a real store with an open brand (domain
 // shop.example) and a brand that requires a key, a key for each, and a
 // revoked key of the open brand.
-func cache(t *testing.T) (c *auth.Cache, store *sqlite.Store, keys map[string]string, revoked string) {
+func cache(t testing.TB) (c *auth.Cache, store *sqlite.Store, keys map[string]string, revoked string) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, t.TempDir())
@@ -108,4 +108,77 @@ func TestRefreshSeesChanges(t *testing.T) {
 	if c.Directory() == nil {
 		t.Fatal("no directory")
 	}
+}
+
+// A key's use costs no write: it is kept in memory and written by
+// FlushUsage, and by Close so that a restart loses none.
+func TestKeyUseFlushedNotWrittenPerRequest(t *testing.T) {
+	ctx := context.Background()
+	c, store, keys, _ := cache(t)
+	lastUsed := func() time.Time {
+		t.Helper()
+		all, err := store.APIKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range all {
+			if k.Hash == svc.HashAPIKey(keys["br_open"]) {
+				return k.LastUsedAt
+			}
+		}
+		t.Fatal("no key")
+		return time.Time{}
+	}
+	before := time.Now().Truncate(time.Second)
+	for range 100 {
+		if _, err := c.Authenticate(auth.Credentials{Key: keys["br_open"], HasKey: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := lastUsed(); !got.IsZero() {
+		t.Fatalf("written per request: %v", got)
+	}
+	if err := c.FlushUsage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := lastUsed()
+	if got.Before(before) || got.After(time.Now()) {
+		t.Fatalf("last used %v, want about %v", got, before)
+	}
+	// A refresh of the brands keeps the uses not yet written; Close writes them.
+	if err := store.TouchAPIKeys(ctx, []svc.KeyUse{{Hash: svc.HashAPIKey(keys["br_open"]), At: time.Unix(0, 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Authenticate(auth.Credentials{Key: keys["br_locked"], HasKey: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, k := svc.NewAPIKey("br_open", time.Now())
+	if err := store.CreateAPIKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	all, _ := store.APIKeys(ctx)
+	for _, k := range all {
+		if k.Hash == svc.HashAPIKey(keys["br_locked"]) && k.LastUsedAt.Before(before) {
+			t.Fatalf("Close lost a use: %v", k.LastUsedAt)
+		}
+	}
+}
+
+// BenchmarkAuthenticateKey is the key check of every keyed request, with
+// its use kept in memory: go test -bench AuthenticateKey ./internal/auth
+func BenchmarkAuthenticateKey(b *testing.B) {
+	c, _, keys, _ := cache(b)
+	cred := auth.Credentials{Key: keys["br_open"], HasKey: true}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Authenticate(cred); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

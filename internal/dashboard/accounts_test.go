@@ -336,7 +336,7 @@ func TestMemberSessions(t *testing.T) {
 	f.clock.Add(time.Hour)
 	phone.signIn("ann@shop.example", 1)
 	account := laptop.get("/dashboard/account")
-	if account.status != 200 || strings.Count(account.body, `<th scope="row">Chrome on Linux`) != 2 || !strings.Contains(account.body, "(this one)") ||
+	if account.status != 200 || strings.Count(account.body, `role="rowheader">Chrome on Linux`) != 2 || !strings.Contains(account.body, "(this one)") ||
 		!strings.Contains(account.body, "192.0.2.2") || !strings.Contains(account.body, "2026-11-21 11:00 UTC") {
 		t.Fatalf("account page: %d\n%s", account.status, account.body)
 	}

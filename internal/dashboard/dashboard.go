@@ -25,6 +25,7 @@ import (
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/mail"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -52,6 +53,14 @@ type Config struct {
 	// ClientIP is the address a request comes from, behind the trusted
 	// proxies (httpapi.ClientIP); nil: the peer's.
 	ClientIP func(*http.Request) netip.Addr
+	// ProofJSON and RecentJSON write the API's answers (httpapi.ProofJSON,
+	// httpapi.RecentJSON), for the settings' preview of the real widget
+	// (widgetpreview.go); nil: the preview shows nothing.
+	ProofJSON  func(*svc.Proof) []byte
+	RecentJSON func([]svc.RecentItem) []byte
+	// ProofQuery reads a proof request's parameters as the API does
+	// (httpapi.ParseProofQuery), for the preview's proof.
+	ProofQuery func(get func(string) string) (svc.ProofQuery, []svc.FieldError)
 }
 
 // maxForm bounds a form's body: a webhook secret is the largest field.
@@ -69,6 +78,7 @@ type Handler struct {
 	perAddress, perIP *limiter
 	webauthn          *webauthn.WebAuthn // passkeys.go; nil: none
 	mailing           sync.WaitGroup     // sign-in mails on their way
+	script            *script.Script     // svc.js, for the settings' preview
 }
 
 // New returns the dashboard.
@@ -84,12 +94,15 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		perAddress: newLimiter(linksPerAddress), perIP: newLimiter(linksPerIP), webauthn: newWebAuthn(cfg.PublicURL)}
-	for _, page := range []string{"signin", "overview", "product", "settings", "operator", "message", "brands", "members", "account", "audit", "unsubscribe"} {
+	for _, page := range []string{"signin", "overview", "product", "settings", "operator", "message", "brands", "members", "account", "audit", "unsubscribe", "keys", "widgetpreview"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, err
 		}
 		h.pages[page] = t
+	}
+	if sc, err := script.Build(); err == nil { // a checkout without go generate: no preview
+		h.script = sc
 	}
 	static, _ := fs.Sub(staticFS, "static") // embedded above: cannot fail
 	fileServer := http.StripPrefix("/dashboard/static/", http.FileServerFS(static))
@@ -105,11 +118,15 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.Handle("GET /dashboard/operator", h.session(h.operator))
 	h.mux.Handle("GET /dashboard/brands/{brand}/{$}", h.brand(h.overview))
 	h.mux.Handle("GET /dashboard/brands/{brand}/products/{product}", h.brand(h.product))
+	// Settings, keys and the widget's preview (settings.go, keys.go, widgetpreview.go).
 	h.mux.Handle("GET /dashboard/brands/{brand}/settings", h.brand(h.settings))
 	h.mux.Handle("POST /dashboard/brands/{brand}/settings", h.owner(h.saveSettings))
-	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.owner(h.createKey))
+	h.mux.Handle("POST /dashboard/brands/{brand}/domains", h.owner(h.saveDomains))
 	h.mux.Handle("POST /dashboard/brands/{brand}/webhooks", h.owner(h.saveWebhookSecret))
+	h.mux.Handle("GET /dashboard/brands/{brand}/keys", h.owner(h.keys))
+	h.mux.Handle("POST /dashboard/brands/{brand}/keys", h.owner(h.createKey))
 	h.mux.Handle("POST /dashboard/brands/{brand}/keys/revoke", h.owner(h.revokeKey))
+	h.routePreview()
 	h.routeAccounts()
 	h.routeReports()
 	h.mux.HandleFunc("/dashboard/", func(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +141,7 @@ func New(cfg Config) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; "+
-		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		"frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("Cache-Control", "no-store")
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm) // every form is small

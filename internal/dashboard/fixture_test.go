@@ -116,7 +116,8 @@ func newFixtureAt(t *testing.T, host string) *fixture {
 	// The test is the trusted proxy: X-Forwarded-For says the client address.
 	proxies := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now,
-		Mail: mailer, PublicURL: strings.Replace(f.srv.URL, "127.0.0.1", host, 1), ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) }})
+		Mail: mailer, PublicURL: strings.Replace(f.srv.URL, "127.0.0.1", host, 1), ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) },
+		ProofJSON: httpapi.ProofJSON, RecentJSON: httpapi.RecentJSON, ProofQuery: httpapi.ParseProofQuery})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,7 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatFloat(r.Trend, 'f', 1, 64) + "×"
 	},
+	"has": slices.Contains[[]string],
 }
 
 func pathEscape(s string) string { return strings.ReplaceAll(template.URLQueryEscaper(s), "+", "%20") }

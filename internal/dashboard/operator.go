@@ -14,9 +14,14 @@ import (
 
 // brandHealth is one brand in the operator's view.
 type brandHealth struct {
-	Brand     *svc.Brand
-	Day       int64   // events (views and orders) in the last 24 hours
-	Week      float64 // their mean a day over 7 days: 4 in a week is 0.6, not 0
+	Brand *svc.Brand
+	Day   int64 // events (views and orders) in the last 24 hours
+	Week  int64 // in the last 7 days
+	// PerDay is their mean a day over the days of those 7 the brand
+	// existed (Days): a brand made yesterday with 4 events has 4 a day,
+	// not 0.6, and 4 in a week are 0.6, not 0.
+	PerDay    float64
+	Days      int
 	LastEvent time.Time
 	// Refused are the brand's refused events by kind and reason, counted by
 	// this server since it started (metrics.BrandRefusals).
@@ -62,8 +67,10 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 		if err != nil {
 			return err
 		}
-		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases,
-			Week: float64(week.Views+week.Purchases) / 7, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
+		days := daysOf(b, end)
+		n := week.Views + week.Purchases
+		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases, Week: n,
+			PerDay: float64(n) / float64(days), Days: days, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
 	}
 	data.Refused = h.refused()
 	pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -80,6 +87,17 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 	}
 	h.render(w, r, http.StatusOK, "operator", page{Title: "Operator", User: u.sess, Nav: "operator", Data: data})
 	return nil
+}
+
+// daysOf is how many of the 7 days before end the brand existed, in
+// whole days begun, at least 1: the divisor of its mean a day.
+func daysOf(b *svc.Brand, end time.Time) int {
+	if b.CreatedAt.IsZero() {
+		return 7
+	}
+	age := end.Sub(b.CreatedAt)
+	days := int((age + 24*time.Hour - 1) / (24 * time.Hour))
+	return max(1, min(7, days))
 }
 
 // refused reads the svc_events_total counters of refused events

@@ -185,7 +185,7 @@ func TestAccountsAcrossNodes(t *testing.T) {
 	csrf := csrfRe.FindStringSubmatch(account.body)[1]
 	// End the phone's session (not this one, the laptop's) on node B ...
 	other := refs[0][1]
-	if before := account.body[:strings.Index(account.body, other)]; strings.Contains(before[strings.LastIndex(before, "<tr>"):], "(this one)") {
+	if before := account.body[:strings.Index(account.body, other)]; strings.Contains(before[strings.LastIndex(before, "<tr"):], "(this one)") {
 		other = refs[1][1]
 	}
 	form := url.Values{"csrf": {csrf}, "session": {other}}

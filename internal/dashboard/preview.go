@@ -10,8 +10,8 @@ import (
 // preview is what the widget shows for counts under thresholds: the
 // sentences of the client script's tables, in the brand's first language
 // (what a shopper whose language is not listed sees), and why it shows
-// nothing when it does. static/dashboard.js computes the same in the
-// settings page as the settings change.
+// nothing when it does, for the product page. The settings page shows the
+// real widget instead (widgetpreview.go).
 type preview struct {
 	Viewers, Purchases       int64
 	MinViewers, MinPurchases int

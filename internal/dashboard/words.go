@@ -33,8 +33,8 @@ var words = func() *catalog.Builder {
 	set(en, "fewer viewers", plural.Selectf(1, "%d", "=1", "no viewers", plural.Other, "fewer than %d viewers"))
 	set(en, "fewer purchases", plural.Selectf(1, "%d", "=1", "no purchases", plural.Other, "fewer than %d purchases"))
 
-	// The widget's two sentences, as svc.js's T has them (static/dashboard.js
-	// has the same for the settings page's live preview).
+	// The widget's two sentences, as svc.js's T has them, for the product
+	// page (the settings page runs svc.js itself).
 	set(en, "widget viewers", n("%d person viewed this in the last hour", "%d people viewed this in the last hour"))
 	set(de, "widget viewers", n("%d Person hat diesen Artikel in der letzten Stunde angesehen", "%d Personen haben diesen Artikel in der letzten Stunde angesehen"))
 	set(fr, "widget viewers", n("%d personne a consulté cet article au cours de la dernière heure", "%d personnes ont consulté cet article au cours de la dernière heure"))

@@ -16,7 +16,7 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	params := query{raw: r.URL.RawQuery}
-	q, fields := parseProofQuery(params.Get)
+	q, fields := ParseProofQuery(params.Get)
 	if fields = svc.MergeFieldErrors(params.repeated, fields); len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
@@ -38,6 +38,10 @@ func (s *Server) productProof(w http.ResponseWriter, r *http.Request) error {
 
 // proofBufs hold the bodies of proofs being written.
 var proofBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// ProofJSON is the body of a proof answer, as the API and the dashboard's
+// preview of the widget send it.
+func ProofJSON(p *svc.Proof) []byte { return appendProof(nil, p) }
 
 // appendProof writes the proof body by hand: two of its field names carry
 // the windows (docs/decisions.md, Product proof), and this read is the hottest path of the service.

@@ -23,20 +23,22 @@ func (s *Server) recentActivity(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items := s.tracker.RecentActivity(q, brand)
+	w.Header()["Cache-Control"] = hNoStore
+	writeJSON(w, http.StatusOK, RecentJSON(s.tracker.RecentActivity(q, brand)))
+	return nil
+}
+
+// RecentJSON is the body of a recent purchases answer, as the API and the
+// dashboard's preview of the widget send it.
+func RecentJSON(items []svc.RecentItem) []byte {
 	out := recentAnswer{Items: make([]recentItem, len(items))}
 	for i := range items {
 		it := &items[i]
 		out.Items[i] = recentItem{Product: recentProduct{ProductID: it.ProductID, Title: it.Title, URL: it.URL},
 			Place: it.Place(), MinutesAgo: it.MinutesAgo}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return svc.Internal(err)
-	}
-	w.Header()["Cache-Control"] = hNoStore
-	writeJSON(w, http.StatusOK, append(b, '\n'))
-	return nil
+	b, _ := json.Marshal(out) // strings, numbers and maps of strings: cannot fail
+	return append(b, '\n')
 }
 
 // recentAnswer is the feed's body: what a shopper may see, and nothing

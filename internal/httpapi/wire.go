@@ -10,9 +10,9 @@ import (
 // The wire format of the reads: their query parameters and the proof's
 // field names that carry its windows (docs/decisions.md, Product proof).
 
-// parseProofQuery reads the query parameters of the proof endpoint and
+// ParseProofQuery reads the query parameters of the proof endpoint and
 // returns every bad one.
-func parseProofQuery(get func(string) string) (svc.ProofQuery, []svc.FieldError) {
+func ParseProofQuery(get func(string) string) (svc.ProofQuery, []svc.FieldError) {
 	q := svc.ProofQuery{BrandID: get("brand_id"), ProductID: get("product_id")}
 	fe := append(svc.CheckID("brand_id", q.BrandID, true), svc.CheckID("product_id", q.ProductID, true)...)
 	q.ViewWindow = time.Duration(windowParam(&fe, get, "window_views", 60, int(svc.MaxViewWindow/time.Minute), "minutes")) * time.Minute

@@ -20,7 +20,7 @@ func FuzzParseProofQuery(f *testing.F) {
 	f.Add("b\x7f", "p", "-1", "9223372036854775808")
 	f.Fuzz(func(t *testing.T, brand, product, views, purchases string) {
 		params := map[string]string{"brand_id": brand, "product_id": product, "window_views": views, "window_purchases": purchases}
-		q, errs := parseProofQuery(func(k string) string { return params[k] })
+		q, errs := ParseProofQuery(func(k string) string { return params[k] })
 		seen := map[string]bool{}
 		for _, e := range errs {
 			if !slices.Contains([]string{"brand_id", "product_id", "window_views", "window_purchases"}, e.Field) || e.Message == "" || seen[e.Field] {
@@ -54,7 +54,7 @@ func FuzzParseProofQuery(f *testing.F) {
 		// A valid query read again from its canonical form is the same.
 		again := map[string]string{"brand_id": q.BrandID, "product_id": q.ProductID,
 			"window_views": strconv.Itoa(int(q.ViewWindow / time.Minute)), "window_purchases": strconv.Itoa(int(q.PurchaseWindow / time.Hour))}
-		q2, errs2 := parseProofQuery(func(k string) string { return again[k] })
+		q2, errs2 := ParseProofQuery(func(k string) string { return again[k] })
 		if len(errs2) > 0 || q2 != q {
 			t.Fatalf("%+v read back as %+v %v", q, q2, errs2)
 		}

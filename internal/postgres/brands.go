@@ -48,8 +48,8 @@ type brandTx struct {
 func (s *Store) brandTx(tx pgx.Tx) brandTx { return brandTx{s.Store.BrandTx(pgQ{tx}), tx} }
 
 func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
-	return affected(b.tx.Exec(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
-		SELECT $1, $2, id, $3 FROM brands WHERE id = $4`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID))
+	return affected(b.tx.Exec(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at, label)
+		SELECT $1, $2, id, $3, $5 FROM brands WHERE id = $4`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID, k.Label))
 }
 
 // ActiveAPIKeys locks the matching keys: two admins revoking at once
@@ -73,15 +73,18 @@ func affected(tag pgconn.CommandTag, err error) (bool, error) {
 	return err == nil && tag.RowsAffected() > 0, err
 }
 
-const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
+const keyColumns = "hash, prefix, brand_id, created_at, revoked_at, label, last_used_at"
 
 func scanKey(row pgx.CollectableRow) (*svc.APIKey, error) {
 	var k svc.APIKey
 	var hash []byte
 	var created int64
-	var revoked *int64
-	if err := row.Scan(&hash, &k.Prefix, &k.BrandID, &created, &revoked); err != nil {
+	var revoked, used *int64
+	if err := row.Scan(&hash, &k.Prefix, &k.BrandID, &created, &revoked, &k.Label, &used); err != nil {
 		return nil, err
+	}
+	if used != nil {
+		k.LastUsedAt = fromMillis(*used)
 	}
 	copy(k.Hash[:], hash)
 	k.CreatedAt = fromMillis(created)
@@ -99,4 +102,20 @@ func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, scanKey)
+}
+
+// TouchAPIKeys records the keys' last uses, the later of the stored and
+// the given (svc.BrandStore.TouchAPIKeys): in one statement, so that nodes
+// flushing together never move a key's last use back.
+func (s *Store) TouchAPIKeys(ctx context.Context, uses []svc.KeyUse) error {
+	if len(uses) == 0 {
+		return nil
+	}
+	hashes, ats := make([][]byte, len(uses)), make([]int64, len(uses))
+	for i, u := range uses {
+		hashes[i], ats[i] = u.Hash[:], millis(u.At)
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = greatest(coalesce(k.last_used_at, 0), u.at)
+		FROM unnest($1::bytea[], $2::bigint[]) AS u(hash, at) WHERE k.hash = u.hash`, hashes, ats)
+	return err
 }

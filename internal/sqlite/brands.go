@@ -46,8 +46,8 @@ type brandTx struct {
 func (s *Store) brandTx(tx *sql.Tx) brandTx { return brandTx{s.Store.BrandTx(sqlQ{tx}), tx} }
 
 func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
-	return affected(b.tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at)
-		SELECT ?, ?, id, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.BrandID))
+	return affected(b.tx.ExecContext(ctx, `INSERT INTO api_keys (hash, prefix, brand_id, created_at, label)
+		SELECT ?, ?, id, ?, ? FROM brands WHERE id = ?`, k.Hash[:], k.Prefix, millis(k.CreatedAt), k.Label, k.BrandID))
 }
 
 func (b brandTx) ActiveAPIKeys(ctx context.Context, brandID string, hash [32]byte, prefix string) ([]*svc.APIKey, error) {
@@ -73,15 +73,18 @@ func affected(res sql.Result, err error) (bool, error) {
 	return n > 0, err
 }
 
-const keyColumns = "hash, prefix, brand_id, created_at, revoked_at"
+const keyColumns = "hash, prefix, brand_id, created_at, revoked_at, label, last_used_at"
 
 func scanKey(row interface{ Scan(...any) error }) (*svc.APIKey, error) {
 	var k svc.APIKey
 	var hash []byte
 	var created int64
-	var revoked sql.NullInt64
-	if err := row.Scan(&hash, &k.Prefix, &k.BrandID, &created, &revoked); err != nil {
+	var revoked, used sql.NullInt64
+	if err := row.Scan(&hash, &k.Prefix, &k.BrandID, &created, &revoked, &k.Label, &used); err != nil {
 		return nil, err
+	}
+	if used.Valid {
+		k.LastUsedAt = fromMillis(used.Int64)
 	}
 	copy(k.Hash[:], hash)
 	k.CreatedAt = fromMillis(created)
@@ -99,6 +102,23 @@ func (s *Store) APIKeys(ctx context.Context) ([]*svc.APIKey, error) {
 		return nil, err
 	}
 	return collectRows(rows, scanKey)
+}
+
+// TouchAPIKeys records the keys' last uses, the later of the stored and
+// the given (svc.BrandStore.TouchAPIKeys).
+func (s *Store) TouchAPIKeys(ctx context.Context, uses []svc.KeyUse) error {
+	if len(uses) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, u := range uses {
+			if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE hash = ?",
+				millis(u.At), u.Hash[:]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // collectRows scans every row and closes rows.

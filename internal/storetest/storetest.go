@@ -31,6 +31,7 @@ var tests = []struct {
 }{
 	{"Brands", testBrands},
 	{"RevokeAPIKey", testRevokeAPIKey},
+	{"KeyLabelAndLastUse", testKeyLabelAndLastUse},
 	{"AppendWithinOneBatch", testAppendWithinOneBatch},
 	{"AppendAcrossBatches", testAppendAcrossBatches},
 	{"BadWriteFailsAlone", testBadWriteFailsAlone},

@@ -1,5 +1,6 @@
-// The dashboard's little script: copy buttons, and the widget preview
-// following the thresholds as they are typed (preview.go says the same).
+// The dashboard's little script: copy buttons, and the settings' preview
+// frame following the form as it is typed: the frame's page loads the real
+// svc.js with the settings as typed (widgetpreview.go).
 (function () {
   "use strict";
   document.addEventListener("click", function (e) {
@@ -14,54 +15,34 @@
     });
   });
 
-  function plural(n, one, other) {
-    return n === 1 ? "1 " + one : n + " " + other;
-  }
-
-  // The sentences per language, as preview.go's previewWords.
-  var WORDS = {
-    en: ["person viewed this in the last hour", "people viewed this in the last hour", "purchase in the last 24 hours", "purchases in the last 24 hours"],
-    de: ["Person hat diesen Artikel in der letzten Stunde angesehen", "Personen haben diesen Artikel in der letzten Stunde angesehen", "Kauf in den letzten 24 Stunden", "Käufe in den letzten 24 Stunden"],
-    fr: ["personne a consulté cet article au cours de la dernière heure", "personnes ont consulté cet article au cours de la dernière heure", "achat au cours des 24 dernières heures", "achats au cours des 24 dernières heures"],
-    es: ["persona vio este artículo en la última hora", "personas vieron este artículo en la última hora", "compra en las últimas 24 horas", "compras en las últimas 24 horas"]
-  };
-
-  function render(box, minV, minP, lang, pos) {
-    var v = Number(box.dataset.viewers), p = Number(box.dataset.purchases), w = WORDS[lang];
-    var lines = [];
-    box.lang = lang;
-    box.className = "widget-preview pos-" + pos;
-    if (v >= minV && v > 0) lines.push(plural(v, w[0], w[1]));
-    if (p >= minP && p > 0) lines.push(plural(p, w[2], w[3]));
-    box.textContent = "";
-    if (lines.length) {
-      var ul = document.createElement("ul");
-      ul.className = "widget";
-      lines.forEach(function (t) {
-        var li = document.createElement("li");
-        li.textContent = t;
-        ul.appendChild(li);
-      });
-      box.appendChild(ul);
-    } else {
-      var para = document.createElement("p");
-      para.className = "widget-empty";
-      para.textContent = "The widget shows nothing: " + v + " viewers in the last hour (it needs " + minV +
-        ") and " + p + " purchases in the last 24 hours (it needs " + minP + ").";
-      box.appendChild(para);
-    }
-  }
-
   document.addEventListener("DOMContentLoaded", function () {
-    var form = document.getElementById("settings-form"), box = document.getElementById("preview");
-    if (!form || !box) return;
+    var form = document.getElementById("settings-form"), frame = document.getElementById("preview-frame");
+    if (!form || !frame) return;
+    var timer = 0, last = frame.getAttribute("src"), saved = new URLSearchParams(last.split("?")[1] || "");
+    // A disabled fieldset (a viewer's) sends nothing: the frame keeps the
+    // saved settings it was made with.
+    var viewer = !!form.querySelector("fieldset:disabled");
     var update = function () {
-      var minV = parseInt(form.elements.min_viewers.value, 10), minP = parseInt(form.elements.min_purchases.value, 10);
-      // The first language known (the server checks the list on saving).
-      var langs = (form.elements.languages.value || "en").toLowerCase().split(",").map(function (l) { return l.trim(); }).filter(function (l) { return WORDS[l]; });
-      var pos = form.elements.widget_position.value || "start";
-      if (minV >= 1 && minP >= 1) render(box, minV, minP, langs[0] || "en", pos);
+      var q = new URLSearchParams(saved);
+      if (!viewer) {
+        q = new URLSearchParams();
+        new FormData(form).forEach(function (v, k) {
+          if (k != "csrf") q.append(k, v);
+        });
+      }
+      var layout = document.querySelector("input[name=layout]:checked");
+      if (layout) q.set("layout", layout.value);
+      var src = frame.dataset.base + "?" + q.toString();
+      if (src != last) frame.src = last = src;
     };
-    form.addEventListener("input", update);
+    var later = function () {
+      clearTimeout(timer);
+      timer = setTimeout(update, 250);
+    };
+    form.addEventListener("input", later);
+    form.addEventListener("change", later);
+    document.querySelectorAll("input[name=layout]").forEach(function (r) {
+      r.addEventListener("change", update);
+    });
   });
 })();
