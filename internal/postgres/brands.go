@@ -43,18 +43,18 @@ func (s *Store) RevokeAPIKey(ctx context.Context, brandID, secretOrPrefix string
 type brandTx struct{ tx pgx.Tx }
 
 func (b brandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
-	return affected(b.tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, `+svc.RecentColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (id) DO NOTHING`,
+	return affected(b.tx.Exec(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, `+svc.RecentColumns+`, `+svc.WidgetColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (id) DO NOTHING`,
 		append([]any{br.ID, br.Name, br.Domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			br.Recent.Row().Values()...)...))
+			append(br.Recent.Row().Values(), br.Widget.Values()...)...)...))
 }
 
 func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	return affected(b.tx.Exec(ctx, `UPDATE brands SET name = $1, domains = $2, require_key = $3, closed_catalog = $4,
 		min_viewers = $5, min_purchases = $6, holdout = $8, widget_variant = $9, widget_position = $10, languages = $11,
-		recent_delay = $12, recent_window = $13, recent_max = $14, recent_k = $15 WHERE id = $7`,
+		recent_delay = $12, recent_window = $13, recent_max = $14, recent_k = $15, widget_font = $16, min_carts = $17 WHERE id = $7`,
 		append([]any{br.Name, br.Domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.ID, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			br.Recent.Row().Values()...)...))
+			append(br.Recent.Row().Values(), br.Widget.Values()...)...)...))
 }
 
 func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
@@ -88,13 +88,13 @@ func affected(tag pgconn.CommandTag, err error) (bool, error) {
 	return err == nil && tag.RowsAffected() > 0, err
 }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + svc.RecentColumns
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + svc.RecentColumns + ", " + svc.WidgetColumns
 
 func scanBrand(row pgx.Row) (*svc.Brand, error) {
 	var b svc.Brand
 	var created int64
 	var recent svc.RecentRow
-	if err := row.Scan(append([]any{&b.ID, &b.Name, &b.Domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, recent.Dest()...)...); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &b.Name, &b.Domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, append(recent.Dest(), b.Widget.Dest()...)...)...); err != nil {
 		return nil, err
 	}
 	b.Recent = recent.Settings()

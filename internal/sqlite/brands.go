@@ -46,10 +46,10 @@ func (b brandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return affected(b.tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, `+svc.RecentColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+	return affected(b.tx.ExecContext(ctx, `INSERT INTO brands (id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, `+svc.RecentColumns+`, `+svc.WidgetColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		append([]any{br.ID, br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			br.Recent.Row().Values()...)...))
+			append(br.Recent.Row().Values(), br.Widget.Values()...)...)...))
 }
 
 func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
@@ -59,9 +59,9 @@ func (b brandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	}
 	return affected(b.tx.ExecContext(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
 		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ?,
-		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ? WHERE id = ?`,
+		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ?, widget_font = ?, min_carts = ? WHERE id = ?`,
 		append(append([]any{br.Name, string(domains), br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			br.Recent.Row().Values()...), br.ID)...))
+			append(br.Recent.Row().Values(), br.Widget.Values()...)...), br.ID)...))
 }
 
 func (b brandTx) InsertAPIKey(ctx context.Context, k *svc.APIKey) (bool, error) {
@@ -97,14 +97,14 @@ func affected(res sql.Result, err error) (bool, error) {
 	return n > 0, err
 }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + svc.RecentColumns
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + svc.RecentColumns + ", " + svc.WidgetColumns
 
 func scanBrand(row interface{ Scan(...any) error }) (*svc.Brand, error) {
 	var b svc.Brand
 	var domains string
 	var created int64
 	var recent svc.RecentRow
-	if err := row.Scan(append([]any{&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, recent.Dest()...)...); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &b.Name, &domains, &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, append(recent.Dest(), b.Widget.Dest()...)...)...); err != nil {
 		return nil, err
 	}
 	b.Recent = recent.Settings()
