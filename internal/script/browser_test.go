@@ -52,8 +52,8 @@ type env struct {
 	// latency holds every request to the service this long: a network's
 	// round trip, for the time to first paint (TestWidgetFirstPaint).
 	latency atomic.Int64
-	errors    chrometest.Errors // exceptions, console errors and log errors in the page
-	infos     []string          // console.info messages: the script's debug mode
+	errors  chrometest.Errors // exceptions, console errors and log errors in the page
+	infos   []string          // console.info messages: the script's debug mode
 	// bodies holds the bodies of the events the service received, by path.
 	bodies map[string][]string
 	// answers holds the status of each event the service answered, by path.

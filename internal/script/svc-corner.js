@@ -413,11 +413,12 @@
     region.className = "r";
     region.setAttribute("role", "status");
     region.setAttribute("aria-live", "polite");
-    widget = { box: box, region: region, p: {}, c: c && host, r: root, at: Date.now() };
+    widget = { box: box, region: region, p: {}, c: c && host, r: root };
     // A badge the shopper closed stays closed for the session; an inline
     // widget still shows.
     box.hidden = c && !!k.s("svc_closed");
     root.appendChild(box);
+    requestAnimationFrame(function () { widget.f = 1; });
     return widget;
   }
   k.m = build;
@@ -430,9 +431,9 @@
   // Accessibility). api is where svc.js's service is, for the toasts.
   k.d = function (pr, api) {
     var wd = build(), facts, seen = {};
-    // A live region filled in the task that made it may not be announced:
-    // the first text waits a moment if the proof came before this file.
-    if (Date.now() - wd.at < 50) return setTimeout(k.d, 50, pr, api);
+    // A live region filled in the frame that made it may not be announced:
+    // the first text waits for the next frame.
+    if (!wd.f) return requestAnimationFrame(function () { k.d(pr, api); });
     facts = sentences(pr);
     if (has(k.v(pr), "toasts") && !isHeld(pr) && (k.o.widget || {}).show !== false) k.t(wd, api, pr);
     wd.box.classList.toggle("i", k.w(pr).font == "inherit");
