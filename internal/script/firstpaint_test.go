@@ -17,8 +17,8 @@ import (
 // Chromium: from the page's navigation to the first frame with the
 // widget's text, every request to the service held 50 ms (a network's
 // round trip). It asserts nothing about time; it logs the median of 9
-// loads, inline and corner, for docs/client-script.md, Size. It runs
-// only with SVC_FIRST_PAINT=1:
+// loads, inline and corner, for the figures of docs/client-script.md
+// (Size). It runs only with SVC_FIRST_PAINT=1:
 //
 //	SVC_FIRST_PAINT=1 go test -run TestWidgetFirstPaint -v ./internal/script/
 func TestWidgetFirstPaint(t *testing.T) {

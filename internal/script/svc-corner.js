@@ -1,10 +1,12 @@
 // svc-corner.js: the widget of svc.js, which svc.js loads only on pages
-// that show one, beside the page's proof request: the
-// sentences in every language, the drawing of the inline widget and of the
-// corner badge, the badge's controls (closing, the chip, the focus rules)
-// and the recent-purchase toasts. (Its name is older than the move of the
-// inline widget's drawing into it; docs/client-script.md, Size.) Each toast is a real purchase from /api/svc/recent-activity, with
-// the coarse place and the age the service gives; none is ever invented,
+// that show one, beside the page's proof request: the sentences in every
+// language, the drawing of the inline widget and of the corner badge, the
+// badge's controls (closing, the chip, the focus rules) and the
+// recent-purchase toasts. Its name is older than the move of the inline
+// widget's drawing into it (docs/client-script.md, Size).
+//
+// Each toast is a real purchase from /api/svc/recent-activity, with the
+// coarse place and the age the service gives; none is ever invented,
 // repeated or kept past the brand's window.
 (function (w, d) {
   "use strict";
