@@ -1,6 +1,7 @@
 package script_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -51,6 +53,27 @@ func (e *env) bottomShot(name string, height float64) {
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), res.Data, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// axText is the text of the page's accessibility tree, as Chromium gives it
+// to screen readers: every static text not ignored, in order, joined.
+func (e *env) axText() string {
+	e.t.Helper()
+	tree, err := chromedp.Call(e.ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, n := range tree.Nodes {
+		if n.Ignored || n.Role == nil || n.Name == nil || !strings.Contains(string(n.Role.Value), "StaticText") {
+			continue
+		}
+		var name string
+		if json.Unmarshal(n.Name.Value, &name) == nil {
+			b.WriteString(name)
+		}
+	}
+	return b.String()
 }
 
 func TestWidgetOnPhones(t *testing.T) {
@@ -106,13 +129,19 @@ func TestWidgetOnPhones(t *testing.T) {
 				// whole sentences to a screen reader (the words are clipped,
 				// not removed).
 				var chip struct {
-					Chip  bool
-					Words float64
-					Label string
+					Chip, Read bool
+					Words      float64
 				}
-				e.eval(`(()=>{const w=`+badgeBox+`,s=w.querySelector('p span');return {Chip:getComputedStyle(w.querySelector('.r')).display=='flex',Words:s.getBoundingClientRect().width,Label:w.querySelector('[role=status]').innerText}})()`, &chip)
-				if chip.Chip != (width == 375) || width == 375 && chip.Words > 1 {
-					t.Fatalf("at %d px: chip %v, words %g px wide", width, chip.Chip, chip.Words)
+				e.eval(`(()=>{const w=`+badgeBox+`,s=w.querySelector('p span'),r=w.querySelector('[role=status]');
+					const read=[...r.querySelectorAll('span')].every(x=>{const c=getComputedStyle(x);return c.display!='none'&&c.visibility=='visible'&&!x.closest('[aria-hidden=true]')});
+					return {Chip:getComputedStyle(r).display=='flex',Words:s.getBoundingClientRect().width,Read:read&&r.getAttribute('aria-live')=='polite'}})()`, &chip)
+				if chip.Chip != (width == 375) || width == 375 && chip.Words > 1 || !chip.Read {
+					t.Fatalf("at %d px: chip %v, words %g px wide, read by screen readers %v", width, chip.Chip, chip.Words, chip.Read)
+				}
+				// What a screen reader gets: the accessibility tree's text has
+				// each sentence whole, also in the chip.
+				if text := e.axText(); !strings.Contains(text, "people are viewing this now") || !strings.Contains(text, "people have this in their cart") {
+					t.Fatalf("at %d px the accessibility tree's text is %q, without the sentences", width, text)
 				}
 				// The toast's turn comes.
 				var ok bool
