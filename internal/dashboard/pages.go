@@ -158,6 +158,7 @@ var variantLabels = map[string]string{
 	"inline": "The line under the product: viewers in the last hour, purchases in the last 24 hours",
 	"now":    "Who is looking now",
 	"toasts": "Toasts of recent purchases",
+	"carts":  "How many people have it in their cart",
 }
 
 // productSample is the product whose real counts the preview shows: the
@@ -284,7 +285,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, u *user, 
 }
 
 var labels = map[string]string{"name": "Name", "min_viewers": "Fewest viewers", "min_purchases": "Fewest purchases", "holdout": "Holdout", "widget_variant": "Widget parts",
-	"widget_position": "Corner", "languages": "Languages"}
+	"widget_position": "Corner", "languages": "Languages", "widget_font": "Font", "min_carts": "Fewest carts"}
 
 // refresh makes the API follow a change at once rather than at its next poll.
 func (h *Handler) refresh(r *http.Request) {
