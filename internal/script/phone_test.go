@@ -88,7 +88,9 @@ func TestWidgetOnPhones(t *testing.T) {
 	e.bought("o-ph2", "p-other", "Rain Jacket", 14*time.Minute, "DE", "Berlin")
 	ld := `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","productID":"p-phone","name":"Phone Shoe"}</script>`
 	const font = `<style>body{font-family:Georgia,serif;margin:0}main{padding:1rem}</style>`
-	corner := productPage("en", harness+e.snippet(), ld+font, `<main><h1>Phone Shoe</h1><p>A shoe for walking.</p></main>`)
+	// Toasts every 90 s: a toast that waits is tried again then (not at the
+	// refresh's 60 s).
+	corner := productPage("en", harness+e.snippet(), ld+font, `<main><h1>Phone Shoe</h1><p data-svc-toast-every="90">A shoe for walking.</p></main>`)
 	inline := productPage("en", harness+e.snippet(), ld+font, `<main><h1>Phone Shoe</h1><div data-svc-proof style="min-height:7.25rem"></div></main>`)
 	defer e.viewport(0, 0, 0)
 	for _, width := range []int64{375, 1280} {
@@ -155,9 +157,9 @@ func TestWidgetOnPhones(t *testing.T) {
 				const geometry = `(()=>{const t=` + toast + `,b=` + badgeBox + `,tr=t.getBoundingClientRect(),br=b.getBoundingClientRect();
 					const shown=!t.classList.contains('e')&&tr.width>0;
 					const btn=[...document.querySelectorAll('body > div')].flatMap(h=>h.shadowRoot?[...h.shadowRoot.querySelectorAll('button')]:[]).filter(x=>x.getBoundingClientRect().width>0);
-					return {Toast:shown,Overlap:shown&&tr.right>br.left&&tr.left<br.right&&tr.bottom>br.top&&tr.top<br.bottom,Buttons:btn.length,Waits:__clock.pending(20000)}})()`
-				// Shown, or put off to its next turn, 20 s on.
-				e.waitFor(`__clock.pending(20000) == 1 || ` + toastText + ` != ""`)
+					return {Toast:shown,Overlap:shown&&tr.right>br.left&&tr.left<br.right&&tr.bottom>br.top&&tr.top<br.bottom,Buttons:btn.length,Waits:__clock.pending(90000)}})()`
+				// Shown, or put off until the feed is asked again, 90 s on.
+				e.waitFor(`__clock.pending(90000) == 1 || ` + toastText + ` != ""`)
 				if width == 1280 {
 					e.waitFor(`!` + toast + `.getAnimations().length`)
 				}

@@ -287,12 +287,13 @@
     box.classList.remove("e");
     // In the other corner, a toast never covers the badge; where it would
     // even there (a phone, a zoomed page), it waits: it is taken back
-    // before it is painted, and tries again a turn later.
-    if (wd && over(box, wd.box)) {
+    // before it is painted, and the feed is asked again, as when it has
+    // nothing to show.
+    if (wd && wd.x && over(box, wd.box)) {
       region.textContent = "";
       box.classList.add("e");
       k.g("toast waits: the badge is in its place");
-      return (timer = setTimeout(next, Math.max(every, 1) * 1000));
+      return (timer = setTimeout(next, Math.max(every, 60) * 1000));
     }
     k.s("svc_tn", String(++shown));
     if (!hov && !foc) hide = setTimeout(end, dur * 1000);
@@ -316,7 +317,7 @@
   // clash ends the toast shown when the badge has grown under it (opened
   // from its chip, or a new line): the badge is about this product.
   function clash() {
-    if (box && badge && !box.classList.contains("e") && over(box, badge.box)) clearTimeout(hide), end();
+    if (box && badge && badge.x && !box.classList.contains("e") && over(box, badge.box)) clearTimeout(hide), end();
   }
 
   // isHeld tells whether the session is in the brand's holdout: FNV-1a 32
