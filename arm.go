@@ -8,7 +8,7 @@ import (
 
 // WidgetVariants are the parts of the widget a brand may choose
 // (docs/client-script.md, Variants).
-var WidgetVariants = []string{"inline", "now", "toasts"}
+var WidgetVariants = []string{"inline", "now", "toasts", "carts"}
 
 // ValidWidgetVariant reports whether v names only parts of WidgetVariants,
 // each once, separated by single spaces; "" is the script's default.

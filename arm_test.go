@@ -62,7 +62,7 @@ func TestArmOf(t *testing.T) {
 }
 
 func TestValidWidgetVariant(t *testing.T) {
-	for v, want := range map[string]bool{"": true, "inline": true, "now toasts": true, "inline now toasts": true,
+	for v, want := range map[string]bool{"": true, "inline": true, "now toasts": true, "inline now toasts": true, "now inline carts toasts": true, "carts": true,
 		"toast": false, "now now": false, " now": false, "now  toasts": false, "Inline": false} {
 		if got := svc.ValidWidgetVariant(v); got != want {
 			t.Errorf("ValidWidgetVariant(%q) = %t", v, got)

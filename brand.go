@@ -38,6 +38,9 @@ type Brand struct {
 	// Languages are the widget's languages (WidgetLanguages, separated by
 	// commas, first the fallback); "" is all of them.
 	Languages string
+	// Widget are the rest of the widget's settings: its font, the carts
+	// line's threshold.
+	Widget WidgetSettings
 	// Recent are the privacy rules of the brand's recent purchases feed.
 	Recent    RecentSettings
 	CreatedAt time.Time
@@ -107,6 +110,7 @@ func (b *Brand) Validate() error {
 		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})
 	}
 	fields = append(fields, b.Recent.validate()...)
+	fields = append(fields, b.Widget.validate()...)
 	if len(fields) > 0 {
 		return Invalid(fields)
 	}
@@ -268,5 +272,6 @@ func (b *Brand) Stored() Brand {
 		out.MinPurchases = DefaultMinPurchases
 	}
 	out.Recent = out.Recent.Stored()
+	out.Widget = out.Widget.Stored()
 	return out
 }

@@ -96,7 +96,8 @@ func TestBrandValidate(t *testing.T) {
 	if b.Name != "Acme" || b.Domains[0] != "shop.example" || b.Domains[1] != "127.0.0.1" {
 		t.Fatalf("not normalized: %+v", b)
 	}
-	bad := &svc.Brand{Name: " ", Domains: []string{"ok.example", "https://x.example/"}, MinViewers: 0, MinPurchases: -1}
+	bad := &svc.Brand{Name: " ", Domains: []string{"ok.example", "https://x.example/"}, MinViewers: 0, MinPurchases: -1,
+		Widget: svc.WidgetSettings{Font: "Comic Sans", MinCarts: -2}}
 	err := bad.Validate()
 	var e *svc.Error
 	if !errors.As(err, &e) || e.Code != svc.EINVALID {
@@ -106,7 +107,8 @@ func TestBrandValidate(t *testing.T) {
 	for _, f := range e.Fields {
 		got = append(got, f.Field+" "+f.Message)
 	}
-	want := []string{"name is required", `domains[1] "https://x.example/" is not a host name such as shop.example`, "min_viewers must be at least 1", "min_purchases must be at least 1"}
+	want := []string{"name is required", `domains[1] "https://x.example/" is not a host name such as shop.example`, "min_viewers must be at least 1", "min_purchases must be at least 1",
+		`widget_font must be "inherit" (the page's font) or empty (svc's)`, "min_carts must be at least 1"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("fields\n%q\nwant\n%q", got, want)
 	}

@@ -36,6 +36,7 @@ type Proof struct {
 	// The brand's honesty thresholds, so that a widget shows nothing below them.
 	MinViewers   int
 	MinPurchases int
+	MinCarts     int
 	// Holdout is the brand's percent of sessions that never see the widget
 	// (Brand.Holdout); the widget computes its own session's arm.
 	Holdout       int
@@ -44,5 +45,6 @@ type Proof struct {
 	// Brand.Languages ("" for the defaults).
 	WidgetPosition string
 	Languages      string
+	WidgetFont     string // Brand.Widget.Font: "" or "inherit"
 	GeneratedAt    time.Time
 }

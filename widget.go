@@ -54,3 +54,57 @@ func WidgetLanguagesOf(l string) []string {
 	}
 	return strings.Split(l, ",")
 }
+
+// WidgetSettings are a brand's settings of how the widget looks and what
+// it may say, beyond its parts and corner: each zero value is unset and
+// takes its default (Stored), so that a new setting is one field here, its
+// check in validate, and one column in WidgetColumns.
+type WidgetSettings struct {
+	// Font is the widget's typeface: "" for svc's own (the system's UI
+	// font), "inherit" for the page's (WidgetFonts). Sizes, weights and
+	// colours stay svc's, so the widget stays legible in any font.
+	Font string
+	// MinCarts is the honesty threshold of the carts line: fewer people
+	// with the product in their cart are not shown (DefaultMinCarts).
+	MinCarts int
+}
+
+// WidgetFonts are the values of WidgetSettings.Font: "" is svc's font.
+var WidgetFonts = []string{"", "inherit"}
+
+// DefaultMinCarts is the carts line's threshold: like viewers, carts
+// count people, and a cart is a stronger hint of who the shopper is.
+const DefaultMinCarts = 3
+
+// Stored returns the settings with defaults for those never set.
+func (s WidgetSettings) Stored() WidgetSettings {
+	if s.MinCarts == 0 {
+		s.MinCarts = DefaultMinCarts
+	}
+	return s
+}
+
+// WidgetColumns are the settings' columns in both stores' brands table.
+const WidgetColumns = "widget_font, min_carts"
+
+// Values are the settings as stored, in the order of WidgetColumns.
+func (s WidgetSettings) Values() []any {
+	s = s.Stored()
+	return []any{s.Font, s.MinCarts}
+}
+
+// Dest are where a scan of WidgetColumns goes.
+func (s *WidgetSettings) Dest() []any { return []any{&s.Font, &s.MinCarts} }
+
+// validate returns the bad settings, as fields of the brand.
+func (s WidgetSettings) validate() []FieldError {
+	var fe fieldErrors
+	s = s.Stored()
+	if !slices.Contains(WidgetFonts, s.Font) {
+		fe.add("widget_font", "must be %q (the page's font) or empty (svc's)", "inherit")
+	}
+	if s.MinCarts < 1 {
+		fe.add("min_carts", "must be at least 1")
+	}
+	return fe
+}

@@ -36,6 +36,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 	minPurchases := fs.Int("min-purchases", svc.DefaultMinPurchases, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
 	position, languages := addWidgetFlags(fs)
+	look := addWidgetLookFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	publicURL := publicURLFlag(fs, env, "the script URL and the webhook URLs")
@@ -46,6 +47,7 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		MinViewers: *minViewers, MinPurchases: *minPurchases, Holdout: *holdout,
 		WidgetPosition: *position, Languages: *languages, CreatedAt: time.Now().UTC()}
 	recentRules.apply(b, nil)
+	look.apply(b, nil)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -126,6 +128,9 @@ func validate(b *svc.Brand) error {
 	var problems []string
 	for _, f := range e.Fields {
 		name, ok := flags[f.Field]
+		if l, isLook := widgetLookFlags[f.Field]; isLook {
+			name, ok = l, true
+		}
 		if r, isRecent := recentFlagNames[f.Field]; isRecent {
 			name, ok = r, true
 		}
@@ -279,10 +284,13 @@ type brandInfo struct {
 	Holdout       int        `json:"holdout"`
 	Position      string     `json:"widget_position"`
 	Languages     []string   `json:"languages"`
+	Variant       string     `json:"widget_variant"`
+	Font          string     `json:"widget_font"`
+	MinCarts      int        `json:"min_carts"`
 }
 
 func infoOf(b *svc.Brand) brandInfo {
 	n := b.Stored()
 	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, recentInfoOf(&n), n.Holdout,
-		svc.WidgetPositionOf(n.WidgetPosition), svc.WidgetLanguagesOf(n.Languages)}
+		svc.WidgetPositionOf(n.WidgetPosition), svc.WidgetLanguagesOf(n.Languages), n.WidgetVariant, n.Widget.Font, n.Widget.MinCarts}
 }

@@ -25,6 +25,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	minPurchases := fs.Int("min-purchases", 0, "fewest purchases a widget or message shows")
 	holdout := fs.Int("holdout", 0, "percent of sessions (0 to 50) that never see the widget, to measure its lift")
 	position, languages := addWidgetFlags(fs)
+	look := addWidgetLookFlags(fs)
 	recentRules := addRecentFlags(fs)
 	asJSON := fs.Bool("json", false, "print the brand as one JSON object")
 	secrets := addSecretFlags(fs)
@@ -38,9 +39,9 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 		return usageError{"--brand is required"}
 	}
 	changesBrand := set["name"] || set["domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] ||
-		set["widget-position"] || set["languages"] || recentGiven(set)
+		set["widget-position"] || set["languages"] || recentGiven(set) || look.given(set)
 	if !changesBrand && !secrets.given(set) {
-		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --recent-*, --shopify-secret or --woocommerce-secret"}
+		return usageError{"nothing to change: give --name, --domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --widget-variant, --widget-font, --min-carts, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {
@@ -79,6 +80,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 		b.Languages = *languages
 	}
 	recentRules.apply(b, set)
+	look.apply(b, set)
 	if err := validate(b); err != nil {
 		return err
 	}
@@ -113,8 +115,8 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 			Webhooks map[string]webhookInfo `json:"webhooks"`
 		}{infoOf(b), hooks})
 	}
-	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, widget_position %s, languages %s, %s\n\n%s",
+	fmt.Fprintf(env.stdout, "brand %s updated: name %q, domains %s, require_key %t, closed_catalog %t, min_viewers %d, min_purchases %d, holdout %d%%, widget_position %s, languages %s, widget_variant %q, widget_font %q, min_carts %d, %s\n\n%s",
 		b.ID, b.Name, strings.Join(b.Domains, ","), b.RequireKey, b.ClosedCatalog, b.MinViewers, b.MinPurchases, b.Holdout,
-		svc.WidgetPositionOf(b.WidgetPosition), strings.Join(svc.WidgetLanguagesOf(b.Languages), ","), recentInfoOf(b), webhookText(b.ID, hooks))
+		svc.WidgetPositionOf(b.WidgetPosition), strings.Join(svc.WidgetLanguagesOf(b.Languages), ","), b.WidgetVariant, b.Widget.Font, b.Widget.Stored().MinCarts, recentInfoOf(b), webhookText(b.ID, hooks))
 	return nil
 }

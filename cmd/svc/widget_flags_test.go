@@ -52,3 +52,44 @@ func TestBrandsWidgetFlags(t *testing.T) {
 		}
 	}
 }
+
+// The widget's parts, font and carts threshold, set by `svc brands set`,
+// reach the proof; bad values name the flag.
+func TestBrandsWidgetLookFlags(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, "--data", dir)
+	b := addBrand(t, dir, "--domain", "shop.example")
+	var out struct {
+		Variant  string `json:"widget_variant"`
+		Font     string `json:"widget_font"`
+		MinCarts int    `json:"min_carts"`
+	}
+	if err := json.Unmarshal([]byte(runCmd(t, "brands", "set", "--data", dir, "--brand", b.BrandID,
+		"--widget-variant", "now inline carts", "--widget-font", "inherit", "--min-carts", "5", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Variant != "now inline carts" || out.Font != "inherit" || out.MinCarts != 5 {
+		t.Fatalf("brands set: %+v", out)
+	}
+	testwait.Eventually(t, func() error {
+		st, _, err := post(s.url+"/api/collect/product-view", b.APIKey, "", viewBody(b.BrandID, "p1"))
+		if err != nil {
+			return err
+		}
+		if err := status("view", st, 200); err != nil {
+			return err
+		}
+		p := proof(t, s.url, b.BrandID, "p1")
+		w, th := p["widget"].(map[string]any), p["thresholds"].(map[string]any)
+		if w["variant"] != "now inline carts" || w["font"] != "inherit" || th["carts"] != 5.0 {
+			return fmt.Errorf("proof widget %v, thresholds %v", w, th)
+		}
+		return nil
+	})
+	for _, bad := range [][]string{{"--widget-font", "serif"}, {"--min-carts", "-1"}, {"--widget-variant", "inline banner"}} {
+		err := run(context.Background(), append([]string{"brands", "set", "--data", dir, "--brand", b.BrandID}, bad...), noEnv, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), bad[0]+" must be") {
+			t.Errorf("brands set %v: err %v, want one naming %s", bad, err, bad[0])
+		}
+	}
+}

@@ -119,6 +119,7 @@ var variantLabels = map[string]string{
 	"inline": "The line under the product: viewers in the last hour, purchases in the last 24 hours",
 	"now":    "Who is looking now",
 	"toasts": "Toasts of recent purchases",
+	"carts":  "How many people have it in their cart",
 }
 
 var positionLabels = map[string]string{

@@ -76,7 +76,7 @@ func newFixtureIn(t *testing.T, dir string, opts ...httpapi.Options) *fixture {
 	}
 	for _, b := range []*svc.Brand{
 		{ID: "br_open", Name: "Open", Domains: []string{"shop.example"}},
-		{ID: "br_locked", Name: "Locked", RequireKey: true, MinViewers: 5, MinPurchases: 2},
+		{ID: "br_locked", Name: "Locked", RequireKey: true, MinViewers: 5, MinPurchases: 2, Widget: svc.WidgetSettings{Font: "inherit", MinCarts: 4}},
 		{ID: "br_closed", Name: "Closed", Domains: []string{"shop.example"}, ClosedCatalog: true},
 	} {
 		b.CreatedAt = t0

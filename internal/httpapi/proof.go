@@ -90,6 +90,8 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 	b = strconv.AppendInt(b, int64(p.MinViewers), 10)
 	b = append(b, `,"purchases":`...)
 	b = strconv.AppendInt(b, int64(p.MinPurchases), 10)
+	b = append(b, `,"carts":`...)
+	b = strconv.AppendInt(b, int64(max(p.MinCarts, 1)), 10)
 	b = append(b, `},"widget":{"holdout":`...)
 	b = strconv.AppendInt(b, int64(p.Holdout), 10)
 	if p.WidgetVariant != "" {
@@ -108,6 +110,10 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 		b = append(b, '"')
 	}
 	b = append(b, ']')
+	if p.WidgetFont != "" {
+		b = append(b, `,"font":`...)
+		b = appendString(b, p.WidgetFont)
+	}
 	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)

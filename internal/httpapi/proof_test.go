@@ -36,7 +36,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views_last_60_min": 5.0, "purchases_last_24h": 1.0,
 			"views": 5.0, "purchases": 1.0, "viewers": 4.0, "units": 2.0,
 			"window_views": 60.0, "window_purchases": 24.0, "generated_at": "2026-11-21T10:00:00Z",
-			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0, "carts": 3.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
@@ -46,7 +46,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views_last_15_min": 3.0, "purchases_last_48h": 3.0,
 			"views": 3.0, "purchases": 3.0, "viewers": 2.0, "units": 6.0,
 			"window_views": 15.0, "window_purchases": 48.0, "generated_at": "2026-11-21T10:00:00Z",
-			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0, "carts": 3.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
@@ -56,7 +56,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 			"views_last_10080_min": 6.0, "purchases_last_720h": 4.0,
 			"views": 6.0, "purchases": 4.0, "viewers": 5.0, "units": 8.0,
 			"window_views": 10080.0, "window_purchases": 720.0, "generated_at": "2026-11-21T10:00:00Z",
-			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0},
+			"thresholds": map[string]any{"viewers": 3.0, "purchases": 1.0, "carts": 3.0},
 			"carts":      0.0, "carts_last_60_min": 0.0, "window_carts": 60.0,
 			"viewers_now": nil, "window_now": 5.0, "reasons": map[string]any{"viewers_now": "below_threshold"},
 			"widget": map[string]any{"holdout": 0.0, "position": "start", "languages": []any{"en", "de", "fr", "es"}},
@@ -120,8 +120,9 @@ func TestProofErrors(t *testing.T) {
 		{"brand origin", "?brand_id=br_open&product_id=p1", []string{"Origin", "https://shop.example"}, 200, nil},
 	}
 	// A brand's own thresholds travel with its proof.
-	if m := f.proof("br_locked", "p1", "", "X-svc-Api-Key", f.keys["br_locked"]).json(t); !reflect.DeepEqual(m["thresholds"], map[string]any{"viewers": 5.0, "purchases": 2.0}) {
-		t.Fatalf("thresholds %v", m["thresholds"])
+	if m := f.proof("br_locked", "p1", "", "X-svc-Api-Key", f.keys["br_locked"]).json(t); !reflect.DeepEqual(m["thresholds"], map[string]any{"viewers": 5.0, "purchases": 2.0, "carts": 4.0}) ||
+		m["widget"].(map[string]any)["font"] != "inherit" {
+		t.Fatalf("thresholds %v, widget %v", m["thresholds"], m["widget"])
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -167,7 +167,7 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Script != nil {
 		routes = append(routes, Route{"GET", "/svc.js", s.opts.Script})
-		// The corner badge's controls and the toasts, which svc.js loads.
+		// The widget's drawing, its badge and the toasts, which svc.js loads.
 		routes = append(routes, Route{"GET", "/svc-corner.js", s.opts.Script})
 	}
 	if s.opts.Demo != nil {

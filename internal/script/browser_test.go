@@ -51,8 +51,11 @@ type env struct {
 	// viewDelay holds each product view this long before the service
 	// sees it, so that a proof that does not wait for the view misses it.
 	viewDelay atomic.Int64
-	errors    chrometest.Errors // exceptions, console errors and log errors in the page
-	infos     []string          // console.info messages: the script's debug mode
+	// latency holds every request to the service this long: a network's
+	// round trip, for the time to first paint (TestWidgetFirstPaint).
+	latency atomic.Int64
+	errors  chrometest.Errors // exceptions, console errors and log errors in the page
+	infos   []string          // console.info messages: the script's debug mode
 	// bodies holds the bodies of the events the service received, by path.
 	bodies map[string][]string
 	// answers holds the status of each event the service answered, by path.
@@ -105,6 +108,9 @@ func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	e.svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/svc/product-proof" {
 			e.proofs.Add(1)
+		}
+		if d := time.Duration(e.latency.Load()); d > 0 {
+			time.Sleep(d)
 		}
 		if d := time.Duration(e.viewDelay.Load()); d > 0 && r.URL.Path == "/api/collect/product-view" {
 			time.Sleep(d)

@@ -25,15 +25,15 @@ import (
 //go:embed svc.min.js
 var minified []byte
 
-// cornerMinified is the code of the corner badge's controls and of the
-// toasts, which svc.js loads only on pages that show one: most pages never
-// need its bytes.
+// cornerMinified is the widget's code: its sentences and drawing, the
+// corner badge's controls and the toasts, which svc.js loads only on pages
+// that show a widget, beside the proof request.
 //
 //go:embed svc-corner.min.js
 var cornerMinified []byte
 
-// Script serves svc.js and, at /svc-corner.js, the code it loads for the
-// widgets in a corner: each minified at go generate, gzipped once at
+// Script serves svc.js and, at /svc-corner.js, the code it loads to draw
+// the widget: each minified at go generate, gzipped once at
 // start, with their ETags.
 type Script struct {
 	main, corner asset

@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more, bw = {};
+  var opts = {}, product = null, sentFor = null, timer = 0, ready, more, bw = {};
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -26,39 +26,6 @@
   }
   var src = me ? me.src : "";
   var apiBase = /\/svc\.js([?#].*)?$/.test(src) ? src.replace(/\/svc\.js([?#].*)?$/, "") : src ? new URL(src).origin : "";
-
-  // Sentences per language, with plural forms from Intl.PluralRules. The
-  // count starts every sentence, {d} is the window ("in the last hour").
-  var T = {
-    en: {
-      v: { one: " person viewed this {d}", other: " people viewed this {d}" },
-      n: { one: " person is viewing this now", other: " people are viewing this now" },
-      p: { one: " purchase {d}", other: " purchases {d}" },
-      h: ["in the last hour", "in the last {n} hours"],
-      m: ["in the last minute", "in the last {n} minutes"]
-    },
-    de: {
-      v: { one: " Person hat diesen Artikel {d} angesehen", other: " Personen haben diesen Artikel {d} angesehen" },
-      n: { one: " Person sieht sich diesen Artikel gerade an", other: " Personen sehen sich diesen Artikel gerade an" },
-      p: { one: " Kauf {d}", other: " Käufe {d}" },
-      h: ["in der letzten Stunde", "in den letzten {n} Stunden"],
-      m: ["in der letzten Minute", "in den letzten {n} Minuten"]
-    },
-    fr: {
-      v: { one: " personne a consulté cet article {d}", other: " personnes ont consulté cet article {d}" },
-      n: { one: " personne consulte cet article en ce moment", other: " personnes consultent cet article en ce moment" },
-      p: { one: " achat {d}", other: " achats {d}" },
-      h: ["au cours de la dernière heure", "au cours des {n} dernières heures"],
-      m: ["au cours de la dernière minute", "au cours des {n} dernières minutes"]
-    },
-    es: {
-      v: { one: " persona vio este artículo {d}", other: " personas vieron este artículo {d}" },
-      n: { one: " persona está viendo este artículo ahora", other: " personas están viendo este artículo ahora" },
-      p: { one: " compra {d}", other: " compras {d}" },
-      h: ["en la última hora", "en las últimas {n} horas"],
-      m: ["en el último minuto", "en los últimos {n} minutos"]
-    }
-  };
 
   // lang returns [language, region] of a tag such as de-DE, zh-Hant-TW, fil-PH.
   function lang(tag) {
@@ -103,18 +70,6 @@
     }
   }
   function noop() {}
-
-  // tell reports the widget seen, or a click on it or on a toast (a box of
-  // class w in a shadow root, not its close button), for the brand's
-  // dashboard only (POST /api/collect/widget; docs/dashboard.md).
-  function tell(k) {
-    send("/api/collect/widget", { brand_id: opts.brandId, kind: k, session_id: session() });
-  }
-  d.addEventListener("click", function (e) {
-    e.composedPath().some(function (x) {
-      return x.tagName == "BUTTON" || (/\bw\b/.test(x.className) && x.getRootNode() != d && !tell(x == widget.box ? "click" : "toast"));
-    });
-  });
 
   // problem reads a refusal: its status and the service's explanation.
   function problem(r) {
@@ -262,20 +217,10 @@
     return RegExp("\\b" + k + "\\b").test(v);
   }
 
-  // held tells whether the session is in the brand's holdout: FNV-1a 32 of
-  // the UTF-8 bytes of its id, mod 100, under widget.holdout percent. A
-  // held-out session sees nothing, so that the brand can measure the lift.
-  function held(pr) {
-    var h = 2166136261, x = brand(pr).holdout;
-    new TextEncoder().encode(session()).forEach(function (c) {
-      h = Math.imul(h ^ c, 16777619) >>> 0;
-    });
-    return x > 0 && h % 100 < x;
-  }
-
-  // corner loads svc-corner.js, beside svc.js, once: the code of the corner
-  // badge's controls and of the toasts, which a page showing the widget
-  // inline only never needs. Then it calls f with the script's kit.
+  // corner loads svc-corner.js, beside svc.js, once: the widget's drawing,
+  // its sentences in every language, the corner badge's controls and the
+  // toasts, which a page that shows no widget never needs. Then it calls f
+  // with the script's kit.
   function corner(f) {
     // If it fails to load, the promise never settles and nothing shows.
     more =
@@ -288,137 +233,10 @@
     more.then(function () { f(api.k); });
   }
 
-  function toasts(pr) {
-    if (has(variant(pr), "toasts") && !held(pr) && wopt().show !== false) corner(function (k) { k.t(widget, apiBase, pr); });
-  }
-
-  // sentences turns a proof into the facts to show, each {k: signal, n:
-  // number, z: the rest of its sentence}, in the language they are written
-  // in (the shopper's, or English); counts below the brand's thresholds
-  // give none: social proof is never shown for tiny numbers.
-  function sentences(pr) {
-    var l = locale(pr), t = T[l[0]], out = [], th = pr.thresholds || {};
-    // Numbers are formatted in the sentence's language: an English fallback
-    // on an Arabic page says "6", not "٦", and reads left to right.
-    var tag = t ? l[0] + (l[1] ? "-" + l[1] : "") : "en";
-    t = t || T.en;
-    out.lang = tag.slice(0, 2);
-    // Intl is in every browser the script targets (ES2019).
-    var fmt = function (n) { return new Intl.NumberFormat(tag).format(n); };
-    var plural = function (n) { return new Intl.PluralRules(tag).select(n); };
-    function say(k, n, unit, len) {
-      var dw = unit ? (len == 1 ? unit[0] : unit[1].replace("{n}", fmt(len))) : "";
-      out.push({ k: k, n: fmt(n), z: (t[k][plural(n)] || t[k].other).replace("{d}", dw) });
-    }
-    var wv = pr.window_views, wp = pr.window_purchases, v = variant(pr), tv = Math.max(th.viewers || 3, 1);
-    if (held(pr)) return log("held out"), out;
-    // The server says null below the threshold; the script checks again.
-    if (has(v, "now") && pr.viewers_now >= tv) say("n", pr.viewers_now);
-    if (has(v, "inline")) {
-      if (pr.viewers >= tv) say("v", pr.viewers, wv % 60 ? t.m : t.h, wv % 60 ? wv : wv / 60);
-      if (pr.purchases >= Math.max(th.purchases || 1, 1)) say("p", pr.purchases, t.h, wp);
-      if (!out.length) log("below thresholds: viewers " + pr.viewers + "/" + tv + ", purchases " + pr.purchases + "/" + (th.purchases || 1));
-    }
-    return out;
-  }
-
-  // The host keeps the page's layout; the box inherits nothing from the page
-  // but its direction, so the badge mirrors on a right-to-left page. Colours
-  // are custom properties a shop may set (docs/client-script.md, Theming);
-  // sizes are in rem, so the shopper's font size holds. One line per fact,
-  // never wrapped, so the inline widget's height is the same at every width.
-  var CSS = ":host{display:block}" +
-    ".w{all:initial;--b:var(--svc-bg,#fff);--f:var(--svc-text,#1f2933);--l:var(--svc-border,#d9e2ec);--a:var(--svc-accent,#0b69a3);" +
-    "box-sizing:border-box;display:inline-flex;align-items:center;max-width:100%;font:.875rem/1.25rem system-ui,sans-serif;color:var(--f);background:var(--b);" +
-    "border:.0625rem solid var(--l);border-radius:.5rem;padding:.5rem .75rem;box-shadow:0 .125rem .5rem #0002}" +
-    "@media (prefers-color-scheme:dark){.w{--b:var(--svc-bg,#1f2933);--f:var(--svc-text,#f5f7fa);--l:var(--svc-border,#52606d);--a:var(--svc-accent,#7cc4fa)}}" +
-    ".w[hidden]{display:none}.e{all:initial}" +
-    ".r{min-width:0}p{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;animation:f .2s}" +
-    "svg{width:1em;height:1em;vertical-align:-.125em;margin-inline-end:.375rem;fill:none;stroke:currentColor;stroke-width:1.5;color:var(--a)}b{color:var(--a)}" +
-    "@keyframes f{from{opacity:0}}@media (prefers-reduced-motion:reduce){p{animation:none}}";
-
-  // Icons: an eye for viewers, a bag for purchases.
-  var ICON = { v: "M1 8s2.5-5 7-5 7 5 7 5-2.5 5-7 5-7-5-7-5zm7-2a2 2 0 1 0 0 4 2 2 0 0 0 0-4z", p: "M3 5h10l-1 9H4zm3 0V4a2 2 0 0 1 4 0v1" };
-  var SVG = "http://www.w3.org/2000/svg";
-
   function store(k, v) {
     try {
       return v ? sessionStorage.setItem(k, v) : sessionStorage.getItem(k);
     } catch (e) {}
-  }
-  // mount builds the widget in a shadow root: inside [data-svc-proof] if the
-  // page has one, else as a fixed corner badge, which shifts no layout and
-  // which the shopper can close (svc-corner.js). The live region is there,
-  // empty and not hidden, before any text arrives, so that its first text
-  // is announced.
-  function mount() {
-    if (widget) return widget;
-    var host = d.querySelector("[data-svc-proof]"), c = !host, root, css = CSS;
-    if (c) host = d.body.appendChild(d.createElement("div"));
-    try {
-      root = host.shadowRoot || host.attachShadow({ mode: "open" });
-    } catch (e) {
-      // Elements such as <li> take no shadow root: use a child that does.
-      root = host.appendChild(d.createElement("div")).attachShadow({ mode: "open" });
-    }
-    // widget.accent: the brand's colour for icons and numbers on the light
-    // background (dark mode keeps its own); nothing that could end the rule.
-    var a = wopt().accent;
-    if (/^[#\w(), .%-]+$/.test(a || "")) css += "@media (prefers-color-scheme:light){.w{--a:" + a + "}}";
-    try {
-      var sheet = new CSSStyleSheet();
-      sheet.replaceSync(css); // constructed sheets need no style-src for inline CSS
-      root.adoptedStyleSheets = [sheet];
-    } catch (e) {
-      var st = d.createElement("style");
-      st.textContent = css;
-      root.appendChild(st);
-    }
-    var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
-    box.className = "w e" + (c ? " c k" : "");
-    region.className = "r";
-    region.setAttribute("role", "status");
-    region.setAttribute("aria-live", "polite");
-    widget = { box: box, region: region, p: {}, c: c && host, r: root };
-    // A badge the shopper closed stays closed for the session; an inline
-    // widget still shows.
-    box.hidden = c && !!store("svc_closed");
-    root.appendChild(box);
-    return widget;
-  }
-
-  // draw writes only what changed: a refresh with the same counts writes
-  // nothing, a new count rewrites its number (and its words if the plural
-  // changed), each sentence being atomic: a screen reader reads the one
-  // changed sentence once (docs/client-script.md, Accessibility).
-  function draw(pr) {
-    var facts = sentences(pr), wd = mount(), seen = {};
-    toasts(pr);
-    // The badge shows once its close button is there.
-    if (wd.c && facts.length && !wd.x) return corner(function (k) { k.b(wd); draw(pr); });
-    facts.forEach(function (f, i) {
-      var p = wd.p[f.k];
-      if (!p) {
-        p = wd.p[f.k] = d.createElement("p");
-        p.lang = facts.lang; // the sentence's own language and direction
-        p.dir = "ltr";
-        p.setAttribute("aria-atomic", "true");
-        var svg = p.appendChild(d.createElementNS(SVG, "svg"));
-        svg.setAttribute("viewBox", "0 0 16 16");
-        svg.setAttribute("aria-hidden", "true");
-        svg.appendChild(d.createElementNS(SVG, "path")).setAttribute("d", ICON[f.k] || ICON.v);
-        p.n = p.appendChild(d.createElement("b")).appendChild(d.createTextNode(""));
-        p.z = p.appendChild(d.createElement("span")).appendChild(d.createTextNode(""));
-      }
-      if (p.n.data != f.n) p.n.data = f.n;
-      if (p.z.data != f.z) p.z.data = f.z;
-      if (wd.region.children[i] != p) wd.region.insertBefore(p, wd.region.children[i] || null);
-      seen[f.k] = 1;
-    });
-    for (var k in wd.p) if (!seen[k]) wd.region.removeChild(wd.p[k]), delete wd.p[k];
-    wd.box.classList.toggle("e", !facts.length);
-    if (facts.length && !wd.s) tell((wd.s = "seen"));
-    if (wd.guard) wd.guard();
   }
 
   function render() {
@@ -426,10 +244,17 @@
     // A product named in <head> must not draw before [data-svc-proof] is parsed.
     if (d.readyState == "loading") return d.addEventListener("DOMContentLoaded", render, { once: true });
     if (wopt().show === false) return log("widget.show is false");
-    mount();
-    if (widget.box.hidden || d.visibilityState == "hidden") return;
+    // A corner badge the shopper closed stays closed for the session.
+    if (d.visibilityState == "hidden" || (!d.querySelector("[data-svc-proof]") && store("svc_closed"))) return;
+    // The widget's code loads beside the proof, once the view has shown
+    // that the service answers (a page whose service hangs never waits for
+    // it). Its box and live region go in as soon as it is here, empty,
+    // before the proof has come, so that the first text is announced.
+    corner(function (k) { k.m(); });
     var again = true;
-    proof().then(draw).catch(function (e) {
+    proof().then(function (pr) {
+      corner(function (k) { k.d(pr, apiBase); });
+    }).catch(function (e) {
       log("no proof: " + why(e));
       again = !(e && e.status >= 400 && e.status < 500); // a 4xx will not heal by asking again
     }).then(function () {
@@ -494,7 +319,7 @@
   });
   api.loaded = true;
   // What svc-corner.js takes from this script.
-  api.k = { l: locale, s: store, h: held, g: log, o: opts, w: brand };
+  api.k = { l: locale, s: store, g: log, o: opts, w: brand, i: session, v: variant, x: send };
   w[name] = api;
   queued.forEach(call);
 
@@ -503,7 +328,8 @@
       var f = fromJSONLD();
       if (f) setProduct(f);
     }
-    if (!product) log("no product: svc(\"product\", ...) or JSON-LD"), toasts();
+    // A page without a product may still show the brand's recent purchases.
+    if (!product && (log("no product: svc(\"product\", ...) or JSON-LD"), has(variant(), "toasts")) && wopt().show !== false) corner(function (k) { k.t(0, apiBase); });
     ready(); // proof calls waiting for a product stop waiting
   }
   d.readyState == "loading" ? d.addEventListener("DOMContentLoaded", auto) : auto();

@@ -152,7 +152,8 @@ func testBrands(t *testing.T, s svc.Store) {
 		t.Fatalf("missing brand: %v", err)
 	}
 	b, err := s.Brand(ctx, "br_2")
-	if err != nil || b.Name != "Two" || len(b.Domains) != 0 || b.MinViewers != svc.DefaultMinViewers || b.MinPurchases != svc.DefaultMinPurchases || !b.CreatedAt.Equal(t0.Add(time.Second)) {
+	if err != nil || b.Name != "Two" || len(b.Domains) != 0 || b.MinViewers != svc.DefaultMinViewers || b.MinPurchases != svc.DefaultMinPurchases || !b.CreatedAt.Equal(t0.Add(time.Second)) ||
+		b.Widget != (svc.WidgetSettings{MinCarts: svc.DefaultMinCarts}) {
 		t.Fatalf("brand %+v, %v", b, err)
 	}
 	brands, err := s.Brands(ctx)
@@ -164,12 +165,14 @@ func testBrands(t *testing.T, s svc.Store) {
 		t.Fatalf("keys %+v, %v", keys, err)
 	}
 
-	up := &svc.Brand{ID: "br_1", Name: "Renamed", Domains: []string{"a.example", "b.example"}, RequireKey: true, ClosedCatalog: true, MinViewers: 5, MinPurchases: 2, CreatedAt: t0.Add(time.Hour)}
+	up := &svc.Brand{ID: "br_1", Name: "Renamed", Domains: []string{"a.example", "b.example"}, RequireKey: true, ClosedCatalog: true, MinViewers: 5, MinPurchases: 2, CreatedAt: t0.Add(time.Hour),
+		Widget: svc.WidgetSettings{Font: "inherit", MinCarts: 4}}
 	if err := s.UpdateBrand(ctx, up); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = s.Brand(ctx, "br_1")
-	if b.Name != "Renamed" || !slices.Equal(b.Domains, up.Domains) || !b.RequireKey || !b.ClosedCatalog || b.MinViewers != 5 || b.MinPurchases != 2 || !b.CreatedAt.Equal(t0) {
+	if b.Name != "Renamed" || !slices.Equal(b.Domains, up.Domains) || !b.RequireKey || !b.ClosedCatalog || b.MinViewers != 5 || b.MinPurchases != 2 || !b.CreatedAt.Equal(t0) ||
+		b.Widget != (svc.WidgetSettings{Font: "inherit", MinCarts: 4}) {
 		t.Fatalf("updated brand %+v (its creation time stays)", b)
 	}
 	if err := s.UpdateBrand(ctx, &svc.Brand{ID: "br_nope", Name: "x"}); svc.ErrorCode(err) != svc.ENOTFOUND {
