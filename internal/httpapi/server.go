@@ -165,6 +165,8 @@ func (s *Server) routes() []Route {
 		routes = append(routes, Route{"GET", "/svc.js", s.opts.Script})
 		// The corner badge's controls and the toasts, which svc.js loads.
 		routes = append(routes, Route{"GET", "/svc-corner.js", s.opts.Script})
+		// What it loads on shop platforms to tie orders to sessions.
+		routes = append(routes, Route{"GET", "/svc-shop.js", s.opts.Script})
 	}
 	if s.opts.Demo != nil {
 		routes = append(routes, Route{"GET", "/demo", s.opts.Demo})

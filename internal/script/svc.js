@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more, bw = {};
+  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more = {}, bw = {};
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -114,7 +114,7 @@
   // why explains a failed request, with what fixes the usual causes.
   function why(e) {
     if (!e || !e.status) return e instanceof Error && !(e instanceof TypeError) && e.name != "AbortError" ? e.message : "cannot reach " + apiBase;
-    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --domain " + location.hostname + " adds it" : "");
+    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --add-domain " + location.hostname + " adds it" : "");
   }
 
   function context() {
@@ -138,10 +138,12 @@
     viewed.then(render);
   }
 
-  // refused logs why the service refused an event, in debug mode.
+  // refused logs why the service refused an event, or did not count it,
+  // in debug mode: a headless browser's view is a bot's.
   function refused(what) {
     return function (r) {
       if (r && !r.ok) return problem(r).then(function (e) { log(what + " refused: " + why(e)); });
+      if (r && debug) return r.json().then((a) => a.reason && log(what + " not counted: " + a.reason + ", " + navigator.userAgent), noop);
     };
   }
 
@@ -168,6 +170,10 @@
       if (s % 10 == 0) k.gtin = g;
     }
     for (i in k) if (k[i]) p[i] = k[i];
+    // Its other names (the platform's variants, the JSON-LD's ids), so
+    // that the page and the shop's webhooks count one product.
+    k = [].concat(o.aliases).map((x) => str(x, 128)).filter((x, i, a) => x && a.indexOf(x) == i);
+    if (k.length) p.aliases = k.slice(0, 16);
     return p;
   }
 
@@ -191,7 +197,7 @@
         var id = x.productID || x.productGroupID || x.sku || x.mpn || offer.sku || x["@id"];
         // The identifiers let svc match this product with other shops' (docs/enrichment.md).
         if (id)
-          return (found = { product_id: id, sku: x.sku || offer.sku, title: x.name, url: x.url || offer.url, gtin: x.gtin13 || x.gtin12 || x.gtin8 || x.gtin14 || x.gtin, mpn: x.mpn, brand: (b && b.name) || b });
+          return (found = { product_id: id, sku: x.sku || offer.sku, title: x.name, url: x.url || offer.url, gtin: x.gtin13 || x.gtin12 || x.gtin8 || x.gtin14 || x.gtin, mpn: x.mpn, brand: (b && b.name) || b, aliases: [x.sku, x.productID, x["@id"]] });
       }
       [x["@graph"], x.mainEntity, x.itemOffered].forEach(visit);
     }
@@ -265,15 +271,18 @@
   // badge's controls and of the toasts, which a page showing the widget
   // inline only never needs. Then it calls f with the script's kit.
   function corner(f) {
-    // If it fails to load, the promise never settles and nothing shows.
-    more =
-      more ||
+    load("corner", f);
+  }
+  // load loads svc-NAME.js once, then calls f with the kit. If it fails to
+  // load, the promise never settles and nothing shows.
+  function load(n, f) {
+    (more[n] =
+      more[n] ||
       new Promise(function (ok) {
         var s = d.head.appendChild(d.createElement("script"));
         s.onload = ok;
-        s.src = apiBase + "/svc-corner.js";
-      });
-    more.then(function () { f(api.k); });
+        s.src = apiBase + "/svc-" + n + ".js";
+      })).then(function () { f(api.k); });
   }
 
   function toasts(pr) {
@@ -485,11 +494,23 @@
   w[name] = api;
   queued.forEach(call);
 
+  // auto reads the page's product (docs/integrations.md, What svc.js
+  // reads): on Shopify, ShopifyAnalytics' (the id its webhooks give) with
+  // its variants' ids and SKUs as other names; on WooCommerce, the
+  // single-product page's post id; elsewhere, the JSON-LD's.
   function auto() {
-    if (!product) {
-      var f = fromJSONLD();
-      if (f) setProduct(f);
-    }
+    var S = w.Shopify, sp = S && w.ShopifyAnalytics, c = d.body.className, f = fromJSONLD() || {},
+      wp = /\bsingle-product postid-(\d+)/.exec(c); // as WordPress writes them
+    try {
+      sp = sp.meta.product;
+      f.aliases = [].concat(f.aliases, sp.variants.flatMap((v) => [v.id, v.sku]));
+      f.product_id = sp.id;
+    } catch (e) {} // not a Shopify product page
+    if (wp) f.product_id = wp[1];
+    if (!product) setProduct(f);
+    // svc-shop.js ties the shop's orders to the session: on Shopify, and on
+    // WooCommerce's order-received page.
+    if (S || /-order-received\b/.test(c)) load("shop", (k) => k.p(session(), apiBase));
     if (!product) log("no product: svc(\"product\", ...) or JSON-LD"), toasts();
     ready(); // proof calls waiting for a product stop waiting
   }
