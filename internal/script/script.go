@@ -45,7 +45,7 @@ var shopMinified []byte
 // their ETags.
 type Script struct {
 	main, corner, shop asset
-	built        time.Time
+	built              time.Time
 	// The sizes of svc.js, and of svc-corner.js.
 	MinSize, GzSize             int
 	CornerMinSize, CornerGzSize int
