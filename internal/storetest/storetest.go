@@ -55,6 +55,7 @@ var tests = []struct {
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"Holdout", testHoldout},
+	{"OrderSessions", testOrderSessions},
 	{"Rollups", testRollups},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
