@@ -289,6 +289,9 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
+	if ss, ok := store.(svc.OrderSessionStore); ok {
+		p.opts.Sessions = ss
+	}
 	mailer, err := mail.New(mail.Config{URL: c.smtpURL, From: c.mailFrom, Log: log})
 	if err != nil {
 		return nil, usageError{err.Error()}

@@ -50,6 +50,10 @@ type Options struct {
 	// Insights reads a brand's figures for the experiment endpoint; nil:
 	// no such endpoint.
 	Insights *insights.Cache
+	// Sessions ties shop platforms' orders to sessions: the webhooks'
+	// order keys and POST /api/collect/order-session; nil: no such
+	// endpoint, and the keys are not kept.
+	Sessions svc.OrderSessionStore
 	// Dashboard serves /dashboard and everything under it; nil: none.
 	Dashboard http.Handler
 	// Keys sign the answers of the counts (signed in routes) and are
@@ -179,6 +183,9 @@ func (s *Server) routes() []Route {
 	}
 	if s.opts.Insights != nil {
 		routes = append(routes, Route{"GET", "/api/svc/experiment", s.limit("", s.handle(s.experiment))})
+	}
+	if s.opts.Sessions != nil {
+		routes = append(routes, Route{"POST", "/api/collect/order-session", answerInTime(s.limit("", s.handle(s.collectOrderSession)))})
 	}
 	if s.opts.Keys != nil {
 		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})
