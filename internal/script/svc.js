@@ -494,10 +494,10 @@
   w[name] = api;
   queued.forEach(call);
 
-  // auto reads the page's product (docs/integrations.md, What svc.js
-  // reads): on Shopify, ShopifyAnalytics' (the id its webhooks give) with
-  // its variants' ids and SKUs as other names; on WooCommerce, the
-  // single-product page's post id; elsewhere, the JSON-LD's.
+  // auto reads the page's product (docs/integrations.md, Product pages on
+  // the platforms): on Shopify, ShopifyAnalytics' (the id its webhooks
+  // give) with its variants' ids and SKUs as other names; on WooCommerce,
+  // the single-product page's post id; elsewhere, the JSON-LD's.
   function auto() {
     var S = w.Shopify, sp = S && w.ShopifyAnalytics, c = d.body.className, f = fromJSONLD() || {},
       wp = /\bsingle-product postid-(\d+)/.exec(c); // as WordPress writes them
