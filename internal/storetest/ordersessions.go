@@ -105,6 +105,18 @@ func testOrderSessions(t *testing.T, s svc.Store) {
 		t.Fatalf("order 102 moved from its own session to %q", got)
 	}
 
+	// Forgetting a session forgets its links: the order's webhook later
+	// gives it no session.
+	appendAll(t, s, keyed("br_1", "104", nil))
+	link("br_1", "104", "wc_order_e", "s-forgotten", t0, false)
+	if _, err := s.ForgetSession(ctx, "br_1", "s-forgotten"); err != nil {
+		t.Fatal(err)
+	}
+	orderKey("br_1", "104", "wc_order_e", t0.Add(time.Minute))
+	if got := sessions("br_1")["104"]; got != "" {
+		t.Fatalf("a forgotten session's link gave order 104 the session %q", got)
+	}
+
 	// A link waits OrderSessionTTL at most.
 	appendAll(t, s, keyed("br_1", "103", nil))
 	link("br_1", "103", "wc_order_d", "s-old", t0, false)
