@@ -13,7 +13,7 @@
     if (q && q.q) w[name] = w.__svc;
     return queued.forEach(function (a) { w.__svc.apply(null, a); });
   }
-  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more = {}, bw = {};
+  var opts = {}, product = null, sentFor = null, widget = null, timer = 0, ready, more, bw = {};
   var productKnown = new Promise(function (r) { ready = r; });
   // viewed settles when the page's own view has been answered: proofs wait
   // for it, so that they include this visit.
@@ -172,8 +172,8 @@
     for (i in k) if (k[i]) p[i] = k[i];
     // Its other names (the platform's variants, the JSON-LD's ids), so
     // that the page and the shop's webhooks count one product.
-    k = [].concat(o.aliases).map((x) => str(x, 128)).filter((x, i, a) => x && a.indexOf(x) == i);
-    if (k.length) p.aliases = k.slice(0, 16);
+    k = [].concat(o.aliases).map((x) => str(x, 128)).filter((x) => x && x != p.product_id);
+    if (k[0]) p.aliases = k.slice(0, 16);
     return p;
   }
 
@@ -271,18 +271,15 @@
   // badge's controls and of the toasts, which a page showing the widget
   // inline only never needs. Then it calls f with the script's kit.
   function corner(f) {
-    load("corner", f);
-  }
-  // load loads svc-NAME.js once, then calls f with the kit. If it fails to
-  // load, the promise never settles and nothing shows.
-  function load(n, f) {
-    (more[n] =
-      more[n] ||
+    // If it fails to load, the promise never settles and nothing shows.
+    more =
+      more ||
       new Promise(function (ok) {
         var s = d.head.appendChild(d.createElement("script"));
         s.onload = ok;
-        s.src = apiBase + "/svc-" + n + ".js";
-      })).then(function () { f(api.k); });
+        s.src = apiBase + "/svc-corner.js";
+      });
+    more.then(function () { f(api.k); });
   }
 
   function toasts(pr) {
@@ -499,18 +496,20 @@
   // give) with its variants' ids and SKUs as other names; on WooCommerce,
   // the single-product page's post id; elsewhere, the JSON-LD's.
   function auto() {
-    var S = w.Shopify, sp = S && w.ShopifyAnalytics, c = d.body.className, f = fromJSONLD() || {},
-      wp = /\bsingle-product postid-(\d+)/.exec(c); // as WordPress writes them
+    var sp = w.ShopifyAnalytics, c = d.body.className, f = fromJSONLD() || {};
     try {
       sp = sp.meta.product;
       f.aliases = [].concat(f.aliases, sp.variants.flatMap((v) => [v.id, v.sku]));
       f.product_id = sp.id;
-    } catch (e) {} // not a Shopify product page
-    if (wp) f.product_id = wp[1];
+    } catch (e) {
+      // Not a Shopify product page: a WooCommerce one has its post id in
+      // the body classes, as WordPress writes them.
+      if ((sp = /\bsingle-product postid-(\d+)/.exec(c))) f.product_id = sp[1];
+    }
     if (!product) setProduct(f);
     // svc-shop.js ties the shop's orders to the session: on Shopify, and on
     // WooCommerce's order-received page.
-    if (S || /-order-received\b/.test(c)) load("shop", (k) => k.p(session(), apiBase));
+    if (w.Shopify || /-order-received\b/.test(c)) d.head.appendChild(d.createElement("script")).src = apiBase + "/svc-shop.js";
     if (!product) log("no product: svc(\"product\", ...) or JSON-LD"), toasts();
     ready(); // proof calls waiting for a product stop waiting
   }
