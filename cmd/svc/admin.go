@@ -80,8 +80,9 @@ func brandsAdd(ctx context.Context, env environment, args []string) error {
 		enc.SetEscapeHTML(false) // the snippet stays readable
 		err = enc.Encode(out)
 	} else {
-		_, err = fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n\n%s\n%s",
-			out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet, thresholdNote(b), webhookText(b.ID, hooks))
+		_, err = fmt.Fprintf(env.stdout, "brand_id:   %s\nname:       %s\ndomains:    %s\napi_key:    %s   (shown once: store it now)\nscript_url: %s\n\nEmbed this in the brand's pages, before </head>:\n%s\n\n%s\n%s\n"+
+			"For the README's walk-through, in this shell:\nexport BRAND=%s KEY=%s\n",
+			out.BrandID, out.Name, strings.Join(out.Domains, ", "), out.APIKey, out.ScriptURL, out.Snippet, thresholdNote(env, b), webhookText(env, b.ID, hooks), out.BrandID, out.APIKey)
 	}
 	warnNoDomain(env, b)
 	return err
@@ -93,18 +94,19 @@ func warnNoDomain(env environment, b *svc.Brand) {
 	if len(b.Domains) == 0 {
 		fmt.Fprintf(env.stderr, "Warning: brand %s has no --domain, so this snippet counts and shows nothing on any page:\n"+
 			"the API refuses a browser request without a key unless the page's origin is one of the brand's domains.\n"+
-			"Add the shop's host name: svc brands set --brand %s --domain shop.example (server-side calls with the key work already).\n",
-			b.ID, b.ID)
+			"Add the shop's host name: %s (server-side calls with the key work already).\n",
+			b.ID, env.cmd("brands set --brand %s --add-domain shop.example", b.ID))
 	}
 }
 
 // thresholdNote tells a new brand why its widget stays empty at first.
-func thresholdNote(b *svc.Brand) string {
+func thresholdNote(env environment, b *svc.Brand) string {
 	return fmt.Sprintf("Until a product has %d %s in the last hour or %d %s in the last 24 hours,\n"+
 		"the widget shows nothing (the brand's thresholds; to change them:\n"+
-		"svc brands set --brand %s --min-viewers N --min-purchases N).\n"+
+		"%s).\n"+
 		"With data-svc-debug on the <script> tag, the browser's console says why it is empty.\n",
-		b.MinViewers, plural(b.MinViewers, "viewer", "viewers"), b.MinPurchases, plural(b.MinPurchases, "purchase", "purchases"), b.ID)
+		b.MinViewers, plural(b.MinViewers, "viewer", "viewers"), b.MinPurchases, plural(b.MinPurchases, "purchase", "purchases"),
+		env.cmd("brands set --brand %s --min-viewers N --min-purchases N", b.ID))
 }
 
 // plural picks the form of a word for n.

@@ -25,7 +25,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	exe, _ := os.Executable() // "" when unknown: the hints say svc
+	env := environment{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, self: selfCommand(os.Args[0], exe)}
+	err := runIn(ctx, os.Args[1:], env)
 	stop()
 	var usage usageError
 	switch {
@@ -81,7 +83,7 @@ func commands() []command {
 			"create a brand and its first API key, and print the snippet to embed", brandsAdd},
 		{"brands list", []string{"[--json]"},
 			"list the brands and the prefixes of their keys", brandsList},
-		{"brands set", []string{"--brand ID [--name NAME] [--domain HOST]... [--require-key=BOOL]",
+		{"brands set", []string{"--brand ID [--name NAME] [--domain HOST]... [--add-domain HOST]... [--remove-domain HOST]... [--require-key=BOOL]",
 			"[--closed-catalog=BOOL] [--min-viewers N] [--min-purchases N] [--holdout PERCENT] [--recent-delay D] [--recent-window D]",
 			"[--recent-max N] [--recent-k N] [--shopify-secret SECRET|-] [--woocommerce-secret SECRET|-]",
 			"[--widget-position start|end] [--languages en,de,fr,es] [--widget-variant PARTS] [--widget-font inherit] [--min-carts N]",
@@ -220,13 +222,18 @@ func isHelp(arg string) bool {
 }
 
 // run is the whole program, with its environment passed in so that tests
-// can run it in-process.
+// can run it in-process; its hints say svc.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return runIn(ctx, args, environment{getenv: getenv, stdout: stdout, stderr: stderr, stdin: os.Stdin, self: "svc"})
+}
+
+// runIn is run in an environment.
+func runIn(ctx context.Context, args []string, env environment) error {
+	stdout, stderr := env.stdout, env.stderr
 	if len(args) == 0 {
 		usage(stderr)
 		return usageError{"no command given"}
 	}
-	env := environment{getenv: getenv, stdout: stdout, stderr: stderr, stdin: os.Stdin}
 	name, rest := args[0], args[1:]
 	switch {
 	case isHelp(name):
@@ -263,6 +270,33 @@ type environment struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
 	stdin          io.Reader // where a secret given as - is read from
+	// self is how the user runs svc, for the commands the hints print:
+	// "svc", "./svc" or "go run ./cmd/svc" (selfCommand).
+	self string
+}
+
+// selfCommand is how the user ran svc, from the program's first argument
+// and its executable: "go run ./cmd/svc" for a binary go run built in its
+// temporary folder, the name as typed for one run by its path ("./svc"),
+// else "svc", found on the PATH.
+func selfCommand(arg0, exe string) string {
+	sep := string(filepath.Separator)
+	switch {
+	case strings.Contains(exe, sep+"go-build") && strings.Contains(exe, sep+"exe"+sep):
+		return "go run ./cmd/svc"
+	case strings.Contains(arg0, sep) && !strings.ContainsAny(arg0, " '\"$`"):
+		return arg0
+	}
+	return "svc"
+}
+
+// cmd is a command line of svc for a hint, as the user runs svc.
+func (e environment) cmd(format string, args ...any) string {
+	self := e.self
+	if self == "" {
+		self = "svc"
+	}
+	return self + " " + fmt.Sprintf(format, args...)
 }
 
 func (e environment) env(name, def string) string {

@@ -120,7 +120,7 @@ func brandsMembersList(ctx context.Context, env environment, args []string) erro
 		return err
 	}
 	if len(ms) == 0 && !*asJSON {
-		fmt.Fprintln(env.stderr, "no members: add one with svc brands members add --brand ID --email ADDRESS --role owner")
+		fmt.Fprintln(env.stderr, "no members: add one with "+env.cmd("brands members add --brand ID --email ADDRESS --role owner"))
 	}
 	for _, m := range ms {
 		if *asJSON {

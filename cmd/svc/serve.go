@@ -38,6 +38,7 @@ const snapshotFile = "counts.snapshot"
 type serveConfig struct {
 	addr, publicURL, adminAddr string
 	demo                       bool
+	env                        environment // for the commands the demo's text prints
 	retention                  time.Duration
 	logFormat, logLevel        string
 	shutdownTimeout            time.Duration
@@ -107,7 +108,7 @@ func (c *serveConfig) options() []option {
 // parseServe reads serve's flags and environment.
 func parseServe(env environment, args []string) (*serveConfig, *storeFlags, error) {
 	fs, sf := env.newFlags("serve")
-	c := &serveConfig{}
+	c := &serveConfig{env: env}
 	if err := parseOptions(fs, env, c.options(), args); err != nil {
 		return nil, nil, err
 	}
@@ -289,6 +290,9 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 	p := &serverParts{script: js, opts: httpapi.Options{Version: moduleVersion(), Script: js, OpenAPI: openapi, Metrics: m, IsBot: detector.IsBot,
 		RateLimit: httpapi.RateLimit{PerSecond: c.rateLimit, Burst: c.rateBurst, TrustedProxies: c.trustedProxies}, Budget: c.budget,
 		Insights: &insights.Cache{Store: src, Now: t.Now, TTL: insightsTTL, Stale: insightsStale}}}
+	if ss, ok := store.(svc.OrderSessionStore); ok {
+		p.opts.Sessions = ss
+	}
 	mailer, err := mail.New(mail.Config{URL: c.smtpURL, From: c.mailFrom, Log: log})
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -311,7 +315,7 @@ func (c *serveConfig) serverParts(ctx context.Context, store svc.Store, t *track
 		}
 		if !mailer.Enabled() {
 			p.demoText += "\nNo SMTP server (--smtp-url): the dashboard's sign-in emails are written to the log, with their link.\n" +
-				"Make yourself an owner with: svc brands members add --brand " + demoBrandID + " --email you@example.com --role owner\n" +
+				"Make yourself an owner with: " + c.env.cmd("brands members add --brand %s --email you@example.com --role owner", demoBrandID) + "\n" +
 				"then ask for a link at " + base + "/dashboard/signin\n"
 		}
 	}

@@ -132,14 +132,14 @@ func webhooksOf(ctx context.Context, store svc.WebhookSecretStore, base, brandID
 }
 
 // webhookText is the webhooks part of brands add and set.
-func webhookText(brandID string, hooks map[string]webhookInfo) string {
+func webhookText(env environment, brandID string, hooks map[string]webhookInfo) string {
 	var b strings.Builder
 	b.WriteString("Webhook URLs to paste into the shop's admin (docs/integrations.md):\n")
 	for _, p := range svc.Platforms {
 		h := hooks[p]
 		state := "secret set"
 		if !h.SecretSet {
-			state = fmt.Sprintf("no secret yet: svc brands set --brand %s --%s-secret -", brandID, p)
+			state = "no secret yet: " + env.cmd("brands set --brand %s --%s-secret -", brandID, p)
 		}
 		fmt.Fprintf(&b, "  %-12s %s   (%s)\n", platformName[p]+":", h.URL, state)
 	}

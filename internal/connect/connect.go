@@ -62,6 +62,11 @@ type Action struct {
 	// Items are the units a partial Cancel takes out, by product; nil takes
 	// out the whole order.
 	Items []CancelItem
+	// OrderKey is the key WooCommerce gave the order, which its
+	// order-received page shows too: the page's session becomes the
+	// order's when both give the same (svc.OrderSessionStore). "" for
+	// none; with it, OrderID names the order whatever the Kind.
+	OrderKey string
 	// CancelID names a partial cancellation (a refund) so that its repeat
 	// takes nothing out twice; "" for a whole order.
 	CancelID string

@@ -26,7 +26,10 @@ type shopifyOrder struct {
 	CancelledAt *string       `json:"cancelled_at"`
 	Test        bool          `json:"test"`
 	LineItems   []shopifyLine `json:"line_items"`
-	Shipping    *struct {
+	// The cart's attributes at checkout: svc.js writes the shopper's
+	// session into _svc_session (docs/integrations.md, Sessions).
+	NoteAttributes json.RawMessage `json:"note_attributes"`
+	Shipping       *struct {
 		CountryCode *string `json:"country_code"`
 		City        *string `json:"city"`
 	} `json:"shipping_address"`
@@ -118,7 +121,37 @@ func shopifyPurchase(brandID string, o *shopifyOrder) *Action {
 	if s := o.Shipping; s != nil {
 		country, city = s.CountryCode, s.City
 	}
-	return purchase(brandID, string(o.ID), o.Currency, o.TotalPrice.v, o.CreatedAt, &b, country, city)
+	a := purchase(brandID, string(o.ID), o.Currency, o.TotalPrice.v, o.CreatedAt, &b, country, city)
+	if a.Order != nil {
+		a.Order.Context.SessionID = o.session()
+	}
+	return a
+}
+
+// SessionAttribute is the cart attribute svc.js writes the session into;
+// the underscore hides it from the shopper at checkout.
+const SessionAttribute = "_svc_session"
+
+// session returns the order's svc session: its _svc_session note
+// attribute, if it is an id svc accepts; nil otherwise. Anyone can write a
+// cart's attributes, so attributes of another shape are no session rather
+// than a refused webhook that Shopify would retry in vain. A forged one at
+// most attributes this real order to another session (docs/security.md).
+func (o *shopifyOrder) session() *string {
+	var attrs []struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(o.NoteAttributes, &attrs) != nil {
+		return nil
+	}
+	for _, a := range attrs {
+		var v string
+		if a.Name == SessionAttribute && json.Unmarshal(a.Value, &v) == nil {
+			return cleanID(&v)
+		}
+	}
+	return nil
 }
 
 // addUnits adds units of a product to items, one entry per product.

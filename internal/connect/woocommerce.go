@@ -20,6 +20,7 @@ const (
 // wooOrder is the part of WooCommerce's order resource that svc reads.
 type wooOrder struct {
 	ID             id        `json:"id"`
+	OrderKey       *string   `json:"order_key"`
 	Status         string    `json:"status"`
 	Currency       *string   `json:"currency"`
 	Total          amount    `json:"total"`
@@ -66,6 +67,9 @@ func IsWooCommercePing(body []byte) bool {
 //
 // order.deleted's body is the order's id alone; a full order under it
 // contradicts the topic (the topic header is not signed) and is ignored.
+//
+// Whatever it does, an order's action carries the order's key, with which
+// its order-received page links it to the shopper's session.
 func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	switch topic {
 	case "order.created", "order.updated", "order.deleted", "order.restored":
@@ -76,6 +80,15 @@ func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	if err := json.Unmarshal(body, &o); err != nil {
 		return nil, bodyError(err)
 	}
+	a, err := wooAction(brandID, topic, body, &o)
+	if k := cleanID(o.OrderKey); a != nil && k != nil && topic != "order.deleted" {
+		a.OrderID, a.OrderKey = string(o.ID), *k
+	}
+	return a, err
+}
+
+// wooAction is the action of a decoded order (WooCommerce).
+func wooAction(brandID, topic string, body []byte, o *wooOrder) (*Action, error) {
 	if o.ID == "" {
 		return nil, svc.Invalid([]svc.FieldError{{Field: "id", Message: "is required"}})
 	}
@@ -88,7 +101,7 @@ func WooCommerce(brandID, topic string, body []byte) (*Action, error) {
 	}
 	switch o.Status {
 	case "processing", "completed":
-		return wooPurchase(brandID, &o), nil
+		return wooPurchase(brandID, o), nil
 	case "refunded":
 		return &Action{Kind: Cancel, OrderID: string(o.ID)}, nil
 	case "cancelled", "failed":

@@ -106,9 +106,15 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID s
 	hash := bodyHash(body)
 	switch a.Kind {
 	case connect.Ignore:
+		if err := s.orderKey(r, brandID, a); err != nil {
+			return s.webhookOutcome(platform, err)
+		}
 		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: a.Reason})
 	case connect.Cancel:
 		res, err := s.cancelOrder(r, brandID, a, key, hash)
+		if err == nil {
+			err = s.orderKey(r, brandID, a)
+		}
 		if err != nil {
 			return s.webhookOutcome(platform, err)
 		}
@@ -132,6 +138,10 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID s
 		wr.IdempotencyKey, wr.BodyHash = key, hash
 	}
 	if err := s.tracker.Collect(wr); err != nil {
+		return s.webhookOutcome(platform, err)
+	}
+	// After the order is stored: a page that came first gives it its session.
+	if err := s.orderKey(r, brandID, a); err != nil {
 		return s.webhookOutcome(platform, err)
 	}
 	return s.webhookAnswer(w, platform, webhookAck{Status: wr.Result.Status, EventID: wr.Result.EventID, replay: wr.Result.Replay})

@@ -132,6 +132,9 @@ func (f *fixture) start() {
 	if opts.Insights == nil {
 		opts.Insights = &insights.Cache{Store: f.store, Now: f.clock.Now} // no TTL: every request reads the store
 	}
+	if opts.Sessions == nil {
+		opts.Sessions = f.store
+	}
 	opts.Keys = kr
 	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }

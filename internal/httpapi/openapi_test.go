@@ -32,7 +32,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := httpapi.Options{Script: js, Demo: http.NotFoundHandler(), Metrics: metrics.New(), OpenAPI: openapi, Keys: f.keyring,
-		Insights: &insights.Cache{Store: f.store, Now: f.clock.Now}, Dashboard: http.NotFoundHandler()}
+		Insights: &insights.Cache{Store: f.store, Now: f.clock.Now}, Dashboard: http.NotFoundHandler(), Sessions: f.store}
 	routes := httpapi.New(f.tracker, f.auth, slog.New(slog.DiscardHandler), opts).Routes()
 	served := map[string]bool{}
 	for _, r := range routes {

@@ -54,6 +54,10 @@ type Options struct {
 	// Insights reads a brand's figures for the experiment endpoint; nil:
 	// no such endpoint.
 	Insights *insights.Cache
+	// Sessions ties shop platforms' orders to sessions: the webhooks'
+	// order keys and POST /api/collect/order-session; nil: no such
+	// endpoint, and the keys are not kept.
+	Sessions svc.OrderSessionStore
 	// Dashboard serves /dashboard and everything under it; nil: none.
 	Dashboard http.Handler
 	// Keys sign the answers of the counts (signed in routes) and are
@@ -169,6 +173,8 @@ func (s *Server) routes() []Route {
 		routes = append(routes, Route{"GET", "/svc.js", s.opts.Script})
 		// The widget's drawing, its badge and the toasts, which svc.js loads.
 		routes = append(routes, Route{"GET", "/svc-corner.js", s.opts.Script})
+		// What it loads on shop platforms to tie orders to sessions.
+		routes = append(routes, Route{"GET", "/svc-shop.js", s.opts.Script})
 	}
 	if s.opts.Demo != nil {
 		routes = append(routes, Route{"GET", "/demo", s.opts.Demo})
@@ -185,6 +191,9 @@ func (s *Server) routes() []Route {
 	if s.tracker.Widgets() != nil {
 		// The widget's impressions and clicks, for the dashboard (widget.go).
 		routes = append(routes, Route{"POST", "/api/collect/widget", answerInTime(s.limit("widget", s.handle(s.collectWidget)))})
+	}
+	if s.opts.Sessions != nil {
+		routes = append(routes, Route{"POST", "/api/collect/order-session", answerInTime(s.limit("", s.handle(s.collectOrderSession)))})
 	}
 	if s.opts.Keys != nil {
 		routes = append(routes, Route{"GET", "/.well-known/svc-keys.json", s.handle(s.keysJWKS)})

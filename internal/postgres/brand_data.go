@@ -47,6 +47,10 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 				return err
 			}
 		}
+		// The session's links of orders (svc.OrderSessionStore) go too.
+		if _, err := tx.Exec(ctx, "DELETE FROM order_sessions WHERE brand_id = $1 AND session_id = $2", brandID, sessionID); err != nil {
+			return err
+		}
 		return rollup.Apply(ctx, rollupTx{tx}, d)
 	})
 	return n, err

@@ -708,7 +708,7 @@ func TestDebugSaysWhyTheWidgetIsEmpty(t *testing.T) {
 		{"below thresholds", e.pages.URL, debugTag + `<script>svc("product",{product_id:"p-few"})</script>`,
 			"svc: below thresholds: viewers 2/3, purchases 0/1"},
 		{"origin refused", other, e.snippet() + `<script>svc("debug");svc("product",{product_id:"p-few"})</script>`,
-			`svc: view refused: 401 origin "` + other + `" is not one of brand "` + brandID + `"'s domains; svc brands set --brand ` + brandID + ` --domain localhost adds it`},
+			`svc: view refused: 401 origin "` + other + `" is not one of brand "` + brandID + `"'s domains; svc brands set --brand ` + brandID + ` --add-domain localhost adds it`},
 		{"brand unknown", e.pages.URL, e.snippet() + `<script>svc("init",{brandId:"br_unknown"});svc("debug");svc("product",{product_id:"p-few"})</script>`,
 			`svc: no proof: 404 brand "br_unknown" not found`},
 		{"no product", e.pages.URL, debugTag, `svc: no product: svc("product", ...) or JSON-LD`},

@@ -32,12 +32,20 @@ var minified []byte
 //go:embed svc-corner.min.js
 var cornerMinified []byte
 
+// shopMinified ties a shop platform's orders to the shopper's session,
+// which svc.js loads on Shopify once per session and on WooCommerce's
+// order-received page.
+//
+//go:embed svc-shop.min.js
+var shopMinified []byte
+
 // Script serves svc.js and, at /svc-corner.js, the code it loads to draw
-// the widget: each minified at go generate, gzipped once at
-// start, with their ETags.
+// the widget, at /svc-shop.js the code it loads on shop
+// platforms: each minified at go generate, gzipped once at start, with
+// their ETags.
 type Script struct {
-	main, corner asset
-	built        time.Time
+	main, corner, shop asset
+	built              time.Time
 	// The sizes of svc.js, and of svc-corner.js.
 	MinSize, GzSize             int
 	CornerMinSize, CornerGzSize int
@@ -48,7 +56,7 @@ type asset struct {
 	etag, gzETag string
 }
 
-// Build compresses the minified svc.js and svc-corner.js.
+// Build compresses the minified svc.js, svc-corner.js and svc-shop.js.
 func Build() (*Script, error) {
 	main, err := build("svc.min.js", minified)
 	if err != nil {
@@ -58,8 +66,12 @@ func Build() (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	shop, err := build("svc-shop.min.js", shopMinified)
+	if err != nil {
+		return nil, err
+	}
 	return &Script{
-		main: main, corner: corner, built: time.Now(),
+		main: main, corner: corner, shop: shop, built: time.Now(),
 		MinSize: len(main.min), GzSize: len(main.gz),
 		CornerMinSize: len(corner.min), CornerGzSize: len(corner.gz),
 	}, nil
@@ -83,7 +95,8 @@ func build(name string, code []byte) (asset, error) {
 }
 
 // ServeHTTP serves the script, gzipped when the client takes it, with an
-// ETag per representation: svc-corner.js for a path ending so, else svc.js.
+// ETag per representation: svc-corner.js or svc-shop.js for a path ending
+// so, else svc.js.
 // Brands embed a fixed URL, so the cache life is short and revalidation
 // cheap: a 304 when nothing changed.
 func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -96,8 +109,11 @@ func (s *Script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Pages isolated with COEP may load it from another origin.
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	a := &s.main
-	if strings.HasSuffix(r.URL.Path, "/svc-corner.js") {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/svc-corner.js"):
 		a = &s.corner
+	case strings.HasSuffix(r.URL.Path, "/svc-shop.js"):
+		a = &s.shop
 	}
 	body, tag := a.min, a.etag
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {

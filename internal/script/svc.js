@@ -81,7 +81,7 @@
   // why explains a failed request, with what fixes the usual causes.
   function why(e) {
     if (!e || !e.status) return e instanceof Error && !(e instanceof TypeError) && e.name != "AbortError" ? e.message : "cannot reach " + apiBase;
-    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --domain " + location.hostname + " adds it" : "");
+    return e.status + " " + e.detail + (/origin/.test(e.detail) ? "; svc brands set --brand " + opts.brandId + " --add-domain " + location.hostname + " adds it" : "");
   }
 
   function context() {
@@ -105,10 +105,12 @@
     viewed.then(render);
   }
 
-  // refused logs why the service refused an event, in debug mode.
+  // refused logs why the service refused an event, or did not count it,
+  // in debug mode: a headless browser's view is a bot's.
   function refused(what) {
     return function (r) {
       if (r && !r.ok) return problem(r).then(function (e) { log(what + " refused: " + why(e)); });
+      if (r && debug) return r.json().then((a) => a.reason && log(what + " not counted: " + a.reason + ", " + navigator.userAgent), noop);
     };
   }
 
@@ -135,6 +137,10 @@
       if (s % 10 == 0) k.gtin = g;
     }
     for (i in k) if (k[i]) p[i] = k[i];
+    // Its other names (the platform's variants, the JSON-LD's ids), so
+    // that the page and the shop's webhooks count one product.
+    k = [].concat(o.aliases).map((x) => str(x, 128)).filter((x) => x && x != p.product_id);
+    if (k[0]) p.aliases = k.slice(0, 16);
     return p;
   }
 
@@ -158,7 +164,7 @@
         var id = x.productID || x.productGroupID || x.sku || x.mpn || offer.sku || x["@id"];
         // The identifiers let svc match this product with other shops' (docs/enrichment.md).
         if (id)
-          return (found = { product_id: id, sku: x.sku || offer.sku, title: x.name, url: x.url || offer.url, gtin: x.gtin13 || x.gtin12 || x.gtin8 || x.gtin14 || x.gtin, mpn: x.mpn, brand: (b && b.name) || b });
+          return (found = { product_id: id, sku: x.sku || offer.sku, title: x.name, url: x.url || offer.url, gtin: x.gtin13 || x.gtin12 || x.gtin8 || x.gtin14 || x.gtin, mpn: x.mpn, brand: (b && b.name) || b, aliases: [x.sku, x.productID, x["@id"]] });
       }
       [x["@graph"], x.mainEntity, x.itemOffered].forEach(visit);
     }
@@ -323,11 +329,25 @@
   w[name] = api;
   queued.forEach(call);
 
+  // auto reads the page's product (docs/integrations.md, Product pages on
+  // the platforms): on Shopify, ShopifyAnalytics' (the id its webhooks
+  // give) with its variants' ids and SKUs as other names; on WooCommerce,
+  // the single-product page's post id; elsewhere, the JSON-LD's.
   function auto() {
-    if (!product) {
-      var f = fromJSONLD();
-      if (f) setProduct(f);
+    var sp = w.ShopifyAnalytics, c = d.body.className, f = fromJSONLD() || {};
+    try {
+      sp = sp.meta.product;
+      f.aliases = [].concat(f.aliases, sp.variants.flatMap((v) => [v.id, v.sku]));
+      f.product_id = sp.id;
+    } catch (e) {
+      // Not a Shopify product page: a WooCommerce one has its post id in
+      // the body classes, as WordPress writes them.
+      if ((sp = /\bsingle-product postid-(\d+)/.exec(c))) f.product_id = sp[1];
     }
+    if (!product) setProduct(f);
+    // svc-shop.js ties the shop's orders to the session: on Shopify, and on
+    // WooCommerce's order-received page.
+    if (w.Shopify || /-order-received\b/.test(c)) d.head.appendChild(d.createElement("script")).src = apiBase + "/svc-shop.js";
     // A page without a product may still show the brand's recent purchases.
     if (!product && (log("no product: svc(\"product\", ...) or JSON-LD"), has(variant(), "toasts")) && wopt().show !== false) corner(function (k) { k.t(0, apiBase); });
     ready(); // proof calls waiting for a product stop waiting

@@ -44,6 +44,10 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 				return err
 			}
 		}
+		// The session's links of orders (svc.OrderSessionStore) go too.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM order_sessions WHERE brand_id = ? AND session_id = ?", brandID, sessionID); err != nil {
+			return err
+		}
 		return rollup.Apply(ctx, s.rollupTx(tx), d)
 	})
 	return n, err

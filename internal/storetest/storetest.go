@@ -57,6 +57,7 @@ var tests = []struct {
 	{"Carts", testCarts},
 	{"CartsExportedAndForgotten", testCartsExportedAndForgotten},
 	{"Holdout", testHoldout},
+	{"OrderSessions", testOrderSessions},
 	{"Rollups", testRollups},
 	{"WidgetReports", testWidgetReports},
 	{"RecentPurchases", testRecentPurchases},

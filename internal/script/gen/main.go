@@ -1,5 +1,6 @@
-// Command gen minifies internal/script's svc.js and svc-corner.js with
-// esbuild into svc.min.js and svc-corner.min.js, the files the package
+// Command gen minifies internal/script's svc.js, svc-corner.js and
+// svc-shop.js with esbuild into svc.min.js, svc-corner.min.js and
+// svc-shop.min.js, the files the package
 // embeds and serves. It runs at go generate, not at every start, so that
 // the served binary holds neither esbuild nor the work:
 //
@@ -24,10 +25,11 @@ import (
 var files = []struct{ src, out string }{
 	{"svc.js", "svc.min.js"},
 	{"svc-corner.js", "svc-corner.min.js"},
+	{"svc-shop.js", "svc-shop.min.js"},
 }
 
 func main() {
-	src := flag.String("src", ".", "the folder of svc.js and svc-corner.js")
+	src := flag.String("src", ".", "the folder of svc.js, svc-corner.js and svc-shop.js")
 	out := flag.String("out", ".", "the folder to write the minified files to")
 	flag.Parse()
 	if err := generate(*src, *out); err != nil {
