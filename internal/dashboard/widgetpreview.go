@@ -52,9 +52,10 @@ func (h *Handler) routePreview() {
 	api := "/dashboard/preview/{brand}/{session}/{mac}/{settings}/"
 	h.mux.HandleFunc("GET "+api+"svc.js", h.previewAPI(h.previewScript))
 	h.mux.HandleFunc("GET "+api+"svc-corner.js", h.previewAPI(h.previewScript))
-	h.mux.HandleFunc("POST "+api+"api/collect/product-view", h.previewAPI(func(w http.ResponseWriter, r *http.Request, b *svc.Brand) {
-		w.WriteHeader(http.StatusNoContent) // a preview's view counts for nothing
-	}))
+	// A preview's view, and its widget's reports, count for nothing.
+	nothing := h.previewAPI(func(w http.ResponseWriter, r *http.Request, b *svc.Brand) { w.WriteHeader(http.StatusNoContent) })
+	h.mux.HandleFunc("POST "+api+"api/collect/product-view", nothing)
+	h.mux.HandleFunc("POST "+api+"api/collect/widget", nothing)
 	h.mux.HandleFunc("GET "+api+"api/svc/product-proof", h.previewAPI(h.previewProof))
 	h.mux.HandleFunc("GET "+api+"api/svc/recent-activity", h.previewAPI(h.previewRecent))
 }

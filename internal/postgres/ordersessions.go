@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"github.com/svc-project/svc/internal/rollup"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +49,10 @@ func (s *Store) orderSession(ctx context.Context, brandID, orderID, key string, 
 		}
 		_, err = tx.Exec(ctx, "UPDATE purchase_events SET session_id = $1 WHERE brand_id = $2 AND order_id = $3 AND keyed AND session_id IS NULL",
 			*session, brandID, orderID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "$1", "$2", "$3::bigint"), brandID, *session, time.Now().UnixMilli())
 		return err
 	})
 	return linked, err

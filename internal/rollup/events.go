@@ -1,6 +1,9 @@
 package rollup
 
-import "database/sql"
+import (
+	"database/sql"
+	"strings"
+)
 
 // The queries that read stored events as the rollups count them, for
 // both stores: "SELECT " + columns + " FROM " + tables + " WHERE " + a
@@ -95,3 +98,12 @@ func (o *Orders) Flush() error {
 	}
 	return o.Emit(*c)
 }
+
+// SessionOrdersOf sets one session's orders and revenue from the stored
+// orders, making its row when its views have not made it yet: for an order
+// given its session after it was stored (an order-received page's link).
+// Placeholders %[1]s the brand, %[2]s the session, %[3]s the time.
+var SessionOrdersOf = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at, orders, revenue)
+	SELECT brand_id, session_id, '', %[3]s, %[3]s, n, v FROM (` +
+	strings.Replace(SessionOrderValues, "WHERE e.session_id IS NOT NULL", "WHERE e.brand_id = %[1]s AND e.session_id = %[2]s AND e.session_id IS NOT NULL", 1) + `) o
+	WHERE true ON CONFLICT (brand_id, session_id) DO UPDATE SET orders = excluded.orders, revenue = excluded.revenue`

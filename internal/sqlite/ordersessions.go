@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"github.com/svc-project/svc/internal/rollup"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -45,6 +47,10 @@ func (s *Store) orderSession(ctx context.Context, brandID, orderID, key, session
 		}
 		_, err = tx.ExecContext(ctx, "UPDATE purchase_events SET session_id = ? WHERE brand_id = ? AND order_id = ? AND keyed = 1 AND session_id IS NULL",
 			session.String, brandID, orderID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "?1", "?2", "?3"), brandID, session.String, time.Now().UnixMilli())
 		return err
 	})
 	return linked, err

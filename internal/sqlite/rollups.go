@@ -26,8 +26,12 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
-	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ? WHERE brand_id = ? AND session_id = ?"
-	rollupSizes        = 7 // up to 64 rows a statement
+	// qRollupOrders adds a session's orders, making its row when its views
+	// are not folded yet (viewrollups.go): the fold then gives it the arm
+	// of its first view, which came before the order's time.
+	qRollupOrders = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at, orders, revenue) VALUES (?3, ?4, '', ?5, ?5, ?1, ?2)
+		ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, revenue = revenue + excluded.revenue`
+	rollupSizes = 7 // up to 64 rows a statement
 )
 
 // rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
@@ -140,8 +144,9 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 }
 
 func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
+	now := time.Now().UnixMilli()
 	for k, v := range o {
-		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1]); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1], now); err != nil {
 			return err
 		}
 	}
