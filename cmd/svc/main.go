@@ -95,7 +95,7 @@ func commands() []command {
 			"take someone out of a brand's dashboard (the last owner stays)", brandsMembersRemove},
 		{"brands members list", []string{"[--brand ID] [--json]"},
 			"list a brand's members, or every brand's", brandsMembersList},
-		{"keys create", []string{"--brand ID [--json]"},
+		{"keys create", []string{"--brand ID [--label TEXT] [--json]"},
 			"add an API key to a brand", keysCreate},
 		{"keys revoke", []string{"--brand ID --key KEY_OR_PREFIX"},
 			"revoke one of a brand's API keys", keysRevoke},

@@ -107,6 +107,7 @@ func TestServeOptions(t *testing.T) {
 }
 
 func equalConfig(a, b serveConfig) bool {
+	a.env, b.env = environment{}, environment{} // the environment given, not an option
 	return reflect.DeepEqual(a, b) || len(a.trustedProxies)+len(b.trustedProxies) == 0 && func() bool {
 		a.trustedProxies, b.trustedProxies = nil, nil
 		return reflect.DeepEqual(a, b)
