@@ -24,7 +24,6 @@ var layers = map[string]int{
 	"internal/mail":            0, // the dashboard's SMTP sender
 	"internal/mail/mailtest":   0, // tests' SMTP server
 	"internal/rollup":          0, // what an event adds to the dashboard's rollups, for both stores
-	"internal/viewblock":       0, // views stored in blocks, for both stores
 	"internal/httpsig":         0,
 	"internal/metrics":         0,
 	"internal/poll":            0,

@@ -148,11 +148,13 @@ type NameStore interface {
 }
 
 // MergeStatements are the statements of a merge, the same for both
-// stores, after the store has moved the views in its blocks: $1 the brand, $2 into's id, $3 into's ref, $4 from's id, $5
+// stores: $1 the brand, $2 into's id, $3 into's ref, $4 from's id, $5
 // from's ref, $6 the time. The store then deletes from's row and marks
 // into changed for the change feed.
 // Bind gives each the arguments it uses.
 var MergeStatements = []string{
+	"UPDATE view_events SET product = $3 WHERE product = $5",
+	"UPDATE view_events SET product = $3 WHERE product = $5",
 	"UPDATE cart_events SET product = $3 WHERE product = $5",
 	"UPDATE purchase_items SET product = $3 WHERE product = $5",
 	"UPDATE order_cancels SET product = $3 WHERE product = $5",

@@ -5,13 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // A seeder bulk-loads the rows of one seed: products, then views, then
@@ -26,7 +23,6 @@ type seeder struct {
 	l      *loader
 	rng    *rand.Rand
 	zipf   *rand.Zipf // product ranks 0 to o.products-1 by popularity
-	pos    int64      // the position of the last view written
 }
 
 var (
@@ -68,45 +64,20 @@ func (s *seeder) products() error {
 }
 
 // views inserts n views spread evenly from from to to, on products by
-// popularity, each of a random session and country, in blocks of 32 as
-// the store writes a commit group's views under load (docs/storage.md).
+// popularity, each of a random session and country.
 func (s *seeder) views(n int, from, to time.Time) error {
 	l := s.l
-	l.begin(`INSERT INTO view_blocks (id, min_ts, max_ts, n, data) VALUES `, 5)
+	l.begin(`INSERT INTO view_events (event_id, product, ts, received_at, session_id, country, locale, keyed) VALUES `, 8)
 	step := to.Sub(from) / time.Duration(max(n, 1))
-	const perBlock = 32
-	var enc viewblock.Encoder
-	block := make([]viewblock.View, 0, perBlock)
-	flush := func() {
-		if len(block) == 0 {
-			return
-		}
-		last := block[len(block)-1]
-		l.row(last.Pos, block[0].TS, last.TS, len(block), slices.Clone(enc.Encode(block)))
-		block = block[:0]
-	}
 	for i := range n {
 		ts := millis(from.Add(time.Duration(i) * step))
 		c := s.rng.IntN(len(countries))
-		rank := int(s.zipf.Uint64())
-		s.pos++
-		block = append(block, viewblock.View{Pos: s.pos, EventID: uuid.Must(uuid.NewV7()).String(),
-			Brand: s.brands[rank%len(s.brands)].ID, Product: int64(rank + 1), TS: ts, ReceivedAt: ts,
-			Session: s.session(), HasSession: true, Country: countries[c], HasCountry: true, Locale: locales[c], HasLocale: true})
-		if len(block) == perBlock {
-			flush()
-		}
+		l.row(uuid.Must(uuid.NewV7()).String(), int(s.zipf.Uint64())+1, ts, ts, s.session(), countries[c], locales[c], 0)
 		if i > 0 && i%5_000_000 == 0 {
 			fmt.Printf("  %d views, %s\n", i, s.elapsed())
 		}
 	}
-	flush()
-	if err := l.end(); err != nil {
-		return err
-	}
-	// The rollups' first build counts these views; the store folds none.
-	_, err := l.db.ExecContext(l.ctx, "UPDATE view_rollups SET folded = (SELECT coalesce(max(id), 0) FROM view_blocks)")
-	return err
+	return l.end()
 }
 
 // session is a random shopper session's id.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -731,7 +730,12 @@ func (b *batch) finish() {
 func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 	q := &pgx.Batch{}
 	var (
-		views                       []viewblock.View
+		vEvent                      []string
+		vProduct, vTS, vReceived    []int64
+		vGiven                      []*int64
+		vSession, vCountry, vLocale []*string
+		vKeyed                      []bool
+		vArm                        []string
 		iPurchase, iProduct, iQty   []int64
 		iLine                       []int32
 		iSKU, iTitle                []*string
@@ -748,7 +752,12 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			continue
 		}
 		if v := w.View; v != nil {
-			views = append(views, blockView(v, in.products[0].Ref))
+			m := &v.Meta
+			vEvent, vProduct, vTS = append(vEvent, m.EventID), append(vProduct, int64(in.products[0].Ref)), append(vTS, millis(m.Time))
+			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
+			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
+			vKeyed = append(vKeyed, m.Keyed)
+			vArm = append(vArm, m.Arm)
 			continue
 		}
 		if c := w.Cart; c != nil {
@@ -774,7 +783,11 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			gb, gs, gk = append(gb, k.BrandID), append(gs, k.Scope), append(gk, k.Key)
 		}
 	}
-	queueBlock(q, views)
+	if len(vEvent) > 0 {
+		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
+			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[])`,
+			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed, vArm)
+	}
 	carts.queue(q)
 	if len(iPurchase) > 0 {
 		q.Queue(`INSERT INTO purchase_items (purchase, line, product, sku, title, quantity, unit_price)

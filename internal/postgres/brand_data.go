@@ -17,12 +17,9 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		query := func(q string, row func(func(...any) error) error) error {
+		return sqlstore.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
 			return eachRow(ctx, tx, func(rows pgx.Rows) error { return row(rows.Scan) }, q, brandID)
-		}
-		return sqlstore.ExportBrand(brandID, "$1", fn, func(emit func(svc.ExportedEvent) error) error {
-			return exportViews(ctx, tx, brandID, emit)
-		}, query)
+		})
 	})
 }
 
@@ -35,11 +32,11 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
-		if err := countEvents(ctx, tx, d, -1, "c.session_id = $1 AND p.brand_id = $2",
+		if err := countEvents(ctx, tx, d, -1, "v.session_id = $1 AND p.brand_id = $2", "c.session_id = $1 AND p.brand_id = $2",
 			"e.session_id = $1 AND e.brand_id = $2", sessionID, brandID); err != nil {
 			return err
 		}
-		if n, err = svc.ForgetSession(ctx, eraseTx{tx, d}, brandID, sessionID); err != nil {
+		if n, err = svc.ForgetSession(ctx, eraseTx{tx}, brandID, sessionID); err != nil {
 			return err
 		}
 		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = $1 AND session_id = $2", "DELETE FROM widget_sessions WHERE brand_id = $1 AND session_id = $2"} {
@@ -57,13 +54,10 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 }
 
 // eraseTx persists an erasure (svc.EraseTx).
-type eraseTx struct {
-	tx pgx.Tx
-	d  *rollup.Delta // what the views it removes added to the rollups goes; nil: not counted
-}
+type eraseTx struct{ tx pgx.Tx }
 
 func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error) {
-	views, err := forgetViews(ctx, e.tx, brandID, sessionID, e.d)
+	views, err := e.tx.Exec(ctx, "DELETE FROM view_events WHERE session_id = $1 AND product IN (SELECT id FROM products WHERE brand_id = $2)", sessionID, brandID)
 	if err != nil {
 		return 0, err
 	}
@@ -73,7 +67,7 @@ func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (
 		return 0, err
 	}
 	carts, err := e.tx.Exec(ctx, "DELETE FROM cart_events WHERE session_id = $1 AND product IN (SELECT id FROM products WHERE brand_id = $2)", sessionID, brandID)
-	return views + orders.RowsAffected() + carts.RowsAffected(), err
+	return views.RowsAffected() + orders.RowsAffected() + carts.RowsAffected(), err
 }
 
 func (e eraseTx) BumpErasureVersion(ctx context.Context) error {

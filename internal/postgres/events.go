@@ -68,6 +68,18 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 	return views(ctx, s.pool, since, fn)
 }
 
+func views(ctx context.Context, q querier, since time.Time, fn func(svc.ViewRecord) error) error {
+	return eachRow(ctx, q, func(rows pgx.Rows) error {
+		var r svc.ViewRecord
+		var ts int64
+		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
+			return err
+		}
+		r.Time = fromMillis(ts)
+		return fn(r)
+	}, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= $1 ORDER BY ts", millis(since))
+}
+
 // Carts calls fn for every add-to-cart at or after since, oldest first.
 func (s *Store) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return carts(ctx, s.pool, since, fn)
@@ -120,12 +132,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// The events go with what they added to the rollups.
 		d := &rollup.Delta{}
-		n, err := expireViews(ctx, tx, millis(before), limit, d)
-		if err != nil {
-			return err
-		}
-		total += n
-		for _, t := range []struct{ table, alias string }{{"purchase_events", "e"}, {"cart_events", "c"}} {
+		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
 			var ids []int64
 			err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 				var id int64
@@ -140,14 +147,16 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 				continue
 			}
 			cond := t.alias + ".id = ANY($1)"
-			var orders, carts string
+			var views, orders, carts string
 			switch t.alias {
+			case "v":
+				views = cond
 			case "e":
 				orders = cond
 			default:
 				carts = cond
 			}
-			if err := countEvents(ctx, tx, d, -1, carts, orders, ids); err != nil {
+			if err := countEvents(ctx, tx, d, -1, views, carts, orders, ids); err != nil {
 				return err
 			}
 			tag, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE id = ANY($1)", ids)

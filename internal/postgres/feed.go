@@ -101,9 +101,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return nil
 			}, query, after)
 		}
-		err = feedViews(ctx, tx, after, func(txid int64, w *svc.Write) {
-			out.Writes = append(out.Writes, w)
-			txids = append(txids, txid)
+		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+`
+			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
+			var r sqlstore.ViewRow
+			return r.Dest(), r.Write
 		})
 		if err != nil {
 			return err

@@ -91,9 +91,6 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 			return err
 		}
 		args := []any{brandID, intoID, intoRef, fromID, fromRef, time.Now().UnixMilli()}
-		if err := moveViews(ctx, tx, brandID, fromRef, intoRef); err != nil {
-			return err
-		}
 		for _, q := range svc.MergeStatements {
 			q, used := svc.Bind(q, args)
 			if _, err := tx.Exec(ctx, q, used...); err != nil {

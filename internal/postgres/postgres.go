@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,11 +62,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %s: %w", describe(cfg), err)
 	}
-	err = s.migrate(ctx)
-	if err == nil {
-		err = s.migrateViewRows(ctx, slog.Default())
-	}
-	if err != nil {
+	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}

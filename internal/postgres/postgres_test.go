@@ -14,7 +14,6 @@ import (
 	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/storetest"
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 var ctx = context.Background()
@@ -198,14 +197,8 @@ func TestChangeFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p0 int64
-	if err := late.QueryRow(ctx, "SELECT id FROM products WHERE product_id = 'p0'").Scan(&p0); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UnixMilli()
-	var enc viewblock.Encoder
-	block := enc.Encode([]viewblock.View{{Pos: 1, EventID: "late", Brand: br, Product: p0, TS: now, ReceivedAt: now}})
-	if _, err := late.Exec(ctx, "INSERT INTO view_blocks (min_ts, max_ts, n, data) VALUES ($1, $1, 1, $2)", now, block); err != nil {
+	if _, err := late.Exec(ctx, `INSERT INTO view_events (event_id, product, ts, received_at, keyed)
+		SELECT 'late', id, $1, $1, false FROM products WHERE product_id = 'p0'`, time.Now().UnixMilli()); err != nil {
 		t.Fatal(err)
 	}
 

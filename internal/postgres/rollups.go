@@ -155,12 +155,31 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	return hourSessions(ctx, r.tx, k, fn)
+	return eachRow(ctx, r.tx, func(rows pgx.Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		fn(s)
+		return nil
+	}, `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
+		WHERE v.ts >= $1 AND v.ts < $2 AND p.brand_id = $3 AND v.session_id <> '' AND ($4 = 0 OR v.product = $4)`,
+		k.Hour, k.Hour+rollup.Hour, k.Brand, k.Product)
 }
 
-// countEvents adds to d, with the sign, the add-to-carts and orders the
-// conditions select ("c" and "e" name their tables; views: viewblocks.go).
-func countEvents(ctx context.Context, tx pgx.Tx, d *rollup.Delta, sign int64, carts, orders string, args ...any) error {
+// countEvents adds to d, with the sign, the events the conditions select
+// ("v", "c" and "e" name the tables of views, carts and orders).
+func countEvents(ctx context.Context, tx pgx.Tx, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
+	if views != "" {
+		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
+			v, err := rollup.ScanView(rows.Scan)
+			d.AddView(v, sign)
+			return err
+		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
+		if err != nil {
+			return err
+		}
+	}
 	if carts != "" {
 		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 			c, err := rollup.ScanCart(rows.Scan)
@@ -202,7 +221,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		}
 	}
 	var oldest *int64
-	if err := s.pool.QueryRow(ctx, `SELECT least((SELECT min(min_ts) FROM view_blocks), (SELECT min(ts) FROM purchase_events),
+	if err := s.pool.QueryRow(ctx, `SELECT least((SELECT min(ts) FROM view_events), (SELECT min(ts) FROM purchase_events),
 		(SELECT min(ts) FROM cart_events), (SELECT min(hour) FROM rollup_hours))`).Scan(&oldest); err != nil {
 		return err
 	}
@@ -222,22 +241,22 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 					return err
 				}
 			}
-			d := &rollup.Delta{NoSessions: true}
-			sessions, err := countViewBlocks(ctx, tx, d, 1, day, day+rollup.Day)
-			if err != nil {
-				return err
-			}
 			// The day's sessions first, so that the day's orders find them.
-			if err := (rollupTx{tx}).PutSessions(ctx, sessions); err != nil {
+			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+				`v.ts >= $1 AND v.ts < $2 GROUP BY p.brand_id, v.session_id
+				ON CONFLICT (brand_id, session_id) DO UPDATE SET
+					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+					first_at = least(r.first_at, excluded.first_at), last_at = greatest(r.last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
 				return err
 			}
-			if err := countEvents(ctx, tx, d, 1, "c.ts >= $1 AND c.ts < $2", "e.ts >= $1 AND e.ts < $2", day, day+rollup.Day); err != nil {
+			d := &rollup.Delta{NoSessions: true}
+			if err := countEvents(ctx, tx, d, 1, "v.ts >= $1 AND v.ts < $2", "c.ts >= $1 AND c.ts < $2", "e.ts >= $1 AND e.ts < $2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
 				return err
 			}
-			_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = $1", day+rollup.Day)
+			_, err := tx.Exec(ctx, "UPDATE rollup_build SET built_until = $1", day+rollup.Day)
 			return err
 		})
 		if err != nil {

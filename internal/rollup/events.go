@@ -7,15 +7,28 @@ import (
 
 // The queries that read stored events as the rollups count them, for
 // both stores: "SELECT " + columns + " FROM " + tables + " WHERE " + a
-// condition of the store's. Views are read from their blocks
-// (internal/viewblock) by each store.
+// condition of the store's.
 const (
+	ViewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
+	ViewTables  = "view_events v JOIN products p ON p.id = v.product"
 	CartColumns = "p.brand_id, c.product, c.ts"
 	CartTables  = "cart_events c JOIN products p ON p.id = c.product"
 	// Orders come line by line, ordered by "e.id, i.line".
 	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), e.total_value, i.product, i.quantity, i.unit_price"
 	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
+
+// SessionsOfViews selects, from the views the condition names ("v"),
+// each session's brand, id, arm of its first view, and first and last
+// times, for "INSERT INTO rollup_sessions (brand_id, session_id, arm,
+// first_at, last_at) " + it + " ON CONFLICT ...": the sessions of a build,
+// counted where the views are. The arm rides in the two low bits of the
+// first time, so that one min() gives both.
+const SessionsOfViews = `SELECT p.brand_id, v.session_id,
+		CASE min(v.ts * 4 + CASE v.arm WHEN 'shown' THEN 1 WHEN 'held_out' THEN 2 ELSE 0 END) % 4 WHEN 1 THEN 'shown' WHEN 2 THEN 'held_out' ELSE '' END,
+		min(v.ts), max(v.ts)
+	FROM view_events v JOIN products p ON p.id = v.product
+	WHERE v.session_id <> '' AND `
 
 // ArmSessions selects, for the brand ("?" or "$1" in for its parameter),
 // the arm, id and revenue of every session with an arm that bought (its
@@ -45,6 +58,13 @@ const RecountSessionOrders = `UPDATE rollup_sessions SET orders = o.n, revenue =
 
 // Scan is a row's Scan.
 type Scan func(dest ...any) error
+
+// ScanView reads a row of ViewColumns.
+func ScanView(scan Scan) (View, error) {
+	var v View
+	err := scan(&v.Brand, &v.Product, &v.At, &v.Session, &v.Country, &v.Arm)
+	return v, err
+}
 
 // ScanCart reads a row of CartColumns.
 func ScanCart(scan Scan) (Cart, error) {
@@ -100,8 +120,8 @@ func (o *Orders) Flush() error {
 }
 
 // SessionOrdersOf sets one session's orders and revenue from the stored
-// orders, making its row when its views have not made it yet: for an order
-// given its session after it was stored (an order-received page's link).
+// orders, making its row when there is none yet: for an order given its
+// session after it was stored (an order-received page's link).
 // Placeholders %[1]s the brand, %[2]s the session, %[3]s the time.
 var SessionOrdersOf = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at, orders, revenue)
 	SELECT brand_id, session_id, '', %[3]s, %[3]s, n, v FROM (` +

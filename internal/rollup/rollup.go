@@ -178,8 +178,7 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 // Delta is what a transaction changes in the rollups.
 type Delta struct {
 	// NoSessions leaves the sessions' rows and their orders out, for a
-	// build that counts them apart (the stores' countViewBlocks,
-	// RecountSessionOrders).
+	// build that counts them in SQL (SessionsOfViews, RecountSessionOrders).
 	NoSessions bool
 
 	rows      map[Key]*change

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,7 +29,6 @@ import (
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 const brandID = "br_shop"
@@ -225,33 +223,19 @@ func (e *env) views(product string) [][4]string {
 		e.t.Fatal(err)
 	}
 	defer db.Close()
-	var ref int64
-	if err := db.QueryRow("SELECT id FROM products WHERE product_id = ?", product).Scan(&ref); errors.Is(err, sql.ErrNoRows) {
-		return nil // not registered yet: no view stored
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	rows, err := db.Query("SELECT data FROM view_blocks ORDER BY id")
+	rows, err := db.Query(`SELECT coalesce(v.session_id,''), coalesce(v.country,''), coalesce(v.locale,''), v.keyed
+		FROM view_events v JOIN products p ON p.id = v.product WHERE p.product_id = ? ORDER BY v.id`, product)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer rows.Close()
 	var out [][4]string
-	var dec viewblock.Decoder
 	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
+		var r [4]string
+		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
 			e.t.Fatal(err)
 		}
-		views, err := dec.Decode(data, nil, viewblock.All)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		for _, v := range views {
-			if v.Product == ref {
-				out = append(out, [4]string{v.Session, v.Country, v.Locale, map[bool]string{false: "0", true: "1"}[v.Keyed]})
-			}
-		}
+		out = append(out, r)
 	}
 	return out
 }

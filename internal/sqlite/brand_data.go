@@ -16,9 +16,7 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	if _, err := s.Brand(ctx, brandID); err != nil {
 		return err
 	}
-	return sqlstore.ExportBrand(brandID, "?", fn, func(emit func(svc.ExportedEvent) error) error {
-		return s.exportViews(ctx, brandID, emit)
-	}, func(q string, row func(func(...any) error) error) error {
+	return sqlstore.ExportBrand(brandID, "?", fn, func(q string, row func(func(...any) error) error) error {
 		return s.eachRow(ctx, func(rows *sql.Rows) error { return row(rows.Scan) }, q, brandID)
 	})
 }
@@ -32,11 +30,11 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
-		if err := countEvents(ctx, tx, d, -1, "c.session_id = ?1 AND p.brand_id = ?2",
+		if err := countEvents(ctx, tx, d, -1, "v.session_id = ?1 AND p.brand_id = ?2", "c.session_id = ?1 AND p.brand_id = ?2",
 			"e.session_id = ?1 AND e.brand_id = ?2", sessionID, brandID); err != nil {
 			return err
 		}
-		if n, err = svc.ForgetSession(ctx, eraseTx{tx, d}, brandID, sessionID); err != nil {
+		if n, err = svc.ForgetSession(ctx, eraseTx{tx}, brandID, sessionID); err != nil {
 			return err
 		}
 		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", "DELETE FROM widget_sessions WHERE brand_id = ? AND session_id = ?"} {
@@ -54,17 +52,12 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 }
 
 // eraseTx persists an erasure (svc.EraseTx).
-type eraseTx struct {
-	tx *sql.Tx
-	d  *rollup.Delta // what the views it removes added to the rollups goes; nil: not counted
-}
+type eraseTx struct{ tx *sql.Tx }
 
 func (e eraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error) {
-	total, err := forgetViews(ctx, e.tx, brandID, sessionID, e.d)
-	if err != nil {
-		return 0, err
-	}
+	var total int64
 	for _, q := range []string{
+		"DELETE FROM view_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
 		"DELETE FROM purchase_events WHERE session_id = ? AND brand_id = ?", // lines go by cascade
 		"DELETE FROM cart_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
 	} {

@@ -17,13 +17,13 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 		// The order leaves the rollups as it stood and comes back as it stands.
 		d := &rollup.Delta{}
 		const cond = "e.brand_id = ?1 AND e.order_id = ?2"
-		if err := countEvents(ctx, tx, d, -1, "", cond, c.BrandID, c.OrderID); err != nil {
+		if err := countEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
 			return err
 		}
 		if err := svc.CancelOrder(ctx, s.cancelTx(tx), c); err != nil {
 			return err
 		}
-		if err := countEvents(ctx, tx, d, 1, "", cond, c.BrandID, c.OrderID); err != nil {
+		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
 			return err
 		}
 		return rollup.Apply(ctx, s.rollupTx(tx), d)

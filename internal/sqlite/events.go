@@ -9,7 +9,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -130,13 +129,16 @@ func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
 }
 
 func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
-	b := blockView(v, tx.refs[0])
-	if tx.queueView(b) {
+	m := &v.Meta
+	// Plain values: database/sql converts named types and pointers by
+	// reflection.
+	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
+		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed, m.Arm}
+	if tx.queueView(args[:]) {
 		return nil
 	}
-	enc := encoders.Get().(*viewblock.Encoder)
-	defer encoders.Put(enc)
-	return tx.writeBlock(ctx, enc, []viewblock.View{b})
+	_, err := tx.ExecContext(ctx, qViewInsert, args[:]...)
+	return err
 }
 
 func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
@@ -304,6 +306,29 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 		}, fn)
 }
 
+// Views calls fn for every view at or after since, oldest first.
+func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
+	return scanRangesInto(ctx, r.db, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
+		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
+		millis(since), nil, func(rows *sql.Rows, dst *viewRow) error {
+			return rows.Scan(&dst.r.Product, &dst.ts, &dst.r.SessionID)
+		}, func(v viewRow) error { return fn(v.record()) })
+}
+
+// viewRow is a view as scanned, its time still in milliseconds: decoded
+// into a reused batch (scanRangesInto), so that scanning allocates only
+// the session id.
+type viewRow struct {
+	r   svc.ViewRecord
+	ts  int64
+	pos int64 // ViewsAfter's
+}
+
+func (v *viewRow) record() svc.ViewRecord {
+	v.r.Time = fromMillis(v.ts)
+	return v.r
+}
+
 // Carts calls fn for every add-to-cart at or after since, oldest first.
 func (r reads) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
@@ -348,12 +373,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		}
 		// The events go with what they added to the rollups.
 		d := &rollup.Delta{}
-		n, err := expireViews(ctx, tx, millis(before), limit, d)
-		if err != nil {
-			return err
-		}
-		total += n
-		for _, t := range []struct{ table, alias string }{{"purchase_events", "e"}, {"cart_events", "c"}} {
+		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
 			var ids []int64
 			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 				var id int64
@@ -368,14 +388,16 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			}
 			list, _ := json.Marshal(ids)
 			cond := t.alias + ".id IN (SELECT value FROM json_each(?1))"
-			var orders, carts string
+			var views, orders, carts string
 			switch t.alias {
+			case "v":
+				views = cond
 			case "e":
 				orders = cond
 			default:
 				carts = cond
 			}
-			if err := countEvents(ctx, tx, d, -1, carts, orders, string(list)); err != nil {
+			if err := countEvents(ctx, tx, d, -1, views, carts, orders, string(list)); err != nil {
 				return err
 			}
 			res, err := tx.ExecContext(ctx, "DELETE FROM "+t.table+" WHERE id IN (SELECT value FROM json_each(?))", string(list))
@@ -423,7 +445,7 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			return err
 		}
 		if left[tViews] < newest[tViews] || left[tOrders] < newest[tOrders] || left[tCarts] < newest[tCarts] { // order_cancels ids are never reused
-			return eraseTx{tx: tx}.BumpErasureVersion(ctx)
+			return eraseTx{tx}.BumpErasureVersion(ctx)
 		}
 		return nil
 	})

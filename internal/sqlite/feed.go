@@ -47,7 +47,7 @@ const (
 )
 
 // qMaxIDs reads the largest id of each event table, in the order above.
-const qMaxIDs = `SELECT (SELECT coalesce(max(id), 0) FROM view_blocks), (SELECT coalesce(max(id), 0) FROM purchase_events),
+const qMaxIDs = `SELECT (SELECT coalesce(max(id), 0) FROM view_events), (SELECT coalesce(max(id), 0) FROM purchase_events),
 	(SELECT coalesce(max(id), 0) FROM cart_events), (SELECT coalesce(max(id), 0) FROM order_cancels)`
 
 // qDataVersion tells whether another connection committed since the last time.
@@ -300,12 +300,11 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return nil
 			}, query, lo, hi)
 		}
-		if lo, hi := s.othersIn(tViews, a.ids[tViews], cur.ids[tViews]); lo < hi {
-			err = feedViews(ctx, tx, lo, hi, func(pos int64, w *svc.Write) {
-				out.Writes = append(out.Writes, w)
-				ids, tables = append(ids, pos), append(tables, tViews)
-			})
-		}
+		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+
+			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
+			var r sqlstore.ViewRow
+			return r.Dest(), r.Write
+		})
 		if err != nil {
 			return err
 		}

@@ -9,8 +9,7 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// The event log is the positions of views (viewblocks.go) and the row ids
-// of purchase_events. One
+// The event log is the row ids of view_events and purchase_events. One
 // connection writes, and SQLite gives a new row the largest id in its table
 // plus one, inside the write transaction: ids grow in commit order. They
 // are reused only after the newest row of a table is deleted (an erasure,
@@ -22,7 +21,7 @@ var _ svc.EventLog = (*Store)(nil)
 // LogPosition returns the ids and event ids of the newest view and order.
 func (r reads) LogPosition(ctx context.Context) (svc.LogPosition, error) {
 	var p svc.LogPosition
-	err := newestView(ctx, r.db, &p.Views, &p.ViewEvent)
+	err := newest(ctx, r.db, "SELECT id, event_id FROM view_events ORDER BY id DESC LIMIT 1", &p.Views, &p.ViewEvent)
 	if err == nil {
 		err = newest(ctx, r.db, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
 	}
@@ -44,17 +43,12 @@ func newest(ctx context.Context, db queryer, query string, id *int64, eventID *s
 // then the largest id never fell below p's since, and every row added since
 // has a larger id.
 func (r reads) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
-	if p.Views != 0 {
-		id, err := viewAt(ctx, r.db, p.Views)
-		if err != nil || id != p.ViewEvent {
-			return false, err
-		}
-	}
 	for _, row := range []struct {
 		query   string
 		id      int64
 		eventID string
 	}{
+		{"SELECT event_id FROM view_events WHERE id = ?", p.Views, p.ViewEvent},
 		{"SELECT event_id FROM purchase_events WHERE id = ?", p.Orders, p.OrderEvent},
 	} {
 		if row.id == 0 {
@@ -72,6 +66,16 @@ func (r reads) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// ViewsAfter calls fn for every view with an id after after and a time at
+// or after since, in id order.
+func (r reads) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
+	return scanRangesInto(ctx, r.db, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
+		"SELECT id, product, ts, coalesce(session_id, '') FROM view_events WHERE id >= ? AND id < ? AND ts >= ? ORDER BY id",
+		after, []any{millis(since)}, func(rows *sql.Rows, dst *viewRow) error {
+			return rows.Scan(&dst.pos, &dst.r.Product, &dst.ts, &dst.r.SessionID)
+		}, func(v viewRow) error { return fn(v.pos, v.record()) })
 }
 
 // PurchaseLinesAfter calls fn for each product of every order with an id

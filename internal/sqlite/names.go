@@ -88,9 +88,6 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 			return svc.Errorf(svc.EINVALID, "%q and %q are names of one product, %q", into, from, intoID)
 		}
 		args := []any{brandID, intoID, intoRef, fromID, fromRef, millis(time.Now())}
-		if err := moveViews(ctx, tx, brandID, fromRef, intoRef); err != nil {
-			return err
-		}
 		for _, q := range svc.MergeStatements {
 			q, used := svc.Bind(q, args)
 			if _, err := tx.ExecContext(ctx, strings.ReplaceAll(q, "$", "?"), used...); err != nil {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"sync"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // The statements of the write path are prepared once, when the store opens,
@@ -52,35 +50,41 @@ type preparedTx struct {
 	names map[productKey]string
 	refs  []svc.ProductRef // of the products of the write being decided
 
-	// views holds the views to store at flushViews, as one block, when the
-	// transaction defers them (see deferViews); nil: a block each.
-	views []viewblock.View
+	// views holds the arguments of the views to insert at flushViews, when
+	// the transaction defers them (see deferViews); nil: inserted one by one.
+	views []any
 }
 
-// queueView queues a view when the transaction defers its views, and
-// reports whether it did.
-func (p *preparedTx) queueView(v viewblock.View) bool {
+// queueView queues a view's arguments when the transaction defers its
+// views, and reports whether it did.
+func (p *preparedTx) queueView(args []any) bool {
 	if p.views == nil {
 		return false
 	}
-	p.views = append(p.views, v)
+	p.views = append(p.views, args...)
 	return true
 }
 
 // deferViews makes the transaction queue its views for flushViews.
-func (p *preparedTx) deferViews(n int) { p.views = make([]viewblock.View, 0, n) }
+func (p *preparedTx) deferViews(n int) { p.views = make([]any, 0, n*viewColumns) }
 
-// flushViews stores the queued views as one block.
+// flushViews inserts the queued views with as few statements as the sizes
+// of viewInserts allow.
 func (p *preparedTx) flushViews(ctx context.Context) error {
-	enc := encoders.Get().(*viewblock.Encoder)
-	defer encoders.Put(enc)
-	err := p.writeBlock(ctx, enc, p.views)
+	for rest := p.views; len(rest) > 0; {
+		i := len(viewInserts) - 1
+		for len(rest) < viewColumns<<i {
+			i--
+		}
+		n := viewColumns << i
+		if _, err := p.ExecContext(ctx, viewInserts[i], rest[:n]...); err != nil {
+			return err
+		}
+		rest = rest[n:]
+	}
 	p.views = p.views[:0]
-	return err
+	return nil
 }
-
-// encoders are the write path's, each reused from one block to the next.
-var encoders = sync.Pool{New: func() any { return new(viewblock.Encoder) }}
 
 func (s *Store) prepared(tx *sql.Tx) *preparedTx {
 	return &preparedTx{tx: tx, cache: s.stmts, bound: make(map[string]*sql.Stmt, len(s.stmts))}

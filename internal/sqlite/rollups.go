@@ -26,12 +26,8 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
-	// qRollupOrders adds a session's orders, making its row when its views
-	// are not folded yet (viewrollups.go): the fold then gives it the arm
-	// of its first view, which came before the order's time.
-	qRollupOrders = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at, orders, revenue) VALUES (?3, ?4, '', ?5, ?5, ?1, ?2)
-		ON CONFLICT DO UPDATE SET orders = orders + excluded.orders, revenue = revenue + excluded.revenue`
-	rollupSizes = 7 // up to 64 rows a statement
+	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ? WHERE brand_id = ? AND session_id = ?"
+	rollupSizes        = 7 // up to 64 rows a statement
 )
 
 // rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
@@ -144,9 +140,8 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 }
 
 func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
-	now := time.Now().UnixMilli()
 	for k, v := range o {
-		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1], now); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1]); err != nil {
 			return err
 		}
 	}
@@ -154,12 +149,36 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	return hourSessions(ctx, r.p.tx, k, fn)
+	q := `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
+		WHERE v.ts >= ? AND v.ts < ? AND p.brand_id = ? AND v.session_id IS NOT NULL AND v.session_id != ''`
+	args := []any{k.Hour, k.Hour + rollup.Hour, k.Brand}
+	if k.Product != 0 {
+		q += " AND v.product = ?"
+		args = append(args, k.Product)
+	}
+	return eachRowOf(ctx, r.p.tx, func(rows *sql.Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		fn(s)
+		return nil
+	}, q, args...)
 }
 
-// countEvents adds to d, with the sign, the add-to-carts and orders the
-// conditions select ("c" and "e" name their tables; views: viewblocks.go).
-func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, carts, orders string, args ...any) error {
+// countEvents adds to d, with the sign, the events the condition selects
+// ("v", "c" and "e" name the tables of views, carts and orders).
+func countEvents(ctx context.Context, tx *sql.Tx, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
+	if views != "" {
+		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+			v, err := rollup.ScanView(rows.Scan)
+			d.AddView(v, sign)
+			return err
+		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
+		if err != nil {
+			return err
+		}
+	}
 	if carts != "" {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			c, err := rollup.ScanCart(rows.Scan)
@@ -209,7 +228,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA cache_size = -2000")
 	var oldest sql.NullInt64
-	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(min_ts) AS m FROM view_blocks UNION ALL
+	if err := s.w.QueryRowContext(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours)`).Scan(&oldest); err != nil {
 		return err
@@ -227,22 +246,21 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 					return err
 				}
 			}
-			d := &rollup.Delta{NoSessions: true}
-			sessions, err := countViewBlocks(ctx, tx, d, 1, day, day+rollup.Day)
-			if err != nil {
-				return err
-			}
 			// The day's sessions first, so that the day's orders find them.
-			if err := s.rollupTx(tx).PutSessions(ctx, sessions); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
+				ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
+					first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`, day, day+rollup.Day); err != nil {
 				return err
 			}
-			if err := countEvents(ctx, tx, d, 1, "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
+			d := &rollup.Delta{NoSessions: true}
+			if err := countEvents(ctx, tx, d, 1, "v.ts >= ?1 AND v.ts < ?2", "c.ts >= ?1 AND c.ts < ?2", "e.ts >= ?1 AND e.ts < ?2", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
 				return err
 			}
-			_, err = tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+			_, err := tx.ExecContext(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
 			return err
 		})
 		if err != nil {
@@ -373,8 +391,7 @@ func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error
 
 var _ rollup.Store = (*Store)(nil)
 
-// deltaOf returns what the accepted orders and add-to-carts of a batch
-// add to the rollups.
+// deltaOf returns what the accepted events of a batch add to the rollups.
 // internal/rollup cannot know svc.Write (layers_test.go): each store maps
 // the writes, the same way.
 func deltaOf(batch []*svc.Write) *rollup.Delta {
@@ -386,7 +403,9 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 		ref := w.Result.Lines[0].Product
 		switch {
 		case w.View != nil:
-			// Views are added after their commit, blocks at once (viewrollups.go).
+			v := w.View
+			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
+				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
 		case w.Cart != nil:
 			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
 		case w.Purchase != nil:

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -96,10 +95,6 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if err := s.migrateViewRows(ctx, slog.Default()); err != nil {
-		s.Close()
-		return nil, err
-	}
 	if s.stmts, err = prepareAll(ctx, w, writeQueries); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
@@ -158,9 +153,6 @@ func (s *Store) checkpointLoop() {
 		case <-s.stopCheckpoints:
 			return
 		case <-tick.C:
-			if !noFolds.Load() {
-				_ = s.foldViews(context.Background()) // the next tick tries again
-			}
 			_, _, _ = s.checkpoint(context.Background()) // the next tick tries again
 		}
 	}

@@ -26,11 +26,6 @@ func widgetColumns(kind string) (session, hour string) {
 // cap, its hour.
 func (s *Store) RecordWidget(ctx context.Context, r rollup.WidgetReport) (counted bool, err error) {
 	sc, hc := widgetColumns(r.Kind)
-	// The session's row comes from its views, which reach the rollups
-	// after their commit.
-	if err := s.foldViews(ctx); err != nil {
-		return false, err
-	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO widget_sessions (brand_id, session_id, first_at, last_at, `+sc+`)
 			SELECT brand_id, session_id, ?3, ?3, 1 FROM rollup_sessions WHERE brand_id = ?1 AND session_id = ?2 AND arm <> 'held_out'

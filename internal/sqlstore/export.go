@@ -10,11 +10,13 @@ import (
 // milliseconds; ViewRow and OrderRow turn such rows back into events
 // (ExportEvents, a change feed) in one way.
 
-// The columns of an OrderRow and a CartRow, FROM their tables, for
+// The columns of a ViewRow and an OrderRow, FROM their tables, for
 // "SELECT " + columns + " FROM " + tables, beside Dest so that the two keep
-// one order. Views are kept in blocks (internal/viewblock): a ViewRow is
-// set with StoredView.
+// one order.
 const (
+	ViewRowColumns = `v.event_id, p.product_id, p.sku, p.title, p.url, v.ts, v.given_ts, v.received_at,
+		v.session_id, v.country, v.locale, v.keyed, v.arm`
+	ViewRowTables   = "view_events v JOIN products p ON p.id = v.product"
 	OrderRowColumns = `e.id, e.event_id, e.order_id, e.ts, e.given_ts, e.received_at, e.session_id,
 		e.currency, e.total_value, e.keyed, p.product_id, i.sku, i.title, i.quantity, i.unit_price, e.country, e.city`
 	// A line whose every unit is cancelled is left out, and an order with
@@ -48,12 +50,19 @@ func (r *CartRow) Event(brandID string) *svc.CartEvent {
 	return &c
 }
 
-// ViewRow is a stored view as read back: set with StoredView, then take
-// Event.
+// ViewRow is a stored view as read back: select ViewRowColumns, scan them
+// into Dest, then take Event.
 type ViewRow struct {
 	v             svc.ViewEvent
 	time, receive int64
 	given         *int64
+}
+
+// Dest returns where the columns go, in order.
+func (r *ViewRow) Dest() []any {
+	v := &r.v
+	return []any{&v.Meta.EventID, &v.Product.ProductID, &v.Product.SKU, &v.Product.Title, &v.Product.URL,
+		&r.time, &r.given, &r.receive, &v.Context.SessionID, &v.Context.Country, &v.Context.Locale, &v.Meta.Keyed, &v.Meta.Arm}
 }
 
 // Event returns the view, of the brand given.
@@ -62,17 +71,6 @@ func (r *ViewRow) Event(brandID string) *svc.ViewEvent {
 	v.BrandID = brandID
 	v.Context.Timestamp = restoreMeta(&v.Meta, r.time, r.receive, r.given)
 	return &v
-}
-
-// StoredView sets the row from a view kept outside rows (views in
-// blocks, internal/viewblock) and its product's id and attributes, for
-// Event and Write as if scanned. given is nil when the client's time was
-// not replaced; session, country and locale nil when not given.
-func (r *ViewRow) StoredView(eventID string, p svc.ViewProduct, ts, received int64, given *int64,
-	session, country, locale *string, keyed bool, arm string) {
-	r.v = svc.ViewEvent{Product: p, Context: svc.ViewContext{SessionID: session, Country: country, Locale: locale},
-		Meta: svc.EventMeta{EventID: eventID, Keyed: keyed, Arm: arm}}
-	r.time, r.receive, r.given = ts, received, given
 }
 
 // OrderRow is one line of a stored order as read back: select
@@ -117,14 +115,23 @@ func restoreMeta(m *svc.EventMeta, ts, received int64, given *int64) *string {
 }
 
 // Exporter turns a brand's stored rows into exported events
-// (EventStore.ExportEvents): call OrderLine with each order line row's
-// Scan, the lines of an order together, then Flush, then Cart with each
-// add-to-cart row's.
+// (EventStore.ExportEvents): call View with each view row's Scan, then
+// OrderLine with each order line row's, the lines of an order together,
+// then Flush.
 type Exporter struct {
 	BrandID string
 	Emit    func(svc.ExportedEvent) error
 	cur     *svc.PurchaseEvent
 	curID   int64
+}
+
+// View scans a row of ViewRowColumns and emits its view.
+func (x *Exporter) View(scan func(dest ...any) error) error {
+	var r ViewRow
+	if err := scan(r.Dest()...); err != nil {
+		return err
+	}
+	return x.Emit(svc.ExportedEvent{View: r.Event(x.BrandID)})
 }
 
 // OrderLine scans a row of OrderRowColumns: the line is added to its
@@ -164,14 +171,14 @@ func (x *Exporter) Cart(scan func(dest ...any) error) error {
 }
 
 // ExportBrand reads a brand's stored events, views, orders, then add-to-carts, each oldest
-// first, and emits them (EventStore.ExportEvents). views emits the brand's
-// views, which the stores keep in blocks. query runs a statement whose one
-// parameter, written param ("?" or "$1" by the driver), is the brand id,
-// and calls row with each row's Scan.
-func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error, views func(emit func(svc.ExportedEvent) error) error,
+// first, and emits them (EventStore.ExportEvents). query runs a statement
+// whose one parameter, written param ("?" or "$1" by the driver), is the
+// brand id, and calls row with each row's Scan.
+func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error,
 	query func(statement string, row func(scan func(dest ...any) error) error) error) error {
 	x := Exporter{BrandID: brandID, Emit: emit}
-	if err := views(emit); err != nil {
+	if err := query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+
+		" WHERE p.brand_id = "+param+" ORDER BY v.ts, v.id", x.View); err != nil {
 		return err
 	}
 	if err := query("SELECT "+OrderRowColumns+" FROM "+OrderRowTables+
