@@ -76,6 +76,7 @@ var viewSeeds = []string{
 	`{"brand_id":"b\u0000","product":{"product_id":"\ud800"}}`,
 	"{\"brand_id\":\"b\",\"product\":{\"product_id\":\"u\xff\xfeX\",\"title\":\"a\\u001b[31m\"}}",
 	`{"brand_id":"b","product":{"product_id":"p","Product_Id":"q"},"x":1,"x":2}`,
+	`{"brand_id":"0","product":{"produCt_id":"0","ProduCt_Id":""},"0":0,"1":0}`,
 	`[1,2]`, `"x"`, `null`, `{`, `{"brand_id":"b"} trailing`,
 }
 

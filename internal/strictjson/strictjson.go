@@ -124,7 +124,7 @@ func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.Fie
 					if parent := pointerField(dec.StackPointer().Parent(), root); parent != "" {
 						field = parent + "." + field
 					}
-					*variants = append(*variants, svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))})
+					addVariant(variants, field, name)
 				}
 				if err := dec.SkipValue(); err != nil {
 					return err
@@ -150,6 +150,20 @@ func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.Fie
 		return err
 	}
 	return dec.SkipValue()
+}
+
+// addVariant records that field was sent as name. A field sent in several
+// wrong cases is named once, with every spelling, so that each error names
+// a different field.
+func addVariant(variants *[]svc.FieldError, field, name string) {
+	for i := range *variants {
+		if (*variants)[i].Field == field {
+			e := &(*variants)[i]
+			e.Message = strings.Replace(e.Message, ": names are case-sensitive", " and "+strconv.Quote(name)+": names are case-sensitive", 1)
+			return
+		}
+	}
+	*variants = append(*variants, svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))})
 }
 
 // SyntaxError is the answer to a syntax error of a value of Go type t,
