@@ -79,10 +79,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 		}
 		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
 			var p svc.Product
-			err := scanNamedProduct(rows, &p)
+			err := sqlstore.ScanNamedProduct(rows, &p)
 			out.Products = append(out.Products, &p)
 			return err
-		}, qNamedProducts+" WHERE "+newSince("products")+" ORDER BY id", after)
+		}, sqlstore.PostgreSQL.NamedProducts()+" WHERE "+newSince("products")+" ORDER BY id", after)
 		if err != nil {
 			return err
 		}

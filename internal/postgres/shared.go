@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
@@ -13,6 +14,8 @@ import (
 func (s *Store) shared() *sqlstore.Store {
 	return sqlstore.New(sqlstore.PostgreSQL, pgQ{s.pool}, pgQ{s.pool}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 		return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}) })
+	}, func(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
+		return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}, rollupTx{tx}) })
 	})
 }
 

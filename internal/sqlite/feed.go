@@ -273,10 +273,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	err = s.inFeedTx(ctx, func(tx *sql.Tx, version int64, cur cursor, pos svc.LogPosition) error {
 		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
 			var p svc.Product
-			err := scanProduct(rows, &p)
+			err := sqlstore.ScanNamedProduct(rows, &p)
 			out.Products = append(out.Products, &p)
 			return err
-		}, qProducts+" WHERE changed > ? AND changed <= ? ORDER BY id",
+		}, sqlstore.SQLite.NamedProducts()+" WHERE changed > ? AND changed <= ? ORDER BY id",
 			a.products, cur.products)
 		if err != nil {
 			return err

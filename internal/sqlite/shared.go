@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
@@ -12,6 +13,9 @@ import (
 func (s *Store) shared() *sqlstore.Store {
 	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 		return s.inTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}) })
+	}, func(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
+		// The feed leaves out what this node wrote (inEventTx).
+		return s.inEventTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}, s.rollupTx(tx)) })
 	})
 }
 
