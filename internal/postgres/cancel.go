@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlstore"
@@ -69,11 +68,4 @@ func (c cancelTx) InsertPending(ctx context.Context, brandID, orderID, eventID s
 		SELECT $1, $2, $3, p, u, $4 FROM unnest($5::text[], $6::bigint[]) WITH ORDINALITY AS x(p, u, n) ORDER BY n`,
 		brandID, orderID, eventID, millis(at), products, units)
 	return err == nil, err
-}
-
-func optFloat(f pgtype.Float8) *float64 {
-	if !f.Valid {
-		return nil
-	}
-	return &f.Float64
 }

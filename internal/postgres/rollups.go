@@ -31,15 +31,12 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 	}
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
 	err := eachRow(ctx, r.tx, func(rows pgx.Rows) error {
-		row := &rollup.Row{}
-		var rev string
-		if err := rows.Scan(&row.Brand, &row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units,
-			&row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
-			return err
+		row, err := sqlstore.ScanHourRow(rows)
+		if err == nil {
+			out[row.Key] = row
 		}
-		out[row.Key] = row
-		return row.SetRevenueText(rev)
-	}, `SELECT brand_id, product, hour, views, carts, purchases, units, priced_units, revenue::text, last_at, viewers
+		return err
+	}, "SELECT "+sqlstore.HourRowColumns+`
 		FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
 		ORDER BY brand_id, product, hour FOR UPDATE`, b, p, h)
 	return out, err

@@ -38,7 +38,7 @@ var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []stri
 			strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+
 			` ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
 			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`)
-		gets = append(gets, "SELECT "+rollupColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
+		gets = append(gets, "SELECT "+sqlstore.HourRowColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?)", n-1)+")")
 		row := "(?" + strings.Repeat(", ?", 10) + ")"
 		puts = append(puts, "INSERT OR REPLACE INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1))
@@ -66,14 +66,11 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 			args = append(args, k.Brand, k.Product, k.Hour)
 		}
 		err := eachRowOf(ctx, r.p, func(rows *sql.Rows) error {
-			row := &rollup.Row{}
-			var rev string
-			if err := rows.Scan(&row.Brand, &row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units,
-				&row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
-				return err
+			row, err := sqlstore.ScanHourRow(rows)
+			if err == nil {
+				out[row.Key] = row
 			}
-			out[row.Key] = row
-			return row.SetRevenueText(rev)
+			return err
 		}, rollupGets[chunk(n)], args...)
 		if err != nil {
 			return nil, err

@@ -50,6 +50,20 @@ func CountEvents(ctx context.Context, q Querier, d *rollup.Delta, sign int64, vi
 	return o.Flush()
 }
 
+// HourRowColumns are the columns of rollup_hours that ScanHourRow scans.
+const HourRowColumns = "brand_id, product, hour, views, carts, purchases, units, priced_units, CAST(revenue AS text), last_at, viewers"
+
+// ScanHourRow scans a row of HourRowColumns.
+func ScanHourRow(r Row) (*rollup.Row, error) {
+	row := &rollup.Row{}
+	var rev string
+	if err := r.Scan(&row.Brand, &row.Product, &row.Hour, &row.Views, &row.Carts, &row.Purchases, &row.Units,
+		&row.PricedUnits, &rev, &row.LastAt, &row.Viewers); err != nil {
+		return nil, err
+	}
+	return row, row.SetRevenueText(rev)
+}
+
 // HourSessions calls fn with the session of each view of the key's hour
 // (rollup.Tx).
 func HourSessions(ctx context.Context, q Querier, k rollup.Key, fn func(string)) error {

@@ -42,6 +42,12 @@ type Querier interface {
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 }
 
+// Queryer runs queries that return rows: a Querier, or whatever a store
+// reads with alone.
+type Queryer interface {
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+}
+
 // Row is one row to scan.
 type Row interface{ Scan(dest ...any) error }
 
@@ -276,7 +282,7 @@ func (b bound) Query(ctx context.Context, query string, args ...any) (Rows, erro
 }
 
 // Collect runs a query and scans each row with scan.
-func Collect[T any](ctx context.Context, q Querier, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
+func Collect[T any](ctx context.Context, q Queryer, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
 	var out []T
 	err := Each(ctx, q, func(r Row) error {
 		v, err := scan(r)
@@ -289,7 +295,7 @@ func Collect[T any](ctx context.Context, q Querier, scan func(Row) (T, error), q
 }
 
 // Each runs a query and calls fn with each row.
-func Each(ctx context.Context, q Querier, fn func(Row) error, query string, args ...any) error {
+func Each(ctx context.Context, q Queryer, fn func(Row) error, query string, args ...any) error {
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return err
