@@ -2,6 +2,9 @@ package svc_test
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,4 +117,64 @@ func readmeLayout(readme string) (map[string]int, error) {
 		return nil, err
 	}
 	return named, nil
+}
+
+// sqlKeyword matches a string that holds SQL: the domain package keeps
+// none (docs/decisions.md, One set of SQL for both stores); queries, table
+// and column names and row destinations live in internal/sqlstore and the
+// stores.
+var sqlKeyword = regexp.MustCompile(`\b(SELECT|INSERT INTO|DELETE FROM|CREATE TABLE|CREATE INDEX|ALTER TABLE)\b|\bUPDATE\s+\w+\s+SET\b|\sWHERE\s|\bON CONFLICT\b`)
+
+// TestRootHoldsNoSQL: no string literal of a non-test file of the root
+// package holds an SQL keyword.
+func TestRootHoldsNoSQL(t *testing.T) {
+	t.Parallel()
+	roots, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range roots {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sqlStrings(t, f, src) {
+			t.Errorf("%s holds SQL, which belongs in internal/sqlstore: %s", f, s)
+		}
+	}
+}
+
+// sqlStrings returns the string literals of a Go file that hold SQL.
+func sqlStrings(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil && sqlKeyword.MatchString(s) {
+				out = append(out, lit.Value)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestSQLStringsFindsSQL: the check above finds the statements it is
+// there for, and passes over prose.
+func TestSQLStringsFindsSQL(t *testing.T) {
+	t.Parallel()
+	src := "package p\n" +
+		"var a = []string{\"UPDATE view_events SET product = $3 WHERE product = $5\", `SELECT id\n\tFROM brands`, \"DELETE FROM products\"}\n" +
+		"const b = \"widget_font, min_carts\" + \"INSERT INTO x (a) VALUES (?)\"\n" +
+		"var c = []string{\"Select a brand\", \"update the settings\", \"where the widget sits\", \"CREATE TABLE t (a int)\"}\n"
+	if got := len(sqlStrings(t, "p.go", []byte(src))); got != 5 {
+		t.Errorf("found %d strings with SQL in %q, want 5", got, src)
+	}
 }

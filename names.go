@@ -3,7 +3,6 @@ package svc
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -145,48 +144,4 @@ type NameStore interface {
 	// stale until they are rebuilt. Returns ENOTFOUND if a name is none of
 	// the brand's, and EINVALID if both name one product.
 	MergeProducts(ctx context.Context, brandID, into, from string) (intoID, fromID string, err error)
-}
-
-// MergeStatements are the statements of a merge, the same for both
-// stores: $1 the brand, $2 into's id, $3 into's ref, $4 from's id, $5
-// from's ref, $6 the time. The store then deletes from's row and marks
-// into changed for the change feed.
-// Bind gives each the arguments it uses.
-var MergeStatements = []string{
-	"UPDATE view_events SET product = $3 WHERE product = $5",
-	"UPDATE view_events SET product = $3 WHERE product = $5",
-	"UPDATE cart_events SET product = $3 WHERE product = $5",
-	"UPDATE purchase_items SET product = $3 WHERE product = $5",
-	"UPDATE order_cancels SET product = $3 WHERE product = $5",
-	"UPDATE pending_cancels SET product_id = $2 WHERE brand_id = $1 AND product_id = $4",
-	"DELETE FROM rollup_hours WHERE brand_id = $1 AND product = $5",
-	"UPDATE product_names SET product_id = $2 WHERE brand_id = $1 AND product_id = $4",
-	"INSERT INTO product_names (brand_id, name, product_id, created_at) VALUES ($1, $4, $2, $6)",
-	"DELETE FROM products WHERE id = $5",
-	"UPDATE erasure_version SET version = version + 1",
-}
-
-// Bind numbers the $n of a statement 1 to k in the order they first
-// appear and returns it with the arguments it uses, in that order: drivers
-// refuse arguments a statement does not use.
-func Bind(q string, args []any) (string, []any) {
-	var b strings.Builder
-	var used []any
-	at := map[byte]int{}
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c != '$' || i+1 == len(q) || q[i+1] < '1' || q[i+1] > '9' {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		n, ok := at[q[i]]
-		if !ok {
-			used = append(used, args[q[i]-'1'])
-			n = len(used)
-			at[q[i]] = n
-		}
-		fmt.Fprintf(&b, "$%d", n)
-	}
-	return b.String(), used
 }

@@ -58,7 +58,7 @@ func WidgetLanguagesOf(l string) []string {
 // WidgetSettings are a brand's settings of how the widget looks and what
 // it may say, beyond its parts and corner: each zero value is unset and
 // takes its default (Stored), so that a new setting is one field here, its
-// check in validate, and one column in WidgetColumns.
+// check in validate, and one column in the stores (internal/sqlstore).
 type WidgetSettings struct {
 	// Font is the widget's typeface: "" for svc's own (the system's UI
 	// font), "inherit" for the page's (WidgetFonts). Sizes, weights and
@@ -83,18 +83,6 @@ func (s WidgetSettings) Stored() WidgetSettings {
 	}
 	return s
 }
-
-// WidgetColumns are the settings' columns in both stores' brands table.
-const WidgetColumns = "widget_font, min_carts"
-
-// Values are the settings as stored, in the order of WidgetColumns.
-func (s WidgetSettings) Values() []any {
-	s = s.Stored()
-	return []any{s.Font, s.MinCarts}
-}
-
-// Dest are where a scan of WidgetColumns goes.
-func (s *WidgetSettings) Dest() []any { return []any{&s.Font, &s.MinCarts} }
 
 // validate returns the bad settings, as fields of the brand.
 func (s WidgetSettings) validate() []FieldError {

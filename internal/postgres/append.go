@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -187,7 +187,7 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 	if err := b.insertRest(ctx, tx); err != nil {
 		return err
 	}
-	return rollup.Apply(ctx, rollupTx{tx}, deltaOf(writes))
+	return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(writes))
 }
 
 // lookUp claims the batch's idempotency keys and reads the keys, products
@@ -573,23 +573,6 @@ func keepVerified(col string, bit int) string {
 // qProducts reads whole products, as svc.Product's fields in order
 // (scanProduct).
 const qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified FROM products"
-
-// qNamedProducts reads whole products with their names (scanNamedProduct),
-// oldest name first, joined by a control character, which no name holds.
-const qNamedProducts = `SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified,
-	(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
-		WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id) FROM products`
-
-func scanNamedProduct(rows pgx.Rows, p *svc.Product) error {
-	var verified int32
-	var names *string
-	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &verified, &names)
-	p.Verified = svc.Attrs(verified)
-	if names != nil {
-		p.Names = strings.Split(*names, "\x1f")
-	}
-	return err
-}
 
 func scanProduct(rows pgx.Rows, p *svc.Product) error {
 	var verified int32

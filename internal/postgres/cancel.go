@@ -2,14 +2,11 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
@@ -31,19 +28,7 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 				return err
 			}
 		}
-		// The order leaves the rollups as it stood and comes back as it stands.
-		d := &rollup.Delta{}
-		const cond = "e.brand_id = $1 AND e.order_id = $2"
-		if err := countEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
-			return err
-		}
-		if err := svc.CancelOrder(ctx, s.cancelTx(tx), c); err != nil {
-			return err
-		}
-		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
-			return err
-		}
-		return rollup.Apply(ctx, rollupTx{tx}, d)
+		return sqlstore.CancelOrder(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), s.cancelTx(tx), rollupTx{tx}, c)
 	}))
 }
 
@@ -83,21 +68,4 @@ func (c cancelTx) InsertPending(ctx context.Context, brandID, orderID, eventID s
 		SELECT $1, $2, $3, p, u, $4 FROM unnest($5::text[], $6::bigint[]) WITH ORDINALITY AS x(p, u, n) ORDER BY n`,
 		brandID, orderID, eventID, millis(at), products, units)
 	return err == nil, err
-}
-
-func optFloat(f pgtype.Float8) *float64 {
-	if !f.Valid {
-		return nil
-	}
-	return &f.Float64
-}
-
-// ProductOf returns the product a name belongs to (svc.CancelTx).
-func (c cancelTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
-	var id string
-	err := c.tx.QueryRow(ctx, qProductOf, brandID, name).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	return id, err == nil, err
 }

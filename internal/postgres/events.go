@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // EnsureProduct registers a product if it does not exist and returns it.
@@ -56,11 +56,11 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
-		if err := scanNamedProduct(rows, &p); err != nil {
+		if err := sqlstore.ScanNamedProduct(rows, &p); err != nil {
 			return err
 		}
 		return fn(&p)
-	}, qNamedProducts+" ORDER BY id")
+	}, sqlstore.PostgreSQL.NamedProducts()+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.
@@ -130,77 +130,9 @@ func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn fun
 func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
 	var total int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// The events go with what they added to the rollups.
-		d := &rollup.Delta{}
-		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
-			var ids []int64
-			err := eachRow(ctx, tx, func(rows pgx.Rows) error {
-				var id int64
-				err := rows.Scan(&id)
-				ids = append(ids, id)
-				return err
-			}, "SELECT id FROM "+t.table+" WHERE ts < $1 ORDER BY ts LIMIT $2 FOR UPDATE SKIP LOCKED", millis(before), limit)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			cond := t.alias + ".id = ANY($1)"
-			var views, orders, carts string
-			switch t.alias {
-			case "v":
-				views = cond
-			case "e":
-				orders = cond
-			default:
-				carts = cond
-			}
-			if err := countEvents(ctx, tx, d, -1, views, carts, orders, ids); err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE id = ANY($1)", ids)
-			if err != nil {
-				return err
-			}
-			total += tag.RowsAffected()
-		}
-		if err := rollup.Apply(ctx, rollupTx{tx}, d); err != nil {
-			return err
-		}
-		// A session whose every view expired is in no arm any more.
-		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE last_at < $1", millis(before)); err != nil {
-			return err
-		}
-		// The widget's reports (widget.go): a session's with its views, an hour once it is all past.
-		if _, err := tx.Exec(ctx, "DELETE FROM widget_sessions WHERE last_at < $1", millis(before)); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "DELETE FROM widget_hours WHERE hour <= $1", millis(before)-rollup.Hour); err != nil {
-			return err
-		}
-		for _, q := range []struct {
-			sql string
-			arg int64
-		}{
-			{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
-				WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(now.Add(-svc.IdempotencyTTL))},
-			// The audit log is kept as long as the events.
-			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
-			// A digest's claim, and so its unsubscribe link, too.
-			{`DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends
-				WHERE claimed_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, millis(before)},
-			// Dashboard sessions unused for their whole life, with their address.
-			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(now)},
-			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)", millis(before)},
-		} {
-			tag, err := tx.Exec(ctx, q.sql, q.arg, limit)
-			if err != nil {
-				return err
-			}
-			total += tag.RowsAffected()
-		}
-		return nil
+		n, err := sqlstore.DeleteExpired(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), rollupTx{tx}, sqlstore.PostgreSQL, before, now, limit)
+		total = n
+		return err
 	})
 	return total, err
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlstore"
@@ -57,10 +56,11 @@ func (r snapshotReader) PurchaseLines(ctx context.Context, since time.Time, fn f
 	return purchaseLineRecords(ctx, r.tx, since, fn)
 }
 
-// newSince selects the rows of transactions that committed after the
-// snapshot $1: the index on txid narrows them to those not older than its xmin.
+// newSince selects the rows of the table (its alias) that transactions
+// committed after the snapshot given twice: the index on txid narrows them
+// to those not older than its xmin.
 func newSince(table string) string {
-	return table + ".txid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(" + table + ".txid, $1::pg_snapshot)"
+	return table + ".txid >= pg_snapshot_xmin(CAST(? AS pg_snapshot)) AND NOT pg_visible_in_snapshot(" + table + ".txid, CAST(? AS pg_snapshot))"
 }
 
 // Changes returns the products registered or changed, and the events other
@@ -68,105 +68,31 @@ func newSince(table string) string {
 // cursor. Events of this Store's own commits are left out: their writer
 // counted them when Append returned.
 func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes, error) {
-	out := &svc.Changes{}
-	var txids []int64 // of each write, to leave out this Store's own
-	var cancels []svc.CancelRecord
-	var cancelTxids []int64
+	var read *sqlstore.FeedRead
+	var next string
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		out.Products, out.Writes, txids = nil, nil, nil
-		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&out.Cursor); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT pg_current_snapshot()::text").Scan(&next); err != nil {
 			return err
 		}
-		err := eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var p svc.Product
-			err := scanNamedProduct(rows, &p)
-			out.Products = append(out.Products, &p)
-			return err
-		}, qNamedProducts+" WHERE "+newSince("products")+" ORDER BY id", after)
-		if err != nil {
-			return err
-		}
-		// Views and carts: one product each, and the brand of its row.
-		single := func(query string, row func() (dest []any, write func(brandID string, ref svc.ProductRef) *svc.Write)) error {
-			return eachRow(ctx, tx, func(rows pgx.Rows) error {
-				var txid int64
-				var ref svc.ProductRef
-				var brandID string
-				dest, write := row()
-				if err := rows.Scan(append([]any{&txid, &ref, &brandID}, dest...)...); err != nil {
-					return err
-				}
-				out.Writes = append(out.Writes, write(brandID, ref))
-				txids = append(txids, txid)
-				return nil
-			}, query, after)
-		}
-		err = single("SELECT v.txid::text::bigint, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+`
-			WHERE `+newSince("v")+" ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r sqlstore.ViewRow
-			return r.Dest(), r.Write
+		var err error
+		read, err = sqlstore.ReadFeed(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), sqlstore.PostgreSQL, sqlstore.FeedSource{
+			Products: func() (string, []any) { return newSince("products"), []any{after, after} },
+			Rows: func(_ sqlstore.FeedTable, alias string) (string, []any, bool) {
+				return newSince(alias), []any{after, after}, true
+			},
+			Key: func(alias string) string { return alias + ".txid::text::bigint" },
 		})
-		if err != nil {
-			return err
-		}
-		cancels, cancelTxids = nil, nil
-		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid int64
-			var r svc.CancelRecord
-			var ts int64
-			var before, after pgtype.Float8
-			if err := rows.Scan(&txid, &r.Order, &r.OrderEventID, &r.Product, &ts, &r.Units, &r.Orders, &r.Currency, &before, &after); err != nil {
-				return err
-			}
-			r.Time, r.PriceBefore, r.PriceAfter = fromMillis(ts), optFloat(before), optFloat(after)
-			cancels, cancelTxids = append(cancels, r), append(cancelTxids, txid)
-			return nil
-		}, `SELECT c.txid::text::bigint, c.purchase, e.event_id, c.product, c.ts, c.units, c.orders, coalesce(c.currency, ''),
-				c.price_before, c.price_after
-			FROM order_cancels c JOIN purchase_events e ON e.id = c.purchase
-			WHERE `+newSince("c")+" ORDER BY c.id", after)
-		if err != nil {
-			return err
-		}
-		err = single("SELECT c.txid::text::bigint, p.id, p.brand_id, "+sqlstore.CartRowColumns+" FROM "+sqlstore.CartRowTables+`
-			WHERE `+newSince("c")+" ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r sqlstore.CartRow
-			return r.Dest(), r.Write
-		})
-		if err != nil {
-			return err
-		}
-		var orders sqlstore.FeedOrders
-		err = eachRow(ctx, tx, func(rows pgx.Rows) error {
-			var txid, cancelled int64
-			var ref svc.ProductRef
-			var brandID string
-			var r sqlstore.OrderRow
-			if err := rows.Scan(append([]any{&txid, &ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
-				return err
-			}
-			orders.Line(&r, ref, brandID, cancelled, txid)
-			return nil
-		}, "SELECT e.txid::text::bigint, i.product, e.brand_id, i.cancelled, "+sqlstore.OrderRowColumns+`
-			FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
-			WHERE `+newSince("e")+" ORDER BY e.id, i.line", after)
-		orders.Flush()
-		out.Writes, txids = append(out.Writes, orders.Writes...), append(txids, orders.Keys...)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	snap, err := parseSnapshot(string(out.Cursor))
+	snap, err := parseSnapshot(next)
 	if err != nil {
 		return nil, err
 	}
-	for i, r := range cancels {
-		if !s.own.mine(cancelTxids[i]) {
-			out.Cancels = append(out.Cancels, r)
-		}
-	}
-	out.Writes = s.own.foreign(out.Writes, txids, snap)
+	out := read.Changes(svc.FeedCursor(next), func(_ sqlstore.FeedTable, txid int64) bool { return s.own.mine(txid) })
+	s.own.forget(snap)
 	return out, nil
 }
 
@@ -217,27 +143,19 @@ func (o *ownTxs) begin(xid int64) func(ok bool) {
 	}
 }
 
-// foreign drops the writes of this Store's own committed transactions, and
-// forgets those that the snapshot shows as finished: no later call can
-// meet them again.
-func (o *ownTxs) foreign(writes []*svc.Write, txids []int64, snap snapshot) []*svc.Write {
+// forget forgets the own transactions that the snapshot shows as
+// finished: no later read of the feed can meet them again.
+func (o *ownTxs) forget(snap snapshot) {
 	if !o.active() {
-		return writes
-	}
-	out := writes[:0]
-	for i, w := range writes {
-		if !o.mine(txids[i]) {
-			out = append(out, w)
-		}
+		return
 	}
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	for xid := range o.txns {
 		if snap.finished(xid) {
 			delete(o.txns, xid)
 		}
 	}
-	o.mu.Unlock()
-	return out
 }
 
 // mine reports whether a transaction the feed sees is one of this Store's

@@ -139,17 +139,7 @@ func optMillis(t *time.Time) *int64 {
 
 // eachRow runs a query and calls scan for every row.
 func eachRow(ctx context.Context, q querier, scan func(pgx.Rows) error, query string, args ...any) error {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqlstore.Each(ctx, pgQ{q}, func(r sqlstore.Row) error { return scan(r.(pgx.Rows)) }, query, args...)
 }
 
 // isStatementError tells an error the server reported about a statement

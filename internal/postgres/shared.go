@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
@@ -13,7 +14,12 @@ import (
 func (s *Store) shared() *sqlstore.Store {
 	return sqlstore.New(sqlstore.PostgreSQL, pgQ{s.pool}, pgQ{s.pool}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 		return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}) })
-	})
+	}, s.rollupsTx)
+}
+
+// rollupsTx runs fn in a transaction with its rollups.
+func (s *Store) rollupsTx(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}, rollupTx{tx}) })
 }
 
 // pgQ is the pool or a transaction as sqlstore runs it.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
@@ -14,19 +13,7 @@ import (
 // its order id (svc.CancelOrder), in one transaction of the one writer.
 func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 	return s.inEventTx(ctx, func(tx *sql.Tx) error {
-		// The order leaves the rollups as it stood and comes back as it stands.
-		d := &rollup.Delta{}
-		const cond = "e.brand_id = ?1 AND e.order_id = ?2"
-		if err := countEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
-			return err
-		}
-		if err := svc.CancelOrder(ctx, s.cancelTx(tx), c); err != nil {
-			return err
-		}
-		if err := countEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
-			return err
-		}
-		return rollup.Apply(ctx, s.rollupTx(tx), d)
+		return sqlstore.CancelOrder(ctx, sqlstore.SQLite.Wrap(sqlQ{tx}), s.cancelTx(tx), s.rollupTx(tx), c)
 	})
 }
 
@@ -73,11 +60,4 @@ func nullFloat(f sql.NullFloat64) *float64 {
 		return nil
 	}
 	return &f.Float64
-}
-
-// ProductOf returns the product a name belongs to (svc.CancelTx).
-func (c cancelTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
-	var id string
-	ok, err := found(c.tx.QueryRowContext(ctx, qProductOf, brandID, name).Scan(&id))
-	return id, ok, err
 }

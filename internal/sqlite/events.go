@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -43,7 +43,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		return rollup.Apply(ctx, rollupTx{fast}, deltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{fast}, sqlstore.DeltaOf(batch))
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
@@ -72,7 +72,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return rollup.Apply(ctx, rollupTx{tx}, deltaOf(batch))
+		return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch))
 	})
 }
 
@@ -299,10 +299,10 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // decoding are the two halves of loading a million products.
 func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error {
 	return scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM products WHERE id >= ?",
-		qProducts+" WHERE id >= ? AND id < ? ORDER BY id",
+		sqlstore.SQLite.NamedProducts()+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			return &p, scanProduct(rows, &p)
+			return &p, sqlstore.ScanNamedProduct(rows, &p)
 		}, fn)
 }
 
@@ -371,81 +371,16 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 		if err := maxIDs(ctx, tx, s.stmts, &newest); err != nil {
 			return err
 		}
-		// The events go with what they added to the rollups.
-		d := &rollup.Delta{}
-		for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
-			var ids []int64
-			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-				var id int64
-				ids = append(ids, id)
-				return rows.Scan(&ids[len(ids)-1])
-			}, "SELECT id FROM "+t.table+" WHERE ts < ? ORDER BY ts LIMIT ?", millis(before), limit)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			list, _ := json.Marshal(ids)
-			cond := t.alias + ".id IN (SELECT value FROM json_each(?1))"
-			var views, orders, carts string
-			switch t.alias {
-			case "v":
-				views = cond
-			case "e":
-				orders = cond
-			default:
-				carts = cond
-			}
-			if err := countEvents(ctx, tx, d, -1, views, carts, orders, string(list)); err != nil {
-				return err
-			}
-			res, err := tx.ExecContext(ctx, "DELETE FROM "+t.table+" WHERE id IN (SELECT value FROM json_each(?))", string(list))
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			total += n
-		}
-		if err := rollup.Apply(ctx, s.rollupTx(tx), d); err != nil {
+		n, err := sqlstore.DeleteExpired(ctx, sqlstore.SQLite.Wrap(sqlQ{tx}), s.rollupTx(tx), sqlstore.SQLite, before, now, limit)
+		if err != nil {
 			return err
 		}
-		// A session whose every view expired is in no arm any more.
-		if _, err := tx.ExecContext(ctx, "DELETE FROM rollup_sessions WHERE last_at < ?", millis(before)); err != nil {
-			return err
-		}
-		// The widget's reports (widget.go): a session's with its views, an hour once it is all past.
-		if _, err := tx.ExecContext(ctx, "DELETE FROM widget_sessions WHERE last_at < ?", millis(before)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM widget_hours WHERE hour <= ?", millis(before)-rollup.Hour); err != nil {
-			return err
-		}
-		for _, q := range []struct {
-			sql string
-			arg int64
-		}{
-			{"DELETE FROM idempotency_keys WHERE (brand_id, key) IN (SELECT brand_id, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)", millis(now.Add(-svc.IdempotencyTTL))},
-			// The audit log is kept as long as the events.
-			{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?)", millis(before)},
-			// A digest's claim, and so its unsubscribe link, too.
-			{"DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends WHERE claimed_at < ? LIMIT ?)", millis(before)},
-			// Dashboard sessions unused for their whole life, with their address.
-			{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= ? LIMIT ?)", millis(now)},
-			{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?)", millis(before)},
-		} {
-			res, err := tx.ExecContext(ctx, q.sql, q.arg, limit)
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			total += n
-		}
+		total = n
 		if err := maxIDs(ctx, tx, s.stmts, &left); err != nil {
 			return err
 		}
 		if left[tViews] < newest[tViews] || left[tOrders] < newest[tOrders] || left[tCarts] < newest[tCarts] { // order_cancels ids are never reused
-			return eraseTx{tx}.BumpErasureVersion(ctx)
+			return sqlstore.EraseTx{Tx: sqlstore.SQLite.Wrap(sqlQ{tx})}.BumpErasureVersion(ctx)
 		}
 		return nil
 	})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlstore"
@@ -39,11 +38,11 @@ var _ svc.ChangeFeed = (*Store)(nil)
 
 // The event tables a cursor and a transaction's own ids cover.
 const (
-	tViews = iota
-	tOrders
-	tCarts
-	tCancels
-	nTables
+	tViews   = sqlstore.FeedTableViews
+	tOrders  = sqlstore.FeedTableOrders
+	tCarts   = sqlstore.FeedTableCarts
+	tCancels = sqlstore.FeedTableCancels
+	nTables  = 4
 )
 
 // qMaxIDs reads the largest id of each event table, in the order above.
@@ -264,94 +263,22 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 			return &svc.Changes{Cursor: after}, nil // nobody committed since
 		}
 	}
-	out := &svc.Changes{}
-	var ids []int64 // of each write's row, to leave out this Store's own
-	var tables []int
-	var cancelIDs []int64
-	var cancels []svc.CancelRecord
+	var read *sqlstore.FeedRead
 	var next cursor
 	err = s.inFeedTx(ctx, func(tx *sql.Tx, version int64, cur cursor, pos svc.LogPosition) error {
-		err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-			var p svc.Product
-			err := scanProduct(rows, &p)
-			out.Products = append(out.Products, &p)
-			return err
-		}, qProducts+" WHERE changed > ? AND changed <= ? ORDER BY id",
-			a.products, cur.products)
-		if err != nil {
-			return err
-		}
-		// Views and carts: one product each, and the brand of its row.
-		single := func(table int, query string, row func() (dest []any, write func(brandID string, ref svc.ProductRef) *svc.Write)) error {
-			lo, hi := s.othersIn(table, a.ids[table], cur.ids[table])
-			if lo >= hi {
-				return nil
-			}
-			return eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-				var id int64
-				var ref svc.ProductRef
-				var brandID string
-				dest, write := row()
-				if err := rows.Scan(append([]any{&id, &ref, &brandID}, dest...)...); err != nil {
-					return err
-				}
-				out.Writes = append(out.Writes, write(brandID, ref))
-				ids, tables = append(ids, id), append(tables, table)
-				return nil
-			}, query, lo, hi)
-		}
-		err = single(tViews, "SELECT v.id, p.id, p.brand_id, "+sqlstore.ViewRowColumns+" FROM "+sqlstore.ViewRowTables+
-			" WHERE v.id > ? AND v.id <= ? ORDER BY v.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r sqlstore.ViewRow
-			return r.Dest(), r.Write
+		var err error
+		read, err = sqlstore.ReadFeed(ctx, sqlstore.SQLite.Wrap(sqlQ{tx}), sqlstore.SQLite, sqlstore.FeedSource{
+			Products: func() (string, []any) { return "changed > ? AND changed <= ?", []any{a.products, cur.products} },
+			// The cursor was read in this transaction: no later row is
+			// seen, but the bound keeps the read to its cursor all the same.
+			Rows: func(t sqlstore.FeedTable, alias string) (string, []any, bool) {
+				lo, hi := s.othersIn(t, a.ids[t], cur.ids[t])
+				return alias + ".id > ? AND " + alias + ".id <= ?", []any{lo, hi}, lo < hi
+			},
+			Key: func(alias string) string { return alias + ".id" },
 		})
 		if err != nil {
 			return err
-		}
-		err = single(tCarts, "SELECT c.id, p.id, p.brand_id, "+sqlstore.CartRowColumns+" FROM "+sqlstore.CartRowTables+
-			" WHERE c.id > ? AND c.id <= ? ORDER BY c.id", func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-			var r sqlstore.CartRow
-			return r.Dest(), r.Write
-		})
-		if err != nil {
-			return err
-		}
-		// The cursor was read in this transaction: no later row is seen,
-		// but the bound keeps the feed's read to its cursor all the same.
-		if lo, hi := s.othersIn(tCancels, a.ids[tCancels], cur.ids[tCancels]); lo < hi {
-			err = reads{tx}.CancelsAfter(ctx, lo, time.Time{}, func(id int64, r svc.CancelRecord) error {
-				if id <= hi {
-					cancels, cancelIDs = append(cancels, r), append(cancelIDs, id)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		if lo, hi := s.othersIn(tOrders, a.ids[tOrders], cur.ids[tOrders]); lo < hi {
-			var orders sqlstore.FeedOrders
-			err = eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-				var cancelled int64
-				var ref svc.ProductRef
-				var brandID string
-				var r sqlstore.OrderRow
-				if err := rows.Scan(append([]any{&ref, &brandID, &cancelled}, r.Dest()...)...); err != nil {
-					return err
-				}
-				orders.Line(&r, ref, brandID, cancelled, r.ID)
-				return nil
-			}, "SELECT i.product, e.brand_id, i.cancelled, "+sqlstore.OrderRowColumns+`
-				FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id JOIN products p ON p.id = i.product
-				WHERE e.id > ? AND e.id <= ? ORDER BY e.id, i.line`, lo, hi)
-			if err != nil {
-				return err
-			}
-			orders.Flush()
-			out.Writes = append(out.Writes, orders.Writes...)
-			for _, id := range orders.Keys {
-				ids, tables = append(ids, id), append(tables, tOrders)
-			}
 		}
 		f.known, f.version, f.last, f.pos = true, version, cur, pos
 		next = cur
@@ -360,23 +287,7 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 	if err != nil {
 		return nil, err
 	}
-	out.Cursor = next.String()
-	if f.on.Load() {
-		writes := out.Writes[:0]
-		for i, w := range out.Writes {
-			if !s.mine(tables[i], ids[i]) {
-				writes = append(writes, w)
-			}
-		}
-		out.Writes = writes
-		for i, r := range cancels {
-			if !s.mine(tCancels, cancelIDs[i]) {
-				out.Cancels = append(out.Cancels, r)
-			}
-		}
-	} else {
-		out.Cancels = cancels
-	}
+	out := read.Changes(next.String(), func(t sqlstore.FeedTable, id int64) bool { return f.on.Load() && s.mine(t, id) })
 	s.forgetOwn(next)
 	return out, nil
 }
@@ -443,7 +354,7 @@ func maxIDs(ctx context.Context, tx *sql.Tx, stmts stmtCache, ids *[nTables]int6
 
 // mine reports whether the row id of the table is one of this Store's own
 // commits.
-func (s *Store) mine(table int, id int64) bool {
+func (s *Store) mine(table sqlstore.FeedTable, id int64) bool {
 	f := &s.feed
 	f.ownMu.Lock()
 	var ws []*ownWrite // a failed commit's ids may be another's since
@@ -470,7 +381,7 @@ func (s *Store) mine(table int, id int64) bool {
 // at either end, so that a poll after only its own commits reads no row
 // (reading them back to skip them took 8% of a loaded server's CPU). Own
 // rows inside the part left are told apart by mine.
-func (s *Store) othersIn(table int, lo, hi int64) (int64, int64) {
+func (s *Store) othersIn(table sqlstore.FeedTable, lo, hi int64) (int64, int64) {
 	f := &s.feed
 	f.ownMu.Lock()
 	// In the order of their ids, but where a failed one's ids were taken

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 
@@ -214,15 +212,5 @@ func (p *preparedTx) RegisterName(ctx context.Context, n svc.Name, at time.Time)
 		p.names[productKey{n.BrandID, n.Name}] = n.ProductID
 	}
 	_, err := p.ExecContext(ctx, qProductTouch, n.BrandID, n.ProductID)
-	return err
-}
-
-// scanProduct scans a row of qProducts.
-func scanProduct(rows *sql.Rows, p *svc.Product) error {
-	var names sql.NullString
-	err := rows.Scan(&p.Ref, &p.BrandID, &p.ProductID, &p.SKU, &p.Title, &p.URL, &p.GTIN, &p.MPN, &p.Maker, &p.Verified, &names)
-	if names.Valid {
-		p.Names = strings.Split(names.String, "\x1f")
-	}
 	return err
 }

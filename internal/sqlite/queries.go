@@ -1,6 +1,10 @@
 package sqlite
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/svc-project/svc/internal/sqlstore"
+)
 
 // The SQL of the write path, prepared once when the store opens (see
 // prepared.go).
@@ -35,11 +39,6 @@ const (
 	qProductUpdate = `UPDATE products SET sku = coalesce(?, sku), title = coalesce(?, title),
 		url = coalesce(?, url), gtin = coalesce(?, gtin), mpn = coalesce(?, mpn),
 		maker = coalesce(?, maker), verified = verified | ?, updated_at = ?, changed = ` + nextChange + ` WHERE id = ?`
-	// qProducts reads whole products, as svc.Product's fields in order,
-	// with their names joined by a control character, which no name holds.
-	qProducts = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, " + qNamesOf + " FROM products"
-	qNamesOf  = `(SELECT group_concat(n.name, char(31)) FROM product_names n
-		WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`
 	// qProductOf finds the product a name belongs to (svc.NameLookup).
 	qProductOf = `SELECT product_id FROM products WHERE brand_id = ?1 AND product_id = ?2
 		UNION ALL SELECT product_id FROM product_names WHERE brand_id = ?1 AND name = ?2 LIMIT 1`
@@ -49,7 +48,7 @@ const (
 	qProductTouch = "UPDATE products SET changed = " + nextChange + " WHERE brand_id = ? AND product_id = ?"
 	// nextChange numbers a product's write for the change feed (feed.go):
 	// one more than any before, which the index on changed finds at once.
-	nextChange = "(SELECT coalesce(max(changed), 0) + 1 FROM products)"
+	nextChange = sqlstore.NextChange
 )
 
 // viewInserts[i] inserts 1<<i views in one statement: a batch's views go

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"runtime"
 	"sync"
+
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // scanRanges runs query, which takes a range [lo, hi) of the column its
@@ -176,18 +178,6 @@ type queryer interface {
 type reads struct{ db queryer }
 
 // eachRowOf runs a query on db and calls scan for every row.
-func eachRowOf(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, scan func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+func eachRowOf(ctx context.Context, db rowsQueryer, scan func(*sql.Rows) error, query string, args ...any) error {
+	return sqlstore.Each(ctx, rowsOf{db}, func(r sqlstore.Row) error { return scan(r.(sqlRows).Rows) }, query, args...)
 }

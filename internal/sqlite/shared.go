@@ -4,15 +4,25 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // shared returns the queries both stores share (internal/sqlstore), on the
 // read pool and the writer.
 func (s *Store) shared() *sqlstore.Store {
-	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
-		return s.inTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}) })
-	})
+	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, s.sharedTx, s.sharedRollupTx)
+}
+
+// sharedTx runs fn in a write transaction of the writer.
+func (s *Store) sharedTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}) })
+}
+
+// sharedRollupTx runs fn in a transaction that writes events, with its
+// rollups: the feed leaves out what it wrote (inEventTx).
+func (s *Store) sharedRollupTx(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
+	return s.inEventTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}, s.rollupTx(tx)) })
 }
 
 // sqlQ is a pool or a transaction of database/sql as sqlstore runs it.
@@ -37,7 +47,19 @@ func (q sqlQ) QueryRow(ctx context.Context, query string, args ...any) sqlstore.
 }
 
 func (q sqlQ) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	rows, err := q.q.QueryContext(ctx, query, args...)
+	return rowsOf{q.q}.Query(ctx, query, args...)
+}
+
+// rowsQueryer is what runs a query of database/sql.
+type rowsQueryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
+// rowsOf runs the queries of db for sqlstore.Each.
+type rowsOf struct{ db rowsQueryer }
+
+func (r rowsOf) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := r.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (b BrandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	return affected(b.tx.Exec(ctx, "INSERT INTO brands ("+brandColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		append([]any{br.ID, br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, Millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			append(recentRow(br.Recent).values(), br.Widget.Values()...)...)...))
+			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...)...))
 }
 
 // UpdateBrand replaces a brand's fields but its creation time (svc.BrandTx).
@@ -39,7 +39,7 @@ func (b BrandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ?,
 		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ?, widget_font = ?, min_carts = ? WHERE id = ?`,
 		append(append([]any{br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			append(recentRow(br.Recent).values(), br.Widget.Values()...)...), br.ID)...))
+			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...), br.ID)...))
 }
 
 // BumpConfigVersion changes the number ConfigVersion returns (svc.BrandTx).
@@ -51,13 +51,13 @@ func (b BrandTx) BumpConfigVersion(ctx context.Context) error {
 // affected reports whether a statement changed a row.
 func affected(n int64, err error) (bool, error) { return err == nil && n > 0, err }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + recentColumns + ", " + svc.WidgetColumns
+const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + recentColumns + ", " + widgetColumns
 
 func (s *Store) scanBrand(row Row) (*svc.Brand, error) {
 	var b svc.Brand
 	var created int64
 	var recent recentSettings
-	if err := row.Scan(append([]any{&b.ID, &b.Name, s.d.ScanStrings(&b.Domains), &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, append(recent.dest(), b.Widget.Dest()...)...)...); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &b.Name, s.d.ScanStrings(&b.Domains), &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, append(recent.dest(), widgetDest(&b.Widget)...)...)...); err != nil {
 		return nil, err
 	}
 	b.Recent = recent.settings()

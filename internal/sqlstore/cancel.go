@@ -97,3 +97,13 @@ func (c CancelTx) InsertCancel(ctx context.Context, eventID string, r svc.Cancel
 		eventID, r.Order, int64(r.Product), Millis(r.Time), r.Units, r.Orders, r.Currency, r.PriceBefore, r.PriceAfter, Millis(at))
 	return err
 }
+
+// ProductOf returns the product a name belongs to (svc.CancelTx).
+func (c CancelTx) ProductOf(ctx context.Context, brandID, name string) (string, bool, error) {
+	var id string
+	err := c.tx.QueryRow(ctx, productOf, brandID, name, brandID, name).Scan(&id)
+	if NoRows(err) {
+		return "", false, nil
+	}
+	return id, err == nil, err
+}

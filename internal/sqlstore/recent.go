@@ -31,3 +31,16 @@ func (r recentSettings) settings() svc.RecentSettings {
 	return svc.RecentSettings{Delay: time.Duration(r.delay) * time.Second, Window: time.Duration(r.window) * time.Second,
 		MaxItems: int(r.max), K: int(r.k)}
 }
+
+// widgetColumns are a brand's widget settings (svc.WidgetSettings) in the
+// brands table.
+const widgetColumns = "widget_font, min_carts"
+
+// widgetValues are the settings as stored, in the order of widgetColumns.
+func widgetValues(s svc.WidgetSettings) []any {
+	s = s.Stored()
+	return []any{s.Font, s.MinCarts}
+}
+
+// widgetDest are where a scan of widgetColumns goes.
+func widgetDest(s *svc.WidgetSettings) []any { return []any{&s.Font, &s.MinCarts} }

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // ErrNoRows is what QueryRow's Scan returns when no row came: both
@@ -37,6 +39,12 @@ type Querier interface {
 	// Exec runs a statement and returns the rows it changed.
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
 	QueryRow(ctx context.Context, query string, args ...any) Row
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+}
+
+// Queryer runs queries that return rows: a Querier, or whatever a store
+// reads with alone.
+type Queryer interface {
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 }
 
@@ -66,15 +74,41 @@ type Dialect struct {
 	// times: a timestamp column holds a time (timestamptz); else unix
 	// milliseconds (most columns of both stores are milliseconds).
 	times bool
+	// touch is the SET clause that marks a product changed for the change
+	// feed: SQLite numbers its products' writes (NextChange), PostgreSQL
+	// notes the writing transaction.
+	touch string
+	// namesOf joins a product's names (of the row "products") with a
+	// control character, which no name holds.
+	namesOf string
+	// greatest and least are the larger and smaller of two values.
+	greatest, least string
+	// lock locks the tables named by %s against other nodes' writes
+	// until the transaction ends; "" where one writer runs at a time.
+	lock string
+	// skipLocked ends a subquery that picks rows to delete: other nodes'
+	// locked rows are left to them.
+	skipLocked string
 
 	bound sync.Map // query with ? -> query with $n
 }
 
 // The two engines.
 var (
-	SQLite     = &Dialect{name: "sqlite"}
-	PostgreSQL = &Dialect{name: "postgres", numbered: true, forUpdate: " FOR UPDATE", arrays: true, times: true}
+	SQLite = &Dialect{name: "sqlite", touch: "changed = " + NextChange,
+		namesOf: `(SELECT group_concat(n.name, char(31)) FROM product_names n
+			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
+		greatest: "max", least: "min"}
+	PostgreSQL = &Dialect{name: "postgres", numbered: true, forUpdate: " FOR UPDATE", arrays: true, times: true,
+		touch: "txid = pg_current_xact_id()",
+		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
+			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
+		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED"}
 )
+
+// NextChange numbers a product's write for SQLite's change feed: one more
+// than any before, which the index on changed finds at once.
+const NextChange = "(SELECT coalesce(max(changed), 0) + 1 FROM products)"
 
 func (d *Dialect) String() string { return d.name }
 
@@ -113,6 +147,16 @@ func (d *Dialect) Bind(query string) string {
 // ForUpdate is appended to a SELECT whose rows the transaction then
 // writes on: " FOR UPDATE" where other writers run at once, "" in SQLite.
 func (d *Dialect) ForUpdate() string { return d.forUpdate }
+
+// Lock locks the tables against other nodes' writes for the rest of q's
+// transaction; where one writer runs at a time it does nothing.
+func (d *Dialect) Lock(ctx context.Context, q Querier, tables string) error {
+	if d.lock == "" {
+		return nil
+	}
+	_, err := q.Exec(ctx, fmt.Sprintf(d.lock, tables))
+	return err
+}
 
 // Strings is the argument that stores a list of strings.
 func (d *Dialect) Strings(ss []string) (any, error) {
@@ -190,14 +234,20 @@ type Store struct {
 	d    *Dialect
 	r, w Querier
 	inTx func(context.Context, func(Querier) error) error
+	// rollupTx runs the writes of events that keep the rollups.
+	rollupTx RollupTx
 }
 
 // New returns the shared part of a store: read runs reads (a pool), write
 // runs a write of one statement, and inTx runs fn in a write transaction
-// and commits it when fn returns nil.
-func New(d *Dialect, read, write Querier, inTx func(ctx context.Context, fn func(Querier) error) error) *Store {
+// and commits it when fn returns nil. rollupTx runs fn in a write
+// transaction that deletes or counts events again, with the rollups'
+// writes of the transaction.
+func New(d *Dialect, read, write Querier, inTx func(ctx context.Context, fn func(Querier) error) error, rollupTx RollupTx) *Store {
 	return &Store{d: d, r: bound{read, d}, w: bound{write, d}, inTx: func(ctx context.Context, fn func(Querier) error) error {
 		return inTx(ctx, func(q Querier) error { return fn(bound{q, d}) })
+	}, rollupTx: func(ctx context.Context, fn func(Querier, rollup.Tx) error) error {
+		return rollupTx(ctx, func(q Querier, rt rollup.Tx) error { return fn(bound{q, d}, rt) })
 	}}
 }
 
@@ -232,7 +282,7 @@ func (b bound) Query(ctx context.Context, query string, args ...any) (Rows, erro
 }
 
 // Collect runs a query and scans each row with scan.
-func Collect[T any](ctx context.Context, q Querier, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
+func Collect[T any](ctx context.Context, q Queryer, scan func(Row) (T, error), query string, args ...any) ([]T, error) {
 	var out []T
 	err := Each(ctx, q, func(r Row) error {
 		v, err := scan(r)
@@ -245,7 +295,7 @@ func Collect[T any](ctx context.Context, q Querier, scan func(Row) (T, error), q
 }
 
 // Each runs a query and calls fn with each row.
-func Each(ctx context.Context, q Querier, fn func(Row) error, query string, args ...any) error {
+func Each(ctx context.Context, q Queryer, fn func(Row) error, query string, args ...any) error {
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return err

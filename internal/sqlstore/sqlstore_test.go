@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -61,5 +62,33 @@ func TestNullTime(t *testing.T) {
 	var n NullTime
 	if n.Scan("2026") == nil {
 		t.Error("a string scanned as a time")
+	}
+}
+
+// TestIdLists: a list of ids is one argument in both dialects, and the
+// condition on it binds to one placeholder.
+func TestIdLists(t *testing.T) {
+	ids := []int64{3, 1, 2}
+	if got := SQLite.Int64s(ids); got != "[3,1,2]" {
+		t.Errorf("SQLite.Int64s = %v", got)
+	}
+	if got := PostgreSQL.Int64s(ids); !reflect.DeepEqual(got, ids) {
+		t.Errorf("PostgreSQL.Int64s = %v", got)
+	}
+	if got := PostgreSQL.Bind("DELETE FROM t WHERE " + PostgreSQL.InList("id")); got != "DELETE FROM t WHERE id = ANY($1)" {
+		t.Errorf("PostgreSQL.InList: %q", got)
+	}
+	if got := SQLite.InList("v.id"); got != "v.id IN (SELECT value FROM json_each(?))" {
+		t.Errorf("SQLite.InList: %q", got)
+	}
+}
+
+// TestLock: SQLite's one writer runs no lock statement.
+func TestLock(t *testing.T) {
+	if err := SQLite.Lock(t.Context(), nil, "rollup_hours"); err != nil {
+		t.Error(err)
+	}
+	if got := fmt.Sprintf(PostgreSQL.lock, "a, b"); got != "LOCK TABLE a, b IN EXCLUSIVE MODE" {
+		t.Errorf("PostgreSQL's lock: %q", got)
 	}
 }

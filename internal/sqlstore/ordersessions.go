@@ -1,14 +1,13 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-	"github.com/svc-project/svc/internal/rollup"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 var _ svc.OrderSessionStore = (*Store)(nil)
@@ -27,32 +26,35 @@ func (s *Store) LinkOrderSession(ctx context.Context, brandID, orderID, key, ses
 }
 
 // orderSession records the webhook's key (sessionID nil) or the page's
-// session, and gives the order the session once both are there. The
-// upsert locks the row, so a page and a webhook of one order at once see
-// each other: the second to write finds what the first wrote, and the
-// order it updates was committed before its webhook was answered.
+// session, and gives the order the session once both are there. It
+// reports whether they are. The upsert locks the row, so a page and a
+// webhook of one order at once see each other: the second to write finds
+// what the first wrote, and the order it updates was committed before its
+// webhook was answered.
 func (s *Store) orderSession(ctx context.Context, brandID, orderID, key string, sessionID *string, now time.Time) (linked bool, err error) {
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "DELETE FROM order_sessions WHERE received_at < $1", millis(now.Add(-svc.OrderSessionTTL))); err != nil {
+	err = s.inTx(ctx, func(tx Querier) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM order_sessions WHERE received_at < ?", Millis(now.Add(-svc.OrderSessionTTL))); err != nil {
 			return err
 		}
-		var session *string
+		var session sql.NullString
 		err := tx.QueryRow(ctx, `INSERT INTO order_sessions AS o (brand_id, order_id, key_hash, session_id, from_webhook, received_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
+			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (brand_id, order_id, key_hash) DO UPDATE SET
 				session_id = coalesce(o.session_id, excluded.session_id),
 				from_webhook = o.from_webhook OR excluded.from_webhook
 			RETURNING session_id, from_webhook`,
-			brandID, orderID, svc.OrderKeyHash(key), sessionID, sessionID == nil, millis(now)).Scan(&session, &linked)
-		if err != nil || !linked || session == nil {
+			brandID, orderID, svc.OrderKeyHash(key), sessionID, sessionID == nil, Millis(now)).Scan(&session, &linked)
+		if err != nil || !linked || !session.Valid {
 			return err
 		}
-		_, err = tx.Exec(ctx, "UPDATE purchase_events SET session_id = $1 WHERE brand_id = $2 AND order_id = $3 AND keyed AND session_id IS NULL",
-			*session, brandID, orderID)
+		_, err = tx.Exec(ctx, "UPDATE purchase_events SET session_id = ? WHERE brand_id = ? AND order_id = ? AND keyed = ? AND session_id IS NULL",
+			session.String, brandID, orderID, true)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "$1", "$2", "$3::bigint"), brandID, *session, time.Now().UnixMilli())
+		// The time comes twice, first; then the brand and the session.
+		at := time.Now().UnixMilli()
+		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "?", "?", "CAST(? AS bigint)"), at, at, brandID, session.String)
 		return err
 	})
 	return linked, err

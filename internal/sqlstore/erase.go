@@ -1,0 +1,74 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
+)
+
+// ForgetSession deletes every view, order and add-to-cart of the brand
+// that carries the session id (svc.ForgetSession), in a transaction of the
+// store's RollupTx.
+func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n int64, err error) {
+	if _, err := s.Brand(ctx, brandID); err != nil {
+		return 0, err
+	}
+	err = s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
+		// What the session's events added to the rollups goes with them.
+		d := &rollup.Delta{}
+		if err := CountEvents(ctx, tx, d, -1, "v.session_id = ? AND p.brand_id = ?", "c.session_id = ? AND p.brand_id = ?",
+			"e.session_id = ? AND e.brand_id = ?", sessionID, brandID); err != nil {
+			return err
+		}
+		if n, err = svc.ForgetSession(ctx, EraseTx{tx}, brandID, sessionID); err != nil {
+			return err
+		}
+		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", "DELETE FROM widget_sessions WHERE brand_id = ? AND session_id = ?",
+			// The session's links of orders (svc.OrderSessionStore) go too.
+			"DELETE FROM order_sessions WHERE brand_id = ? AND session_id = ?"} {
+			if _, err := tx.Exec(ctx, q, brandID, sessionID); err != nil {
+				return err
+			}
+		}
+		return rollup.Apply(ctx, rt, d)
+	})
+	return n, err
+}
+
+// EraseTx persists an erasure (svc.EraseTx) in Tx, a transaction of a
+// Store's (placeholders rewritten).
+type EraseTx struct{ Tx Querier }
+
+// DeleteSession deletes the brand's events with the session id (svc.EraseTx).
+func (e EraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error) {
+	var total int64
+	for _, q := range []string{
+		"DELETE FROM view_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
+		"DELETE FROM purchase_events WHERE session_id = ? AND brand_id = ?", // lines go by cascade
+		"DELETE FROM cart_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
+	} {
+		n, err := e.Tx.Exec(ctx, q, sessionID, brandID)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// BumpErasureVersion changes the erasure version (svc.EraseTx).
+func (e EraseTx) BumpErasureVersion(ctx context.Context) error {
+	_, err := e.Tx.Exec(ctx, "UPDATE erasure_version SET version = version + 1")
+	return err
+}
+
+// ErasureVersion returns a number that changes whenever events are erased.
+func (s *Store) ErasureVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.r.QueryRow(ctx, "SELECT version FROM erasure_version").Scan(&v)
+	if NoRows(err) {
+		return 0, nil
+	}
+	return v, err
+}

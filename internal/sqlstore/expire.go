@@ -1,0 +1,107 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
+)
+
+// Int64s is the argument that stores a list of ids, for InList.
+func (d *Dialect) Int64s(ids []int64) any {
+	if d.arrays {
+		return ids
+	}
+	b, _ := json.Marshal(ids) // a list of numbers always marshals
+	return string(b)
+}
+
+// InList is the condition that col is in the list of one ? argument
+// (Int64s).
+func (d *Dialect) InList(col string) string {
+	if d.arrays {
+		return col + " = ANY(?)"
+	}
+	return col + " IN (SELECT value FROM json_each(?))"
+}
+
+// DeleteExpired deletes in tx, with rt its rollups' writes, at most limit
+// events and rows of each kind that expire with them older than before,
+// and idempotency keys older than svc.IdempotencyTTL before now. Rows
+// another node is deleting are skipped, not waited for. It returns how
+// many rows it deleted; the store runs the transaction.
+func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, before, now time.Time, limit int) (int64, error) {
+	var total int64
+	// The events go with what they added to the rollups.
+	delta := &rollup.Delta{}
+	for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
+		ids, err := Collect(ctx, tx, func(r Row) (id int64, err error) { return id, r.Scan(&id) },
+			"SELECT id FROM "+t.table+" WHERE ts < ? ORDER BY ts LIMIT ?"+d.skipLocked, Millis(before), limit)
+		if err != nil {
+			return 0, err
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		list := d.Int64s(ids)
+		cond := d.InList(t.alias + ".id")
+		var views, orders, carts string
+		switch t.alias {
+		case "v":
+			views = cond
+		case "e":
+			orders = cond
+		default:
+			carts = cond
+		}
+		if err := CountEvents(ctx, tx, delta, -1, views, carts, orders, list); err != nil {
+			return 0, err
+		}
+		n, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE "+d.InList("id"), list)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	if err := rollup.Apply(ctx, rt, delta); err != nil {
+		return 0, err
+	}
+	for _, q := range []struct {
+		sql string
+		arg int64
+	}{
+		// A session whose every view expired is in no arm any more.
+		{"DELETE FROM rollup_sessions WHERE last_at < ?", Millis(before)},
+		// The widget's reports (widget.go): a session's with its views, an hour once it is all past.
+		{"DELETE FROM widget_sessions WHERE last_at < ?", Millis(before)},
+		{"DELETE FROM widget_hours WHERE hour <= ?", Millis(before) - rollup.Hour},
+	} {
+		if _, err := tx.Exec(ctx, q.sql, q.arg); err != nil {
+			return 0, err
+		}
+	}
+	for _, q := range []struct {
+		sql string
+		arg int64
+	}{
+		{`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT brand_id, scope, key FROM idempotency_keys
+			WHERE created_at < ? LIMIT ?` + d.skipLocked + `)`, Millis(now.Add(-svc.IdempotencyTTL))},
+		// The audit log is kept as long as the events.
+		{"DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?" + d.skipLocked + ")", Millis(before)},
+		// A digest's claim, and so its unsubscribe link, too.
+		{`DELETE FROM digest_sends WHERE (brand_id, email, week) IN (SELECT brand_id, email, week FROM digest_sends
+			WHERE claimed_at < ? LIMIT ?` + d.skipLocked + `)`, Millis(before)},
+		// Dashboard sessions unused for their whole life, with their address.
+		{"DELETE FROM dashboard_sessions WHERE hash IN (SELECT hash FROM dashboard_sessions WHERE expires_at <= ? LIMIT ?" + d.skipLocked + ")", Millis(now)},
+		{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?" + d.skipLocked + ")", Millis(before)},
+	} {
+		n, err := tx.Exec(ctx, q.sql, q.arg, limit)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
