@@ -329,8 +329,11 @@ func readEvent(raw jsontext.Value) (*batchKind, collect.Event, []svc.FieldError)
 	if bad != nil {
 		return k, collect.Event{}, bad
 	}
-	return k, collect.Event{Write: k.write(ev), DecodeErrors: decodeErrors, IdempotencyKey: idempotencyKey, KeyField: "idempotency_key",
-		Hash: func() [32]byte { return batchEventHash(raw) }}, nil
+	e := collect.Event{Write: k.write(ev), DecodeErrors: decodeErrors, IdempotencyKey: idempotencyKey, KeyField: "idempotency_key"}
+	if idempotencyKey != nil {
+		e.Hash = func() [32]byte { return batchEventHash(raw) }
+	}
+	return k, e, nil
 }
 
 // readBatchEvent decodes one event of a batch by its type. bad is set

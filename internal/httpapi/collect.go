@@ -96,7 +96,8 @@ func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, wr *svc.
 		src = collect.Source{Kind: collect.Browser, Origin: cred.Origin, Bot: s.opts.IsBot != nil && s.opts.IsBot(r.UserAgent()), Sender: r}
 	}
 	ev := collect.Event{Write: wr, DecodeErrors: decodeErrors, KeyField: "Idempotency-Key"}
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
+	if h := r.Header.Get("Idempotency-Key"); h != "" {
+		k := h // on the heap only for a request with a key
 		ev.IdempotencyKey, ev.Hash = &k, func() [32]byte { return bodyHash(body) }
 	}
 	switch err := s.pipeline.Collect(src, &ev); { // 3 to 5, and the store
