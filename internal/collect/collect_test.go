@@ -120,7 +120,10 @@ func TestRefusedNeverReachesIdempotency(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := collect.Event{Write: tc.w, IdempotencyKey: ptr("k-" + tc.name), KeyField: "Idempotency-Key",
-				Hash: func() [32]byte { t.Error("the refused event's body was hashed for its idempotency key"); return [32]byte{} }}
+				Hash: func() [32]byte {
+					t.Error("the refused event's body was hashed for its idempotency key")
+					return [32]byte{}
+				}}
 			if err := f.p.Collect(tc.src, &ev); code(err) != tc.want {
 				t.Fatalf("Collect: %v, want %s", err, tc.want)
 			}
