@@ -60,6 +60,7 @@ var layers = map[string]int{
 	"internal/insights": 2,
 
 	"internal/tracker":   3,
+	"internal/collect":   4, // every event's checks, over the core
 	"internal/enrich":    4,
 	"internal/dashboard": 4,
 	"internal/httpapi":   5,

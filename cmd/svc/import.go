@@ -12,9 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/collect"
 	"github.com/svc-project/svc/internal/connect"
 )
 
@@ -80,7 +79,9 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	im := &importer{store: store, brandID: *brandID, brand: brand, retention: *retention, now: time.Now()}
+	now := time.Now()
+	im := &importer{store: store, brandID: *brandID, brand: brand,
+		pipeline: &collect.Pipeline{Now: func() time.Time { return now }, Retention: *retention}}
 	read := &countingReader{r: f}
 	stop := func() {}
 	if *progress {
@@ -117,11 +118,10 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 
 // importer writes a file's orders to the store in batches.
 type importer struct {
-	store     svc.Store
-	brandID   string
-	brand     *svc.Brand // what its events may say (svc.Admit)
-	retention time.Duration
-	now       time.Time
+	store    svc.Store
+	brandID  string
+	brand    *svc.Brand        // what its events may say (svc.Admit)
+	pipeline *collect.Pipeline // the checks of every event; the writes are the importer's
 
 	pending []pendingWrite // the file's orders to write, in the file's order until sorted
 	sum     importSummary
@@ -254,33 +254,23 @@ func (im *importer) add(rec connect.Record) {
 		im.sum.skipped++
 		return
 	}
-	e := rec.Action.Order
-	if fields := e.Validate(); len(fields) > 0 {
-		refuse(svc.Invalid(fields).Message + ": " + fieldList(fields))
-		return
-	}
-	if e.Context.Timestamp == nil {
-		refuse("the order has no time: it would count as placed now")
-		return
-	}
-	t, _ := time.Parse(time.RFC3339Nano, *e.Context.Timestamp) // Validate checked it
-	switch {
-	case t.Before(im.now.Add(-im.retention)):
+	ev := collect.Event{Write: &svc.Write{Purchase: rec.Action.Order}}
+	switch err := im.pipeline.Check(collect.Source{Kind: collect.History, Brand: im.brand}, &ev); {
+	case err != nil:
+		var e *svc.Error
+		switch {
+		case errors.As(err, &e) && len(e.Fields) > 0:
+			refuse(e.Message + ": " + fieldList(e.Fields))
+		case errors.As(err, &e):
+			refuse(e.Message)
+		default:
+			refuse(err.Error())
+		}
+	case ev.Ignored == collect.IgnoredOld:
 		im.sum.old++
-		return
-	case t.After(im.now.Add(svc.ClockSkew)):
-		refuse("the order's time is in the future")
-		return
+	default:
+		im.pending = append(im.pending, pendingWrite{ev.Write, rec.Line})
 	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		refuse(err.Error())
-		return
-	}
-	e.Meta = svc.EventMeta{EventID: id.String(), Time: t.UTC(), ReceivedAt: im.now.UTC(), Keyed: e.Meta.Keyed}
-	w := &svc.Write{Purchase: e, MayRegister: true}
-	svc.Admit(w, im.brand) // what its source may say
-	im.pending = append(im.pending, pendingWrite{w, rec.Line})
 }
 
 func fieldList(fields []svc.FieldError) string {

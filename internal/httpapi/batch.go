@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/collect"
 )
 
 // Limits of the batch endpoint (docs/spec.md, Batch).
@@ -36,7 +37,7 @@ type batchKind struct {
 	event  reflect.Type
 	batch  reflect.Type
 	fields []int // of event, each with a member name, in order
-	write  func(ev any) (*svc.Write, incoming)
+	write  func(ev any) *svc.Write
 	// clean decodes an event with nothing wrong in it straight into its
 	// type, or reports that decode must read it.
 	clean func(raw []byte) (ev any, idempotencyKey *string, ok bool)
@@ -59,27 +60,21 @@ func decodeClean[E any](raw []byte) (any, *string, bool) {
 }
 
 var batchKinds = map[string]*batchKind{
-	"product-view": newBatchKind[svc.ViewEvent]("view", func(ev any) (*svc.Write, incoming) {
-		e := ev.(*svc.ViewEvent)
-		w := &svc.Write{View: e}
-		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	"product-view": newBatchKind[svc.ViewEvent]("view", func(ev any) *svc.Write {
+		return &svc.Write{View: ev.(*svc.ViewEvent)}
 	}),
-	"product-purchase": newBatchKind[svc.PurchaseEvent]("purchase", func(ev any) (*svc.Write, incoming) {
-		e := ev.(*svc.PurchaseEvent)
-		w := &svc.Write{Purchase: e}
-		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	"product-purchase": newBatchKind[svc.PurchaseEvent]("purchase", func(ev any) *svc.Write {
+		return &svc.Write{Purchase: ev.(*svc.PurchaseEvent)}
 	}),
-	"product-cart": newBatchKind[svc.CartEvent]("cart", func(ev any) (*svc.Write, incoming) {
-		e := ev.(*svc.CartEvent)
-		w := &svc.Write{Cart: e}
-		return w, incoming{w, e.BrandID, e.Context.Timestamp, &e.Meta, e}
+	"product-cart": newBatchKind[svc.CartEvent]("cart", func(ev any) *svc.Write {
+		return &svc.Write{Cart: ev.(*svc.CartEvent)}
 	}),
 }
 
 // batchTypes lists the types a batch event may have, for messages.
 const batchTypes = "product-view, product-purchase or product-cart"
 
-func newBatchKind[E any](name string, write func(any) (*svc.Write, incoming)) *batchKind {
+func newBatchKind[E any](name string, write func(any) *svc.Write) *batchKind {
 	k := &batchKind{name: name, event: reflect.TypeFor[E](), write: write, clean: decodeClean[E]}
 	fields := []reflect.StructField{
 		{Name: "BatchType", Type: reflect.TypeFor[string](), Tag: `json:"type"`},
@@ -155,35 +150,38 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	results := make([]batchResult, len(raws))
 	kinds := make([]*batchKind, len(raws))
-	writes := make([]*svc.Write, 0, len(raws))
-	at := make([]int, 0, len(raws)) // the index of each write's event
-	lines := 0                      // of the valid events
+	evs := make([]collect.Event, 0, len(raws))
+	at := make([]int, 0, len(raws)) // the index of each decoded event
 	for i, raw := range raws {
-		k, wr, fields := s.batchEvent(raw, key, brand)
-		if wr != nil {
-			wr.AssignArm(brand.Holdout)
-		}
+		k, ev, bad := readEvent(raw)
 		kinds[i] = k
-		if len(fields) > 0 {
-			for j := range fields {
-				fields[j].Field = fmt.Sprintf("events[%d]", i) + dotted(fields[j].Field)
-			}
-			results[i] = batchResult{Status: "invalid", Errors: fields}
+		if bad != nil {
+			results[i] = invalidResult(i, bad)
 			continue
 		}
-		writes, at = append(writes, wr), append(at, i)
-		if wr.Purchase != nil {
-			lines += len(wr.Purchase.Order.Items)
-		}
+		evs, at = append(evs, ev), append(at, i)
 	}
-	if lines > MaxBatchLines {
-		return svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("have %d order lines in all: a batch may have at most %d; send the rest in another batch", lines, MaxBatchLines)}})
-	}
-	if err := s.tracker.CollectBatch(writes); err != nil { // nothing stored
+	// Each event through the checks as its single endpoint's would go,
+	// for the brand of the key, and the valid ones to the core.
+	err = s.pipeline.CollectBatch(collect.Source{Kind: collect.Server, Key: key, Brand: brand}, evs, MaxBatchLines)
+	var over *collect.TooManyLines
+	switch {
+	case errors.As(err, &over):
+		return svc.Invalid([]svc.FieldError{{Field: "events", Message: fmt.Sprintf("have %d order lines in all: a batch may have at most %d; send the rest in another batch", over.Lines, MaxBatchLines)}})
+	case err != nil: // nothing stored
 		return err
 	}
-	for j, wr := range writes {
-		i, res := at[j], &wr.Result
+	for j := range evs {
+		i, ev, res := at[j], &evs[j], &evs[j].Write.Result
+		if ev.Err != nil {
+			var e *svc.Error
+			if !errors.As(ev.Err, &e) {
+				results[i] = invalidResult(i, []svc.FieldError{{Message: "could not be read"}})
+			} else {
+				results[i] = invalidResult(i, e.Fields)
+			}
+			continue
+		}
 		switch code := svc.ErrorCode(res.Err); {
 		case res.Err == nil:
 			results[i] = batchResult{Status: res.Status, EventID: res.EventID, Replayed: res.Replay}
@@ -315,39 +313,27 @@ func batchEvents(body []byte) ([]jsontext.Value, error) {
 	return events, nil
 }
 
-// batchEvent decodes and checks one event of a batch as its single
-// endpoint would for the brand's key (steps 3 and 4 of docs/decisions.md,
-// Order of checks), and returns it ready to store, or its bad fields,
-// named inside the event.
-func (s *Server) batchEvent(raw jsontext.Value, key *svc.APIKey, brand *svc.Brand) (*batchKind, *svc.Write, []svc.FieldError) {
+// invalidResult is the answer about the event at index i with bad fields,
+// each named inside the event.
+func invalidResult(i int, fields []svc.FieldError) batchResult {
+	for j := range fields {
+		fields[j].Field = fmt.Sprintf("events[%d]", i) + dotted(fields[j].Field)
+	}
+	return batchResult{Status: "invalid", Errors: fields}
+}
+
+// readEvent decodes one event of a batch for the pipeline, or returns
+// why it cannot be read.
+func readEvent(raw jsontext.Value) (*batchKind, collect.Event, []svc.FieldError) {
 	k, ev, idempotencyKey, decodeErrors, bad := readBatchEvent(raw)
 	if bad != nil {
-		return k, nil, bad
+		return k, collect.Event{}, bad
 	}
-	wr, in := k.write(ev)
-	var fields []svc.FieldError
-	if err := s.validate(in, decodeErrors, "", true); err != nil {
-		var e *svc.Error
-		if !errors.As(err, &e) {
-			return k, nil, []svc.FieldError{{Message: "could not be read"}}
-		}
-		fields = e.Fields
-	}
-	if k := idempotencyKey; k != nil && (*k == "" || !validIdempotencyKey(*k)) {
-		fields = append(fields, svc.FieldError{Field: "idempotency_key", Message: "must be 1 to 255 printable ASCII characters"})
-	}
-	if in.brandID != key.BrandID && !names(fields, "brand_id") {
-		fields = append(fields, svc.FieldError{Field: "brand_id", Message: "must be the brand of the API key"})
-	}
-	if len(fields) > 0 {
-		return k, nil, fields
-	}
-	svc.Admit(wr, brand) // what its source may say
-	wr.MayRegister = true
+	e := collect.Event{Write: k.write(ev), DecodeErrors: decodeErrors, IdempotencyKey: idempotencyKey, KeyField: "idempotency_key"}
 	if idempotencyKey != nil {
-		wr.IdempotencyKey, wr.BodyHash = *idempotencyKey, batchEventHash(raw)
+		e.Hash = func() [32]byte { return batchEventHash(raw) }
 	}
-	return k, wr, nil
+	return k, e, nil
 }
 
 // readBatchEvent decodes one event of a batch by its type. bad is set
@@ -418,15 +404,6 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-func names(fields []svc.FieldError, field string) bool {
-	for _, f := range fields {
-		if f.Field == field {
-			return true
-		}
-	}
-	return false
 }
 
 // batchEventHash is the hash an event's idempotency key keeps: of the

@@ -39,9 +39,9 @@ func newBudgets(cfg Budget, proxies RateLimit, isKnown func(brandID, productID s
 		addrOf: (&limiter{cfg: proxies}).clientIP, isKnown: isKnown}
 }
 
-// orderFields reports the lines and units of an anonymous order over the
-// budget, as bad fields.
-func (b *budgets) orderFields(e *svc.PurchaseEvent) []svc.FieldError {
+// OrderFields reports the lines and units of an anonymous order over the
+// budget, as bad fields (collect.Budget).
+func (b *budgets) OrderFields(e *svc.PurchaseEvent) []svc.FieldError {
 	var fields []svc.FieldError
 	if n := b.cfg.LinesPerOrder; n > 0 && len(e.Order.Items) > n {
 		fields = append(fields, svc.FieldError{Field: "order.items",
@@ -58,13 +58,14 @@ func (b *budgets) orderFields(e *svc.PurchaseEvent) []svc.FieldError {
 	return fields
 }
 
-// takeNewProducts charges an anonymous write that may register products
-// for those it names that are not known yet, to its address and its brand.
-// Over either budget, nothing is charged and it returns ERATELIMIT, with
-// Retry-After set.
-func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *svc.Write, now time.Time) error {
+// TakeNewProducts charges an anonymous write that may register products
+// for those it names that are not known yet, to the address of its
+// request (sender) and its brand (collect.Budget). Over either budget,
+// nothing is charged and it returns ERATELIMIT and the wait for
+// Retry-After.
+func (b *budgets) TakeNewProducts(sender any, wr *svc.Write, now time.Time) (time.Duration, error) {
 	if b.addrs == nil && b.brands == nil {
-		return nil
+		return 0, nil
 	}
 	brandID, _ := wr.Event()
 	n := 0
@@ -86,17 +87,17 @@ func (b *budgets) takeNewProducts(w http.ResponseWriter, r *http.Request, wr *sv
 		}
 	}
 	if n == 0 {
-		return nil
+		return 0, nil
 	}
-	ra, wait, ok := reserve(b.addrs, subscriber(b.addrOf(r)), n, now)
+	ra, wait, ok := reserve(b.addrs, subscriber(b.addrOf(sender.(*http.Request))), n, now)
 	if !ok {
-		return refuse(w, wait, "this address", b.cfg.NewProductsPerAddress, "--anon-new-products-per-address")
+		return wait, refuse("this address", b.cfg.NewProductsPerAddress, "--anon-new-products-per-address")
 	}
 	if _, wait, ok := reserve(b.brands, brandID, n, now); !ok {
 		ra.cancel(now)
-		return refuse(w, wait, "the brand", b.cfg.NewProductsPerBrand, "--anon-new-products-per-brand")
+		return wait, refuse("the brand", b.cfg.NewProductsPerBrand, "--anon-new-products-per-brand")
 	}
-	return nil
+	return 0, nil
 }
 
 // knownAny reports whether the product's id or one of its aliases names a
@@ -113,8 +114,7 @@ func (b *budgets) knownAny(brandID string, p *svc.ViewProduct) bool {
 	return false
 }
 
-func refuse(w http.ResponseWriter, wait time.Duration, who string, perMinute float64, flag string) error {
-	setRetryAfter(w, wait)
+func refuse(who string, perMinute float64, flag string) error {
 	return svc.Errorf(svc.ERATELIMIT, "anonymous events from %s may create %g new products a minute (%s); retry after the time in Retry-After, or send an API key", who, perMinute, flag)
 }
 

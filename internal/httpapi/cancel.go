@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/collect"
 )
 
 // collectCancel cancels an order or refunds some of its units. Only a
@@ -31,7 +32,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {
 	}
 	idempotencyKey := r.Header.Get("Idempotency-Key")
 	fields := svc.MergeFieldErrors(decodeErrors, ev.Validate()) // 3. every bad field
-	if idempotencyKey != "" && !validIdempotencyKey(idempotencyKey) {
+	if idempotencyKey != "" && !collect.ValidIdempotencyKey(idempotencyKey) {
 		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
 	if len(fields) > 0 {

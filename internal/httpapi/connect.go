@@ -3,9 +3,9 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/collect"
 	"github.com/svc-project/svc/internal/connect"
 )
 
@@ -120,38 +120,24 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID s
 		}
 		return s.webhookAnswer(w, platform, res)
 	}
-	e := a.Order
-	now := s.tracker.Now()
-	if t, err := time.Parse(time.RFC3339Nano, deref(e.Context.Timestamp)); err == nil && t.Before(now.Add(-s.tracker.Retention())) {
-		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: "the order is older than the retention"})
+	// The signature settled the brand; the order goes through the checks
+	// of every event as a keyed one.
+	ev := collect.Event{Write: &svc.Write{Purchase: a.Order}, Hash: func() [32]byte { return hash }}
+	if key != "" {
+		ev.IdempotencyKey = &key // one the platform's id makes: dropped if not valid
 	}
-	fields := e.Validate()
-	fields = append(fields, svc.Stamp(&e.Meta, e.Context.Timestamp, true, now, s.tracker.Retention())...)
-	wr := &svc.Write{Purchase: e, MayRegister: true}
-	if len(fields) > 0 {
-		return s.webhookOutcome(platform, svc.Invalid(fields))
-	}
-	if b := s.auth.Brand(brandID); b != nil {
-		svc.Admit(wr, b) // what its source may say
-	}
-	if key != "" && validIdempotencyKey(key) {
-		wr.IdempotencyKey, wr.BodyHash = key, hash
-	}
-	if err := s.tracker.Collect(wr); err != nil {
+	switch err := s.pipeline.Collect(collect.Source{Kind: collect.Platform, Brand: s.auth.Brand(brandID)}, &ev); {
+	case err != nil:
 		return s.webhookOutcome(platform, err)
+	case ev.Ignored == collect.IgnoredOld:
+		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: "the order is older than the retention"})
 	}
 	// After the order is stored: a page that came first gives it its session.
 	if err := s.orderKey(r, brandID, a); err != nil {
 		return s.webhookOutcome(platform, err)
 	}
-	return s.webhookAnswer(w, platform, webhookAck{Status: wr.Result.Status, EventID: wr.Result.EventID, replay: wr.Result.Replay})
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	res := ev.Write.Result
+	return s.webhookAnswer(w, platform, webhookAck{Status: res.Status, EventID: res.EventID, replay: res.Replay})
 }
 
 // webhookAck is the answer to a verified webhook.
@@ -204,7 +190,7 @@ func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action,
 	if fields := c.Validate(); len(fields) > 0 {
 		return webhookAck{}, svc.Invalid(fields)
 	}
-	if key != "" && validIdempotencyKey(key) {
+	if collect.ValidIdempotencyKey(key) {
 		c.IdempotencyKey, c.BodyHash = key, hash
 	}
 	c.Meta.ReceivedAt = s.tracker.Now().UTC()

@@ -1,6 +1,7 @@
-// Package httpapi is the HTTP interface of svc: every route; the decoding,
-// authentication and validation of requests, after which the core gets
-// valid events; and the single place where errors become problem+json.
+// Package httpapi is the HTTP interface of svc: every route; the decoding
+// and authentication of requests, whose events then go through the checks
+// of internal/collect to the core; and the single place where errors
+// become problem+json.
 package httpapi
 
 import (
@@ -14,6 +15,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/collect"
 	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/insights"
@@ -34,6 +36,7 @@ type Server struct {
 	opts     Options
 	limiter  *limiter
 	budgets  *budgets
+	pipeline *collect.Pipeline       // every event's checks, single, batch and webhook
 	bodies   *webhookBodies          // unverified webhook bytes
 	signers  atomic.Pointer[signers] // of the current key
 	// widgetWrites bounds the widget reports written (widget.go).
@@ -74,6 +77,7 @@ type Options struct {
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
 	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
 		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress), widgetWrites: newWidgetWrites()}
+	s.pipeline = &collect.Pipeline{Now: t.Now, Retention: t.Retention(), Authorize: a.Authorize, Budget: s.budgets, Core: t}
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
