@@ -486,61 +486,38 @@ func decide(list []assessed, m *Model) (*assessed, string, float64) {
 	if k < 0 {
 		return nil, "", 0
 	}
-	k, score, lead := answer(len(list), k, func(j int) float64 { return m.Score(&list[j].x) },
+	score, lead := answer(len(list), k, func(j int) float64 { return m.Score(&list[j].x) },
 		func(j int) bool { return list[j].vetoed != "" })
-	if k < 0 {
-		return nil, "", 0
-	}
 	in := m.Inputs(t, &list[k].x, score, lead)
 	return &list[k], t, m.Confidence(&in)
 }
 
-// answer is the candidate answered among n: k, a tier's, or when k < 0
-// the best scored of those not ruled out (-1 if none); with its score and
-// its lead over the best other product not ruled out (MaxLead's cap
-// applies later; none other gives an infinite lead).
-func answer(n, k int, score func(int) float64, ruledOut func(int) bool) (int, float64, float64) {
-	best, second, bestK := math.Inf(-1), math.Inf(-1), -1
+// answer is the score of candidate k of n, a tier's answer, and its lead
+// over the best other candidate not ruled out (MaxLead's cap applies
+// later; none other gives an infinite lead).
+func answer(n, k int, score func(int) float64, ruledOut func(int) bool) (float64, float64) {
+	rival := math.Inf(-1)
 	for j := range n {
-		if ruledOut(j) {
-			continue
-		}
-		switch s := score(j); {
-		case s > best:
-			best, second, bestK = s, best, j
-		case s > second:
-			second = s
+		if j != k && !ruledOut(j) {
+			rival = max(rival, score(j))
 		}
 	}
-	if k < 0 {
-		k = bestK
-	}
-	if k < 0 {
-		return -1, 0, 0
-	}
-	s, rival := score(k), best
-	if k == bestK {
-		rival = second
-	}
-	return k, s, s - rival
+	s := score(k)
+	return s, s - rival
 }
 
 // Answer is the calibration's inputs of the answer Lookup gives among a
 // title's candidates (Candidates), for the trainer: which candidate, -1
-// if none.
+// if no tier answers.
 func (m *Model) Answer(cands []Candidate) (int, [numInputs]float64) {
-	k, t := -1, ""
-	for j := range cands {
-		if cands[j].Tier != "" {
-			k, t = j, cands[j].Tier
+	for k := range cands {
+		if t := cands[k].Tier; t != "" {
+			score, lead := answer(len(cands), k, func(j int) float64 { return m.Score(&cands[j].Features) },
+				func(j int) bool { return cands[j].Vetoed != "" })
+			return k, m.Inputs(t, &cands[k].Features, score, lead)
 		}
 	}
-	k, score, lead := answer(len(cands), k, func(j int) float64 { return m.Score(&cands[j].Features) },
-		func(j int) bool { return cands[j].Vetoed != "" })
-	if k < 0 {
-		return -1, [numInputs]float64{}
-	}
-	return k, m.Inputs(t, &cands[k].Features, score, lead)
+	return -1, [numInputs]float64{}
 }
 
 // fewApart reports whether a title and entry i differ by at most two

@@ -55,10 +55,12 @@ func TestShops(t *testing.T) {
 	rows := make([]string, len(sets))
 	var wg sync.WaitGroup
 	for i, s := range sets {
-		wg.Add(1)
 		t.Run(s.Name, func(t *testing.T) {
-			t.Parallel()
+			// Added here, not before t.Run: a subtest that -run leaves
+			// out never runs, and would never be done.
+			wg.Add(1)
 			defer wg.Done()
+			t.Parallel()
 			if raceEnabled && s.Name != "wdc-products" {
 				// .ci/run's tests run with -race, where the four LSPC
 				// sets take minutes; `go test` without it measures them.

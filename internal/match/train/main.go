@@ -228,13 +228,12 @@ func setNames(sets []calSet) string {
 }
 
 // answers are the answers Lookup gives to the lookups (at any
-// confidence), with their calibration inputs: a tier's, as the model
-// alone gives none.
+// confidence; only a tier answers), with their calibration inputs.
 func answers(m *match.Model, asked []matcheval.Asked) []point {
 	var out []point
 	for _, a := range asked {
 		k, in := m.Answer(a.Cands)
-		if k < 0 || a.Cands[k].Tier == "" {
+		if k < 0 {
 			continue
 		}
 		y := 0.0
