@@ -60,8 +60,10 @@ func fixtureMatcher(f *matchtest.Fixture) (Matcher, map[svc.ProductRef]string) {
 
 // TestMatchPrecisionRecall measures matching on the committed fixture: a
 // wrong match is worse than none, so precision must stay at 0.98 or more,
-// and recall at 0.9 or more (the floor in docs/enrichment.md, Matching). The test holds the line
-// closer to what is measured (0.9997 and 0.982), so that a regression shows.
+// and recall at 0.97 or more (docs/enrichment.md, Matching). The test
+// holds the line closer to what is measured (0.9997 and 0.990 since the
+// calibration across shops puts 31 right title answers under the default
+// least confidence), so that a regression shows.
 func TestMatchPrecisionRecall(t *testing.T) {
 	f := loadFixture(t)
 	m, names := fixtureMatcher(f)
@@ -100,8 +102,8 @@ func TestMatchPrecisionRecall(t *testing.T) {
 		t.Logf("%-9s queries %5d  matched %5d  correct %5d  wrong %3d", kind, k.queries, k.matched, k.correct, k.wrong)
 	}
 	t.Logf("products %d, queries %d: precision %.4f, recall %.4f", len(f.Products), len(f.Queries), precision, recall)
-	if precision < 0.998 || recall < 0.99 {
-		t.Errorf("precision %.4f (want >= 0.998), recall %.4f (want >= 0.99)", precision, recall)
+	if precision < 0.998 || recall < 0.985 {
+		t.Errorf("precision %.4f (want >= 0.998), recall %.4f (want >= 0.985)", precision, recall)
 	}
 }
 

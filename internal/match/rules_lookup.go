@@ -233,7 +233,7 @@ func (c *Index) Candidates(brandID, title string) []Candidate {
 	var out []Candidate
 	for k, a := range list {
 		cand := Candidate{Product: c.product(a.i), Features: a.x, Vetoed: a.vetoed, Strict: a.strict, Same: a.same}
-		if &list[k] == picked {
+		if k == picked {
 			cand.Tier = t
 		}
 		out = append(out, cand)
@@ -425,14 +425,14 @@ func (c *Index) features(s *scorer, pq *query, words []queryWord, i uint32, pf *
 // if the model is sure enough of it.
 func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
 	list := c.assess(b, pq)
-	bestA, conf := decide(list, m)
+	bestA, t, conf := decide(list, m)
 	if bestA == nil || conf <= 0 {
 		return Hit{}, false
 	}
 	if conf < pq.MinConfidence {
 		return Hit{}, false
 	}
-	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle}, true
+	return Hit{Product: c.product(bestA.i), Confidence: round3(conf), Method: MethodTitle, Tier: t}, true
 }
 
 // Tiers of a title answer, tried in this order before the model.
@@ -446,66 +446,78 @@ const (
 // matcher's product, else the one product that holds a distinctive code of
 // the query's (the code tier), else the one product with the query's words
 // but for soft ones: two such products, even of one title, are no answer.
-func tier(list []assessed) (*assessed, string) {
-	var uniqueA, sameA *assessed
+func tier(list []assessed) (int, string) {
+	uniqueK, sameK := -1, -1
 	uniques, sames := 0, 0
 	for k := range list {
 		a := &list[k]
 		if a.same {
 			sames++
-			sameA = a
+			sameK = k
 		}
 		if a.vetoed != "" {
 			continue
 		}
 		if a.strict {
-			return a, TierStrict
+			return k, TierStrict
 		}
 		if a.x[fCodeUnique] == 1 {
 			uniques++
-			uniqueA = a
+			uniqueK = k
 		}
 	}
 	switch {
 	case uniques == 1:
-		return uniqueA, TierCode
+		return uniqueK, TierCode
 	case sames == 1:
-		return sameA, TierSame
+		return sameK, TierSame
 	}
-	return nil, ""
+	return -1, ""
 }
 
 // decide picks the answer among a query's assessed candidates, and its
-// confidence: a tier's product at the share of the tier's answers that
-// were right in training, else the model's best, by its score and its
-// lead over the second.
-func decide(list []assessed, m *Model) (*assessed, float64) {
-	switch a, t := tier(list); {
-	case t == TierStrict:
-		return a, m.tierConfidence(t, &a.x, m.Strict)
-	case t == TierCode && m.Unique > 0:
-		return a, m.tierConfidence(t, &a.x, m.Unique)
-	case t == TierSame && m.Same > 0:
-		return a, m.tierConfidence(t, &a.x, m.Same)
+// confidence: a tier's product, at the calibration's confidence for the
+// tier, the answer's score and its lead over the best other product not
+// ruled out. The model ranks but answers alone nowhere: its best product
+// without a tier is a near-twin too often (`powercore 20000` for
+// `powercore 10000`), and the calibration is fitted on the tiers' answers.
+func decide(list []assessed, m *Model) (*assessed, string, float64) {
+	k, t := tier(list)
+	if k < 0 {
+		return nil, "", 0
 	}
-	best, second := math.Inf(-1), math.Inf(-1)
-	var bestA *assessed
-	for k := range list {
-		a := &list[k]
-		if a.vetoed != "" {
-			continue
+	score, lead := answer(len(list), k, func(j int) float64 { return m.Score(&list[j].x) },
+		func(j int) bool { return list[j].vetoed != "" })
+	in := m.Inputs(t, &list[k].x, score, lead)
+	return &list[k], t, m.Confidence(&in)
+}
+
+// answer is the score of candidate k of n, a tier's answer, and its lead
+// over the best other candidate not ruled out (MaxLead's cap applies
+// later; none other gives an infinite lead).
+func answer(n, k int, score func(int) float64, ruledOut func(int) bool) (float64, float64) {
+	rival := math.Inf(-1)
+	for j := range n {
+		if j != k && !ruledOut(j) {
+			rival = max(rival, score(j))
 		}
-		switch sc := m.Score(&a.x); {
-		case sc > best:
-			best, second, bestA = sc, best, a
-		case sc > second:
-			second = sc
+	}
+	s := score(k)
+	return s, s - rival
+}
+
+// Answer is the calibration's inputs of the answer Lookup gives among a
+// title's candidates (Candidates), for the trainer: which candidate, -1
+// if no tier answers.
+func (m *Model) Answer(cands []Candidate) (int, [numInputs]float64) {
+	for k := range cands {
+		if t := cands[k].Tier; t != "" {
+			score, lead := answer(len(cands), k, func(j int) float64 { return m.Score(&cands[j].Features) },
+				func(j int) bool { return cands[j].Vetoed != "" })
+			return k, m.Inputs(t, &cands[k].Features, score, lead)
 		}
 	}
-	if bestA == nil {
-		return nil, 0
-	}
-	return bestA, m.Confidence(best, best-second, &bestA.x)
+	return -1, [numInputs]float64{}
 }
 
 // fewApart reports whether a title and entry i differ by at most two

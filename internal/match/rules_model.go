@@ -5,50 +5,78 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Model is the learned scorer: a logistic regression over a pair's
-// features, and a calibration that turns the best candidate's score and
-// its lead over the second into a confidence that means what it says
-// (docs/enrichment.md, Matching). It is trained by
-// `go run ./internal/match/train` and kept in model.json.
+// features, and a calibration that turns an answer into a confidence that
+// means what it says on shops the model has not seen (docs/enrichment.md,
+// Matching). It is trained by `go run ./internal/match/train` and kept in
+// model.json.
 type Model struct {
 	Features []string             `json:"features"`
 	Weights  [numFeatures]float64 `json:"weights"`
 	Bias     float64              `json:"bias"`
-	// The calibration is a second logistic regression, of whether the
-	// best candidate is right, over its score, its lead over the second
-	// (both in log-odds, the lead at most MaxLead) and its features: a
-	// pair's score says how alike two titles are, and the lead how much
-	// likelier it is than the next product.
-	Calibration [numFeatures + 2]float64 `json:"calibration"`
-	Shift       float64                  `json:"shift"`
-	MaxLead     float64                  `json:"max_lead"`
+	// The calibration is a second logistic regression, of whether an
+	// answer is right, over CalibrationInputs: the rule that decided it
+	// (a tier or the model alone), whether the titles differ by a colour
+	// or a measure one of them alone names, the answer's score and its
+	// lead over the best other product not ruled out (both in log-odds,
+	// the lead at most MaxLead). It is fitted on answers to titles of
+	// shops and products left out of each fold (group k-fold), so that
+	// it says what a new shop will see.
+	CalibrationInputs []string           `json:"calibration_inputs"`
+	Calibration       [numInputs]float64 `json:"calibration"`
+	Shift             float64            `json:"shift"`
+	MaxLead           float64            `json:"max_lead"`
 	// Levels turn the calibration's probability into the confidence
-	// given: the share of right answers among the training queries whose
-	// probability was as high (isotonic, merged into levels of enough
-	// answers to tell), so that each level means what it says.
+	// given: the share of right answers among the held-out folds' answers
+	// whose probability was as high (isotonic, merged into levels of
+	// enough answers to tell), so that each level means what it says.
 	Levels []Level `json:"levels"`
-	// Unique is the confidence of the code tier: the one product that
-	// holds a distinctive model code of the query (or whose code the query
-	// holds) among the gathered products, with nothing ruling it out: the
-	// share of such answers that were right in training.
-	Unique float64 `json:"unique"`
-	// Same is the confidence of the same-words tier (rules_same.go): the share
-	// of its answers that were right in training.
-	Same float64 `json:"same"`
-	// Strict is the least confidence of a match the strict matcher
-	// (rules_strict.go) finds: the share of its answers that were right in
-	// training.
-	Strict float64 `json:"strict"`
-	// TierLevels refine the three tiers' confidence by the kind of answer
-	// (TierKey): the share of such answers right on the training shops of
-	// every set, so that a tier's answer that adds a colour or a measure
-	// is not as sure as one that adds neither. A key missing falls back
-	// to Strict, Unique or Same.
-	TierLevels map[string]float64 `json:"tier_levels,omitempty"`
 	// Trained says on what and how, for the record.
 	Trained string `json:"trained"`
+}
+
+// The calibration's inputs, in the order of Model.Calibration.
+const (
+	calStrict       = iota // the strict matcher answered
+	calCode                // the code tier
+	calSame                // the same-words tier
+	calAdds                // a colour or a measure on one side only
+	calScore               // the answer's score, log-odds, within ±maxScore
+	calLead                // its lead over the best other product, at most MaxLead
+	calCoverQuery          // the weighted share of the query's words it has
+	calCoverProduct        // and of its words the query has
+	numInputs
+)
+
+// CalibrationInputs names the calibration's inputs.
+var CalibrationInputs = [numInputs]string{"strict", "code", "same", "adds", "score", "lead", "cover_query", "cover_product"}
+
+// maxScore bounds the score the calibration weighs: beyond it, a pair is
+// as alike as pairs get.
+const maxScore = 10
+
+// Inputs are the calibration's inputs for an answer of a tier ("" for the
+// model alone) with features x, score and lead.
+func (m *Model) Inputs(tier string, x *[numFeatures]float64, score, lead float64) [numInputs]float64 {
+	var in [numInputs]float64
+	switch tier {
+	case TierStrict:
+		in[calStrict] = 1
+	case TierCode:
+		in[calCode] = 1
+	case TierSame:
+		in[calSame] = 1
+	}
+	if x[fColourOne] > 0 || x[fUnitOneSide] > 0 {
+		in[calAdds] = 1
+	}
+	in[calScore] = max(-maxScore, min(score, maxScore))
+	in[calLead] = min(lead, m.MaxLead)
+	in[calCoverQuery], in[calCoverProduct] = x[fCoverQuery], x[fCoverProd]
+	return in
 }
 
 //go:embed model.json
@@ -77,6 +105,9 @@ func ParseModel(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("match model: feature %d is %q, want %q", i, f, FeatureNames[i])
 		}
 	}
+	if !slices.Equal(m.CalibrationInputs, CalibrationInputs[:]) {
+		return nil, fmt.Errorf("match model: calibration inputs %q, want %q", m.CalibrationInputs, CalibrationInputs)
+	}
 	return &m, nil
 }
 
@@ -96,20 +127,19 @@ type Level struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// Probability turns the best candidate's score, its lead over the second
-// and its features into the probability that it is right, before the
-// levels.
-func (m *Model) Probability(score, lead float64, x *[numFeatures]float64) float64 {
-	z := m.Shift + m.Calibration[0]*score + m.Calibration[1]*min(lead, m.MaxLead)
-	for i, v := range x {
-		z += m.Calibration[i+2] * v
+// Probability turns an answer's calibration inputs into the probability
+// that it is right, before the levels.
+func (m *Model) Probability(in *[numInputs]float64) float64 {
+	z := m.Shift
+	for i, v := range in {
+		z += m.Calibration[i] * v
 	}
 	return sigmoid(z)
 }
 
-// Confidence is the probability put on its level.
-func (m *Model) Confidence(score, lead float64, x *[numFeatures]float64) float64 {
-	return m.Level(m.Probability(score, lead, x))
+// Confidence is an answer's probability put on its level.
+func (m *Model) Confidence(in *[numInputs]float64) float64 {
+	return m.Level(m.Probability(in))
 }
 
 // minAnswer is the least confidence of any title answer: one likelier
@@ -137,22 +167,3 @@ func (m *Model) Level(p float64) float64 {
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
-
-// TierKey names a tier's answers of one kind: "code/adds" for the code
-// tier's answers whose titles differ by a colour or a measure one of them
-// alone names, "code/plain" for the others.
-func TierKey(tier string, x *[numFeatures]float64) string {
-	if x[fColourOne] > 0 || x[fUnitOneSide] > 0 {
-		return tier + "/adds"
-	}
-	return tier + "/plain"
-}
-
-// tierConfidence is the confidence of a tier's answer: its kind's level,
-// else the tier's.
-func (m *Model) tierConfidence(tier string, x *[numFeatures]float64, whole float64) float64 {
-	if c, ok := m.TierLevels[TierKey(tier, x)]; ok {
-		return c
-	}
-	return whole
-}

@@ -26,6 +26,9 @@ type Hit struct {
 	Product
 	Confidence float64 // 0 to 1
 	Method     string  // MethodGTIN, MethodMPN, MethodSKU or MethodTitle
+	// Tier is the rule that found a title match (TierStrict, TierCode,
+	// TierSame), "" for the model alone.
+	Tier string
 }
 
 var jaroWinkler = metrics.NewJaroWinkler()

@@ -105,7 +105,7 @@ var sameTierCatalog = []string{
 // the confidence the tier was measured at; a second such product (the
 // other platform) takes the tier away.
 func TestSameTier(t *testing.T) {
-	query := Query{Title: "microsoft office 2007 professional"}
+	query := Query{Title: "microsoft office 2007 professional", MinConfidence: minAnswer}
 	x := codeTierIndex(sameTierCatalog...)
 	for _, c := range x.Candidates("b", query.Title) {
 		if c.Tier != "" && c.Tier != TierSame {
@@ -113,14 +113,11 @@ func TestSameTier(t *testing.T) {
 		}
 	}
 	h, ok := x.Lookup("b", query)
-	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
-		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier's %.3f", h, ok, DefaultModel.Same)
-	}
-	if DefaultModel.Same < DefaultMinConfidence {
-		t.Errorf("the same-words tier's confidence %.3f is under the default least confidence", DefaultModel.Same)
+	if !ok || h.Ref != 1 || h.Tier != TierSame {
+		t.Fatalf("Lookup = %+v, %v; want product 1 by the same-words tier", h, ok)
 	}
 	both := codeTierIndex(append(sameTierCatalog, "Microsoft Office Professional 2007 (Mac)")...)
-	if h, ok := both.Lookup("b", query); ok && atTier(h.Confidence, TierSame) {
+	if h, ok := both.Lookup("b", query); ok && h.Tier == TierSame {
 		t.Errorf("with the product for both platforms in the catalog, Lookup = %+v at the same-words tier", h)
 	}
 	// A soft word that other shops use and this one never does is no
@@ -129,11 +126,11 @@ func TestSameTier(t *testing.T) {
 		title := "Intuit QuickBooks Pro 2008 Software"
 		x.Put(&svc.Product{Ref: svc.ProductRef(100 + k), BrandID: brand, ProductID: "q", Title: &title})
 	}
-	if h, ok := x.Lookup("b", Query{Title: "microsoft office 2007 professional software"}); !ok || h.Ref != 1 {
+	if h, ok := x.Lookup("b", Query{Title: "microsoft office 2007 professional software", MinConfidence: minAnswer}); !ok || h.Ref != 1 {
 		t.Errorf("with \"software\" at two other shops, Lookup = %+v, %v; want product 1", h, ok)
 	}
 	// "pro" for "professional": the model word's veto does not hold here.
-	if h, ok := x.Lookup("b", Query{Title: "ms office pro 2007"}); !ok || h.Ref != 1 {
+	if h, ok := x.Lookup("b", Query{Title: "ms office pro 2007", MinConfidence: minAnswer}); !ok || h.Ref != 1 {
 		t.Errorf("Lookup(\"ms office pro 2007\") = %+v, %v; want product 1", h, ok)
 	}
 	for _, title := range []string{"microsoft office 2007 professional academic", "microsoft office professional 2010", "ms office 2007 pro academic"} {
@@ -159,11 +156,11 @@ func TestSameWordsGlued(t *testing.T) {
 func TestSameTierListings(t *testing.T) {
 	dup := append(slices.Clone(sameTierCatalog), "Adobe Photoshop CS3 [Mac]", "adobe photoshop cs3 (mac)")
 	x := codeTierIndex(dup...)
-	query := Query{Title: "adobe photoshop cs3"}
-	if h, ok := x.Lookup("b", query); !ok || h.Ref != 8 || !atTier(h.Confidence, TierSame) {
+	query := Query{Title: "adobe photoshop cs3", MinConfidence: minAnswer}
+	if h, ok := x.Lookup("b", query); !ok || h.Ref != 8 || h.Tier != TierSame {
 		t.Errorf("two listings: Lookup = %+v, %v; want product 8 at the same-words tier", h, ok)
 	}
-	if h, ok := x.Lookup("b", Query{Title: "adobe photoshop cs3 [mac]"}); !ok || h.Ref != 8 {
+	if h, ok := x.Lookup("b", Query{Title: "adobe photoshop cs3 [mac]", MinConfidence: minAnswer}); !ok || h.Ref != 8 {
 		t.Errorf("two listings, the query's title: Lookup = %+v, %v; want product 8", h, ok)
 	}
 	flooded := codeTierIndex(append(dup, "ADOBE PHOTOSHOP CS3 - MAC", "Adobe Photoshop CS3, Mac")...)
@@ -192,7 +189,7 @@ func TestSameTierAddedColour(t *testing.T) {
 	}
 	query := Query{Title: "acme 48 capacity nylon disc wallet"}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
+	if !ok || h.Ref != 1 || h.Tier != TierSame {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	for _, twin := range []string{
@@ -229,9 +226,9 @@ func TestSameTierAccessoryKind(t *testing.T) {
 		"Acme Armband for Phone 4 Black",
 		"Acme Car Charger for Phone 4",
 	}
-	query := Query{Title: "acme phone 4 shellguard case pink clear"}
+	query := Query{Title: "acme phone 4 shellguard case pink clear", MinConfidence: minAnswer}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
+	if !ok || h.Ref != 1 || h.Tier != TierSame {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	// Another product with the query's words, a stand with it: either may
@@ -241,7 +238,7 @@ func TestSameTierAccessoryKind(t *testing.T) {
 		t.Errorf("with the case and stand in the catalog, Lookup = %+v, want none", h)
 	}
 	// Two kinds named are two differences.
-	if h, ok := codeTierIndex(catalog...).Lookup("b", Query{Title: "acme phone 4 shellguard case strap pink clear"}); ok {
+	if h, ok := codeTierIndex(catalog...).Lookup("b", Query{Title: "acme phone 4 shellguard case strap pink clear", MinConfidence: minAnswer}); ok {
 		t.Errorf("a case and a strap: Lookup = %+v, want none", h)
 	}
 	a, b := analyze(query.Title), analyze(catalog[0])
@@ -260,9 +257,9 @@ func TestSameTierAddedWords(t *testing.T) {
 		"Acme Marine Amplifier Four Channel",
 		"Acme Subwoofer Enclosure Dual Ported",
 	}
-	query := Query{Title: "acme graphic equalizer half-din crossover"}
+	query := Query{Title: "acme graphic equalizer half-din crossover", MinConfidence: minAnswer}
 	h, ok := codeTierIndex(catalog...).Lookup("b", query)
-	if !ok || h.Ref != 1 || !atTier(h.Confidence, TierSame) {
+	if !ok || h.Ref != 1 || h.Tier != TierSame {
 		t.Fatalf("Lookup = %+v, %v; want product 1 at the same-words tier", h, ok)
 	}
 	// Another listing with the query's words ("new-acme" is "acme"), and a

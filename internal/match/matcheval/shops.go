@@ -512,21 +512,6 @@ func ShopSets() ([]*Set, error) {
 	return out, nil
 }
 
-// Tiers asks every query's candidates in its target brand which tier, if
-// any, answers it, as Task.Tiers does.
-func (t *Shops) Tiers() []TierAnswer {
-	var out []TierAnswer
-	for i := range t.Queries {
-		q := &t.Queries[i]
-		for _, c := range t.Index.Candidates(brandID(q.Target), q.Title) {
-			if c.Tier != "" {
-				out = append(out, TierAnswer{Query: &q.Query, Tier: c.Tier, Right: !q.Absent && t.right(q, c.Ref), Title: c.Title, Features: c.Features})
-			}
-		}
-	}
-	return out
-}
-
 // AtLeast keeps the answers of a run at a least confidence, as a client's
 // min_confidence would: the others become no answer.
 func AtLeast(answers []Answer, minConfidence float64) []Answer {
@@ -534,6 +519,71 @@ func AtLeast(answers []Answer, minConfidence float64) []Answer {
 	for i := range out {
 		if out[i].Matched && out[i].Confidence < minConfidence {
 			out[i] = Answer{Query: out[i].Query}
+		}
+	}
+	return out
+}
+
+// Asked is one lookup as the trainer weighs it: the candidates Lookup
+// gathers (match.Index.Candidates), which of them are right, and the
+// group of lookups that must be in one fold (one product, or the queries
+// that share a true match).
+type Asked struct {
+	Group  string
+	Absent bool
+	Cands  []match.Candidate
+	Right  []bool
+}
+
+// Asked is every query's lookup in the right-hand brand, grouped by its
+// first true match.
+func (t *Task) Asked() []Asked {
+	var out []Asked
+	for i := range t.Queries {
+		q := &t.Queries[i]
+		key := ""
+		for r := range q.Truth {
+			if key == "" || r < key {
+				key = r
+			}
+		}
+		a := Asked{Group: "wa:" + key, Absent: q.Absent, Cands: t.Index.Candidates(RightBrand, q.Title)}
+		for _, c := range a.Cands {
+			a.Right = append(a.Right, !q.Absent && q.Right(c.Title) || c.Title == q.Title)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Asked is every query's lookup in up to per brands that hold its
+// product and as many that do not (its own target first), grouped by
+// product: more answers to calibrate on, in the same measure of the two
+// kinds as Run's.
+func (t *Shops) Asked(per int) []Asked {
+	var out []Asked
+	for i := range t.Queries {
+		q := &t.Queries[i]
+		cluster := t.Set.Listings[q.Listing].Cluster
+		var with, without []int
+		for k, ok := range t.has[cluster] {
+			switch {
+			case k == q.Brand:
+			case ok:
+				with = append(with, k)
+			default:
+				without = append(without, k)
+			}
+		}
+		n := min(per, len(with), len(without))
+		for _, ks := range [][]int{with[:n], without[:n]} {
+			for _, k := range ks {
+				a := Asked{Group: t.Set.Name + ":" + cluster, Absent: !t.has[cluster][k], Cands: t.Index.Candidates(brandID(k), q.Title)}
+				for _, c := range a.Cands {
+					a.Right = append(a.Right, !a.Absent && t.right(q, c.Ref) || c.Title == q.Title)
+				}
+				out = append(out, a)
+			}
 		}
 	}
 	return out
