@@ -48,7 +48,7 @@ var layers = map[string]int{
 	"internal/postgres":        2, // over internal/sqlstore
 	"internal/prices":          1,
 	"internal/products":        1,
-	"internal/recent":          1,
+	"internal/purchasefeed":    1, // the recent purchases, which the core feeds
 	"internal/sqlite":          2, // over internal/sqlstore
 	"internal/sqlstore":        1, // the SQL both stores share
 	"internal/storetest":       1,

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/recent"
+	"github.com/svc-project/svc/internal/purchasefeed"
 )
 
 // RecentActivity returns the recent purchases brand b's feed may show, of
@@ -19,7 +19,7 @@ func (t *Tracker) RecentActivity(q svc.RecentQuery, b *svc.Brand) []svc.RecentIt
 		}
 	}
 	now := t.cfg.Now()
-	rules := recent.Rules{RecentSettings: b.Recent.Stored(), MinPurchases: max(b.MinPurchases, 1)}
+	rules := purchasefeed.Rules{RecentSettings: b.Recent.Stored(), MinPurchases: max(b.MinPurchases, 1)}
 	items := t.signals.Load().recent.Recent(q.BrandID, ref, rules, now)
 	out := make([]svc.RecentItem, 0, len(items))
 	for _, it := range items {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/recent"
+	"github.com/svc-project/svc/internal/purchasefeed"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -20,11 +20,11 @@ type signals struct {
 	// carts counts each session once per product, at its latest
 	// add-to-cart: the engine's viewer count, fed with carts.
 	carts  *window.Engine
-	recent *recent.Feed
+	recent *purchasefeed.Feed
 }
 
 func newSignals() *signals {
-	return &signals{carts: window.New(svc.MaxCartWindow, 0), recent: recent.New()}
+	return &signals{carts: window.New(svc.MaxCartWindow, 0), recent: purchasefeed.New()}
 }
 
 // addPurchase records the products of an accepted order for the feed,
