@@ -55,12 +55,13 @@ var layers = map[string]int{
 	"internal/window":          1,
 
 	"internal/auth":     2,
+	"internal/carts":    2, // add-to-carts, over internal/window
 	"internal/signing":  2,
 	"internal/snapshot": 2,
 	"internal/insights": 2,
 
 	"internal/tracker":   3,
-	"internal/enrich":    4,
+	"internal/enrich":    4, // owns what enrichment reads, which the core feeds through tracker.Catalog
 	"internal/dashboard": 4,
 	"internal/httpapi":   5,
 
