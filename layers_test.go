@@ -48,20 +48,21 @@ var layers = map[string]int{
 	"internal/postgres":        2, // over internal/sqlstore
 	"internal/prices":          1,
 	"internal/products":        1,
-	"internal/recent":          1,
+	"internal/purchasefeed":    1, // the recent purchases, which the core feeds
 	"internal/sqlite":          2, // over internal/sqlstore
 	"internal/sqlstore":        1, // the SQL both stores share
 	"internal/storetest":       1,
 	"internal/window":          1,
 
 	"internal/auth":     2,
+	"internal/carts":    2, // add-to-carts, over internal/window
 	"internal/signing":  2,
 	"internal/snapshot": 2,
 	"internal/insights": 2,
 
 	"internal/tracker":   3,
 	"internal/collect":   4, // every event's checks, over the core
-	"internal/enrich":    4,
+	"internal/enrich":    4, // owns what enrichment reads, which the core feeds through tracker.Catalog
 	"internal/dashboard": 4,
 	"internal/httpapi":   5,
 

@@ -30,6 +30,7 @@ import (
 	"github.com/svc-project/svc/extension"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/chrometest"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
@@ -96,7 +97,8 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: discard})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(tr, brands, discard, httpapi.Options{Keys: kr}).Handler()
+	api := httpapi.New(tr, brands, discard, httpapi.Options{Catalog: catalog, Keys: kr}).Handler()
 	w.svc = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))

@@ -31,6 +31,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
@@ -75,7 +76,8 @@ func run(ctx context.Context, data string, n int, profile string) error {
 	defer brands.Close()
 	m := metrics.New()
 	start = time.Now()
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: log, Metrics: m, SnapshotInterval: -1})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: log, Metrics: m, SnapshotInterval: -1})
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,7 @@ func run(ctx context.Context, data string, n int, profile string) error {
 	if err != nil {
 		return err
 	}
-	srv := httptest.NewServer(httpapi.New(tr, brands, log, httpapi.Options{Insights: ins, Dashboard: dash, Metrics: m}).Handler())
+	srv := httptest.NewServer(httpapi.New(tr, brands, log, httpapi.Options{Catalog: catalog, Insights: ins, Dashboard: dash, Metrics: m}).Handler())
 	defer srv.Close()
 	brandClient, err := signIn(ctx, store, srv.URL, brand)
 	if err != nil {

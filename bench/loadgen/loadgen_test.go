@@ -23,6 +23,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/signing"
@@ -627,7 +628,8 @@ func TestRunAgainstSvc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer brands.Close()
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,7 +639,7 @@ func TestRunAgainstSvc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer keys.Close()
-	srv := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot, Keys: keys}).Handler())
+	srv := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{Catalog: catalog, IsBot: detector.IsBot, Keys: keys}).Handler())
 	defer srv.Close()
 	client := NewClient(8)
 
@@ -692,7 +694,7 @@ func TestRunAgainstSvc(t *testing.T) {
 	if n := r.Endpoints[SignedProof].Count; n == 0 || r.Total().Errors != 0 {
 		t.Fatalf("%d signed proof reads answered: %s", n, errorText(r.Total()))
 	}
-	unsigned := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{IsBot: detector.IsBot}).Handler())
+	unsigned := httptest.NewServer(httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{Catalog: catalog, IsBot: detector.IsBot}).Handler())
 	defer unsigned.Close()
 	r, err = Run(ctx, client, cat, Phase{Name: "svc without keys", BaseURL: unsigned.URL, Mix: SignedProofMix, Conns: 2, Duration: 100 * time.Millisecond, Seed: 8, Tag: "u"})
 	if err != nil {

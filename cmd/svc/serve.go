@@ -21,6 +21,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/mail"
@@ -158,7 +159,11 @@ func serve(ctx context.Context, env environment, args []string) error {
 	}
 	defer brands.Close()
 	m := metrics.New()
-	t, err := tracker.Open(ctx, store, c.trackerConfig(store, sf.data, log, m))
+	// What enrichment reads beside the counts, which the core feeds.
+	catalog := enrich.NewCatalog()
+	tc := c.trackerConfig(store, sf.data, log, m)
+	tc.Catalog = catalog
+	t, err := tracker.Open(ctx, store, tc)
 	if err != nil {
 		return err
 	}
@@ -183,7 +188,7 @@ func serve(ctx context.Context, env environment, args []string) error {
 		return err
 	}
 	defer keys.Close()
-	parts.opts.Keys, parts.opts.PublicURL = keys, c.publicURL
+	parts.opts.Keys, parts.opts.PublicURL, parts.opts.Catalog = keys, c.publicURL, catalog
 	// The weekly digests, stopped before the store closes; and the sign-in
 	// mails on their way, sent before it too.
 	digests, stopDigests := context.WithCancel(ctx)

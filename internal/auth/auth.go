@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/poll"
 )
 
@@ -24,7 +23,7 @@ type state struct {
 	version int64
 	brands  map[string]*svc.Brand
 	keys    map[[32]byte]*svc.APIKey // active keys only
-	dir     *match.Directory         // brands by domain, for enrichment
+	list    []*svc.Brand             // the brands as the store lists them
 	secrets map[webhookKey]string    // webhook secrets by brand and platform
 	// uses are the keys' last uses this server saw: the active keys', and
 	// those of keys revoked since that were not written yet.
@@ -123,7 +122,7 @@ func (c *Cache) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := &state{version: v, brands: make(map[string]*svc.Brand, len(brands)), keys: make(map[[32]byte]*svc.APIKey, len(keys))}
+	s := &state{version: v, list: brands, brands: make(map[string]*svc.Brand, len(brands)), keys: make(map[[32]byte]*svc.APIKey, len(keys))}
 	for _, b := range brands {
 		s.brands[b.ID] = b
 	}
@@ -141,7 +140,6 @@ func (c *Cache) Refresh(ctx context.Context) error {
 			}
 		}
 	}
-	s.dir = match.NewDirectory(brands)
 	if s.secrets, err = c.webhookSecrets(ctx); err != nil {
 		return err
 	}
@@ -206,8 +204,13 @@ func (c *Cache) Authorize(brandID string, key *svc.APIKey, origin string) (*svc.
 // Brand returns a brand, or nil.
 func (c *Cache) Brand(id string) *svc.Brand { return c.state.Load().brands[id] }
 
-// Directory returns the brands by the domains their pages live on.
-func (c *Cache) Directory() *match.Directory { return c.state.Load().dir }
+// Brands returns every brand, and the store's config version they are of:
+// it moves when any of them changes (enrichment's directory of brands by
+// domain is built again then).
+func (c *Cache) Brands() (version int64, all []*svc.Brand) {
+	s := c.state.Load()
+	return s.version, s.list
+}
 
 func (c *Cache) webhookSecrets(ctx context.Context) (map[webhookKey]string, error) {
 	all, err := c.store.WebhookSecrets(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/collect"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -52,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(a.Close)
 	now := func() time.Time { return t0 }
-	tr, err := tracker.Open(ctx, store, tracker.Config{Now: now, Logger: discard})
+	tr, err := tracker.Open(ctx, store, tracker.Config{Now: now, Logger: discard, Catalog: enrich.NewCatalog()})
 	if err != nil {
 		t.Fatal(err)
 	}

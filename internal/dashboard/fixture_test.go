@@ -20,6 +20,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/mail"
@@ -98,7 +99,8 @@ func newFixtureAt(t *testing.T, host string) *fixture {
 		t.Fatal(err)
 	}
 	m := metrics.New()
-	tr, err := tracker.Open(ctx, store, tracker.Config{Now: f.clock.Now, Logger: log, Metrics: m})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Now: f.clock.Now, Logger: log, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func newFixtureAt(t *testing.T, host string) *fixture {
 		t.Fatal(err)
 	}
 	f.dash = dash
-	h := httpapi.New(tr, a, log, httpapi.Options{Insights: ins, Dashboard: dash, Metrics: m}).Handler()
+	h := httpapi.New(tr, a, log, httpapi.Options{Catalog: catalog, Insights: ins, Dashboard: dash, Metrics: m}).Handler()
 	handler.Store(&h)
 	t.Cleanup(func() {
 		f.srv.Close()

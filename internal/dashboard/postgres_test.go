@@ -17,6 +17,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/mail"
@@ -41,7 +42,8 @@ func TestSessionsAcrossNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := tracker.Open(ctx, store, tracker.Config{Logger: log})
+		catalog := enrich.NewCatalog()
+		tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +52,7 @@ func TestSessionsAcrossNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(httpapi.New(tr, a, log, httpapi.Options{Insights: ins, Dashboard: dash}).Handler())
+		srv := httptest.NewServer(httpapi.New(tr, a, log, httpapi.Options{Catalog: catalog, Insights: ins, Dashboard: dash}).Handler())
 		t.Cleanup(func() { srv.Close(); tr.Close(); a.Close(); store.Close() })
 		return store, srv
 	}
@@ -127,7 +129,8 @@ func startPGNode(t *testing.T, dbURL string, smtp *mailtest.Server, now func() t
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: log})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +145,7 @@ func startPGNode(t *testing.T, dbURL string, smtp *mailtest.Server, now func() t
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := httpapi.New(tr, a, log, httpapi.Options{Insights: ins, Dashboard: dash}).Handler()
+	h := httpapi.New(tr, a, log, httpapi.Options{Catalog: catalog, Insights: ins, Dashboard: dash}).Handler()
 	handler.Store(&h)
 	t.Cleanup(func() { srv.Close(); dash.Wait(); tr.Close(); a.Close(); store.Close() })
 	return &pgNode{store, srv, dash}

@@ -13,6 +13,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/rollup"
@@ -96,7 +97,8 @@ func newSeeded(tb testing.TB, products, views, orders int) *seeded {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Now: f.clock.Now, Logger: log})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Now: f.clock.Now, Logger: log})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func newSeeded(tb testing.TB, products, views, orders int) *seeded {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f.srv = httptest.NewServer(httpapi.New(tr, a, log, httpapi.Options{Insights: s.ins, Dashboard: dash}).Handler())
+	f.srv = httptest.NewServer(httpapi.New(tr, a, log, httpapi.Options{Catalog: catalog, Insights: s.ins, Dashboard: dash}).Handler())
 	tb.Cleanup(func() { f.srv.Close(); tr.Close(); a.Close(); store.Close() })
 	s.f = f
 	return s

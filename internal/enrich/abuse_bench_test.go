@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
-	"github.com/svc-project/svc/internal/prices"
-	"github.com/svc-project/svc/internal/window"
 )
 
 // BenchmarkSameTitleAbuse enriches requests of 50 results that all name
@@ -21,17 +18,13 @@ import (
 func BenchmarkSameTitleAbuse(b *testing.B) {
 	const same = 250_000
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	src := &source{index: match.New(), prices: prices.New(), brands: map[string]*svc.Brand{},
-		engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
 	var brands []*svc.Brand
 	for i := range 4 {
-		br := &svc.Brand{ID: fmt.Sprintf("br_%d", i), Name: fmt.Sprintf("Shop %d", i), Domains: []string{fmt.Sprintf("shop%d.example", i)}}
-		brands = append(brands, br)
-		src.brands[br.ID] = br
+		brands = append(brands, &svc.Brand{ID: fmt.Sprintf("br_%d", i), Name: fmt.Sprintf("Shop %d", i), Domains: []string{fmt.Sprintf("shop%d.example", i)}})
 	}
-	src.dir = match.NewDirectory(brands)
+	src := newSource(now, brands)
 	title := "Sony WH-1000XM5 Wireless Headphones Black"
-	src.index.Load(func(put func(*svc.Product)) error {
+	src.cat.index.Load(func(put func(*svc.Product)) error {
 		ref := svc.ProductRef(0)
 		for i := range same + 3000 {
 			ref++
@@ -43,7 +36,7 @@ func BenchmarkSameTitleAbuse(b *testing.B) {
 		}
 		return nil
 	})
-	s := New(src)
+	s := src.service()
 	search := &svc.SearchEnrichRequest{Results: make([]svc.SearchResult, svc.MaxSearchResults)}
 	for i := range search.Results {
 		u, t := fmt.Sprintf("https://shop0.example/search?q=%d", i), title

@@ -10,28 +10,32 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/match/matchtest"
-	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
 
-// source is a Source over a real search index, price history and window
-// engine.
+// source is the brands and counts over a real catalog and window engine.
 type source struct {
-	index  *match.Index
-	dir    *match.Directory
-	prices *prices.History
+	cat    *Catalog
 	brands map[string]*svc.Brand
+	all    []*svc.Brand
 	engine *window.Engine
 	now    time.Time
 }
 
-func (s *source) SearchIndex() *match.Index   { return s.index }
-func (s *source) Directory() *match.Directory { return s.dir }
-func (s *source) Prices() *prices.History     { return s.prices }
-func (s *source) Brand(id string) *svc.Brand  { return s.brands[id] }
-func (s *source) Now() time.Time              { return s.now }
+func newSource(now time.Time, brands []*svc.Brand) *source {
+	s := &source{cat: NewCatalog(), brands: map[string]*svc.Brand{}, all: brands,
+		engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
+	for _, b := range brands {
+		s.brands[b.ID] = b
+	}
+	return s
+}
+
+func (s *source) service() *Service             { return New(s.cat, s, s) }
+func (s *source) Brand(id string) *svc.Brand    { return s.brands[id] }
+func (s *source) Brands() (int64, []*svc.Brand) { return 1, s.all }
+func (s *source) Now() time.Time                { return s.now }
 func (s *source) Counts(ref svc.ProductRef, now time.Time, v, p time.Duration) window.Counts {
 	return s.engine.Counts(ref, now, v, p)
 }
@@ -49,15 +53,12 @@ var largeOnce = sync.OnceValue(func() *large { return newLarge(1000, 1000) })
 func newLarge(nBrands, perBrand int) *large {
 	brands, products := matchtest.Large(11, nBrands, perBrand)
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	src := &source{index: match.New(), prices: prices.New(), brands: map[string]*svc.Brand{}, engine: window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow), now: now}
 	var bs []*svc.Brand
 	for _, b := range brands {
-		sb := &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains, MinViewers: 3, MinPurchases: 1}
-		bs = append(bs, sb)
-		src.brands[b.ID] = sb
+		bs = append(bs, &svc.Brand{ID: b.ID, Name: b.Name, Domains: b.Domains, MinViewers: 3, MinPurchases: 1})
 	}
-	src.dir = match.NewDirectory(bs)
-	src.index.Load(func(put func(*svc.Product)) error { // as a start does
+	src := newSource(now, bs)
+	src.cat.index.Load(func(put func(*svc.Product)) error { // as a start does
 		for i := range products {
 			p := &products[i]
 			put(&svc.Product{Ref: svc.ProductRef(i + 1), BrandID: p.BrandID, ProductID: p.ProductID, Title: &p.Title, URL: &p.URL, SKU: &p.SKU})
@@ -72,7 +73,7 @@ func newLarge(nBrands, perBrand int) *large {
 			for v := range 1 + r.IntN(20) {
 				src.engine.AddView(ref, now.Add(-time.Duration(r.IntN(86400))*time.Second), uint64(v), now)
 			}
-			src.prices.Add(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
+			src.cat.prices.Add(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
 			src.engine.AddPurchase(ref, now.Add(-time.Hour), 1, now)
 		}
 	}
@@ -116,7 +117,7 @@ func (l *large) brandDomain(id string) string {
 // of 1,000 brands, and reports the latency percentiles of one request.
 func BenchmarkSearchEnrich20(b *testing.B) {
 	l := largeOnce()
-	s := New(l.src)
+	s := l.src.service()
 	r := rand.New(rand.NewPCG(1, 2))
 	reqs := make([]*svc.SearchEnrichRequest, 512)
 	for i := range reqs {
@@ -137,7 +138,7 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(0.999), "p99.9-ms")
-	b.ReportMetric(float64(l.src.index.Len()), "products")
+	b.ReportMetric(float64(l.src.cat.index.Len()), "products")
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -151,7 +152,7 @@ func BenchmarkSearchEnrich20(b *testing.B) {
 // of one request, and how many offers a page got.
 func BenchmarkProductEnrichOffers(b *testing.B) {
 	l := newLarge(12, 1300)
-	s := New(l.src)
+	s := l.src.service()
 	r := rand.New(rand.NewPCG(5, 6))
 	reqs := make([]*svc.ProductEnrichRequest, 512)
 	for i := range reqs {
@@ -185,5 +186,5 @@ func BenchmarkProductEnrichOffers(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(0.999), "p99.9-ms")
 	b.ReportMetric(float64(offers)/float64(len(lat)), "offers/op")
-	b.ReportMetric(float64(l.src.index.Len()), "products")
+	b.ReportMetric(float64(l.src.cat.index.Len()), "products")
 }

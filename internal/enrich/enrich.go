@@ -10,7 +10,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/match"
-	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -54,28 +53,38 @@ const (
 	maxOffers = 10
 )
 
-// Source is what enrichment reads: the tracker's products and counts, and
-// the brands of the auth cache.
-type Source interface {
-	SearchIndex() *match.Index
-	Directory() *match.Directory
-	Prices() *prices.History
+// Brands are the brands enrichment names and matches pages to: auth's
+// cache. Brands returns them all with their version, which moves when any
+// of them changes.
+type Brands interface {
 	Brand(id string) *svc.Brand
+	Brands() (version int64, all []*svc.Brand)
+}
+
+// Counts are the core's counts: the tracker.
+type Counts interface {
 	Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts
 	Now() time.Time
 }
 
-// Service answers enrichment requests from the search index, the prices
-// and the counts.
+// Service answers enrichment requests from the catalog and the counts.
 type Service struct {
-	t Source
+	cat    *Catalog
+	brands Brands
+	counts Counts
 }
 
-// New returns the enrichment service of a source.
-func New(src Source) *Service { return &Service{t: src} }
+// New returns the enrichment service of a catalog, which the core feeds;
+// nil is an empty one.
+func New(cat *Catalog, brands Brands, counts Counts) *Service {
+	if cat == nil {
+		cat = NewCatalog()
+	}
+	return &Service{cat: cat, brands: brands, counts: counts}
+}
 
 func (s *Service) matcher() Matcher {
-	return Matcher{Index: s.t.SearchIndex(), Dir: s.t.Directory()}
+	return Matcher{Index: s.cat.index, Dir: s.cat.directory(s.brands)}
 }
 
 // MatchInfo is the product a result or page was matched to.
@@ -105,7 +114,7 @@ func (s *Service) matchInfo(f Found, b *svc.Brand) *MatchInfo {
 // null. The index holds verified URLs only, checked against the domains
 // when they came; a brand's domains change.
 func (s *Service) link(brandID, url string) *string {
-	if b := s.t.Brand(brandID); url == "" || b == nil || !b.OwnsURL(url) {
+	if b := s.brands.Brand(brandID); url == "" || b == nil || !b.OwnsURL(url) {
 		return nil
 	}
 	return &url
@@ -142,12 +151,12 @@ type proofOf struct {
 }
 
 func (s *Service) proof(p match.Product, now time.Time) proofOf {
-	b := s.t.Brand(p.BrandID)
+	b := s.brands.Brand(p.BrandID)
 	minViewers, minPurchases := svc.DefaultMinViewers, svc.DefaultMinPurchases
 	if b != nil {
 		minViewers, minPurchases = b.MinViewers, b.MinPurchases
 	}
-	hour := s.t.Counts(p.Ref, now, svc.DefaultViewWindow, svc.DefaultPurchaseWindow)
+	hour := s.counts.Counts(p.Ref, now, svc.DefaultViewWindow, svc.DefaultPurchaseWindow)
 	out := proofOf{brand: b, viewers: hour.Viewers, purchases: hour.Purchases}
 	out.shown = SocialProof{WindowViews: int(svc.DefaultViewWindow / time.Minute), WindowBuys: int(svc.DefaultPurchaseWindow / time.Hour)}
 	if hour.Viewers >= int64(minViewers) {
@@ -167,7 +176,7 @@ func (s *Service) proof(p match.Product, now time.Time) proofOf {
 		out.shown.Reasons["units"] = ReasonBelowThreshold
 	}
 	if out.viewsShown && hour.Viewers >= int64(max(minViewers, trendingMinViewers)) {
-		day := s.t.Counts(p.Ref, now, 24*time.Hour, svc.DefaultPurchaseWindow)
+		day := s.counts.Counts(p.Ref, now, 24*time.Hour, svc.DefaultPurchaseWindow)
 		out.trending = float64(hour.Views)*24 >= trendingFactor*float64(day.Views)
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/match"
-	"github.com/svc-project/svc/internal/tracker"
 )
 
 // ProductResponse answers product-enrich.
@@ -52,7 +51,7 @@ type Offer struct {
 // Product enriches one product page. Without a match there is no proof or
 // price, but offers are still looked for by title and SKU.
 func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) *ProductResponse {
-	now := s.t.Now()
+	now := s.counts.Now()
 	c, p := req.Context, req.Product
 	lang := Language(deref(c.Locale), acceptLanguage)
 	out := &ProductResponse{Offers: []Offer{}, Badges: []string{}, Language: lang.String(), GeneratedAt: now.UTC()}
@@ -87,7 +86,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		// does not give.
 		q.GTIN, q.MPN, q.Maker = cmp.Or(q.GTIN, found.GTIN), cmp.Or(q.MPN, found.MPN), cmp.Or(q.Maker, found.Maker)
 	}
-	for _, o := range s.t.SearchIndex().Offers(except, q, sku, maxOffers) {
+	for _, o := range s.cat.index.Offers(except, q, sku, maxOffers) {
 		op := s.proof(o.Product, now)
 		offerProofs = append(offerProofs, &op)
 		out.Offers = append(out.Offers, Offer{BrandID: o.BrandID, ProductID: o.ProductID, Title: orNull(o.Title), URL: s.link(o.BrandID, o.URL),
@@ -115,12 +114,12 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 // price summarises the last 30 days' unit prices of a product in the
 // currency, and judges the price seen against their median.
 func (s *Service) price(ref svc.ProductRef, seen *float64, currency *string, now time.Time) *Price {
-	out := &Price{Seen: seen, Currency: currency, WindowDays: int(tracker.PriceWindow / (24 * time.Hour)), Verdict: VerdictUnknown}
+	out := &Price{Seen: seen, Currency: currency, WindowDays: int(PriceWindow / (24 * time.Hour)), Verdict: VerdictUnknown}
 	if currency == nil {
 		out.Reason = ReasonNoPrice
 		return out
 	}
-	st := s.t.Prices().Stats(ref, now.Add(-tracker.PriceWindow), *currency)
+	st := s.cat.Prices(ref, *currency, now)
 	out.Purchases = st.Purchases
 	if st.Purchases < MinPriceSample {
 		out.Reason = ReasonTooFewPurchases

@@ -30,7 +30,7 @@ type SearchResult struct {
 
 // Search enriches a result list. The query is echoed and never kept.
 func (s *Service) Search(req *svc.SearchEnrichRequest, acceptLanguage string) *SearchResponse {
-	now := s.t.Now()
+	now := s.counts.Now()
 	m := s.matcher()
 	locale := ""
 	if req.UserContext.Locale != nil {

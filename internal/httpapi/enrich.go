@@ -5,9 +5,6 @@ import (
 	"net/http"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/auth"
-	"github.com/svc-project/svc/internal/enrich"
-	"github.com/svc-project/svc/internal/tracker"
 )
 
 // Enrichment needs no key; a key that is sent must be valid (docs/decisions.md, Authentication).
@@ -54,12 +51,3 @@ func writeEnriched(w http.ResponseWriter, v any) error {
 	writeJSON(w, http.StatusOK, append(b, '\n'))
 	return nil
 }
-
-// enrichSource is what enrichment reads: the products and counts of the
-// tracker, and the brands.
-type enrichSource struct {
-	*tracker.Tracker
-	*auth.Cache
-}
-
-var _ enrich.Source = enrichSource{}

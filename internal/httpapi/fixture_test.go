@@ -17,6 +17,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/bots"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/signing"
@@ -114,11 +115,12 @@ func (f *fixture) start() {
 		f.t.Fatal(err)
 	}
 	discard := slog.New(slog.DiscardHandler)
+	catalog := enrich.NewCatalog()
 	a, err := auth.Open(context.Background(), f.store, 0, discard)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: discard, Metrics: f.opts.Metrics})
+	tr, err := tracker.Open(context.Background(), f.store, tracker.Config{Now: f.clock.Now, Logger: discard, Metrics: f.opts.Metrics, Catalog: catalog})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func (f *fixture) start() {
 	if opts.Sessions == nil {
 		opts.Sessions = f.store
 	}
-	opts.Keys = kr
+	opts.Keys, opts.Catalog = kr, catalog
 	f.srv = httptest.NewServer(checkContract(f.t, httpapi.New(tr, a, discard, opts).Handler()))
 }
 

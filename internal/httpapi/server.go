@@ -71,11 +71,15 @@ type Options struct {
 	PublicURL string
 	// Version is the binary's version, which / names.
 	Version string
+	// Catalog is what enrichment reads beside the counts: the one the
+	// tracker feeds (its Config.Catalog). Nil is an empty one, which
+	// matches nothing.
+	Catalog *enrich.Catalog
 }
 
 // New returns the API server; Handler serves it.
 func New(t *tracker.Tracker, a *auth.Cache, log *slog.Logger, opts Options) *Server {
-	s := &Server{tracker: t, auth: a, enrich: enrich.New(enrichSource{t, a}), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
+	s := &Server{tracker: t, auth: a, enrich: enrich.New(opts.Catalog, a, t), log: log, opts: opts, limiter: newLimiter(opts.RateLimit),
 		budgets: newBudgets(opts.Budget, opts.RateLimit, t.KnownProduct), bodies: newWebhookBodies(MaxWebhookBytesInFlight, MaxWebhookBytesPerAddress), widgetWrites: newWidgetWrites()}
 	s.pipeline = &collect.Pipeline{Now: t.Now, Retention: t.Retention(), Authorize: a.Authorize, Budget: s.budgets, Core: t}
 	mux := http.NewServeMux()

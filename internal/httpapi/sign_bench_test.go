@@ -11,6 +11,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -42,7 +43,7 @@ func BenchmarkProof(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer a.Close()
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: discard})
+	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: discard, Catalog: enrich.NewCatalog()})
 	if err != nil {
 		b.Fatal(err)
 	}

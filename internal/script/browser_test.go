@@ -24,6 +24,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/chrometest"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -94,7 +95,8 @@ func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{Script: js}).Handler()
+	api := httpapi.New(tr, brands, slog.New(slog.DiscardHandler), httpapi.Options{Catalog: catalog, Script: js}).Handler()
 	e.svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/svc/product-proof" {
 			e.proofs.Add(1)

@@ -21,6 +21,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/chrometest"
 	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/script"
@@ -85,7 +86,8 @@ func newShopEnv(t *testing.T, holdout int, isBot func(string) bool) *shopEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, store, tracker.Config{Logger: discard})
+	catalog := enrich.NewCatalog()
+	tr, err := tracker.Open(ctx, store, tracker.Config{Catalog: catalog, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func newShopEnv(t *testing.T, holdout int, isBot func(string) bool) *shopEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.New(tr, brands, discard, httpapi.Options{Script: js, Sessions: store, IsBot: isBot,
+	api := httpapi.New(tr, brands, discard, httpapi.Options{Catalog: catalog, Script: js, Sessions: store, IsBot: isBot,
 		Insights: &insights.Cache{Store: store, Now: time.Now}}).Handler()
 	e.svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/collect/") {

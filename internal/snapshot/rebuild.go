@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/products"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -28,15 +27,22 @@ const startGCPercent = 25
 // NewEngine returns an empty engine holding the largest windows.
 func NewEngine() *window.Engine { return window.New(svc.MaxViewWindow, svc.MaxPurchaseWindow) }
 
+// Catalog is what a rebuild loads the stored products into besides their
+// refs: internal/enrich's Catalog, or internal/match's Index. Load calls
+// fill once, which puts every product.
+type Catalog interface {
+	Load(fill func(put func(*svc.Product)) error) error
+}
+
 // Loader fills what the counts come with: a rebuild or a restore loads the
 // products and hands over the prices paid, read in the same pass as the
 // orders they count.
 type Loader struct {
-	Refs   *products.Index          // every stored product's ref goes into it
-	Search *match.Index             // and the product itself, for matching
-	Price  func(svc.PurchaseRecord) // called with every purchase line of the window
-	Now    func() time.Time
-	Logger *slog.Logger
+	Refs    *products.Index          // every stored product's ref goes into it
+	Catalog Catalog                  // and the product itself, for enrichment
+	Price   func(svc.PurchaseRecord) // called with every purchase line of the window
+	Now     func() time.Time
+	Logger  *slog.Logger
 	// Beside, when set, reads what else the counts come with from the
 	// same reader (the tracker's carts and recent purchases). It runs
 	// beside the products and the events where the reader answers
@@ -132,10 +138,10 @@ func (l Loader) Rebuild(ctx context.Context, src svc.EventReader, e *window.Engi
 }
 
 // loadProducts puts every stored product into the ref index, and into the
-// search index with its verified attributes only (docs/security.md,
+// catalog with its verified attributes only (docs/security.md,
 // Provenance), parsed on every core.
 func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
-	return l.Search.Load(func(put func(*svc.Product)) error {
+	return l.Catalog.Load(func(put func(*svc.Product)) error {
 		return src.Products(ctx, func(p *svc.Product) error {
 			l.Refs.Put(p.BrandID, p.ProductID, p.Ref)
 			for _, n := range p.Names { // a proof by any of its names reads it

@@ -57,7 +57,7 @@ func TestRebuildCountsEveryView(t *testing.T) {
 	if err := store.Append(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	l := snapshot.Loader{Refs: products.New(), Search: match.New(), Price: func(svc.PurchaseRecord) {},
+	l := snapshot.Loader{Refs: products.New(), Catalog: match.New(), Price: func(svc.PurchaseRecord) {},
 		Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)}
 	e := snapshot.NewEngine()
 	if err := l.Rebuild(ctx, store, e, snapshot.Options{Parallel: true, Startup: true}); err != nil {

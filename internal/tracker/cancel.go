@@ -61,18 +61,10 @@ func (t *Tracker) Cancel(ctx context.Context, c *svc.CancelEvent) error {
 // applyCancels takes what cancellations removed out of the counts and the
 // prices paid.
 func (t *Tracker) applyCancels(removed []svc.CancelRecord) {
-	now, e, sig := t.cfg.Now(), t.engine.Load(), t.signals.Load()
+	now, e, side := t.cfg.Now(), t.engine.Load(), t.beside.Load()
 	for _, r := range removed {
 		e.RemovePurchase(r.Product, r.Time, r.Orders, r.Units, now)
-		sig.cancelPurchase(r)
-		if r.Currency == "" || !r.Time.After(now.Add(-PriceWindow)) {
-			continue
-		}
-		if r.PriceBefore != nil {
-			t.prices.Remove(r.Product, r.Time, r.Currency, *r.PriceBefore)
-		}
-		if r.PriceAfter != nil {
-			t.prices.Add(r.Product, r.Time, r.Currency, *r.PriceAfter)
-		}
+		side.purchases.CancelLine(r)
+		t.cat.Cancel(r, now)
 	}
 }

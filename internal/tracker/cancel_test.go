@@ -79,7 +79,7 @@ func TestCancelProof(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref, _ := tr.products.Ref("br_1", "p1")
-		st := tr.prices.Stats(ref, f.now.Add(-PriceWindow), "EUR")
+		st := pricesOf(tr).Prices(ref, "EUR", f.now)
 		if p.Purchases != purchases || p.Units != units || st.Purchases != prices {
 			t.Errorf("purchases %d, units %d, prices %d; want %d, %d, %d", p.Purchases, p.Units, st.Purchases, purchases, units, prices)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 )
 
 // appendSpy records the writes of each Append of the store it wraps.
@@ -31,7 +32,7 @@ func (s *appendSpy) Append(ctx context.Context, batch []*svc.Write) error {
 func TestCollectBatchIsCommittedInSlices(t *testing.T) {
 	f := newSnapshotFixture(t)
 	spy := &appendSpy{Store: f.store}
-	tr, err := Open(context.Background(), spy, Config{Now: func() time.Time { return f.now }, MaxBatch: 64})
+	tr, err := Open(context.Background(), spy, Config{Now: func() time.Time { return f.now }, MaxBatch: 64, Catalog: enrich.NewCatalog()})
 	if err != nil {
 		t.Fatal(err)
 	}

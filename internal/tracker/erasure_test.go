@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
@@ -26,7 +27,7 @@ func TestRecountDuringWritesLosesAndDoublesNothing(t *testing.T) {
 	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Now()}, nil); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Open(ctx, store, Config{Logger: slog.New(slog.DiscardHandler)})
+	tr, err := Open(ctx, store, Config{Logger: slog.New(slog.DiscardHandler), Catalog: enrich.NewCatalog()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 package tracker
 
+import "github.com/svc-project/svc/internal/enrich"
+
 // PricesPaid returns how many priced purchases of a product the tracker
 // holds in the currency, for the package's external tests.
 func PricesPaid(tr *Tracker, brandID, productID, currency string) int {
@@ -7,5 +9,8 @@ func PricesPaid(tr *Tracker, brandID, productID, currency string) int {
 	if !ok {
 		return 0
 	}
-	return tr.prices.Stats(ref, tr.Now().Add(-PriceWindow), currency).Purchases
+	return pricesOf(tr).Prices(ref, currency, tr.Now()).Purchases
 }
+
+// pricesOf is the catalog the tests give a tracker, which holds its prices.
+func pricesOf(tr *Tracker) *enrich.Catalog { return tr.cat.(*enrich.Catalog) }

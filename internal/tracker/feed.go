@@ -33,41 +33,41 @@ type feedState struct {
 // that no order of the feed is counted in both.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
-	sig := newSignals()
+	side := newBeside()
 	f := t.cfg.ChangeFeed
 	if f == nil {
 		if recount {
-			t.prices.Clear()
+			t.cat.ForgetPrices()
 		}
 		opts.Parallel = true
 		l := t.loader()
-		l.Beside = sig.loader(t.cfg.Now())
+		l.Beside = side.loader(t.cfg.Now())
 		if err := l.Rebuild(ctx, t.store, e, opts); err != nil {
 			t.failedRecount(recount)
 			return err
 		}
 		t.engine.Store(e)
-		t.signals.Store(sig)
+		t.beside.Store(side)
 		return nil
 	}
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	if recount {
-		t.prices.Clear()
+		t.cat.ForgetPrices()
 	}
 	// A snapshot is one transaction: it answers one query at a time.
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
 		if err := t.loader().Rebuild(ctx, r, e, opts); err != nil {
 			return err
 		}
-		return sig.load(ctx, r, t.cfg.Now())
+		return side.load(ctx, r, t.cfg.Now())
 	})
 	if err != nil {
 		t.failedRecount(recount)
 		return err
 	}
 	t.engine.Store(e)
-	t.signals.Store(sig)
+	t.beside.Store(side)
 	t.changes.cursor = cur
 	return nil
 }
@@ -77,7 +77,7 @@ func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) erro
 // The next recount, at the next poll, loads them all.
 func (t *Tracker) failedRecount(recount bool) {
 	if recount {
-		t.prices.Clear()
+		t.cat.ForgetPrices()
 	}
 }
 
@@ -89,8 +89,8 @@ func (t *Tracker) failedRecount(recount bool) {
 func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	f := t.cfg.ChangeFeed
 	if f == nil {
-		sig := newSignals()
-		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, sig.loader(t.cfg.Now()))
+		side := newBeside()
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, side.loader(t.cfg.Now()))
 		if err != nil {
 			return false, fmt.Errorf("restore counts: %w", err)
 		}
@@ -99,29 +99,29 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 			return false, nil
 		}
 		t.engine.Store(e)
-		t.signals.Store(sig)
+		t.beside.Store(side)
 		return true, nil
 	}
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
 	var e *window.Engine
-	var sig *signals
+	var side *beside
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
 		log, ok := r.(svc.EventLog)
 		if !ok {
 			return errors.New("restore counts: the change feed's snapshot is no event log")
 		}
-		sig = newSignals()
-		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, sig.loader(t.cfg.Now()))
+		side = newBeside()
+		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, side.loader(t.cfg.Now()))
 		if err != nil {
 			return fmt.Errorf("restore counts: %w", err)
 		}
 		if e = restored; e == nil {
-			// The refused restore read the signals already: the replay
+			// The refused restore read the carts and purchases already: the replay
 			// reads them again, into new ones.
-			e, sig = snapshot.NewEngine(), newSignals()
+			e, side = snapshot.NewEngine(), newBeside()
 			l := t.loader()
-			l.Beside = sig.loader(t.cfg.Now())
+			l.Beside = side.loader(t.cfg.Now())
 			opts := snapshot.Options{Startup: true, HaveProducts: haveProducts}
 			if err := l.Rebuild(ctx, r, e, opts); err != nil {
 				return fmt.Errorf("rebuild counts: %w", err)
@@ -133,7 +133,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 		return false, err
 	}
 	t.engine.Store(e)
-	t.signals.Store(sig)
+	t.beside.Store(side)
 	t.changes.cursor = cur
 	return true, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 )
 
@@ -19,7 +20,7 @@ func (f *snapshotFixture) openFollowing(t *testing.T) (*Tracker, *bytes.Buffer) 
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := Config{Now: func() time.Time { return f.now }, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil)),
-		SnapshotInterval: -1, EventLog: f.store, ChangeFeed: f.store, SnapshotPath: f.path}
+		SnapshotInterval: -1, EventLog: f.store, ChangeFeed: f.store, SnapshotPath: f.path, Catalog: enrich.NewCatalog()}
 	tr, err := Open(context.Background(), f.store, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/tracker"
@@ -23,7 +24,7 @@ func node(t *testing.T, url string) *tracker.Tracker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ChangeFeed: s})
+	tr, err := tracker.Open(ctx, s, tracker.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ChangeFeed: s, Catalog: enrich.NewCatalog()})
 	if err != nil {
 		t.Fatal(err)
 	}

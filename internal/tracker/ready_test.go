@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testdisk"
 	"github.com/svc-project/svc/internal/testwait"
@@ -32,7 +33,7 @@ func TestReadyFollowsFailingCommits(t *testing.T) {
 	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Open(ctx, store, Config{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
+	tr, err := Open(ctx, store, Config{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler), Catalog: enrich.NewCatalog()})
 	if err != nil {
 		t.Fatal(err)
 	}

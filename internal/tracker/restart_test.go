@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -54,7 +55,7 @@ func (f *snapshotFixture) open(t *testing.T, snapshot bool) (*Tracker, *bytes.Bu
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := Config{Now: func() time.Time { return f.now }, Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil)),
-		SnapshotInterval: -1, EventLog: f.store}
+		SnapshotInterval: -1, EventLog: f.store, Catalog: enrich.NewCatalog()}
 	if snapshot {
 		cfg.SnapshotPath = f.path
 	}
@@ -168,7 +169,7 @@ func sameCounts(t *testing.T, want, got *Tracker, now time.Time, later ...time.D
 				}
 			}
 		}
-		if a, b := want.prices.Stats(ref, now.Add(-PriceWindow), "EUR"), got.prices.Stats(ref, now.Add(-PriceWindow), "EUR"); a != b {
+		if a, b := pricesOf(want).Prices(ref, "EUR", now), pricesOf(got).Prices(ref, "EUR", now); a != b {
 			t.Fatalf("p%d: prices %+v, want %+v", p, b, a)
 		}
 	}

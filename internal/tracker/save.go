@@ -9,7 +9,7 @@ import (
 
 // loader is what a rebuild or a restore fills besides the engine.
 func (t *Tracker) loader() snapshot.Loader {
-	return snapshot.Loader{Refs: t.products, Search: t.search, Price: t.learnPurchaseLine, Now: t.cfg.Now, Logger: t.cfg.Logger}
+	return snapshot.Loader{Refs: t.products, Catalog: t.cat, Price: t.learnPurchaseLine, Now: t.cfg.Now, Logger: t.cfg.Logger}
 }
 
 // saveSnapshot writes the counts to the snapshot file.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/sqlite"
@@ -50,7 +51,7 @@ func TestBatchDoesNotStallAnotherBrand(t *testing.T) {
 				}
 			}
 			spy := &appendSpy{Store: s}
-			tr, err := Open(ctx, spy, Config{Logger: slog.New(slog.DiscardHandler)})
+			tr, err := Open(ctx, spy, Config{Logger: slog.New(slog.DiscardHandler), Catalog: enrich.NewCatalog()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,9 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
 	"github.com/svc-project/svc/internal/metrics"
-	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/products"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
@@ -56,6 +54,11 @@ type Config struct {
 	// negative saves them only at Close.
 	SnapshotInterval time.Duration
 
+	// Catalog is fed every product and price the core learns (required:
+	// internal/enrich's Catalog, which enrichment and the recent
+	// purchases' titles read).
+	Catalog Catalog
+
 	// NowWindow is how far back the proof's viewers_now looks: whole
 	// minutes, at most svc.MaxNowWindow.
 	NowWindow time.Duration
@@ -67,6 +70,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Retention < svc.MaxPurchaseWindow {
 		return fmt.Errorf("retention %s is shorter than the largest window, %s", svc.FormatDuration(c.Retention), svc.FormatDuration(svc.MaxPurchaseWindow))
+	}
+	if c.Catalog == nil {
+		return errors.New("the tracker needs a catalog to feed")
 	}
 	if c.SnapshotPath != "" && c.EventLog == nil {
 		return errors.New("a snapshot file needs the store's event log")
@@ -104,12 +110,11 @@ type Tracker struct {
 	cfg      Config
 	store    svc.EventStore
 	engine   atomic.Pointer[window.Engine] // swapped whole by a recount (erasure.go)
-	signals  atomic.Pointer[signals]       // swapped with the engine
+	beside   atomic.Pointer[beside]        // swapped with the engine
 	erasure  atomic.Int64                  // the store's erasure version the counts reflect
 	batch    *batcher
 	products *products.Index              // refs by (brand, product id), for proofs
-	search   *match.Index                 // titles, pages and SKUs, for enrichment
-	prices   *prices.History              // unit prices paid lately, for enrichment
+	cat      Catalog                      // fed what enrichment reads (cfg.Catalog)
 	changes  feedState                    // other nodes' commits, on a shared store
 	stats    atomic.Pointer[window.Stats] // of the latest sweep
 	snaps    *snapshot.File               // nil when the counts are not saved
@@ -128,7 +133,7 @@ func Open(ctx context.Context, store svc.EventStore, cfg Config) (*Tracker, erro
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	t := &Tracker{cfg: cfg, store: store, products: products.New(), search: match.New(), prices: prices.New()}
+	t := &Tracker{cfg: cfg, store: store, products: products.New(), cat: cfg.Catalog}
 	if cfg.SnapshotPath != "" {
 		t.snaps = snapshot.New(cfg.SnapshotPath, cfg.EventLog, t.loader())
 	}
@@ -200,7 +205,7 @@ func (t *Tracker) every(ctx context.Context, d time.Duration, fn func(context.Co
 
 // apply feeds committed writes to the engine and the indexes.
 func (t *Tracker) apply(writes []*svc.Write) {
-	now, e, sig := t.cfg.Now(), t.engine.Load(), t.signals.Load()
+	now, e, side := t.cfg.Now(), t.engine.Load(), t.beside.Load()
 	for _, w := range writes {
 		r := &w.Result
 		if r.Err != nil || r.Replay || r.Status != svc.StatusAccepted {
@@ -216,13 +221,13 @@ func (t *Tracker) apply(writes []*svc.Write) {
 			continue
 		}
 		if c := w.Cart; c != nil {
-			sig.addCart(r.Lines[0].Product, c.Meta.Time, c.Context.SessionID, now)
+			side.carts.Add(r.Lines[0].Product, c.Meta.Time, c.Context.SessionID, now)
 			continue
 		}
 		for _, l := range r.Lines {
 			e.AddPurchase(l.Product, w.Purchase.Meta.Time, l.Units, now)
 		}
-		sig.addPurchase(w.Purchase, r.Lines)
+		side.purchases.AddOrder(w.Purchase, r.Lines)
 	}
 }
 
@@ -232,8 +237,8 @@ func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
-	t.signals.Load().sweep(now)
-	t.prices.Sweep(now.Add(-PriceWindow))
+	t.beside.Load().sweep(now)
+	t.cat.Sweep(now)
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)
@@ -282,7 +287,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 		BrandID: q.BrandID, ProductID: q.ProductID,
 		ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow,
 		Views: c.Views, Viewers: c.Viewers, Purchases: c.Purchases, Units: c.Units,
-		CartWindow: q.CartWindow, Carts: t.signals.Load().cartsIn(ref, now, q.CartWindow),
+		CartWindow: q.CartWindow, Carts: t.beside.Load().carts.In(ref, now, q.CartWindow),
 		NowWindow: t.cfg.NowWindow, ViewersNow: viewersNow,
 		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout, WidgetVariant: b.WidgetVariant,
 		WidgetPosition: b.WidgetPosition, Languages: b.Languages,

@@ -23,6 +23,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -54,7 +55,7 @@ func run(data, prefix string) error {
 		return err
 	}
 	start := time.Now()
-	t, err := tracker.Open(ctx, store, tracker.Config{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+	t, err := tracker.Open(ctx, store, tracker.Config{Catalog: enrich.NewCatalog(), Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		EventLog: store, SnapshotPath: filepath.Join(data, "counts.snapshot"), SnapshotInterval: -1})
 	pprof.StopCPUProfile()
 	if err != nil {

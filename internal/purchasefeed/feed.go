@@ -1,16 +1,17 @@
-// Package recent keeps each brand's recent purchases in memory and picks
-// what its feed may show under the brand's privacy rules (docs/honesty.md):
-// a delay, a window, a number of items, k purchases sharing a place before
-// it is shown, and the brand's purchase threshold per product. It does no
-// I/O: the tracker feeds it the purchases the store accepted, and rebuilds
-// it from the store with the counts.
+// Package purchasefeed keeps each brand's recent purchases in memory and
+// picks what its feed (the widget's toasts, the API's recent-activity)
+// may show under the brand's privacy rules (docs/honesty.md): a delay, a
+// window, a number of items, k purchases sharing a place before it is
+// shown, and the brand's purchase threshold per product. It does no I/O:
+// the tracker feeds it the purchases the store accepted, and rebuilds it
+// from the store's reader with the counts.
 //
 // Only keyed orders enter it, and only coarsened times leave it: an order
 // counts as placed at a point of its minute that a hash of its event id
 // picks, and shows from a minute after that point plus the delay, so that
 // polling the feed every second tells an order's minute, never its second
 // (docs/honesty.md, Recent purchases).
-package recent
+package purchasefeed
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package recent
+package purchasefeed
 
 import (
 	"fmt"

@@ -4,22 +4,25 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/match"
-	"github.com/svc-project/svc/internal/prices"
+	"github.com/svc-project/svc/internal/purchasefeed"
+	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
 
-// PriceWindow is how far back price insight looks (docs/enrichment.md, Price).
-const PriceWindow = 30 * 24 * time.Hour
-
-// What enrichment reads: the products indexed for matching, the recent
-// prices, the brands by domain, and the counts.
-
-// SearchIndex returns the products, indexed for matching.
-func (t *Tracker) SearchIndex() *match.Index { return t.search }
-
-// Prices returns the unit prices paid in the last PriceWindow.
-func (t *Tracker) Prices() *prices.History { return t.prices }
+// Catalog is what the core feeds beside the counts, for enrichment and the
+// recent purchases' titles: every product the store holds, with its
+// verified attributes only (what shoppers may see), and the unit prices
+// paid. internal/enrich's Catalog is the one; the core only calls
+// it, on the commit path, from other nodes' events, and at a load.
+type Catalog interface {
+	snapshot.Catalog      // filled at a start or a recount
+	purchasefeed.Products // read back for the recent purchases
+	Learn(p svc.Product, keyed bool)
+	LearnPrice(r svc.PurchaseRecord, now time.Time)
+	Cancel(r svc.CancelRecord, now time.Time) // the price a cancellation changed
+	ForgetPrices()                            // before a recount loads them again
+	Sweep(now time.Time)
+}
 
 // Counts returns a product's counts in the windows ending now.
 func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases time.Duration) window.Counts {
@@ -27,29 +30,23 @@ func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases tim
 }
 
 // learnProduct puts a stored product into the ref index and, with its
-// verified attributes only, the search index, which shoppers and other
-// brands see through (docs/security.md, Provenance); keyed says a keyed
-// event named it, whose page binds to it (match.Index.PutKeyed).
+// verified attributes only, the catalog, which shoppers and other brands
+// see through (docs/security.md, Provenance); keyed says a keyed event
+// named it, whose page binds to it.
 func (t *Tracker) learnProduct(p *svc.Product, keyed bool) {
 	t.products.Put(p.BrandID, p.ProductID, p.Ref)
 	for _, n := range p.Names { // a proof by any of its names reads the product
 		t.products.Put(p.BrandID, n, p.Ref)
 	}
-	if p = p.VerifiedOnly(); keyed {
-		t.search.PutKeyed(p)
-	} else {
-		t.search.Put(p)
-	}
+	t.cat.Learn(*p.VerifiedOnly(), keyed)
 }
 
 // learnPurchaseLine records the price one order paid for a product.
 func (t *Tracker) learnPurchaseLine(r svc.PurchaseRecord) {
-	if r.UnitPrice != nil && r.Currency != "" && r.Time.After(t.cfg.Now().Add(-PriceWindow)) {
-		t.prices.Add(r.Product, r.Time, r.Currency, *r.UnitPrice)
-	}
+	t.cat.LearnPrice(r, t.cfg.Now())
 }
 
-// learnWrite feeds the indexes from a committed event: the product's
+// learnWrite feeds the ref index and the catalog from a committed event: the product's
 // latest attributes, as the store keeps them, and the prices paid.
 func (t *Tracker) learnWrite(w *svc.Write) {
 	r := &w.Result
