@@ -370,19 +370,6 @@ func (s *Store) ProductTitle(ctx context.Context, brandID, productID string) (st
 	return t, err
 }
 
-// BrandCurrency returns the currency most of the brand's orders give,
-// of those with a line left.
-func (s *Store) BrandCurrency(ctx context.Context, brandID string) (string, error) {
-	var c string
-	err := s.pool.QueryRow(ctx, `SELECT currency FROM purchase_events e WHERE brand_id = $1 AND currency IS NOT NULL
-		AND EXISTS (SELECT 1 FROM purchase_items i WHERE i.purchase = e.id AND i.quantity > 0)
-		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
-	if err == pgx.ErrNoRows {
-		return "", nil
-	}
-	return c, err
-}
-
 var _ rollup.Store = (*Store)(nil)
 
 // deltaOf returns what the accepted events of a batch add to the rollups.

@@ -376,19 +376,6 @@ func (r reads) ProductTitle(ctx context.Context, brandID, productID string) (str
 	return t, nil
 }
 
-// BrandCurrency returns the currency most of the brand's orders give,
-// of those with a line left.
-func (r reads) BrandCurrency(ctx context.Context, brandID string) (string, error) {
-	var c string
-	err := r.db.QueryRowContext(ctx, `SELECT currency FROM purchase_events e WHERE brand_id = ? AND currency IS NOT NULL
-		AND EXISTS (SELECT 1 FROM purchase_items i WHERE i.purchase = e.id AND i.quantity > 0)
-		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
-	if ok, err := found(err); !ok {
-		return "", err
-	}
-	return c, nil
-}
-
 var _ rollup.Store = (*Store)(nil)
 
 // deltaOf returns what the accepted events of a batch add to the rollups.
