@@ -60,10 +60,10 @@ type Figures struct {
 	}
 
 	src  Source
-	days *dayCache // nil: none
+	days *dayCache // whole days' viewers, shared by the readings; nil: none
 	// The experiment's arms, read when first asked for: only the overview
-	// and the experiment endpoint need them, and they are most of a
-	// reading (a join of the brand's orders with its sessions).
+	// and the experiment endpoint need them (a row per session that
+	// bought).
 	arms struct {
 		sync.Mutex
 		done        bool
