@@ -2,10 +2,12 @@
 // bench/seed filled (bench/RESULTS.md, Dashboard): it builds the rollups
 // from the events as the first start of serve does, starts the whole
 // server on a port of its own, signs in, and reads every page of the
-// largest brand, first from a cold start, then many times with the
-// figures computed again for each request (no cache), then with the
-// cache serve uses. It prints latencies and the resident memory the pages
-// took beyond the server's steady state.
+// largest brand (each date range of the overview and of the CSV
+// downloads): first from a cold start (a new handle of the store and a
+// new dashboard, nothing cached), then -n times with the figures computed
+// again for each request (no cache: the worst case), then -n times warm,
+// with the cache serve uses. It prints latencies and the resident memory
+// each page took beyond the server's steady state.
 package main
 
 import (
@@ -26,6 +28,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -42,19 +46,94 @@ import (
 func main() {
 	data := flag.String("data", "", "a data folder bench/seed filled (required)")
 	n := flag.Int("n", 30, "requests per page and mode")
+	only := flag.String("pages", "", "time only the pages whose name matches this regular expression")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the pages' requests to this file")
+	memprofile := flag.String("memprofile", "", "write a profile of what the pages allocated to this file")
 	flag.Parse()
 	if *data == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *data, *n, *profile); err != nil {
+	if err := run(context.Background(), *data, *n, *only, *profile, *memprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "dashboard:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, data string, n int, profile string) error {
+// page is one address the tool reads.
+type page struct {
+	name string
+	op   bool // the operator's page
+	path string
+}
+
+// pages lists every page of the brand's dashboard, each date range of the
+// overview and of the CSV downloads: the custom range is days 20 to 11
+// before now, within the retention.
+func pages(now time.Time, product string) []page {
+	day := 24 * time.Hour
+	custom := "range=custom&from=" + now.Add(-20*day).Format(time.DateOnly) + "&to=" + now.Add(-11*day).Format(time.DateOnly)
+	ranges := []struct{ name, query string }{{"7d", "range=7d"}, {"today", "range=today"}, {"30d", "range=30d"}, {"custom", custom}}
+	var ps []page
+	for _, r := range ranges {
+		ps = append(ps, page{name: "overview " + r.name, path: "?" + r.query})
+	}
+	if product != "" {
+		ps = append(ps, page{name: "product", path: "products/" + product})
+	}
+	ps = append(ps, page{name: "realtime", path: "realtime"}, page{name: "settings", path: "settings"},
+		page{name: "keys", path: "keys"}, page{name: "members", path: "members"}, page{name: "operator", op: true})
+	for _, r := range ranges {
+		for _, t := range []string{"totals", "chart", "countries", "widget"} {
+			ps = append(ps, page{name: "csv " + t + " " + r.name, path: "csv/" + t + "?" + r.query})
+		}
+	}
+	return append(ps, page{name: "csv products", path: "csv/products"})
+}
+
+// server is the dashboard over its own handle of the store: a cold start
+// opens another, with its SQLite cache and the figures' cache empty.
+type server struct {
+	data    string
+	tr      *tracker.Tracker
+	brands  *auth.Cache
+	m       *metrics.Metrics
+	catalog *enrich.Catalog
+	store   *sqlite.Store
+	ins     *insights.Cache
+	handler atomic.Pointer[http.Handler]
+}
+
+// restart opens the store again and makes a new dashboard on it, its
+// figures computed for each request (TTL 0) or cached as serve does.
+func (s *server) restart(ctx context.Context, cached bool) error {
+	if s.store != nil {
+		s.store.Close()
+	}
+	store, err := sqlite.Open(ctx, s.data)
+	if err != nil {
+		return err
+	}
+	s.store = store
+	s.ins = &insights.Cache{Store: store, Now: s.tr.Now}
+	if cached {
+		s.ins.TTL, s.ins.Stale = 5*time.Second, 25*time.Second // as serve
+	}
+	log := slog.New(slog.DiscardHandler)
+	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: s.brands, Tracker: s.tr, Insights: s.ins, Metrics: s.m, Log: log, Now: s.tr.Now})
+	if err != nil {
+		return err
+	}
+	h := httpapi.New(s.tr, s.brands, log, httpapi.Options{Catalog: s.catalog, Insights: s.ins, Dashboard: dash, Metrics: s.m}).Handler()
+	s.handler.Store(&h)
+	return nil
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.handler.Load()).ServeHTTP(w, r)
+}
+
+func run(ctx context.Context, data string, n int, only, profile, memprofile string) error {
 	store, err := sqlite.Open(ctx, data)
 	if err != nil {
 		return err
@@ -90,12 +169,12 @@ func run(ctx context.Context, data string, n int, profile string) error {
 	}
 	fmt.Printf("brand %s: %d products\n", brand, products)
 
-	ins := &insights.Cache{Store: store, Now: tr.Now} // no TTL: every request computes its figures
-	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: brands, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: tr.Now})
-	if err != nil {
+	s := &server{data: data, tr: tr, brands: brands, m: m, catalog: catalog}
+	if err := s.restart(ctx, false); err != nil {
 		return err
 	}
-	srv := httptest.NewServer(httpapi.New(tr, brands, log, httpapi.Options{Catalog: catalog, Insights: ins, Dashboard: dash, Metrics: m}).Handler())
+	defer func() { s.store.Close() }()
+	srv := httptest.NewServer(s)
 	defer srv.Close()
 	brandClient, err := signIn(ctx, store, srv.URL, brand)
 	if err != nil {
@@ -106,11 +185,7 @@ func run(ctx context.Context, data string, n int, profile string) error {
 		return err
 	}
 	base := srv.URL + "/dashboard/brands/" + url.PathEscape(brand) + "/"
-
-	// The steady state: the server ready, its garbage collected.
-	runtime.GC()
-	debug.FreeOSMemory()
-	steady := rss("VmRSS")
+	steady := settle()
 	resetPeak()
 
 	// The product page of the brand's top product, as the overview links it.
@@ -118,21 +193,17 @@ func run(ctx context.Context, data string, n int, profile string) error {
 	if err != nil {
 		return err
 	}
-	product := regexp.MustCompile(`/products/([^"]+)"`).FindStringSubmatch(over.body)
-	pages := []struct {
-		name string
-		c    *http.Client
-		url  string
-	}{{"overview", brandClient, base}, {"over 30d", brandClient, base + "?range=30d"}, {"realtime", brandClient, base + "realtime"},
-		{"settings", brandClient, base + "settings"}, {"operator", opClient, srv.URL + "/dashboard/operator"}}
-	if product != nil {
-		pages = append(pages, struct {
-			name string
-			c    *http.Client
-			url  string
-		}{"product", brandClient, base + "products/" + product[1]})
+	fmt.Printf("first overview after the start (cold): %s ms, %s ms CPU\n", ms(over.took), ms(over.cpu))
+	product := ""
+	if m := regexp.MustCompile(`/products/([^"]+)"`).FindStringSubmatch(over.body); m != nil {
+		product = m[1]
 	}
-	fmt.Printf("first overview after the start (cold): %s\n", over.took.Round(time.Microsecond))
+	var ps []page
+	for _, p := range pages(tr.Now().UTC(), product) {
+		if only == "" || regexp.MustCompile(only).MatchString(p.name) {
+			ps = append(ps, p)
+		}
+	}
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -144,32 +215,80 @@ func run(ctx context.Context, data string, n int, profile string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("\n%-9s %-8s %10s %10s %10s %10s\n", "page", "mode", "p50", "p99", "max", "n")
-	var all []time.Duration
-	for _, mode := range []string{"uncached", "cached"} {
-		if mode == "cached" {
-			ins.TTL, ins.Stale = 5*time.Second, 25*time.Second // as serve
+	fmt.Printf("\n%-20s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "page", "cold", "cold CPU", "unc. p50", "unc. p99", "unc. CPU", "unc. max", "warm p50", "warm p99", "+MiB")
+	var all, warm, allCPU []time.Duration
+	var worstMem int64
+	for _, p := range ps {
+		c, u := brandClient, base+p.path
+		if p.op {
+			c, u = opClient, srv.URL+"/dashboard/operator"
 		}
-		for _, p := range pages {
-			var took []time.Duration
-			for range n {
-				r, err := get(p.c, p.url)
-				if err != nil {
-					return err
-				}
-				took = append(took, r.took)
-			}
-			if mode == "uncached" {
-				all = append(all, took...)
-			}
-			slices.Sort(took)
-			fmt.Printf("%-9s %-8s %10s %10s %10s %10d\n", p.name, mode, pct(took, 50), pct(took, 99), took[len(took)-1].Round(time.Microsecond), len(took))
+		// Cold: a new store handle and dashboard, nothing cached, the
+		// memory counted from the steady state.
+		if err := s.restart(ctx, false); err != nil {
+			return err
 		}
+		before := settle()
+		resetPeak()
+		cold, err := get(c, u)
+		if err != nil {
+			return err
+		}
+		var unc, cpu []time.Duration
+		for range n {
+			r, err := get(c, u)
+			if err != nil {
+				return err
+			}
+			unc, cpu = append(unc, r.took), append(cpu, r.cpu)
+		}
+		mem := rss("VmHWM") - before
+		worstMem = max(worstMem, mem)
+		// Warm: the cache serve uses, after the first request.
+		if err := s.restart(ctx, true); err != nil {
+			return err
+		}
+		if _, err := get(c, u); err != nil {
+			return err
+		}
+		var w []time.Duration
+		for range n {
+			r, err := get(c, u)
+			if err != nil {
+				return err
+			}
+			w = append(w, r.took)
+		}
+		all, warm, allCPU = append(all, unc...), append(warm, w...), append(allCPU, cpu...)
+		slices.Sort(unc)
+		slices.Sort(w)
+		slices.Sort(cpu)
+		fmt.Printf("%-20s %9s %9s %9s %9s %9s %9s %9s %9s %6d\n", p.name, ms(cold.took), ms(cold.cpu), pct(unc, 50), pct(unc, 99), pct(cpu, 50),
+			ms(unc[len(unc)-1]), pct(w, 50), pct(w, 99), mem>>20)
 	}
 	slices.Sort(all)
-	fmt.Printf("\nevery page, uncached: p50 %s, p99 %s over %d requests\n", pct(all, 50), pct(all, 99), len(all))
-	fmt.Printf("resident memory: steady %d MiB, peak while serving the pages %d MiB (+%d MiB)\n", steady>>20, rss("VmHWM")>>20, (rss("VmHWM")-steady)>>20)
+	slices.Sort(warm)
+	slices.Sort(allCPU)
+	fmt.Printf("\nevery page, uncached: p50 %s, p99 %s over %d requests (CPU p50 %s, p99 %s); warm: p50 %s, p99 %s\n",
+		pct(all, 50), pct(all, 99), len(all), pct(allCPU, 50), pct(allCPU, 99), pct(warm, 50), pct(warm, 99))
+	fmt.Printf("resident memory: steady %d MiB; most a page took beyond its steady state +%d MiB; peak %d MiB\n", steady>>20, worstMem>>20, rss("VmHWM")>>20)
+	if memprofile != "" {
+		f, err := os.Create(memprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return pprof.Lookup("allocs").WriteTo(f, 0)
+	}
 	return nil
+}
+
+// settle collects the garbage, returns it to the system and reads the
+// resident memory.
+func settle() int64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	return rss("VmRSS")
 }
 
 // largestBrand returns the brand with the most products.
@@ -219,27 +338,40 @@ func signIn(ctx context.Context, store *sqlite.Store, base, brand string) (*http
 type answer struct {
 	body string
 	took time.Duration
+	cpu  time.Duration // the process's CPU time meanwhile: with no other work, the request's
 }
 
 func get(c *http.Client, u string) (answer, error) {
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	resp, err := c.Get(u)
 	if err != nil {
 		return answer{}, err
 	}
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	took := time.Since(start)
+	took, cpu := time.Since(start), cpuTime()-cpu0
 	if resp.StatusCode != http.StatusOK || strings.HasSuffix(resp.Request.URL.Path, "/signin") {
 		return answer{}, fmt.Errorf("%s: %d at %s", u, resp.StatusCode, resp.Request.URL.Path)
 	}
-	return answer{string(b), took}, err
+	return answer{string(b), took, cpu}, err
 }
 
-func pct(d []time.Duration, p int) time.Duration {
-	i := (len(d)*p + 99) / 100
-	return d[max(0, min(len(d)-1, i-1))].Round(time.Microsecond)
+// cpuTime is the process's user and system CPU time: beside other work
+// on the machine's cores, a steadier measure of a request than its wall
+// time.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
+
+func pct(d []time.Duration, p int) string {
+	i := (len(d)*p + 99) / 100
+	return ms(d[max(0, min(len(d)-1, i-1))])
+}
+
+// ms writes a duration in milliseconds, to a tenth.
+func ms(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1000, 'f', 1, 64) }
 
 // rss reads a size from /proc/self/status, in bytes.
 func rss(field string) int64 {

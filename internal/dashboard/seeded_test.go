@@ -142,6 +142,19 @@ func TestSeededPagesFromRollups(t *testing.T) {
 			t.Errorf("%s: %d, or no error stated", path, p.status)
 		}
 	}
+	// Every range and download reads the rollups too: a range's totals
+	// are read for it, never from the events.
+	custom := "range=custom&from=" + t0.Add(-20*24*time.Hour).Format(time.DateOnly) + "&to=" + t0.Add(-11*24*time.Hour).Format(time.DateOnly)
+	for _, path := range []string{"?range=today", "?" + custom, "realtime", "csv/totals?" + custom, "csv/chart?range=30d",
+		"csv/countries?range=7d", "csv/widget?range=today", "csv/products"} {
+		before := s.src.hours.Load()
+		if p := b.get("/dashboard/brands/br_big/" + path); p.status != 200 {
+			t.Errorf("%s: %d", path, p.status)
+		}
+		if strings.Contains(path, "custom") && s.src.hours.Load() == before {
+			t.Errorf("%s: the range's totals were not read from the rollups", path)
+		}
+	}
 }
 
 // group writes n as the dashboard does, with thousands separated.

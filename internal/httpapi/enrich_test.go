@@ -251,7 +251,7 @@ func TestEnrichSingular(t *testing.T) {
 			got = append(got, m.(map[string]any)["text"].(string))
 		}
 		titleLevels(t, got)
-	if !reflect.DeepEqual(got, want) {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %q, want %q", locale, got, want)
 		}
 	}

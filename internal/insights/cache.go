@@ -28,6 +28,7 @@ type Cache struct {
 	calls map[string]*call // by brand: the reading in flight
 	seq   int64
 	group singleflight.Group
+	days  dayCache // the viewers of whole days, for every reading
 }
 
 // call is a reading in flight and how many requests wait for it.
@@ -99,6 +100,9 @@ func (c *Cache) start(brandID string, cl *call, now time.Time) <-chan singleflig
 	return c.group.DoChan(cl.key, func() (any, error) {
 		defer cl.cancel()
 		f, err := loadFigures(cl.ctx, c.Store, brandID, now)
+		if f != nil {
+			f.days = &c.days
+		}
 		c.mu.Lock()
 		if c.calls[brandID] == cl {
 			delete(c.calls, brandID)

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -53,12 +52,18 @@ type Figures struct {
 	// never from the events (what the dashboard's timing test checks).
 	FromRollups bool
 	hours       []rollup.Row // the brand's own rows, oldest first, without their sketches
-	windows     map[Window]Totals
+	// The windows asked for, each computed once per reading: a window's
+	// viewers merge its hours' sketches, read again for it alone.
+	windows struct {
+		sync.Mutex
+		m map[Window]Totals
+	}
 
-	src Source
+	src  Source
+	days *dayCache // whole days' viewers, shared by the readings; nil: none
 	// The experiment's arms, read when first asked for: only the overview
-	// and the experiment endpoint need them, and they are most of a
-	// reading (a join of the brand's orders with its sessions).
+	// and the experiment endpoint need them (a row per session that
+	// bought).
 	arms struct {
 		sync.Mutex
 		done        bool
@@ -72,36 +77,19 @@ type Figures struct {
 	}
 }
 
-// loadFigures reads the brand's rollups. The windows the pages show are
-// added up as the rows stream by, one sketch decoded at a time: a brand's
-// 1,464 hours of sketches are 23 MB, which a page should not hold.
+// loadFigures reads the brand's hour rows without their sketches: a
+// brand's 1,464 hours of sketches are 23 MB to decode and merge, and a
+// page shows the viewers of one window and the one before (Totals).
 func loadFigures(ctx context.Context, src Source, brandID string, now time.Time) (*Figures, error) {
 	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src}
 	end := End(now)
-	wins := pageWindows(now)
-	tallies := make([]tally, len(wins))
 	err := src.RollupHours(ctx, brandID, "", end.Add(-hoursKept), end, func(r rollup.Row) error {
-		sk, err := rollup.Sketch(r.Viewers)
-		if err != nil {
-			return err
-		}
-		for i, w := range wins {
-			if w.holds(r.Hour) {
-				if err := tallies[i].add(r, sk); err != nil {
-					return err
-				}
-			}
-		}
 		r.Viewers = nil
 		f.hours = append(f.hours, r)
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	f.windows = make(map[Window]Totals, len(wins))
-	for i, w := range wins {
-		f.windows[w] = tallies[i].totals()
 	}
 	if f.Currency, err = src.BrandCurrency(ctx, brandID); err != nil {
 		return nil, err
@@ -134,15 +122,17 @@ type tally struct {
 	sk      *hyperloglog.Sketch
 }
 
-func (a *tally) add(r rollup.Row, sk *hyperloglog.Sketch) error {
+// add counts a row in, but its viewers (merge).
+func (a *tally) add(r rollup.Row) {
 	a.t.Views += r.Views
 	a.t.Carts += r.Carts
 	a.t.Purchases += r.Purchases
 	a.t.Units += r.Units
 	a.revenue.Add(&a.revenue, r.Revenue)
-	if len(r.Viewers) == 0 {
-		return nil
-	}
+}
+
+// merge adds viewers; sk is left as it is.
+func (a *tally) merge(sk *hyperloglog.Sketch) error {
 	if a.sk == nil {
 		a.sk = sk.Clone()
 		return nil
@@ -161,14 +151,13 @@ func (a *tally) totals() Totals {
 
 func (w Window) holds(hour int64) bool { return hour >= w.From.UnixMilli() && hour < w.To.UnixMilli() }
 
-// pageWindows are the windows the pages show at now: the overview's
-// periods and those before them, and the operator's last 24 hours and
-// 7 days.
+// pageWindows are the overview's periods at now, each followed by the
+// one before it: today, 7 days and 30 days.
 func pageWindows(now time.Time) []Window {
 	end := End(now)
 	midnight := end.Add(-time.Nanosecond).Truncate(24 * time.Hour)
 	day := 24 * time.Hour
-	w := []Window{{midnight, end}, {midnight.Add(-day), end.Add(-day)}, {end.Add(-day), end}}
+	w := []Window{{midnight, end}, {midnight.Add(-day), end.Add(-day)}}
 	for _, days := range []int{7, 30} {
 		span := time.Duration(days) * day
 		w = append(w, Window{end.Add(-span), end}, Window{end.Add(-2 * span), end.Add(-span)})
@@ -176,41 +165,106 @@ func pageWindows(now time.Time) []Window {
 	return w
 }
 
-// Totals returns the brand's figures over the window: those of the pages
-// as read, any other from the store again.
+// windowsKept bounds the windows a reading keeps: custom ranges are many.
+const windowsKept = 64
+
+// Totals returns the brand's figures over the window, computed once per
+// reading (two requests for one window wait for one computation).
 func (f *Figures) Totals(ctx context.Context, w Window) (Totals, error) {
-	if t, ok := f.windows[w]; ok {
+	c := &f.windows
+	c.Lock()
+	defer c.Unlock()
+	if t, ok := c.m[w]; ok {
 		return t, nil
 	}
-	return f.ProductTotals(ctx, "", w)
+	t, err := f.ProductTotals(ctx, "", w)
+	if err != nil {
+		return t, err
+	}
+	if c.m == nil || len(c.m) == windowsKept {
+		c.m = map[Window]Totals{}
+	}
+	c.m[w] = t
+	return t, nil
+}
+
+// Counts returns the brand's figures over a window within the 61 days,
+// but its viewers, from the rows read: no sketch is read.
+func (f *Figures) Counts(w Window) Totals {
+	var a tally
+	for _, r := range f.hours {
+		if w.holds(r.Hour) {
+			a.add(r)
+		}
+	}
+	return a.totals()
 }
 
 // ProductTotals reads one product's figures (the brand's with "") over
-// any window.
+// any window. The viewers of each whole UTC day come merged from the
+// reading's day cache, when it has one.
 func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window) (Totals, error) {
 	var a tally
+	var day int64
+	var hours [][]byte // the sketches of the whole day being read
+	flush := func() error {
+		if len(hours) == 0 {
+			return nil
+		}
+		sk, err := f.days.merged(f.BrandID, productID, day, hours)
+		hours = hours[:0]
+		if err != nil {
+			return err
+		}
+		return a.merge(sk)
+	}
+	from, to := w.From.UnixMilli(), w.To.UnixMilli()
 	err := f.src.RollupHours(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
+		a.add(r)
+		if len(r.Viewers) == 0 {
+			return nil
+		}
+		if d := rollup.Floor(r.Hour, rollup.Day); f.days != nil && d >= from && d+rollup.Day <= to {
+			if d != day {
+				if err := flush(); err != nil {
+					return err
+				}
+				day = d
+			}
+			hours = append(hours, r.Viewers)
+			return nil
+		}
 		sk, err := rollup.Sketch(r.Viewers)
 		if err != nil {
 			return err
 		}
-		return a.add(r, sk)
+		return a.merge(sk)
 	})
+	if err == nil {
+		err = flush()
+	}
 	return a.totals(), err
 }
 
 // Overview returns today so far (UTC) against the same hours of
 // yesterday, and the last 7 and 30 days against the 7 and 30 before, in
 // whole hours: each ends with the current hour.
-func (f *Figures) Overview() []Period {
+func (f *Figures) Overview(ctx context.Context) ([]Period, error) {
 	w := pageWindows(f.At)
-	out := []Period{{Name: "Today", From: w[0].From, To: f.At, Current: f.windows[w[0]], Earlier: f.windows[w[1]]}}
-	for i, days := range []int{7, 30} {
-		cur, before := w[3+2*i], w[4+2*i]
-		out = append(out, Period{Name: "Last " + strconv.Itoa(days) + " days", From: cur.From, To: f.At,
-			Current: f.windows[cur], Earlier: f.windows[before]})
+	var out []Period
+	for i, name := range []string{"Today", "Last 7 days", "Last 30 days"} {
+		cur, before := w[2*i], w[2*i+1]
+		p := Period{Name: name, From: cur.From, To: f.At}
+		var err error
+		if p.Current, err = f.Totals(ctx, cur); err != nil {
+			return nil, err
+		}
+		if p.Earlier, err = f.Totals(ctx, before); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
-	return out
+	return out, nil
 }
 
 // seriesOf returns n steps of the given length ending with the one that
@@ -266,24 +320,31 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 	a.Lock()
 	defer a.Unlock()
 	if !a.done {
+		// ArmSessions gives each session once (rollup_sessions' key): its
+		// revenue goes straight to its arm and to saw or unseen.
 		sessions := map[string]int64{}
-		revenue := map[string]map[string]float64{} // arm, session
-		saw := map[string]bool{}
-		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, session string, v float64, seen bool) error {
-			if revenue[arm] == nil {
-				revenue[arm] = map[string]float64{}
+		var shown, held []float64
+		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, _ string, v float64, seen bool) error {
+			switch arm {
+			case svc.ArmShown:
+				shown = append(shown, v)
+			case svc.ArmHeldOut:
+				held = append(held, v)
 			}
-			revenue[arm][session] += v
 			if seen {
-				saw[session] = true
+				a.saw.Revenues = append(a.saw.Revenues, v)
+			} else {
+				a.unseen.Revenues = append(a.unseen.Revenues, v)
 			}
 			return nil
 		})
 		if err != nil {
+			a.saw.Revenues, a.unseen.Revenues = nil, nil
 			return Experiment{}, err
 		}
 		seen, err := f.src.WidgetSeen(ctx, f.BrandID)
 		if err != nil {
+			a.saw.Revenues, a.unseen.Revenues = nil, nil
 			return Experiment{}, err
 		}
 		var all int64
@@ -293,30 +354,16 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 		// A session that saw the widget may outlive its views by minutes
 		// (docs/dashboard.md): never more than every session.
 		seen = min(seen, all)
-		a.saw, a.unseen = lift.Arm{Sessions: seen}, lift.Arm{Sessions: all - seen}
-		for _, m := range revenue {
-			for s, v := range m {
-				if saw[s] {
-					a.saw.Revenues = append(a.saw.Revenues, v)
-				} else {
-					a.unseen.Revenues = append(a.unseen.Revenues, v)
-				}
-			}
-		}
+		a.saw.Sessions, a.unseen.Sessions = seen, all-seen
+		// The bootstrap draws by index: the same data, the same order.
 		sort.Float64s(a.saw.Revenues)
 		sort.Float64s(a.unseen.Revenues)
 		a.saw.Sessions = max(a.saw.Sessions, a.saw.Converted())
 		a.unseen.Sessions = max(a.unseen.Sessions, a.unseen.Converted())
-		arm := func(name string) lift.Arm {
-			x := lift.Arm{Sessions: sessions[name]}
-			for _, v := range revenue[name] {
-				x.Revenues = append(x.Revenues, v)
-			}
-			// The bootstrap draws by index: the same data, the same order.
-			sort.Float64s(x.Revenues)
-			return x
-		}
-		a.shown, a.held = arm(svc.ArmShown), arm(svc.ArmHeldOut)
+		sort.Float64s(shown)
+		sort.Float64s(held)
+		a.shown = lift.Arm{Sessions: sessions[svc.ArmShown], Revenues: shown}
+		a.held = lift.Arm{Sessions: sessions[svc.ArmHeldOut], Revenues: held}
 		a.done = true
 	}
 	return experimentOf(f.BrandID, holdout, f.Currency, f.At, a.shown, a.held), nil
@@ -409,12 +456,15 @@ func (f *Figures) Product(ctx context.Context, productID string) (*Product, erro
 	var a tally
 	err := f.src.RollupHours(ctx, f.BrandID, productID, end.Add(-30*24*time.Hour), end, func(r rollup.Row) error {
 		if week.holds(r.Hour) {
-			sk, err := rollup.Sketch(r.Viewers)
-			if err != nil {
-				return err
-			}
-			if err := a.add(r, sk); err != nil {
-				return err
+			a.add(r)
+			if len(r.Viewers) > 0 {
+				sk, err := rollup.Sketch(r.Viewers)
+				if err != nil {
+					return err
+				}
+				if err := a.merge(sk); err != nil {
+					return err
+				}
 			}
 		}
 		r.Viewers = nil

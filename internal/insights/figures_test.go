@@ -60,6 +60,7 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.days = &dayCache{} // as a Cache's readings have
 	same := func(what string, a, b Totals) {
 		t.Helper()
 		if a.Views != b.Views || a.Viewers != b.Viewers || a.Carts != b.Carts || a.Purchases != b.Purchases || a.Units != b.Units ||
@@ -72,13 +73,34 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 	} else {
 		same("the brand over 90 hours", b, d.Totals("", now.Add(-100*time.Hour), now.Add(-10*time.Hour)))
 	}
-	for i, p := range f.Overview() {
+	periods, err := f.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range periods {
 		q := d.Overview(now)[i]
 		same(p.Name, p.Current, q.Current)
 		same(p.Name+", before", p.Earlier, q.Earlier)
 		if p.Current.Views == 0 || p.Earlier.Views == 0 {
 			t.Errorf("%s: nothing to compare", p.Name)
 		}
+	}
+	// A second reading takes the whole days' viewers from the cache.
+	g, err := loadFigures(ctx, s, "br_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.days = f.days
+	again, err := g.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range again {
+		same(p.Name+", days cached", p.Current, periods[i].Current)
+		same(p.Name+", before, days cached", p.Earlier, periods[i].Earlier)
+	}
+	if len(f.days.cur) == 0 {
+		t.Error("no day was cached")
 	}
 	for _, step := range []struct {
 		d time.Duration

@@ -279,19 +279,6 @@ func (s *Store) ProductTitle(ctx context.Context, brandID, productID string) (st
 	return t, err
 }
 
-// BrandCurrency returns the currency most of the brand's orders give, of
-// those with a line left (rollup.Store).
-func (s *Store) BrandCurrency(ctx context.Context, brandID string) (string, error) {
-	var c string
-	err := s.r.QueryRow(ctx, `SELECT currency FROM purchase_events e WHERE brand_id = ? AND currency IS NOT NULL
-		AND EXISTS (SELECT 1 FROM purchase_items i WHERE i.purchase = e.id AND i.quantity > 0)
-		GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1`, brandID).Scan(&c)
-	if NoRows(err) {
-		return "", nil
-	}
-	return c, err
-}
-
 // DeltaOf returns what the accepted events of a batch add to the rollups.
 // internal/rollup cannot know svc.Write (layers_test.go): the stores map
 // the writes here.
