@@ -11,6 +11,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // rollupTx keeps the rollups in a write transaction (rollup.Tx). Nodes
@@ -120,6 +121,31 @@ func sortCountries(k []rollup.CountryKey) {
 	}
 }
 
+func (r rollupTx) AddCities(ctx context.Context, c map[rollup.CityKey]int64) error {
+	keys := make([]rollup.CityKey, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	// One order of locks across nodes.
+	slices.SortFunc(keys, func(a, b rollup.CityKey) int {
+		return cmp.Or(cmp.Compare(a.Brand, b.Brand), cmp.Compare(a.Day, b.Day), cmp.Compare(a.Country, b.Country), cmp.Compare(a.City, b.City))
+	})
+	var brands, countries, cities []string
+	var days, purchases []int64
+	for _, k := range keys {
+		brands, countries, cities, days = append(brands, k.Brand), append(countries, k.Country), append(cities, k.City), append(days, k.Day)
+		purchases = append(purchases, c[k])
+	}
+	q := &pgx.Batch{}
+	q.Queue(`INSERT INTO rollup_cities AS r (brand_id, country, city, day, purchases)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		ON CONFLICT (brand_id, day, country, city) DO UPDATE SET purchases = r.purchases + excluded.purchases`,
+		brands, countries, cities, days, purchases)
+	q.Queue(`DELETE FROM rollup_cities WHERE (brand_id, country, city, day) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]))
+		AND purchases = 0`, brands, countries, cities, days)
+	return r.tx.SendBatch(ctx, q).Close()
+}
+
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	var brands, ids, arms []string
 	var first, last []int64
@@ -143,14 +169,15 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 	// In one order, as every lock of the rollups.
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	var brands, ids []string
-	var orders []int64
+	var orders, carts []int64
 	var revenue []float64
 	for _, k := range keys {
 		brands, ids, orders, revenue = append(brands, k[0]), append(ids, k[1]), append(orders, o[k].Orders), append(revenue, o[k].Revenue)
+		carts = append(carts, o[k].Carts)
 	}
-	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[]) AS d(b, id, n, v)
-		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue)
+	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v, carts = s.carts + d.c
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bigint[]) AS d(b, id, n, v, c)
+		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue, carts)
 	return err
 }
 
@@ -233,10 +260,11 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	total := int((end - start) / rollup.Day)
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "LOCK TABLE rollup_hours, rollup_countries, rollup_sessions IN EXCLUSIVE MODE"); err != nil {
+			if _, err := tx.Exec(ctx, "LOCK TABLE rollup_hours, rollup_countries, rollup_cities, rollup_sessions IN EXCLUSIVE MODE"); err != nil {
 				return err
 			}
-			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= $1 AND hour < $2", "DELETE FROM rollup_countries WHERE day >= $1 AND day < $2"} {
+			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= $1 AND hour < $2", "DELETE FROM rollup_countries WHERE day >= $1 AND day < $2",
+				"DELETE FROM rollup_cities WHERE day >= $1 AND day < $2"} {
 				if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
 					return err
 				}
@@ -266,11 +294,12 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	// The sessions' orders, counted again from every stored order in one
-	// transaction: a build that resumes has counted some days before.
+	// The sessions' orders and carts, counted again from every stored
+	// order and cart in one transaction: a build that resumes has counted
+	// some days before.
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		for _, q := range []string{"LOCK TABLE rollup_sessions IN EXCLUSIVE MODE", "UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0",
-			rollup.RecountSessionOrders, "UPDATE rollup_build SET done = true"} {
+			rollup.RecountSessionOrders, "UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", sqlstore.RecountSessionCarts, "UPDATE rollup_build SET done = true"} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}
@@ -401,7 +430,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
 				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
 		case w.Cart != nil:
-			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
+			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli(), Session: orEmpty(w.Cart.Context.SessionID)}, 1)
 		case w.Purchase != nil:
 			p := w.Purchase
 			refs := map[string]int64{}
@@ -409,7 +438,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/sqlstore"
 )
 
 // rollupTx keeps the rollups in a write transaction (rollup.Tx), with the
@@ -26,8 +27,11 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
-	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ? WHERE brand_id = ? AND session_id = ?"
-	rollupSizes        = 7 // up to 64 rows a statement
+	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ?, carts = carts + ? WHERE brand_id = ? AND session_id = ?"
+	qRollupCity        = `INSERT INTO rollup_cities (brand_id, country, city, day, purchases) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET purchases = purchases + excluded.purchases`
+	qRollupCityGone = "DELETE FROM rollup_cities WHERE brand_id = ? AND country = ? AND city = ? AND day = ? AND purchases = 0"
+	rollupSizes     = 7 // up to 64 rows a statement
 )
 
 // rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
@@ -56,7 +60,7 @@ func chunk(n int) int {
 	return i
 }
 
-var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupOrders}, rollupGets...), rollupPuts...), rollupSessions...)
+var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupOrders, qRollupCity, qRollupCityGone}, rollupGets...), rollupPuts...), rollupSessions...)
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
@@ -124,6 +128,20 @@ func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rol
 	return nil
 }
 
+func (r rollupTx) AddCities(ctx context.Context, c map[rollup.CityKey]int64) error {
+	for k, n := range c {
+		if _, err := r.p.ExecContext(ctx, qRollupCity, k.Brand, k.Country, k.City, k.Day, n); err != nil {
+			return err
+		}
+		if n < 0 {
+			if _, err := r.p.ExecContext(ctx, qRollupCityGone, k.Brand, k.Country, k.City, k.Day); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	for rest := s; len(rest) > 0; {
 		n := 1 << chunk(len(rest))
@@ -141,7 +159,7 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 
 func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
 	for k, v := range o {
-		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1]); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, v.Carts, k[0], k[1]); err != nil {
 			return err
 		}
 	}
@@ -241,7 +259,8 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	total := int((end - start) / rollup.Day)
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.inEventTx(ctx, func(tx *sql.Tx) error {
-			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?"} {
+			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
+				"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
 				if _, err := tx.ExecContext(ctx, q, day, day+rollup.Day); err != nil {
 					return err
 				}
@@ -270,10 +289,12 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	// The sessions' orders, counted again from every stored order in one
-	// transaction: a build that resumes has counted some days before.
+	// The sessions' orders and carts, counted again from every stored
+	// order and cart in one transaction: a build that resumes has counted
+	// some days before.
 	return s.inEventTx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders, "UPDATE rollup_build SET done = 1"} {
+		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders,
+			"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", sqlstore.RecountSessionCarts, "UPDATE rollup_build SET done = 1"} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
@@ -407,7 +428,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
 				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
 		case w.Cart != nil:
-			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
+			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli(), Session: orEmpty(w.Cart.Context.SessionID)}, 1)
 		case w.Purchase != nil:
 			p := w.Purchase
 			refs := map[string]int64{}
@@ -415,7 +436,7 @@ func deltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}

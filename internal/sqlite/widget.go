@@ -8,24 +8,11 @@ import (
 	"github.com/svc-project/svc/internal/rollup"
 )
 
-// widgetColumns are a report's columns: of its session's row and of its
-// hour's.
-func widgetColumns(kind string) (session, hour string) {
-	switch kind {
-	case rollup.WidgetSeen:
-		return "impressions", "impressions"
-	case rollup.WidgetClick:
-		return "clicks", "widget_clicks"
-	default:
-		return "clicks", "toast_clicks"
-	}
-}
-
 // RecordWidget counts a report of the widget (rollup.WidgetStore): once
 // its session's row (made from the session's views) takes it under the
 // cap, its hour.
 func (s *Store) RecordWidget(ctx context.Context, r rollup.WidgetReport) (counted bool, err error) {
-	sc, hc := widgetColumns(r.Kind)
+	sc, hc := rollup.WidgetColumns(r.Kind)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO widget_sessions (brand_id, session_id, first_at, last_at, `+sc+`)
 			SELECT brand_id, session_id, ?3, ?3, 1 FROM rollup_sessions WHERE brand_id = ?1 AND session_id = ?2 AND arm <> 'held_out'
@@ -50,12 +37,12 @@ func (r reads) WidgetHours(ctx context.Context, brandID string, from, to time.Ti
 	var out []rollup.WidgetHour
 	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
 		var h rollup.WidgetHour
-		if err := rows.Scan(&h.Hour, &h.Impressions, &h.WidgetClicks, &h.ToastClicks); err != nil {
+		if err := rows.Scan(&h.Hour, &h.Impressions, &h.WidgetClicks, &h.ToastClicks, &h.ToastImpressions); err != nil {
 			return err
 		}
 		out = append(out, h)
 		return nil
-	}, "SELECT hour, impressions, widget_clicks, toast_clicks FROM widget_hours WHERE brand_id = ? AND hour >= ? AND hour < ? ORDER BY hour",
+	}, "SELECT hour, impressions, widget_clicks, toast_clicks, toast_impressions FROM widget_hours WHERE brand_id = ? AND hour >= ? AND hour < ? ORDER BY hour",
 		brandID, from.UnixMilli(), to.UnixMilli())
 	return out, err
 }
