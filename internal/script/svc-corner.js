@@ -296,6 +296,7 @@
       return (timer = setTimeout(next, Math.max(every, 60) * 1000));
     }
     k.s("svc_tn", String(++shown));
+    tell("toast_seen");
     if (!hov && !foc) hide = setTimeout(end, dur * 1000);
   }
 
@@ -432,9 +433,10 @@
   // if the plural changed), each sentence being atomic: a screen reader
   // reads the one changed sentence once (docs/client-script.md,
   // Accessibility). api is where svc.js's service is, for the toasts.
-  // tell reports the widget seen, or a click on it or on a toast (a box of
-  // class w in a shadow root, not its close button), for the brand's
-  // dashboard only (POST /api/collect/widget; docs/dashboard.md).
+  // tell reports the widget seen, a toast shown, or a click on the widget
+  // or on a toast (a box of class w in a shadow root, not its close
+  // button), for the brand's dashboard only (POST /api/collect/widget;
+  // docs/dashboard.md).
   function tell(kind) {
     k.x("/api/collect/widget", { brand_id: k.o.brandId, kind: kind, session_id: k.i() });
   }
