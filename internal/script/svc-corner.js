@@ -399,7 +399,7 @@
   // hidden, before any text arrives, so that its first text is announced.
   function build() {
     if (widget) return widget;
-    var host = d.querySelector("[data-svc-proof]"), c = !host, root, css = CSS;
+    var host = d.querySelector("[data-svc-proof]"), c = !host, root;
     if (c) host = d.body.appendChild(d.createElement("div"));
     try {
       root = host.shadowRoot || host.attachShadow({ mode: "open" });
@@ -407,11 +407,7 @@
       // Elements such as <li> take no shadow root: use a child that does.
       root = host.appendChild(d.createElement("div")).attachShadow({ mode: "open" });
     }
-    // widget.accent: the brand's colour for icons and numbers on the light
-    // background (dark mode keeps its own); nothing that could end the rule.
-    var a = (k.o.widget || {}).accent;
-    if (/^[#\w(), .%-]+$/.test(a || "")) css += "@media (prefers-color-scheme:light){.w{--a:" + a + "}}";
-    sheet(root, css);
+    sheet(root, CSS);
     var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
     box.className = "w e" + (c ? " c k" : "");
     region.className = "r";
@@ -451,6 +447,11 @@
     // A live region filled in the frame that made it may not be announced:
     // the first text waits for the next frame.
     if (!wd.f) return requestAnimationFrame(function () { k.d(pr, api); });
+    // widget.accent, else the brand's (its proof's): the colour for icons
+    // and numbers on the light background (dark mode keeps its own), once;
+    // nothing that could end the rule.
+    var a = (k.o.widget || {}).accent || k.w(pr).accent;
+    if (!wd.a && /^[#\w(), .%-]+$/.test((wd.a = a) || "")) sheet(wd.r, "@media (prefers-color-scheme:light){.w{--a:" + a + "}}");
     facts = sentences(pr);
     if (has(k.v(pr), "toasts") && !isHeld(pr) && (k.o.widget || {}).show !== false) k.t(wd, api, pr);
     wd.box.classList.toggle("i", k.w(pr).font == "inherit");

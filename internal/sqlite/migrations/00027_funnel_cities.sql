@@ -64,7 +64,12 @@ INSERT INTO rollup_cities SELECT brand_id, coalesce(country, ''), city, ts - ts 
 -- Toasts shown, as svc-corner.js reports them (kind toast_seen).
 ALTER TABLE widget_hours ADD COLUMN toast_impressions INTEGER NOT NULL DEFAULT 0;
 
+-- The brand's accent colour for the widget, #rrggbb; '' keeps svc's
+-- (svc.WidgetSettings.Accent).
+ALTER TABLE brands ADD COLUMN widget_accent TEXT NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE brands DROP COLUMN widget_accent;
 ALTER TABLE widget_hours DROP COLUMN toast_impressions;
 DROP TABLE rollup_cities;
 DROP TRIGGER rollup_funnel_move;
