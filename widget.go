@@ -63,8 +63,8 @@ func WidgetLanguagesOf(l string) []string {
 // check in validate, and one column in WidgetColumns.
 type WidgetSettings struct {
 	// Font is the widget's typeface: "" for svc's own (the system's UI
-	// font), "inherit" for the page's (WidgetFonts). Sizes, weights and
-	// colours stay svc's, so the widget stays legible in any font.
+	// font), "inherit" for the page's (WidgetFonts). Sizes and weights
+	// stay svc's, so the widget stays legible in any font.
 	Font string
 	// Accent is the brand's colour for the widget's icons and numbers on
 	// its light background, #rrggbb: "" keeps svc's (DefaultAccent). Dark

@@ -91,7 +91,7 @@ var settingFields = []settingField{
 		Choices: choicesOf(svc.WidgetPositions, positionLabels),
 		get:     func(b *svc.Brand) string { return svc.WidgetPositionOf(b.WidgetPosition) },
 		set:     func(b *svc.Brand, v []string) string { b.WidgetPosition = first(v); return "" }},
-	{Field: "widget_font", Label: "Font of the widget", Help: "sizes and colours stay svc's, so that it stays legible", Group: "Widget", Kind: kindRadio,
+	{Field: "widget_font", Label: "Font of the widget", Help: "sizes and weights stay svc's, so that it stays legible", Group: "Widget", Kind: kindRadio,
 		Choices: []choice{{fontSystem, "The system's interface font (svc's)"}, {"inherit", "The page's own font"}},
 		get: func(b *svc.Brand) string {
 			if b.Widget.Font == "" {
