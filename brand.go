@@ -110,6 +110,7 @@ func (b *Brand) Validate() error {
 		fields = append(fields, FieldError{Field: "holdout", Message: fmt.Sprintf("must be a whole percent from 0 to %d", MaxHoldout)})
 	}
 	fields = append(fields, b.Recent.validate()...)
+	b.Widget.Accent = strings.ToLower(strings.TrimSpace(b.Widget.Accent)) // as a colour input writes it
 	fields = append(fields, b.Widget.validate()...)
 	if len(fields) > 0 {
 		return Invalid(fields)

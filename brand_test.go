@@ -2,6 +2,7 @@ package svc_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func TestBrandValidate(t *testing.T) {
 		t.Fatalf("not normalized: %+v", b)
 	}
 	bad := &svc.Brand{Name: " ", Domains: []string{"ok.example", "https://x.example/"}, MinViewers: 0, MinPurchases: -1,
-		Widget: svc.WidgetSettings{Font: "Comic Sans", MinCarts: -2}}
+		Widget: svc.WidgetSettings{Font: "Comic Sans", Accent: "#FFEE00", MinCarts: -2}}
 	err := bad.Validate()
 	var e *svc.Error
 	if !errors.As(err, &e) || e.Code != svc.EINVALID {
@@ -108,8 +109,27 @@ func TestBrandValidate(t *testing.T) {
 		got = append(got, f.Field+" "+f.Message)
 	}
 	want := []string{"name is required", `domains[1] "https://x.example/" is not a host name such as shop.example`, "min_viewers must be at least 1", "min_purchases must be at least 1",
-		`widget_font must be "inherit" (the page's font) or empty (svc's)`, "min_carts must be at least 1"}
+		`widget_font must be "inherit" (the page's font) or empty (svc's)`, "widget_accent must be dark enough to read on white: 1.2:1, at least 4.5:1", "min_carts must be at least 1"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("fields\n%q\nwant\n%q", got, want)
+	}
+}
+
+// An accent is a colour #rrggbb that keeps 4.5:1 on white: svc's own
+// (5.9:1) passes, a light yellow does not (WCAG 2's contrast ratio).
+func TestAccentContrast(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{{"#0b69a3", 5.9, true}, {"#000000", 21, true}, {"#ffffff", 1, true}, {"#767676", 4.5, true}, {"#c2185b", 5.9, true}, {"red", 0, false}, {"#12345", 0, false}, {"#gggggg", 0, false}} {
+		got, ok := svc.AccentContrast(tt.in)
+		if ok != tt.ok || math.Abs(got-tt.want) > 0.05 {
+			t.Errorf("%s: %.2f, %t; want %.1f, %t", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	b := &svc.Brand{Name: "A", MinViewers: 1, MinPurchases: 1, Widget: svc.WidgetSettings{Accent: " #C2185B "}}
+	if err := b.Validate(); err != nil || b.Widget.Accent != "#c2185b" {
+		t.Errorf("an accent in capitals: %q, %v", b.Widget.Accent, err)
 	}
 }

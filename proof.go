@@ -46,5 +46,6 @@ type Proof struct {
 	WidgetPosition string
 	Languages      string
 	WidgetFont     string // Brand.Widget.Font: "" or "inherit"
+	WidgetAccent   string // Brand.Widget.Accent: "" or #rrggbb
 	GeneratedAt    time.Time
 }

@@ -1,7 +1,9 @@
 package svc
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -61,9 +63,14 @@ func WidgetLanguagesOf(l string) []string {
 // check in validate, and one column in the stores (internal/sqlstore).
 type WidgetSettings struct {
 	// Font is the widget's typeface: "" for svc's own (the system's UI
-	// font), "inherit" for the page's (WidgetFonts). Sizes, weights and
-	// colours stay svc's, so the widget stays legible in any font.
+	// font), "inherit" for the page's (WidgetFonts). Sizes and weights
+	// stay svc's, so the widget stays legible in any font.
 	Font string
+	// Accent is the brand's colour for the widget's icons and numbers on
+	// its light background, #rrggbb: "" keeps svc's (DefaultAccent). Dark
+	// mode keeps svc's own. The numbers are text, so it must keep 4.5:1
+	// against the white background (WCAG 2, AA).
+	Accent string
 	// MinCarts is the honesty threshold of the carts line: fewer people
 	// with the product in their cart are not shown (DefaultMinCarts).
 	MinCarts int
@@ -71,6 +78,35 @@ type WidgetSettings struct {
 
 // WidgetFonts are the values of WidgetSettings.Font: "" is svc's font.
 var WidgetFonts = []string{"", "inherit"}
+
+// DefaultAccent is svc's accent on the light background, 5.9:1 on white.
+const DefaultAccent = "#0b69a3"
+
+// MinAccentContrast is the contrast an accent must keep against white.
+const MinAccentContrast = 4.5
+
+// AccentContrast returns the contrast of a #rrggbb colour against white
+// (WCAG 2's ratio of relative luminances); ok is false for anything else.
+func AccentContrast(c string) (ratio float64, ok bool) {
+	if len(c) != 7 || c[0] != '#' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(c[1:], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	lum := 0.0
+	for i, w := range []float64{0.2126, 0.7152, 0.0722} {
+		ch := float64(v>>(16-8*i)&0xff) / 255
+		if ch <= 0.04045 {
+			ch /= 12.92
+		} else {
+			ch = math.Pow((ch+0.055)/1.055, 2.4)
+		}
+		lum += w * ch
+	}
+	return 1.05 / (lum + 0.05), true
+}
 
 // DefaultMinCarts is the carts line's threshold: like viewers, carts
 // count people, and a cart is a stronger hint of who the shopper is.
@@ -90,6 +126,14 @@ func (s WidgetSettings) validate() []FieldError {
 	s = s.Stored()
 	if !slices.Contains(WidgetFonts, s.Font) {
 		fe.add("widget_font", "must be %q (the page's font) or empty (svc's)", "inherit")
+	}
+	if s.Accent != "" {
+		switch r, ok := AccentContrast(s.Accent); {
+		case !ok:
+			fe.add("widget_accent", "must be a colour written #rrggbb, such as %s", DefaultAccent)
+		case r < MinAccentContrast:
+			fe.add("widget_accent", "must be dark enough to read on white: %.1f:1, at least %.1f:1", math.Floor(r*10)/10, MinAccentContrast)
+		}
 	}
 	if s.MinCarts < 1 {
 		fe.add("min_carts", "must be at least 1")

@@ -289,10 +289,11 @@ type brandInfo struct {
 	Variant       string     `json:"widget_variant"`
 	Font          string     `json:"widget_font"`
 	MinCarts      int        `json:"min_carts"`
+	Accent        string     `json:"widget_accent,omitempty"`
 }
 
 func infoOf(b *svc.Brand) brandInfo {
 	n := b.Stored()
 	return brandInfo{n.ID, n.Name, n.Domains, n.RequireKey, n.ClosedCatalog, n.MinViewers, n.MinPurchases, n.CreatedAt, recentInfoOf(&n), n.Holdout,
-		svc.WidgetPositionOf(n.WidgetPosition), svc.WidgetLanguagesOf(n.Languages), n.WidgetVariant, n.Widget.Font, n.Widget.MinCarts}
+		svc.WidgetPositionOf(n.WidgetPosition), svc.WidgetLanguagesOf(n.Languages), n.WidgetVariant, n.Widget.Font, n.Widget.MinCarts, n.Widget.Accent}
 }

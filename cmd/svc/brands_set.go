@@ -46,7 +46,7 @@ func brandsSet(ctx context.Context, env environment, args []string) error {
 	changesBrand := set["name"] || set["domain"] || set["add-domain"] || set["remove-domain"] || set["require-key"] || set["closed-catalog"] || set["min-viewers"] || set["min-purchases"] || set["holdout"] ||
 		set["widget-position"] || set["languages"] || recentGiven(set) || look.given(set)
 	if !changesBrand && !secrets.given(set) {
-		return usageError{"nothing to change: give --name, --domain, --add-domain, --remove-domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --widget-variant, --widget-font, --min-carts, --recent-*, --shopify-secret or --woocommerce-secret"}
+		return usageError{"nothing to change: give --name, --domain, --add-domain, --remove-domain, --require-key, --closed-catalog, --min-viewers, --min-purchases, --holdout, --widget-position, --languages, --widget-variant, --widget-font, --widget-accent, --min-carts, --recent-*, --shopify-secret or --woocommerce-secret"}
 	}
 	store, err := sf.open(ctx)
 	if err != nil {

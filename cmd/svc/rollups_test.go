@@ -39,6 +39,19 @@ func storeWithEvents(t *testing.T) (dir, brand string, want string) {
 			Context: svc.ViewContext{SessionID: ptr(fmt.Sprint("s", i%17))}}
 		v.Meta = svc.EventMeta{EventID: fmt.Sprint("v", i), Time: at, ReceivedAt: at, Keyed: true}
 		batch = append(batch, &svc.Write{View: v, MayRegister: true})
+		// A few carts and orders with a city, for the funnel and the cities.
+		if i%7 == 3 {
+			c := &svc.CartEvent{BrandID: brand, Product: svc.ViewProduct{ProductID: fmt.Sprint("p", i%5)}, Context: svc.ViewContext{SessionID: ptr(fmt.Sprint("s", i%17))}}
+			c.Meta = svc.EventMeta{EventID: fmt.Sprint("c", i), Time: at.Add(time.Minute), ReceivedAt: at, Keyed: true}
+			batch = append(batch, &svc.Write{Cart: c, MayRegister: true})
+		}
+		if i%11 == 5 {
+			o := &svc.PurchaseEvent{BrandID: brand, Order: svc.Order{OrderID: fmt.Sprint("o", i), Currency: ptr("EUR"),
+				Items: []svc.PurchaseItem{{ProductID: fmt.Sprint("p", i%5), Quantity: ptr(int64(1)), UnitPrice: ptr(9.5)}}},
+				Context: svc.PurchaseContext{SessionID: ptr(fmt.Sprint("s", i%17)), Country: ptr("DE"), City: ptr([]string{"Berlin", "Köln"}[i%2])}}
+			o.Meta = svc.EventMeta{EventID: fmt.Sprint("o", i), Time: at.Add(2 * time.Minute), ReceivedAt: at, Keyed: true}
+			batch = append(batch, &svc.Write{Purchase: o, MayRegister: true})
+		}
 	}
 	if err := s.Append(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -67,6 +80,20 @@ func rollupsOf(t *testing.T, s *sqlite.Store, brand string) string {
 	if len(rows) < 70 {
 		t.Fatalf("%d hours of rollups, want the events' 76", len(rows))
 	}
+	// The funnel and the cities of those days.
+	from, to := time.Now().Add(-10*24*time.Hour), time.Now().Add(24*time.Hour)
+	f, err := s.RollupFunnel(context.Background(), brand, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Carted == 0 || f.Bought == 0 {
+		t.Fatalf("funnel %+v: want sessions that carted and bought", f)
+	}
+	cities, err := s.RollupCities(context.Background(), brand, from, to)
+	if err != nil || len(cities) == 0 {
+		t.Fatalf("cities %v, %v", cities, err)
+	}
+	fmt.Fprintf(&b, "funnel %+v cities %v", f, cities)
 	return b.String()
 }
 
@@ -79,7 +106,7 @@ func forgetRollups(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{"DELETE FROM rollup_hours", "DELETE FROM rollup_countries", "DELETE FROM rollup_sessions",
+	for _, q := range []string{"DELETE FROM rollup_hours", "DELETE FROM rollup_countries", "DELETE FROM rollup_cities", "DELETE FROM rollup_sessions",
 		"UPDATE rollup_build SET built_until = 0, done = 0"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -38,14 +38,25 @@ func TestBrowserReports(t *testing.T) {
 		if i%4 == 0 {
 			f.widget(report("br_acme", s, "seen"))
 		}
+		if i%5 == 0 { // 24 sessions cart; 4 of them (i%30 == 0) buy too
+			f.api("POST", "/api/collect/product-cart", "br_acme", map[string]any{"brand_id": "br_acme",
+				"product": map[string]any{"product_id": product}, "context": ctx})
+		}
 		if i%6 == 0 {
+			// Keyed orders give a city: 19 to Berlin, one to Lyon, too
+			// few to be named (k = 3).
+			octx := map[string]any{"session_id": s, "timestamp": at.Format(time.RFC3339), "country": "DE", "city": "Berlin"}
+			if i == 6 {
+				octx["country"], octx["city"] = "FR", "Lyon"
+			}
 			f.api("POST", "/api/collect/product-purchase", "br_acme", map[string]any{"brand_id": "br_acme",
 				"order": map[string]any{"order_id": "r" + s, "currency": "EUR", "items": []any{
 					map[string]any{"product_id": product, "quantity": 1, "unit_price": 30 + float64(i%5)}}},
-				"context": ctx})
+				"context": octx})
 		}
 	}
 	f.widget(report("br_acme", "visitor-0", "click"))
+	f.widget(report("br_acme", "visitor-4", "toast_seen"))
 	f.widget(report("br_acme", "visitor-4", "toast"))
 
 	e.run(chromedp.Navigate(f.srv.URL + "/dashboard/signin?token=" + url.QueryEscape(f.link("br_acme"))))
@@ -55,6 +66,24 @@ func TestBrowserReports(t *testing.T) {
 		t.Fatalf("overview:\n%s", txt)
 	}
 	e.checkAxe("overview, 7 days")
+	// The funnel: the fixture's 3 sessions, one of which carted and
+	// bought, and the 120 visitors: 24 carted (i%5 == 0), 20 bought
+	// (i%6 == 0), of which 4 carted too (i%30 == 0).
+	var funnel string
+	e.eval(`[...document.querySelectorAll("table.funnel tbody tr")].map(r=>[...r.cells].map(c=>c.innerText).join("/")).join("|")`, &funnel)
+	if want := "Viewed/123/100.0%/100.0%|Added to cart/25/20.3%/20.3%|Bought/21/84.0%/17.1%"; funnel != want {
+		t.Errorf("the funnel: %q, want %q", funnel, want)
+	}
+	var cities string
+	e.eval(`[...document.querySelectorAll("table.cities tbody tr")].map(r=>[...r.cells].map(c=>c.innerText).join("/")).join("|")`, &cities)
+	if want := "Berlin, DE/19/95.0%|Others (each fewer than 3 orders)/1/5.0%"; cities != want {
+		t.Errorf("the cities: %q, want %q", cities, want)
+	}
+	var toasts string
+	e.eval(`[...document.querySelectorAll("#widget-h ~ .table-wrap tbody tr")].slice(0,6).map(r=>r.innerText.replace(/\s+/g," ")).join("|")`, &toasts)
+	if !strings.Contains(toasts, "Toasts shown 1|Clicks on the toasts 1|Clicks per toast shown 100.00%") {
+		t.Errorf("the widget's toasts: %q", toasts)
+	}
 
 	// The range: Today, then a custom one of two days, typed in.
 	e.click(`.range-choices a[href$="range=today"]`)
@@ -108,18 +137,29 @@ func TestBrowserReports(t *testing.T) {
 	if _, err := chromedp.Call(e.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
 		t.Fatal(err)
 	}
-	e.click(`a.csv[href*="/csv/countries"]`)
-	var data []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		matches, _ := filepath.Glob(filepath.Join(dir, "br_acme-countries-*.csv"))
-		if len(matches) == 1 {
-			if data, _ = os.ReadFile(matches[0]); len(data) > 0 {
-				break
+	download := func(table string) string {
+		t.Helper()
+		e.click(`a.csv[href*="/csv/` + table + `"]`)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			matches, _ := filepath.Glob(filepath.Join(dir, "br_acme-"+table+"-*.csv"))
+			if len(matches) == 1 {
+				if data, _ := os.ReadFile(matches[0]); len(data) > 0 {
+					return string(data)
+				}
 			}
 		}
+		t.Fatalf("no %s CSV downloaded", table)
+		return ""
 	}
-	if !strings.HasPrefix(string(data), "country,views,share of views,orders,share of orders\n") || !strings.Contains(string(data), "\nDE,") {
+	if data := download("countries"); !strings.HasPrefix(data, "country,views,share of views,orders,share of orders\n") || !strings.Contains(data, "\nDE,") {
 		t.Fatalf("the countries' CSV: %q", data)
+	}
+	// The live view of live-1 is a new session of today.
+	if data, want := download("funnel"), "step,sessions,of the step before,of the sessions that viewed\nViewed,124,100.0%,100.0%\nAdded to cart,25,20.2%,20.2%\nBought,21,84.0%,16.9%\n"; data != want {
+		t.Fatalf("the funnel's CSV: %q, want %q", data, want)
+	}
+	if data, want := download("cities"), "city,orders,share of orders with a city\n\"Berlin, DE\",19,95.0%\nOthers (each fewer than 3 orders),1,5.0%\n"; data != want {
+		t.Fatalf("the cities' CSV: %q, want %q", data, want)
 	}
 	e.noErrors()
 }

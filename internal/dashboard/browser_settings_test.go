@@ -119,6 +119,21 @@ func TestBrowserSettings(t *testing.T) {
 	e.typeInto("languages", "fr")
 	e.previewShows([]string{"3 personnes ont consulté cet article"})
 	e.typeInto("languages", "en")
+	// The font: the page's own, then svc's.
+	font := `(()=>{const d=document.getElementById("preview-frame").contentDocument;const h=d&&d.querySelector("[data-svc-proof]");` +
+		`const w=h&&h.shadowRoot&&h.shadowRoot.querySelector(".w:not(.e)");return w?w.classList.contains("i")+" "+(getComputedStyle(w).fontFamily==getComputedStyle(d.body).fontFamily):""})()`
+	e.toggle("widget_font-inherit")
+	e.waitFor(font + ` == "true true"`)
+	e.toggle("widget_font-system")
+	e.waitFor(font + `.startsWith("false ")`) // the frame's page may use the system's font too
+	e.toggle("widget_font-inherit")
+	e.waitFor(font + ` == "true true"`)
+	// The accent: the numbers take it on the light background.
+	number := `(()=>{const d=document.getElementById("preview-frame").contentDocument;const h=d&&d.querySelector("[data-svc-proof]");` +
+		`const b=h&&h.shadowRoot&&h.shadowRoot.querySelector(".w:not(.e) b");return b?getComputedStyle(b).color:""})()`
+	e.waitFor(number + ` == "rgb(11, 105, 163)"`) // svc's #0b69a3
+	e.typeInto("widget_accent", "#c2185b")
+	e.waitFor(number + ` == "rgb(194, 24, 91)"`)
 	// Parts: who is looking now, without the inline line (none was
 	// chosen: the script's default, inline).
 	e.toggle("widget_variant-now")
@@ -167,7 +182,7 @@ func TestBrowserSettings(t *testing.T) {
 	e.navigated("/dashboard/brands/br_acme/settings")
 	e.waitFor(`document.getElementById("saved") && document.getElementById("saved").innerText=="Saved." && location.search=="?saved=settings"`)
 	b, err := f.store.Brand(context.Background(), "br_acme")
-	if err != nil || b.Languages != "en" || b.WidgetVariant != "inline now toasts" || b.WidgetPosition != "end" || b.Recent.Delay != 5*time.Minute || b.Recent.Window != time.Hour {
+	if err != nil || b.Languages != "en" || b.Widget.Font != "inherit" || b.Widget.Accent != "#c2185b" || b.WidgetVariant != "inline now toasts" || b.WidgetPosition != "end" || b.Recent.Delay != 5*time.Minute || b.Recent.Window != time.Hour {
 		t.Fatalf("saved: %+v %v", b, err)
 	}
 	e.previewShows([]string{"3 people viewed this in the last hour"})

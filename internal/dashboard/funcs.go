@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"fewer":  fewer,
 	"perDay": perDay,
 	"share":  share,
+	"rate":   rateText,
 	"int64":  func(n int) int64 { return int64(n) },
 	// trendOf is a product's trend, "new" without views in the 6 days
 	// before: a ratio needs a baseline.

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/csv"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -128,13 +129,23 @@ type countryRow struct {
 	ViewShare, BuyingShare float64
 }
 
+// cityRow is a city's line of the table.
+type cityRow struct {
+	Name      string
+	Purchases int64
+	Share     float64 // of the orders that gave a city
+}
+
 // reportData is what the overview's reports show for a range.
 type reportData struct {
 	Range     reportRange
 	Choices   []struct{ Key, Label string }
 	Metrics   []metricRow
 	Chart     chart
+	Funnel    insights.Funnel
 	Countries []countryRow
+	Cities    []cityRow
+	NoCity    int64 // the orders of the countries' days that gave no city
 	K         int
 	Widget    insights.WidgetEffect
 	Problems  []string // of the range asked, which was not shown
@@ -194,8 +205,42 @@ func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand
 		}
 		out.Countries = append(out.Countries, row)
 	}
+	cities, err := d.Cities(ctx, rg.Cur, int64(out.K))
+	if err != nil {
+		return out, err
+	}
+	var withCity int64
+	for _, c := range cities {
+		withCity += c.Purchases
+	}
+	for _, c := range cities {
+		out.Cities = append(out.Cities, cityRow{Name: cityName(c, out.K), Purchases: c.Purchases, Share: float64(c.Purchases) / float64(withCity)})
+	}
+	out.NoCity = max(buys-withCity, 0) // both are of the range's UTC days
+	if out.Funnel, err = d.Funnel(ctx, rg.Cur); err != nil {
+		return out, err
+	}
 	out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
 	return out, err
+}
+
+func cityName(c insights.City, k int) string {
+	switch {
+	case c.City == "*":
+		return "Others (each fewer than " + strconv.Itoa(k) + " orders)"
+	case c.Country == "":
+		return c.City
+	}
+	return c.City + ", " + c.Country
+}
+
+// rateText is a conversion as the funnel shows it: "–" when the step it
+// is of has no session.
+func rateText(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return share(v)
 }
 
 func countryName(c string, k int) string {
@@ -292,7 +337,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	}
 	var rows [][]string
 	switch table {
-	case "totals", "chart", "countries", "widget":
+	case "totals", "chart", "funnel", "countries", "cities", "widget":
 		rep, err := h.reports(r.Context(), d, b, rg)
 		if err != nil {
 			return err
@@ -313,11 +358,22 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 			for _, c := range rep.Countries {
 				rows = append(rows, []string{c.Name, strconv.FormatInt(c.Views, 10), share(c.ViewShare), strconv.FormatInt(c.Purchases, 10), share(c.BuyingShare)})
 			}
+		case "funnel":
+			rows = append(rows, []string{"step", "sessions", "of the step before", "of the sessions that viewed"})
+			for _, st := range rep.Funnel.Steps {
+				rows = append(rows, []string{st.Name, strconv.FormatInt(st.Sessions, 10), rateText(st.FromPrevious), rateText(st.FromFirst)})
+			}
+		case "cities":
+			rows = append(rows, []string{"city", "orders", "share of orders with a city"})
+			for _, c := range rep.Cities {
+				rows = append(rows, []string{c.Name, strconv.FormatInt(c.Purchases, 10), share(c.Share)})
+			}
 		case "widget":
 			e := rep.Widget
 			rows = append(rows, []string{"figure", "value"},
 				[]string{"impressions", strconv.FormatInt(e.Impressions, 10)},
 				[]string{"clicks on the widget", strconv.FormatInt(e.WidgetClicks, 10)},
+				[]string{"toasts shown", strconv.FormatInt(e.ToastImpressions, 10)},
 				[]string{"clicks on the toasts", strconv.FormatInt(e.ToastClicks, 10)},
 				[]string{"sessions that saw it", strconv.FormatInt(e.Saw.Sessions, 10)},
 				[]string{"their conversion", share(e.Saw.Conversion)},

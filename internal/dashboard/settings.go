@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -65,6 +66,9 @@ var settingFields = []settingField{
 	{Field: "min_purchases", Label: "Fewest purchases shown", Help: "in the last 24 hours", Group: "Thresholds", Kind: kindNumber, Min: 1,
 		get: func(b *svc.Brand) string { return strconv.Itoa(b.MinPurchases) },
 		set: func(b *svc.Brand, v []string) string { return wholeNumber(v, &b.MinPurchases) }},
+	{Field: "min_carts", Label: "Fewest people with it in their cart shown", Help: "the carts part, in the last hour", Group: "Thresholds", Kind: kindNumber, Min: 1,
+		get: func(b *svc.Brand) string { return strconv.Itoa(b.Widget.Stored().MinCarts) },
+		set: func(b *svc.Brand, v []string) string { return wholeNumber(v, &b.Widget.MinCarts) }},
 	{Field: "widget_variant", Label: "Parts of the widget", Help: "none chosen: the script's default, the line under the product", Group: "Widget", Kind: kindChecks,
 		Choices: choicesOf(svc.WidgetVariants, variantLabels),
 		get:     func(b *svc.Brand) string { return b.WidgetVariant },
@@ -87,6 +91,31 @@ var settingFields = []settingField{
 		Choices: choicesOf(svc.WidgetPositions, positionLabels),
 		get:     func(b *svc.Brand) string { return svc.WidgetPositionOf(b.WidgetPosition) },
 		set:     func(b *svc.Brand, v []string) string { b.WidgetPosition = first(v); return "" }},
+	{Field: "widget_font", Label: "Font of the widget", Help: "sizes and weights stay svc's, so that it stays legible", Group: "Widget", Kind: kindRadio,
+		Choices: []choice{{fontSystem, "The system's interface font (svc's)"}, {"inherit", "The page's own font"}},
+		get: func(b *svc.Brand) string {
+			if b.Widget.Font == "" {
+				return fontSystem
+			}
+			return b.Widget.Font
+		},
+		set: func(b *svc.Brand, v []string) string {
+			// svc's font is stored as ""; anything else reaches Validate.
+			if b.Widget.Font = first(v); b.Widget.Font == fontSystem {
+				b.Widget.Font = ""
+			}
+			return ""
+		}},
+	{Field: "widget_accent", Label: "Accent colour", Help: "of the icons and numbers on the light background, at least 4.5:1 against white; dark mode keeps svc's", Group: "Widget", Kind: kindColor,
+		get: func(b *svc.Brand) string { return cmp.Or(b.Widget.Accent, svc.DefaultAccent) },
+		set: func(b *svc.Brand, v []string) string {
+			// svc's own is stored as "", so that it follows svc's; a colour
+			// input always sends one.
+			if b.Widget.Accent = first(v); strings.EqualFold(b.Widget.Accent, svc.DefaultAccent) {
+				b.Widget.Accent = ""
+			}
+			return ""
+		}},
 	{Field: "languages", Label: "Languages, in order", Help: "among " + strings.Join(svc.WidgetLanguages, ", ") + ": the shopper's if listed, else the first", Group: "Widget", Kind: kindText,
 		get: func(b *svc.Brand) string { return languagesText(b) },
 		set: func(b *svc.Brand, v []string) string {
@@ -114,6 +143,10 @@ var settingFields = []settingField{
 		get: func(b *svc.Brand) string { return strconv.Itoa(b.Holdout) },
 		set: func(b *svc.Brand, v []string) string { return wholeNumber(v, &b.Holdout) }},
 }
+
+// fontSystem is the form's value for svc's own font, which the brand
+// stores as "" (svc.WidgetFonts): a radio button needs a value.
+const fontSystem = "system"
 
 var variantLabels = map[string]string{
 	"inline": "The line under the product: viewers in the last hour, purchases in the last 24 hours",

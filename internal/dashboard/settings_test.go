@@ -18,7 +18,8 @@ import (
 func acmeForm(csrf string) url.Values {
 	return url.Values{"csrf": {csrf}, "name": {"Acme Shoes"}, "require_key": {"on"}, "min_viewers": {"5"}, "min_purchases": {"2"},
 		"widget_variant": {"toasts", "inline"}, "widget_position": {"end"}, "languages": {"FR, en"},
-		"recent_delay": {"10m"}, "recent_window": {"48h"}, "recent_max": {"7"}, "recent_k": {"4"}, "holdout": {"10"}}
+		"recent_delay": {"10m"}, "recent_window": {"48h"}, "recent_max": {"7"}, "recent_k": {"4"}, "holdout": {"10"},
+		"min_carts": {"4"}, "widget_font": {"inherit"}, "widget_accent": {"#C2185B"}}
 }
 
 func TestSettings(t *testing.T) {
@@ -59,6 +60,8 @@ func TestSettings(t *testing.T) {
 	bad.Set("languages", "en, nl")
 	bad.Set("recent_k", "1")
 	bad.Set("recent_delay", "soon")
+	bad.Set("widget_accent", "#ffee00")
+	bad.Set("widget_font", "serif")
 	p := post("settings", bad)
 	if p.status != http.StatusBadRequest {
 		t.Fatalf("bad settings: %d", p.status)
@@ -75,6 +78,7 @@ func TestSettings(t *testing.T) {
 	for field, msg := range map[string]string{
 		"name": "is required", "min_viewers": "must be at least 1", "holdout": "must be a whole percent from 0 to 50",
 		"widget_position": "must be start or end", "languages": "must be languages among en, de, fr, es", "recent_k": "must be from 2 to 1000",
+		"widget_accent": "must be dark enough to read on white: 1.2:1, at least 4.5:1", "widget_font": `must be &#34;inherit&#34;`,
 	} {
 		if !regexp.MustCompile(`id="` + field + `-error">[^<]*` + regexp.QuoteMeta(msg)).MatchString(p.body) {
 			t.Errorf("no %q next to %s", msg, field)
@@ -101,7 +105,8 @@ func TestSettings(t *testing.T) {
 	got, _ := f.store.Brand(context.Background(), "br_acme")
 	want := svc.RecentSettings{Delay: 10 * time.Minute, Window: 48 * time.Hour, MaxItems: 7, K: 4}
 	if got.Name != "Acme Shoes" || !got.RequireKey || got.ClosedCatalog || got.MinViewers != 5 || got.MinPurchases != 2 || got.Holdout != 10 ||
-		got.WidgetVariant != "inline toasts" || got.WidgetPosition != "end" || got.Languages != "fr,en" || got.Recent != want {
+		got.WidgetVariant != "inline toasts" || got.WidgetPosition != "end" || got.Languages != "fr,en" || got.Recent != want ||
+		got.Widget != (svc.WidgetSettings{Font: "inherit", Accent: "#c2185b", MinCarts: 4}) {
 		t.Errorf("saved brand %+v", got)
 	}
 	// The API follows at once.
@@ -117,12 +122,14 @@ func TestSettings(t *testing.T) {
 			Variant   string
 			Position  string
 			Languages []string
+			Font      string
+			Accent    string
 		} `json:"widget"`
 		Thresholds struct{ Viewers int } `json:"thresholds"`
 	}
 	decode(t, resp, &proof)
 	if proof.Widget.Holdout != 10 || proof.Widget.Variant != "inline toasts" || proof.Thresholds.Viewers != 5 ||
-		proof.Widget.Position != "end" || strings.Join(proof.Widget.Languages, ",") != "fr,en" {
+		proof.Widget.Position != "end" || strings.Join(proof.Widget.Languages, ",") != "fr,en" || proof.Widget.Font != "inherit" || proof.Widget.Accent != "#c2185b" {
 		t.Errorf("proof after saving: %+v", proof)
 	}
 	// The audit log has the values.

@@ -246,7 +246,7 @@ func (h *Handler) previewProof(w http.ResponseWriter, r *http.Request, b *svc.Br
 		p = &svc.Proof{BrandID: b.ID, ProductID: exampleProduct, ViewWindow: q.ViewWindow, PurchaseWindow: q.PurchaseWindow, CartWindow: q.CartWindow,
 			Views: exampleViewers, Viewers: exampleViewers, Purchases: examplePur, Units: examplePur, ViewersNow: exampleViewers / 3, NowWindow: 5 * time.Minute,
 			MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, WidgetVariant: b.WidgetVariant, WidgetPosition: b.WidgetPosition,
-			Languages: b.Languages, GeneratedAt: h.cfg.Now().UTC()}
+			Languages: b.Languages, WidgetFont: b.Widget.Font, WidgetAccent: b.Widget.Accent, GeneratedAt: h.cfg.Now().UTC()}
 	} else if p, err = h.cfg.Tracker.Proof(q, b); err != nil {
 		http.NotFound(w, r)
 		return

@@ -25,6 +25,7 @@ var words = func() *catalog.Builder {
 		"purchases": {"%d purchase", "%d purchases"},
 		"units":     {"%d unit", "%d units"},
 		"events":    {"%d event", "%d events"},
+		"orders":    {"%d order", "%d orders"},
 		"seconds":   {"%d second", "%d seconds"},
 	} {
 		set(en, key, n(forms[0], forms[1]))

@@ -114,6 +114,10 @@ func appendProof(b []byte, p *svc.Proof) []byte {
 		b = append(b, `,"font":`...)
 		b = appendString(b, p.WidgetFont)
 	}
+	if p.WidgetAccent != "" {
+		b = append(b, `,"accent":`...)
+		b = appendString(b, p.WidgetAccent)
+	}
 	b = append(b, `},"generated_at":"`...)
 	b = p.GeneratedAt.UTC().AppendFormat(b, time.RFC3339)
 	b = append(b, "\"}\n"...)

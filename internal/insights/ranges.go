@@ -2,6 +2,7 @@ package insights
 
 import (
 	"context"
+	"math"
 	"sort"
 	"time"
 
@@ -83,4 +84,83 @@ func (f *Figures) Countries(ctx context.Context, w Window, k int64) ([]Country, 
 		out = append(out, other)
 	}
 	return out, nil
+}
+
+// City is one city's orders over a window.
+type City struct {
+	Country, City string // City "*" for the cities added together
+	Purchases     int64
+}
+
+// Cities returns the orders that gave a city, per city, over the UTC days
+// that the window touches, most orders first. Cities with fewer than k
+// orders are added into one row with City "*": the recent feed names a
+// city only when k orders share it, and neither does this table.
+func (f *Figures) Cities(ctx context.Context, w Window, k int64) ([]City, error) {
+	rows, err := f.src.RollupCities(ctx, f.BrandID, w.From.UTC().Truncate(24*time.Hour), w.To)
+	if err != nil {
+		return nil, err
+	}
+	by := map[[2]string]int64{}
+	for _, r := range rows {
+		by[[2]string{r.Country, r.City}] += r.Purchases
+	}
+	var out []City
+	other := City{City: "*"}
+	for c, n := range by {
+		if n < k {
+			other.Purchases += n
+			continue
+		}
+		out = append(out, City{c[0], c[1], n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Purchases != out[j].Purchases {
+			return out[i].Purchases > out[j].Purchases
+		}
+		return out[i].Country+"\x00"+out[i].City < out[j].Country+"\x00"+out[j].City
+	})
+	if other.Purchases > 0 {
+		out = append(out, other)
+	}
+	return out, nil
+}
+
+// Funnel is the sessions first seen in a window's days, and of those the
+// ones that added to a cart and that bought, with the conversion of each
+// step from the one before and from the first.
+type Funnel struct {
+	Steps []FunnelStep
+}
+
+// FunnelStep is one step of the funnel.
+type FunnelStep struct {
+	Name     string
+	Sessions int64
+	// FromPrevious and FromFirst are the step's sessions over the step
+	// before's and the first's; NaN when that step has none.
+	FromPrevious, FromFirst float64
+}
+
+// Funnel returns the funnel of the sessions whose first view falls in a
+// UTC day that the window touches.
+func (f *Figures) Funnel(ctx context.Context, w Window) (Funnel, error) {
+	r, err := f.src.RollupFunnel(ctx, f.BrandID, w.From.UTC().Truncate(24*time.Hour), w.To)
+	if err != nil {
+		return Funnel{}, err
+	}
+	n := []int64{r.Sessions, r.Carted, r.Bought}
+	var out Funnel
+	for i, name := range []string{"Viewed", "Added to cart", "Bought"} {
+		s := FunnelStep{Name: name, Sessions: n[i], FromPrevious: ratio(n[i], n[max(i-1, 0)]), FromFirst: ratio(n[i], n[0])}
+		out.Steps = append(out.Steps, s)
+	}
+	return out, nil
+}
+
+func ratio(n, of int64) float64 {
+	if of == 0 {
+		return math.NaN()
+	}
+	return float64(n) / float64(of)
 }

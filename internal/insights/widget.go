@@ -7,19 +7,26 @@ import "context"
 // others (over the retention, as the experiment).
 type WidgetEffect struct {
 	Impressions, WidgetClicks, ToastClicks int64
+	ToastImpressions                       int64 // toasts shown
 	// Saw and Unseen are the sessions that saw the widget and the others:
 	// an observation, not an experiment (shoppers who look longer see it
 	// more); the holdout's arms (Experiment) are the causal comparison.
 	Saw, Unseen ArmFigures
 }
 
-// ClickRate is the clicks on the widget and the toasts per impression, 0
-// without impressions.
-func (e WidgetEffect) ClickRate() float64 {
-	if e.Impressions == 0 {
+// ClickRate is the clicks on the widget per impression, 0 without
+// impressions.
+func (e WidgetEffect) ClickRate() float64 { return rate(e.WidgetClicks, e.Impressions) }
+
+// ToastClickRate is the clicks on the toasts per toast shown, 0 without
+// one.
+func (e WidgetEffect) ToastClickRate() float64 { return rate(e.ToastClicks, e.ToastImpressions) }
+
+func rate(n, of int64) float64 {
+	if of == 0 {
 		return 0
 	}
-	return float64(e.WidgetClicks+e.ToastClicks) / float64(e.Impressions)
+	return float64(n) / float64(of)
 }
 
 // Widget returns the widget's reports over the window and the sessions
@@ -34,6 +41,7 @@ func (f *Figures) Widget(ctx context.Context, w Window, holdout int) (WidgetEffe
 		e.Impressions += h.Impressions
 		e.WidgetClicks += h.WidgetClicks
 		e.ToastClicks += h.ToastClicks
+		e.ToastImpressions += h.ToastImpressions
 	}
 	if _, err := f.Experiment(ctx, holdout); err != nil { // reads the sessions once
 		return e, err

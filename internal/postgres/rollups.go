@@ -115,6 +115,31 @@ func sortCountries(k []rollup.CountryKey) {
 	}
 }
 
+func (r rollupTx) AddCities(ctx context.Context, c map[rollup.CityKey]int64) error {
+	keys := make([]rollup.CityKey, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	// One order of locks across nodes.
+	slices.SortFunc(keys, func(a, b rollup.CityKey) int {
+		return cmp.Or(cmp.Compare(a.Brand, b.Brand), cmp.Compare(a.Day, b.Day), cmp.Compare(a.Country, b.Country), cmp.Compare(a.City, b.City))
+	})
+	var brands, countries, cities []string
+	var days, purchases []int64
+	for _, k := range keys {
+		brands, countries, cities, days = append(brands, k.Brand), append(countries, k.Country), append(cities, k.City), append(days, k.Day)
+		purchases = append(purchases, c[k])
+	}
+	q := &pgx.Batch{}
+	q.Queue(`INSERT INTO rollup_cities AS r (brand_id, country, city, day, purchases)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		ON CONFLICT (brand_id, day, country, city) DO UPDATE SET purchases = r.purchases + excluded.purchases`,
+		brands, countries, cities, days, purchases)
+	q.Queue(`DELETE FROM rollup_cities WHERE (brand_id, country, city, day) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]))
+		AND purchases = 0`, brands, countries, cities, days)
+	return r.tx.SendBatch(ctx, q).Close()
+}
+
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	var brands, ids, arms []string
 	var first, last []int64
@@ -138,14 +163,15 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 	// In one order, as every lock of the rollups.
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	var brands, ids []string
-	var orders []int64
+	var orders, carts []int64
 	var revenue []float64
 	for _, k := range keys {
 		brands, ids, orders, revenue = append(brands, k[0]), append(ids, k[1]), append(orders, o[k].Orders), append(revenue, o[k].Revenue)
+		carts = append(carts, o[k].Carts)
 	}
-	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[]) AS d(b, id, n, v)
-		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue)
+	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v, carts = s.carts + d.c
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bigint[]) AS d(b, id, n, v, c)
+		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue, carts)
 	return err
 }
 

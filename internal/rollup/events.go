@@ -11,10 +11,10 @@ import (
 const (
 	ViewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
 	ViewTables  = "view_events v JOIN products p ON p.id = v.product"
-	CartColumns = "p.brand_id, c.product, c.ts"
+	CartColumns = "p.brand_id, c.product, c.ts, coalesce(c.session_id, '')"
 	CartTables  = "cart_events c JOIN products p ON p.id = c.product"
 	// Orders come line by line, ordered by "e.id, i.line".
-	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), e.total_value, i.product, i.quantity, i.unit_price"
+	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), coalesce(e.city, ''), e.total_value, i.product, i.quantity, i.unit_price"
 	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
 
@@ -69,7 +69,7 @@ func ScanView(scan Scan) (View, error) {
 // ScanCart reads a row of CartColumns.
 func ScanCart(scan Scan) (Cart, error) {
 	var c Cart
-	err := scan(&c.Brand, &c.Product, &c.At)
+	err := scan(&c.Brand, &c.Product, &c.At, &c.Session)
 	return c, err
 }
 
@@ -87,7 +87,7 @@ func (o *Orders) Add(scan Scan) error {
 	var r Order
 	var total, price sql.NullFloat64
 	var l Line
-	if err := scan(&id, &r.Brand, &r.At, &r.Session, &r.Country, &total, &l.Product, &l.Quantity, &price); err != nil {
+	if err := scan(&id, &r.Brand, &r.At, &r.Session, &r.Country, &r.City, &total, &l.Product, &l.Quantity, &price); err != nil {
 		return err
 	}
 	if price.Valid {

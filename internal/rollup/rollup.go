@@ -1,8 +1,10 @@
 // Package rollup keeps the aggregates the dashboard reads instead of
 // events: per brand and product and per hour, views, distinct viewers (a
 // HyperLogLog sketch), add-to-carts, orders, units and revenue; per brand,
-// country and day, views and orders; per brand and session, the arm of its
-// first view. The stores keep the rows in the transaction that writes,
+// country and day, views and orders; per brand, city and day, orders; per
+// brand and session, the arm of its first view and its carts and orders
+// (whose day of first view the stores' triggers add up into the funnel).
+// The stores keep the rows in the transaction that writes,
 // cancels, erases or expires the events; this package decides what an
 // event adds to them, once for both stores (docs/dashboard.md, Rollups).
 package rollup
@@ -102,6 +104,23 @@ type CountryRow struct {
 	CountryCounts
 }
 
+// CityKey names a city row: the orders of a brand's day shipped to a
+// city (only orders that give one).
+type CityKey struct {
+	Brand, Country, City string
+	Day                  int64
+}
+
+// CityRow is a stored city row.
+type CityRow struct {
+	CityKey
+	Purchases int64
+}
+
+// Funnel is the brand's sessions whose first view falls in a span, and
+// of those, how many added to a cart and how many bought.
+type Funnel struct{ Sessions, Carted, Bought int64 }
+
 // Session is a brand's session as the holdout experiment needs it: the
 // arm of its first view, and when it was first and last seen.
 type Session struct {
@@ -122,16 +141,17 @@ type Cart struct {
 	Brand   string
 	Product int64
 	At      int64
+	Session string
 }
 
 // Order is an order with its lines as they stand (cancelled units taken
 // out; lines with none left may be given and count nothing).
 type Order struct {
-	Brand            string
-	At               int64
-	Session, Country string
-	Total            *float64
-	Lines            []Line
+	Brand                  string
+	At                     int64
+	Session, Country, City string
+	Total                  *float64
+	Lines                  []Line
 }
 
 // Line is a line of an order.
@@ -183,17 +203,20 @@ type Delta struct {
 
 	rows      map[Key]*change
 	countries map[CountryKey]*CountryCounts
+	cities    map[CityKey]int64
 	sessions  map[[2]string]*Session
 	orders    map[[2]string]*SessionOrders
 }
 
-// SessionOrders is what a session's orders add to its row: the lift's
-// converted sessions and their revenue, kept on the write path so that a
-// page reads the sessions that bought rather than joining every order
-// with every session (docs/dashboard.md, Rollups).
+// SessionOrders is what a session's orders and carts add to its row: the
+// lift's converted sessions and their revenue, and the funnel's sessions
+// that carted, kept on the write path so that a page reads the sessions
+// that bought rather than joining every order with every session
+// (docs/dashboard.md, Rollups).
 type SessionOrders struct {
 	Orders  int64
 	Revenue float64 // in the currency's unit, as the lift's statistics take it
+	Carts   int64
 }
 
 type change struct {
@@ -227,9 +250,23 @@ func (d *Delta) country(brand, country string, at int64) *CountryCounts {
 	return c
 }
 
+// session returns what the delta adds to a session's orders and carts.
+func (d *Delta) session(brand, session string) *SessionOrders {
+	if d.orders == nil {
+		d.orders = map[[2]string]*SessionOrders{}
+	}
+	k := [2]string{brand, session}
+	so := d.orders[k]
+	if so == nil {
+		so = &SessionOrders{}
+		d.orders[k] = so
+	}
+	return so
+}
+
 // Empty reports whether the delta changes nothing.
 func (d *Delta) Empty() bool {
-	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.sessions) == 0 && len(d.orders) == 0
+	return len(d.rows) == 0 && len(d.countries) == 0 && len(d.cities) == 0 && len(d.sessions) == 0 && len(d.orders) == 0
 }
 
 // AddView counts a view in (sign 1) or out (sign -1). A view taken out
@@ -273,6 +310,9 @@ func (d *Delta) AddCart(c Cart, sign int64) {
 	for _, k := range []Key{{c.Brand, 0, h}, {c.Brand, c.Product, h}} {
 		d.row(k).Carts += sign // LastAt is of views and orders
 	}
+	if c.Session != "" && !d.NoSessions { // a build counts them in SQL (sqlstore.RecountSessionCarts)
+		d.session(c.Brand, c.Session).Carts += sign
+	}
 }
 
 // AddOrder counts an order as it stands in or out: once for the brand and
@@ -283,15 +323,7 @@ func (d *Delta) AddOrder(o Order, sign int64) {
 		return
 	}
 	if o.Session != "" && !d.NoSessions { // a build counts them in SQL (RecountSessionOrders)
-		if d.orders == nil {
-			d.orders = map[[2]string]*SessionOrders{}
-		}
-		k := [2]string{o.Brand, o.Session}
-		so := d.orders[k]
-		if so == nil {
-			so = &SessionOrders{}
-			d.orders[k] = so
-		}
+		so := d.session(o.Brand, o.Session)
 		v, _ := new(big.Rat).SetFrac(value, big.NewInt(Micros)).Float64()
 		so.Orders += sign
 		so.Revenue += float64(sign) * v
@@ -322,6 +354,12 @@ func (d *Delta) AddOrder(o Order, sign int64) {
 		}
 	}
 	d.country(o.Brand, o.Country, o.At).Purchases += sign
+	if o.City != "" {
+		if d.cities == nil {
+			d.cities = map[CityKey]int64{}
+		}
+		d.cities[CityKey{o.Brand, o.Country, o.City, Floor(o.At, Day)}] += sign
+	}
 }
 
 // Tx is a store's transaction, as Apply writes the rollups in it.
@@ -335,8 +373,12 @@ type Tx interface {
 	// PutSessions stores the sessions: a session already stored keeps the
 	// arm of the earlier first view, and the later last view.
 	PutSessions(ctx context.Context, s []*Session) error
-	// AddSessionOrders adds to the stored sessions' orders and revenue; a
-	// session without a row (no view yet) is in no arm and keeps nothing.
+	// AddCities adds the orders to the stored city rows, and deletes those
+	// left with none.
+	AddCities(ctx context.Context, c map[CityKey]int64) error
+	// AddSessionOrders adds to the stored sessions' orders, revenue and
+	// carts; a session without a row (no view yet) is in no arm and keeps
+	// nothing.
 	AddSessionOrders(ctx context.Context, o map[[2]string]*SessionOrders) error
 	// HourSessions calls fn with the session id of every stored view of
 	// the brand's hour, of one product or, with product 0, of all.
@@ -409,6 +451,11 @@ func Apply(ctx context.Context, tx Tx, d *Delta) error {
 			return err
 		}
 	}
+	if len(d.cities) > 0 {
+		if err := tx.AddCities(ctx, d.cities); err != nil {
+			return err
+		}
+	}
 	if len(d.sessions) > 0 {
 		s := make([]*Session, 0, len(d.sessions))
 		for _, v := range d.sessions {
@@ -464,6 +511,12 @@ type Store interface {
 	// RollupCountries returns the brand's country rows of the days in
 	// [from, to).
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
+	// RollupCities returns the brand's city rows of the days in [from,
+	// to): the orders that gave a city, per city and day.
+	RollupCities(ctx context.Context, brandID string, from, to time.Time) ([]CityRow, error)
+	// RollupFunnel returns the brand's sessions whose first view is in a
+	// day of [from, to), and of those the ones that carted and bought.
+	RollupFunnel(ctx context.Context, brandID string, from, to time.Time) (Funnel, error)
 	// RollupArms calls sessions with the number of the brand's sessions
 	// per arm of their first view, then order with the revenue of every
 	// session with an arm that bought, and whether it saw the widget

@@ -7,15 +7,32 @@ import (
 
 // The kinds of a widget report (POST /api/collect/widget), as svc.js
 // sends them: the widget was shown, the widget was clicked, a toast was
-// clicked.
+// clicked, a toast was shown.
 const (
 	WidgetSeen  = "seen"
 	WidgetClick = "click"
 	ToastClick  = "toast"
+	ToastSeen   = "toast_seen"
 )
 
 // WidgetKinds are the kinds a report may give.
-var WidgetKinds = []string{WidgetSeen, WidgetClick, ToastClick}
+var WidgetKinds = []string{WidgetSeen, WidgetClick, ToastClick, ToastSeen}
+
+// WidgetColumns are a report's columns: of its session's row (toasts
+// shown count toward the session's impressions, and its cap) and of its
+// hour's.
+func WidgetColumns(kind string) (session, hour string) {
+	switch kind {
+	case WidgetSeen:
+		return "impressions", "impressions"
+	case ToastSeen:
+		return "impressions", "toast_impressions"
+	case WidgetClick:
+		return "clicks", "widget_clicks"
+	default:
+		return "clicks", "toast_clicks"
+	}
+}
 
 // WidgetCap is how many impressions, and how many clicks, one session
 // may add in all: the reports are anonymous, and a session that sends
@@ -33,6 +50,7 @@ type WidgetReport struct {
 type WidgetHour struct {
 	Hour                                   int64
 	Impressions, WidgetClicks, ToastClicks int64
+	ToastImpressions                       int64
 }
 
 // WidgetStore keeps the widget's reports: per hour, and per session that

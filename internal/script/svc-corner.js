@@ -296,6 +296,7 @@
       return (timer = setTimeout(next, Math.max(every, 60) * 1000));
     }
     k.s("svc_tn", String(++shown));
+    tell("toast_seen");
     if (!hov && !foc) hide = setTimeout(end, dur * 1000);
   }
 
@@ -398,7 +399,7 @@
   // hidden, before any text arrives, so that its first text is announced.
   function build() {
     if (widget) return widget;
-    var host = d.querySelector("[data-svc-proof]"), c = !host, root, css = CSS;
+    var host = d.querySelector("[data-svc-proof]"), c = !host, root;
     if (c) host = d.body.appendChild(d.createElement("div"));
     try {
       root = host.shadowRoot || host.attachShadow({ mode: "open" });
@@ -406,11 +407,7 @@
       // Elements such as <li> take no shadow root: use a child that does.
       root = host.appendChild(d.createElement("div")).attachShadow({ mode: "open" });
     }
-    // widget.accent: the brand's colour for icons and numbers on the light
-    // background (dark mode keeps its own); nothing that could end the rule.
-    var a = (k.o.widget || {}).accent;
-    if (/^[#\w(), .%-]+$/.test(a || "")) css += "@media (prefers-color-scheme:light){.w{--a:" + a + "}}";
-    sheet(root, css);
+    sheet(root, CSS);
     var box = d.createElement("div"), region = box.appendChild(d.createElement("div"));
     box.className = "w e" + (c ? " c k" : "");
     region.className = "r";
@@ -432,9 +429,10 @@
   // if the plural changed), each sentence being atomic: a screen reader
   // reads the one changed sentence once (docs/client-script.md,
   // Accessibility). api is where svc.js's service is, for the toasts.
-  // tell reports the widget seen, or a click on it or on a toast (a box of
-  // class w in a shadow root, not its close button), for the brand's
-  // dashboard only (POST /api/collect/widget; docs/dashboard.md).
+  // tell reports the widget seen, a toast shown, or a click on the widget
+  // or on a toast (a box of class w in a shadow root, not its close
+  // button), for the brand's dashboard only (POST /api/collect/widget;
+  // docs/dashboard.md).
   function tell(kind) {
     k.x("/api/collect/widget", { brand_id: k.o.brandId, kind: kind, session_id: k.i() });
   }
@@ -449,6 +447,11 @@
     // A live region filled in the frame that made it may not be announced:
     // the first text waits for the next frame.
     if (!wd.f) return requestAnimationFrame(function () { k.d(pr, api); });
+    // widget.accent, else the brand's (its proof's): the colour for icons
+    // and numbers on the light background (dark mode keeps its own), once;
+    // nothing that could end the rule.
+    var a = (k.o.widget || {}).accent || k.w(pr).accent;
+    if (!wd.a && /^[#\w(), .%-]+$/.test((wd.a = a) || "")) sheet(wd.r, "@media (prefers-color-scheme:light){.w{--a:" + a + "}}");
     facts = sentences(pr);
     if (has(k.v(pr), "toasts") && !isHeld(pr) && (k.o.widget || {}).show !== false) k.t(wd, api, pr);
     wd.box.classList.toggle("i", k.w(pr).font == "inherit");

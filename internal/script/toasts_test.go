@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,12 @@ func TestToasts(t *testing.T) {
 				t.Fatalf("toast region and button %+v, want status, polite, atomic, %s, %q", a, lang, wantClose)
 			}
 			e.shotOf("toast-"+lang, toast)
+			// Each toast shown is reported, for the dashboard's toast impressions.
+			for deadline := time.Now().Add(5 * time.Second); !slices.Contains(e.reports(), "toast_seen"); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("reports %v, want a toast_seen", e.reports())
+				}
+			}
 			e.noErrors()
 		})
 	}

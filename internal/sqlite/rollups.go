@@ -25,8 +25,11 @@ const (
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
 	qRollupCountryGone = "DELETE FROM rollup_countries WHERE brand_id = ? AND country = ? AND day = ? AND views = 0 AND purchases = 0"
-	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ? WHERE brand_id = ? AND session_id = ?"
-	rollupSizes        = 7 // up to 64 rows a statement
+	qRollupOrders      = "UPDATE rollup_sessions SET orders = orders + ?, revenue = revenue + ?, carts = carts + ? WHERE brand_id = ? AND session_id = ?"
+	qRollupCity        = `INSERT INTO rollup_cities (brand_id, country, city, day, purchases) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO UPDATE SET purchases = purchases + excluded.purchases`
+	qRollupCityGone = "DELETE FROM rollup_cities WHERE brand_id = ? AND country = ? AND city = ? AND day = ? AND purchases = 0"
+	rollupSizes     = 7 // up to 64 rows a statement
 )
 
 // rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
@@ -55,7 +58,7 @@ func chunk(n int) int {
 	return i
 }
 
-var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupOrders}, rollupGets...), rollupPuts...), rollupSessions...)
+var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry, qRollupCountryGone, qRollupOrders, qRollupCity, qRollupCityGone}, rollupGets...), rollupPuts...), rollupSessions...)
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
@@ -120,6 +123,20 @@ func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rol
 	return nil
 }
 
+func (r rollupTx) AddCities(ctx context.Context, c map[rollup.CityKey]int64) error {
+	for k, n := range c {
+		if _, err := r.p.ExecContext(ctx, qRollupCity, k.Brand, k.Country, k.City, k.Day, n); err != nil {
+			return err
+		}
+		if n < 0 {
+			if _, err := r.p.ExecContext(ctx, qRollupCityGone, k.Brand, k.Country, k.City, k.Day); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	for rest := s; len(rest) > 0; {
 		n := 1 << chunk(len(rest))
@@ -137,7 +154,7 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 
 func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
 	for k, v := range o {
-		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, k[0], k[1]); err != nil {
+		if _, err := r.p.ExecContext(ctx, qRollupOrders, v.Orders, v.Revenue, v.Carts, k[0], k[1]); err != nil {
 			return err
 		}
 	}

@@ -24,7 +24,7 @@ func (b BrandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 		return false, err
 	}
 	return affected(b.tx.Exec(ctx, "INSERT INTO brands ("+brandColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		append([]any{br.ID, br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, Millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
 			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...)...))
 }
@@ -37,7 +37,7 @@ func (b BrandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
 	}
 	return affected(b.tx.Exec(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
 		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ?,
-		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ?, widget_font = ?, min_carts = ? WHERE id = ?`,
+		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ?, widget_font = ?, min_carts = ?, widget_accent = ? WHERE id = ?`,
 		append(append([]any{br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
 			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...), br.ID)...))
 }

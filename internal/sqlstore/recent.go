@@ -34,13 +34,13 @@ func (r recentSettings) settings() svc.RecentSettings {
 
 // widgetColumns are a brand's widget settings (svc.WidgetSettings) in the
 // brands table.
-const widgetColumns = "widget_font, min_carts"
+const widgetColumns = "widget_font, min_carts, widget_accent"
 
 // widgetValues are the settings as stored, in the order of widgetColumns.
 func widgetValues(s svc.WidgetSettings) []any {
 	s = s.Stored()
-	return []any{s.Font, s.MinCarts}
+	return []any{s.Font, s.MinCarts, s.Accent}
 }
 
 // widgetDest are where a scan of widgetColumns goes.
-func widgetDest(s *svc.WidgetSettings) []any { return []any{&s.Font, &s.MinCarts} }
+func widgetDest(s *svc.WidgetSettings) []any { return []any{&s.Font, &s.MinCarts, &s.Accent} }

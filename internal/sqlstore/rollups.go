@@ -143,10 +143,11 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	total := int((end - start) / rollup.Day)
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
-			if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_sessions"); err != nil {
+			if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions"); err != nil {
 				return err
 			}
-			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?"} {
+			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
+				"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
 				if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
 					return err
 				}
@@ -177,13 +178,15 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	// The sessions' orders, counted again from every stored order in one
-	// transaction: a build that resumes has counted some days before.
+	// The sessions' orders and carts, counted again from every stored
+	// order and cart in one transaction: a build that resumes has counted
+	// some days before.
 	return s.rollupTx(ctx, func(tx Querier, _ rollup.Tx) error {
 		if err := s.d.Lock(ctx, tx, "rollup_sessions"); err != nil {
 			return err
 		}
-		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders, "UPDATE rollup_build SET done = true"} {
+		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders,
+			"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts, "UPDATE rollup_build SET done = true"} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}
@@ -295,7 +298,7 @@ func DeltaOf(batch []*svc.Write) *rollup.Delta {
 			d.AddView(rollup.View{Brand: v.BrandID, Product: int64(ref), At: v.Meta.Time.UnixMilli(),
 				Session: orEmpty(v.Context.SessionID), Country: orEmpty(v.Context.Country), Arm: v.Meta.Arm}, 1)
 		case w.Cart != nil:
-			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli()}, 1)
+			d.AddCart(rollup.Cart{Brand: w.Cart.BrandID, Product: int64(ref), At: w.Cart.Meta.Time.UnixMilli(), Session: orEmpty(w.Cart.Context.SessionID)}, 1)
 		case w.Purchase != nil:
 			p := w.Purchase
 			refs := map[string]int64{}
@@ -303,7 +306,7 @@ func DeltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}
@@ -318,4 +321,39 @@ func orEmpty(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// The rollups' funnel and cities (docs/dashboard.md, Rollups): the reads
+// and the recount of a build, for both stores.
+
+// RecountSessionCarts sets every session's carts from the stored carts,
+// after "UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0": what a
+// build counts in SQL rather than on the write path (rollup.Delta's
+// NoSessions). Carts whose session has no row count nowhere.
+const RecountSessionCarts = `UPDATE rollup_sessions SET carts = c.n FROM (
+		SELECT p.brand_id, c.session_id, count(*) AS n FROM cart_events c JOIN products p ON p.id = c.product
+		WHERE c.session_id IS NOT NULL AND c.session_id <> '' GROUP BY p.brand_id, c.session_id) c
+	WHERE rollup_sessions.brand_id = c.brand_id AND rollup_sessions.session_id = c.session_id`
+
+// RollupFunnel returns the brand's sessions first seen in the days of
+// [from, to), and of those the ones that carted and bought
+// (rollup.Store): rollup_funnel, kept per day of the first view by
+// triggers on rollup_sessions.
+func (s *Store) RollupFunnel(ctx context.Context, brandID string, from, to time.Time) (rollup.Funnel, error) {
+	var f rollup.Funnel
+	err := s.r.QueryRow(ctx, `SELECT CAST(coalesce(sum(sessions), 0) AS BIGINT), CAST(coalesce(sum(carted), 0) AS BIGINT),
+		CAST(coalesce(sum(bought), 0) AS BIGINT) FROM rollup_funnel WHERE brand_id = ? AND day >= ? AND day < ?`,
+		brandID, Millis(from), Millis(to)).Scan(&f.Sessions, &f.Carted, &f.Bought)
+	return f, err
+}
+
+// RollupCities returns the brand's city rows of the days of [from, to)
+// (rollup.Store).
+func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CityRow, error) {
+	return Collect(ctx, s.r, func(r Row) (rollup.CityRow, error) {
+		c := rollup.CityRow{CityKey: rollup.CityKey{Brand: brandID}}
+		err := r.Scan(&c.Country, &c.City, &c.Day, &c.Purchases)
+		return c, err
+	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
+		brandID, Millis(from), Millis(to))
 }

@@ -9,24 +9,11 @@ import (
 
 var _ rollup.WidgetStore = (*Store)(nil)
 
-// widgetColumnsOf are a report's columns: of its session's row and of its
-// hour's.
-func widgetColumnsOf(kind string) (session, hour string) {
-	switch kind {
-	case rollup.WidgetSeen:
-		return "impressions", "impressions"
-	case rollup.WidgetClick:
-		return "clicks", "widget_clicks"
-	default:
-		return "clicks", "toast_clicks"
-	}
-}
-
 // RecordWidget counts a report of the widget (rollup.WidgetStore): once
 // its session's row (made from the session's views) takes it under the
 // cap, its hour.
 func (s *Store) RecordWidget(ctx context.Context, r rollup.WidgetReport) (counted bool, err error) {
-	sc, hc := widgetColumnsOf(r.Kind)
+	sc, hc := rollup.WidgetColumns(r.Kind)
 	err = s.inTx(ctx, func(tx Querier) error {
 		n, err := tx.Exec(ctx, `INSERT INTO widget_sessions AS w (brand_id, session_id, first_at, last_at, `+sc+`)
 			SELECT brand_id, session_id, ?, ?, 1 FROM rollup_sessions WHERE brand_id = ? AND session_id = ? AND arm <> 'held_out'
@@ -47,8 +34,8 @@ func (s *Store) RecordWidget(ctx context.Context, r rollup.WidgetReport) (counte
 // (rollup.WidgetStore).
 func (s *Store) WidgetHours(ctx context.Context, brandID string, from, to time.Time) ([]rollup.WidgetHour, error) {
 	return Collect(ctx, s.r, func(r Row) (h rollup.WidgetHour, err error) {
-		return h, r.Scan(&h.Hour, &h.Impressions, &h.WidgetClicks, &h.ToastClicks)
-	}, "SELECT hour, impressions, widget_clicks, toast_clicks FROM widget_hours WHERE brand_id = ? AND hour >= ? AND hour < ? ORDER BY hour",
+		return h, r.Scan(&h.Hour, &h.Impressions, &h.WidgetClicks, &h.ToastClicks, &h.ToastImpressions)
+	}, "SELECT hour, impressions, widget_clicks, toast_clicks, toast_impressions FROM widget_hours WHERE brand_id = ? AND hour >= ? AND hour < ? ORDER BY hour",
 		brandID, from.UnixMilli(), to.UnixMilli())
 }
 

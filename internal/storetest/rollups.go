@@ -16,6 +16,46 @@ import (
 type recount struct {
 	hours     map[string]map[int64]*hourCount // product id ("" the brand) to hour
 	countries map[[2]int64]map[string]rollup.CountryCounts
+	cities    map[rollup.CityKey]int64 // orders with a city; Brand is ""
+	sessions  map[string]*sessionCount
+}
+
+// sessionCount is a session as the funnel counts it: its first view,
+// carts and orders.
+type sessionCount struct {
+	first, carts, orders int64
+	viewed               bool
+}
+
+func (r *recount) session(id string) *sessionCount {
+	c := r.sessions[id]
+	if c == nil {
+		c = &sessionCount{}
+		r.sessions[id] = c
+	}
+	return c
+}
+
+// funnel returns the recount's funnel per UTC day of the first view:
+// sessions with a view, and of those the ones with a cart and an order.
+func (r *recount) funnel() map[int64]rollup.Funnel {
+	out := map[int64]rollup.Funnel{}
+	for _, c := range r.sessions {
+		if !c.viewed {
+			continue
+		}
+		day := rollup.Floor(c.first, rollup.Day)
+		f := out[day]
+		f.Sessions++
+		if c.carts > 0 {
+			f.Carted++
+		}
+		if c.orders > 0 {
+			f.Bought++
+		}
+		out[day] = f
+	}
+	return out
 }
 
 type hourCount struct {
@@ -60,7 +100,8 @@ func micros(p float64) int64 { return int64(math.Round(p * rollup.Micros)) }
 
 func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 	t.Helper()
-	r := &recount{hours: map[string]map[int64]*hourCount{}, countries: map[[2]int64]map[string]rollup.CountryCounts{}}
+	r := &recount{hours: map[string]map[int64]*hourCount{}, countries: map[[2]int64]map[string]rollup.CountryCounts{},
+		cities: map[rollup.CityKey]int64{}, sessions: map[string]*sessionCount{}}
 	err := s.ExportEvents(ctx, brand, func(e svc.ExportedEvent) error {
 		switch {
 		case e.View != nil:
@@ -73,7 +114,17 @@ func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 				}
 			}
 			r.country(v.Context.Country, v.Meta.Time, 1, 0)
+			if id := orEmpty(v.Context.SessionID); id != "" {
+				c := r.session(id)
+				if at := v.Meta.Time.UnixMilli(); !c.viewed || at < c.first {
+					c.first = at
+				}
+				c.viewed = true
+			}
 		case e.Cart != nil:
+			if id := orEmpty(e.Cart.Context.SessionID); id != "" {
+				r.session(id).carts++
+			}
 			for _, p := range []string{"", e.Cart.Product.ProductID} {
 				r.hour(p, e.Cart.Meta.Time).carts++
 			}
@@ -106,6 +157,12 @@ func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 			}
 			b.revenue.Add(&b.revenue, &value)
 			r.country(p.Context.Country, p.Meta.Time, 0, 1)
+			if city := orEmpty(p.Context.City); city != "" {
+				r.cities[rollup.CityKey{Country: orEmpty(p.Context.Country), City: city, Day: rollup.Floor(p.Meta.Time.UnixMilli(), rollup.Day)}]++
+			}
+			if id := orEmpty(p.Context.SessionID); id != "" {
+				r.session(id).orders++
+			}
 		}
 		return nil
 	})
@@ -168,6 +225,33 @@ func checkRollups(t *testing.T, s svc.Store, brand string, products []string, st
 	if fmt.Sprint(got) != fmt.Sprint(want.countries) {
 		t.Errorf("%s: %s countries %v, recount %v", step, brand, got, want.countries)
 	}
+	cities, err := rs.RollupCities(ctx, brand, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotCities := map[rollup.CityKey]int64{}
+	for _, c := range cities {
+		c.Brand = ""
+		gotCities[c.CityKey] = c.Purchases
+	}
+	if fmt.Sprint(gotCities) != fmt.Sprint(want.cities) {
+		t.Errorf("%s: %s cities %v, recount %v", step, brand, gotCities, want.cities)
+	}
+	// The funnel of each day, and of them all.
+	var wantAll rollup.Funnel
+	for day, w := range want.funnel() {
+		g, err := rs.RollupFunnel(ctx, brand, time.UnixMilli(day), time.UnixMilli(day+rollup.Day))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g != w {
+			t.Errorf("%s: %s funnel of %s %+v, recount %+v", step, brand, time.UnixMilli(day).UTC().Format(time.DateOnly), g, w)
+		}
+		wantAll.Sessions, wantAll.Carted, wantAll.Bought = wantAll.Sessions+w.Sessions, wantAll.Carted+w.Carted, wantAll.Bought+w.Bought
+	}
+	if all, err := rs.RollupFunnel(ctx, brand, from, to); err != nil || all != wantAll {
+		t.Errorf("%s: %s funnel %+v (%v), recount %+v", step, brand, all, err, wantAll)
+	}
 }
 
 // armsOf returns the rollups' sessions per arm and the arms' orders.
@@ -209,6 +293,8 @@ func testRollups(t *testing.T, s svc.Store) {
 		v.Meta.Arm = arm
 		return &svc.Write{View: v, MayRegister: true}
 	}
+	// Orders that give a city: o2 is cancelled whole, o3 expires.
+	cities := map[string]string{"br_1/o1": "Berlin", "br_1/o2": "Lyon", "br_1/o3": "Paris", "br_1/o4": "Berlin", "br_2/o1": "Denver"}
 	orderOf := func(brand, id, session, country string, total *float64, d time.Duration, items ...svc.PurchaseItem) *svc.Write {
 		e := &svc.PurchaseEvent{BrandID: brand, Order: svc.Order{OrderID: id, Currency: ptr("EUR"), TotalValue: total, Items: items}}
 		if session != "" {
@@ -216,6 +302,9 @@ func testRollups(t *testing.T, s svc.Store) {
 		}
 		if country != "" {
 			e.Context.Country = ptr(country)
+		}
+		if city := cities[brand+"/"+id]; city != "" {
+			e.Context.City = ptr(city)
 		}
 		e.Meta = at(d)
 		e.Meta.Keyed = true
@@ -242,6 +331,7 @@ func testRollups(t *testing.T, s svc.Store) {
 		viewOf("br_2", "q1", "f", "US", svc.ArmShown, 40*time.Minute),
 		cartOf("p1", "a", 15*time.Minute),
 		cartOf("p3", "d", -50*h-20*time.Minute),
+		cartOf("p2", "c", -3*h+5*time.Minute), // carted, never bought
 	)
 	check("views")
 	appendAll(t, s,

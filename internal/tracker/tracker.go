@@ -291,7 +291,7 @@ func (t *Tracker) Proof(q svc.ProofQuery, b *svc.Brand) (*svc.Proof, error) {
 		NowWindow: t.cfg.NowWindow, ViewersNow: viewersNow,
 		MinViewers: b.MinViewers, MinPurchases: b.MinPurchases, Holdout: b.Holdout, WidgetVariant: b.WidgetVariant,
 		WidgetPosition: b.WidgetPosition, Languages: b.Languages,
-		MinCarts: b.Widget.Stored().MinCarts, WidgetFont: b.Widget.Font,
+		MinCarts: b.Widget.Stored().MinCarts, WidgetFont: b.Widget.Font, WidgetAccent: b.Widget.Accent,
 		GeneratedAt: now.UTC(),
 	}, nil
 }
