@@ -42,7 +42,7 @@ var layers = map[string]int{
 	"internal/apidoc":          1,
 	"internal/apidoc/spec":     1, // for the generator and tests, not the served binary
 	"internal/chrometest":      1, // browser tests' Chromium, over testwait
-	"internal/connect":         2, // reads history files with internal/strictjson
+	"internal/shops":           2, // reads history files with internal/strictjson
 	"internal/strictjson":      1,
 	"internal/match":           1,
 	"internal/postgres":        2, // over internal/sqlstore

@@ -14,7 +14,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/collect"
-	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // importBatch is how many orders one transaction of svc import writes:
@@ -53,11 +53,11 @@ func importCmd(ctx context.Context, env environment, args []string) error {
 	}
 	switch *format {
 	case "":
-		*format = connect.FormatJSONL
+		*format = shops.FormatJSONL
 		if strings.EqualFold(filepath.Ext(*file), ".csv") {
-			*format = connect.FormatShopifyCSV
+			*format = shops.FormatShopifyCSV
 		}
-	case connect.FormatJSONL, connect.FormatShopifyCSV:
+	case shops.FormatJSONL, shops.FormatShopifyCSV:
 	default:
 		return usageError{fmt.Sprintf("--format %q: want jsonl or shopify-csv", *format)}
 	}
@@ -137,7 +137,7 @@ type pendingWrite struct {
 }
 
 func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
-	each := func(rec connect.Record) error {
+	each := func(rec shops.Record) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -145,14 +145,14 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 		return nil
 	}
 	var err error
-	if format == connect.FormatShopifyCSV {
-		var productOf func(sku, name string) connect.CSVProduct
+	if format == shops.FormatShopifyCSV {
+		var productOf func(sku, name string) shops.CSVProduct
 		if productOf, err = im.products(ctx); err != nil {
 			return err
 		}
-		err = connect.ReadShopifyCSV(r, im.brandID, productOf, each)
+		err = shops.ReadShopifyCSV(r, im.brandID, productOf, each)
 	} else {
-		err = connect.ReadExport(r, im.brandID, each)
+		err = shops.ReadExport(r, im.brandID, each)
 	}
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func (im *importer) run(ctx context.Context, r io.Reader, format string) error {
 // without one) and the product part as its title, which the file's other
 // variants of the same product then join. A line's SKU becomes a name of
 // the product it counts under; a product is never given a variant's name.
-func (im *importer) products(ctx context.Context) (func(sku, name string) connect.CSVProduct, error) {
+func (im *importer) products(ctx context.Context) (func(sku, name string) shops.CSVProduct, error) {
 	known := map[string]string{} // a brand's names and product ids: the product id
 	bySKU := map[string]string{}
 	byTitle := map[string]string{}
@@ -205,24 +205,24 @@ func (im *importer) products(ctx context.Context) (func(sku, name string) connec
 		}
 		return nil
 	})
-	return func(sku, name string) connect.CSVProduct {
+	return func(sku, name string) shops.CSVProduct {
 		if id, ok := known[sku]; ok && sku != "" {
-			return connect.CSVProduct{ProductID: id}
+			return shops.CSVProduct{ProductID: id}
 		}
 		var aliases []string
 		if sku != "" {
 			aliases = []string{sku}
 		}
 		if id, ok := bySKU[sku]; ok && sku != "" {
-			return connect.CSVProduct{ProductID: id, Aliases: aliases}
+			return shops.CSVProduct{ProductID: id, Aliases: aliases}
 		}
-		base := connect.ShopifyBaseTitle(name)
+		base := shops.ShopifyBaseTitle(name)
 		for _, t := range []string{name, base} {
 			if id, ok := byTitle[t]; ok && t != "" {
 				if sku != "" {
 					known[sku] = id
 				}
-				return connect.CSVProduct{ProductID: id, Aliases: aliases}
+				return shops.CSVProduct{ProductID: id, Aliases: aliases}
 			}
 		}
 		id := sku
@@ -230,16 +230,16 @@ func (im *importer) products(ctx context.Context) (func(sku, name string) connec
 			id = base
 		}
 		if id == "" {
-			return connect.CSVProduct{}
+			return shops.CSVProduct{}
 		}
 		known[id], byTitle[base] = id, id
 		title := base
-		return connect.CSVProduct{ProductID: id, Title: &title}
+		return shops.CSVProduct{ProductID: id, Title: &title}
 	}, err
 }
 
 // add decides a record: a refusal, a skip, or a write to make.
-func (im *importer) add(rec connect.Record) {
+func (im *importer) add(rec shops.Record) {
 	refuse := func(msg string) {
 		im.sum.refused++
 		if len(im.sum.refusals) < maxListed {
@@ -250,7 +250,7 @@ func (im *importer) add(rec connect.Record) {
 	case rec.Err != nil:
 		refuse(rec.Err.Error())
 		return
-	case rec.Action.Kind != connect.Purchase:
+	case rec.Action.Kind != shops.Purchase:
 		im.sum.skipped++
 		return
 	}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // The webhook secrets of brands set, and the webhook URLs brands add and
@@ -119,7 +119,7 @@ func webhooksOf(ctx context.Context, store svc.WebhookSecretStore, base, brandID
 	}
 	out := map[string]webhookInfo{}
 	for _, p := range svc.Platforms {
-		out[p] = webhookInfo{URL: strings.TrimSuffix(base, "/") + connect.WebhookPath(p, brandID)}
+		out[p] = webhookInfo{URL: strings.TrimSuffix(base, "/") + shops.WebhookPath(p, brandID)}
 	}
 	for _, w := range all {
 		if w.BrandID == brandID {

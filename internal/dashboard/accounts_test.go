@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/dashboard"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // member is a browser with a cookie jar, as a member's: it keeps the
@@ -398,7 +398,7 @@ func TestWeeklyDigest(t *testing.T) {
 	if err := f.auth.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest("POST", f.srv.URL+connect.WebhookPath(svc.PlatformShopify, "br_acme"), strings.NewReader(`{"id":1}`))
+	req, _ := http.NewRequest("POST", f.srv.URL+shops.WebhookPath(svc.PlatformShopify, "br_acme"), strings.NewReader(`{"id":1}`))
 	req.Header.Set("X-Shopify-Hmac-Sha256", "d3Jvbmc=")
 	req.Header.Set("X-Shopify-Topic", "orders/create")
 	resp, err := http.DefaultClient.Do(req)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/script"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // The settings form is driven by one table, settingFields: each brand
@@ -351,7 +351,7 @@ func (h *Handler) renderSettings(w http.ResponseWriter, r *http.Request, u *user
 		return err
 	}
 	for _, p := range svc.Platforms {
-		row := webhookRow{Platform: p, Label: platformLabels[p], URL: base + connect.WebhookPath(p, b.ID)}
+		row := webhookRow{Platform: p, Label: platformLabels[p], URL: base + shops.WebhookPath(p, b.ID)}
 		for _, s := range secrets {
 			if s.BrandID == b.ID && s.Platform == p {
 				row.Set, row.UpdatedAt = true, s.UpdatedAt

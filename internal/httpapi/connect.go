@@ -6,7 +6,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/collect"
-	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // MaxWebhookBytes is the largest webhook body read. A platform's order is
@@ -23,12 +23,12 @@ var errBadSignature = svc.Errorf(svc.EUNAUTHORIZED, "the webhook's signature doe
 // shopifyWebhook receives Shopify's order webhooks (docs/integrations.md).
 func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
-	body, free, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(connect.ShopifySignatureHeader))
+	body, free, err := s.verifiedWebhook(w, r, svc.PlatformShopify, brandID, r.Header.Get(shops.ShopifySignatureHeader))
 	defer free()
 	if err != nil {
 		return s.webhookOutcome(svc.PlatformShopify, err)
 	}
-	a, err := connect.Shopify(brandID, r.Header.Get(connect.ShopifyTopicHeader), body)
+	a, err := shops.Shopify(brandID, r.Header.Get(shops.ShopifyTopicHeader), body)
 	if err != nil {
 		return s.webhookOutcome(svc.PlatformShopify, err)
 	}
@@ -36,7 +36,7 @@ func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 	// replay answers the first answer. A refund is keyed by its own id, so
 	// that it takes its units out once however it is delivered.
 	key := ""
-	if id := r.Header.Get(connect.ShopifyWebhookIDHeader); id != "" {
+	if id := r.Header.Get(shops.ShopifyWebhookIDHeader); id != "" {
 		key = "shopify:" + id
 	}
 	if a.CancelID != "" {
@@ -49,20 +49,20 @@ func (s *Server) shopifyWebhook(w http.ResponseWriter, r *http.Request) error {
 // the ping WooCommerce sends when a webhook is saved.
 func (s *Server) wooCommerceWebhook(w http.ResponseWriter, r *http.Request) error {
 	brandID := r.PathValue("brand_id")
-	sig := r.Header.Get(connect.WooCommerceSignatureHeader)
+	sig := r.Header.Get(shops.WooCommerceSignatureHeader)
 	body, free, err := s.verifiedWebhook(w, r, svc.PlatformWooCommerce, brandID, sig)
 	defer free()
 	switch {
-	case errors.Is(err, errBadSignature) && sig == "" && connect.IsWooCommercePing(body):
+	case errors.Is(err, errBadSignature) && sig == "" && shops.IsWooCommercePing(body):
 		// The ping is unsigned, so it proves nothing: the same 200 for
 		// every brand, with a secret, without one, or none at all, tells a
 		// prober nothing, and nothing of it is kept. WooCommerce saves the
 		// webhook only on a 200 to it.
-		return s.act(w, r, svc.PlatformWooCommerce, brandID, &connect.Action{Kind: connect.Ignore, Reason: "ping"}, "", nil)
+		return s.act(w, r, svc.PlatformWooCommerce, brandID, &shops.Action{Kind: shops.Ignore, Reason: "ping"}, "", nil)
 	case err != nil:
 		return s.webhookOutcome(svc.PlatformWooCommerce, err)
 	}
-	a, err := connect.WooCommerce(brandID, r.Header.Get(connect.WooCommerceTopicHeader), body)
+	a, err := shops.WooCommerce(brandID, r.Header.Get(shops.WooCommerceTopicHeader), body)
 	if err != nil {
 		return s.webhookOutcome(svc.PlatformWooCommerce, err)
 	}
@@ -88,7 +88,7 @@ func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platfor
 	if !ok {
 		secret = "" // Verify refuses an empty secret, after the same work
 	}
-	if !connect.Verify(b.data, secret, signature) {
+	if !shops.Verify(b.data, secret, signature) {
 		if ok && signature != "" {
 			// A brand with a secret whose shop signs with another: its
 			// owners are told (the operator's page, the weekly digest).
@@ -102,15 +102,15 @@ func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platfor
 
 // act does what a verified webhook asks: counts its order through the
 // group commit, or takes it out through the tracker's one cancel path.
-func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID string, a *connect.Action, key string, body []byte) error {
+func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID string, a *shops.Action, key string, body []byte) error {
 	hash := bodyHash(body)
 	switch a.Kind {
-	case connect.Ignore:
+	case shops.Ignore:
 		if err := s.orderKey(r, brandID, a); err != nil {
 			return s.webhookOutcome(platform, err)
 		}
 		return s.webhookAnswer(w, platform, webhookAck{Status: "ignored", Reason: a.Reason})
-	case connect.Cancel:
+	case shops.Cancel:
 		res, err := s.cancelOrder(r, brandID, a, key, hash)
 		if err == nil {
 			err = s.orderKey(r, brandID, a)
@@ -179,7 +179,7 @@ func (s *Server) webhookOutcome(platform string, err error) error {
 // counts through the tracker's one cancel path, which also records a
 // cancellation that arrives before its order, so that the order never
 // counts.
-func (s *Server) cancelOrder(r *http.Request, brandID string, a *connect.Action, key string, hash [32]byte) (webhookAck, error) {
+func (s *Server) cancelOrder(r *http.Request, brandID string, a *shops.Action, key string, hash [32]byte) (webhookAck, error) {
 	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID, IfCounted: a.IfCounted}
 	if a.Items != nil {
 		c.Items = make([]svc.CancelItem, len(a.Items))

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 const (
@@ -45,7 +45,7 @@ func withSecrets(t *testing.T, f *fixture) {
 }
 
 func sign(body []byte, secret string) string {
-	return base64.StdEncoding.EncodeToString(connect.Sign(body, secret))
+	return base64.StdEncoding.EncodeToString(shops.Sign(body, secret))
 }
 
 // shopify sends a Shopify webhook signed with secret ("" sends no signature).

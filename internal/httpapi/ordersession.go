@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/connect"
+	"github.com/svc-project/svc/internal/shops"
 )
 
 // collectOrderSession links a shop's order to the session of its
@@ -45,7 +45,7 @@ func (s *Server) collectOrderSession(w http.ResponseWriter, r *http.Request) err
 // orderKey records the key a verified webhook gave for its order, for
 // its order-received page to link the order to a session; before the
 // webhook is answered, so that a failure is retried.
-func (s *Server) orderKey(r *http.Request, brandID string, a *connect.Action) error {
+func (s *Server) orderKey(r *http.Request, brandID string, a *shops.Action) error {
 	if a.OrderKey == "" || s.opts.Sessions == nil {
 		return nil
 	}

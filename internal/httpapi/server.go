@@ -16,10 +16,10 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/collect"
-	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/metrics"
+	"github.com/svc-project/svc/internal/shops"
 	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -171,8 +171,8 @@ func (s *Server) routes() []Route {
 		{"POST", "/api/svc/product-enrich", s.limit("", s.signed(s.handle(s.productEnrich)))},
 		// Shop platforms' webhooks: signed, so neither rate limited nor
 		// told apart from bots (connect.go).
-		{"POST", connect.WebhookPath(svc.PlatformShopify, "{brand_id}"), answerInTime(s.handle(s.shopifyWebhook))},
-		{"POST", connect.WebhookPath(svc.PlatformWooCommerce, "{brand_id}"), answerInTime(s.handle(s.wooCommerceWebhook))},
+		{"POST", shops.WebhookPath(svc.PlatformShopify, "{brand_id}"), answerInTime(s.handle(s.shopifyWebhook))},
+		{"POST", shops.WebhookPath(svc.PlatformWooCommerce, "{brand_id}"), answerInTime(s.handle(s.wooCommerceWebhook))},
 		{"GET", "/", s.handle(s.root)},
 		{"GET", "/healthz", s.handle(s.healthz)},
 		{"GET", "/readyz", s.handle(s.readyz)},

@@ -20,11 +20,11 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/chrometest"
-	"github.com/svc-project/svc/internal/connect"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/script"
+	"github.com/svc-project/svc/internal/shops"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
@@ -172,7 +172,7 @@ func (e *shopEnv) page(path, html string) string {
 func (e *shopEnv) cartSession() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, _ := e.cart[connect.SessionAttribute].(string)
+	s, _ := e.cart[shops.SessionAttribute].(string)
 	return s
 }
 
@@ -194,12 +194,12 @@ func (e *shopEnv) webhook(platform, topic string, order map[string]any) string {
 	req.Header.Set("Content-Type", "application/json")
 	switch platform {
 	case "shopify":
-		req.Header.Set(connect.ShopifyTopicHeader, topic)
-		req.Header.Set(connect.ShopifyWebhookIDHeader, fmt.Sprint("wh-", order["id"]))
-		req.Header.Set(connect.ShopifySignatureHeader, base64.StdEncoding.EncodeToString(connect.Sign(body, shopSecret)))
+		req.Header.Set(shops.ShopifyTopicHeader, topic)
+		req.Header.Set(shops.ShopifyWebhookIDHeader, fmt.Sprint("wh-", order["id"]))
+		req.Header.Set(shops.ShopifySignatureHeader, base64.StdEncoding.EncodeToString(shops.Sign(body, shopSecret)))
 	default:
-		req.Header.Set(connect.WooCommerceTopicHeader, topic)
-		req.Header.Set(connect.WooCommerceSignatureHeader, base64.StdEncoding.EncodeToString(connect.Sign(body, wooShopSecret)))
+		req.Header.Set(shops.WooCommerceTopicHeader, topic)
+		req.Header.Set(shops.WooCommerceSignatureHeader, base64.StdEncoding.EncodeToString(shops.Sign(body, wooShopSecret)))
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -356,7 +356,7 @@ for (var attr in meta) {
 func shopifyOrder(id int64, variant, sku string, session string) map[string]any {
 	notes := []any{}
 	if session != "" {
-		notes = append(notes, map[string]any{"name": connect.SessionAttribute, "value": session})
+		notes = append(notes, map[string]any{"name": shops.SessionAttribute, "value": session})
 	}
 	return map[string]any{
 		"id": id, "admin_graphql_api_id": fmt.Sprint("gid://shopify/Order/", id), "name": "#1001", "currency": "EUR",
@@ -389,7 +389,7 @@ func TestShopifyDawnPageCountsWebhookOrders(t *testing.T) {
 	}
 	testwait.Eventually(t, func() error {
 		if e.cartSession() == "" {
-			return fmt.Errorf("no %s in the cart's attributes yet", connect.SessionAttribute)
+			return fmt.Errorf("no %s in the cart's attributes yet", shops.SessionAttribute)
 		}
 		return nil
 	})

@@ -3,7 +3,7 @@
 // into svc's events; and verifies the platforms' webhook signatures. It
 // decides what a platform's message means; httpapi authenticates it and
 // the tracker counts it.
-package connect
+package shops
 
 import (
 	"crypto/hmac"
