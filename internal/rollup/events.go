@@ -14,7 +14,7 @@ const (
 	CartColumns = "p.brand_id, c.product, c.ts, coalesce(c.session_id, '')"
 	CartTables  = "cart_events c JOIN products p ON p.id = c.product"
 	// Orders come line by line, ordered by "e.id, i.line".
-	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), coalesce(e.city, ''), e.total_value, i.product, i.quantity, i.unit_price"
+	OrderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), CASE WHEN e.keyed THEN coalesce(e.city, '') ELSE '' END, e.total_value, i.product, i.quantity, i.unit_price"
 	OrderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
 

@@ -156,7 +156,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
 				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
 				ON CONFLICT (brand_id, session_id) DO UPDATE SET
-					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+					arm = CASE WHEN r.arm = '' OR excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
 					first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
 				day, day+rollup.Day); err != nil {
 				return err
@@ -306,7 +306,7 @@ func DeltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: keyedCity(p), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}
@@ -356,4 +356,15 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		return c, err
 	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
 		brandID, Millis(from), Millis(to))
+}
+
+// keyedCity is an order's city for the rollups: a keyed order's alone, as
+// rollup.OrderColumns reads them back. An anonymous order's city is
+// dropped on arrival (svc.Admit), but stores written before that kept
+// some, and a stranger's text must not become a city on the dashboard.
+func keyedCity(p *svc.PurchaseEvent) string {
+	if !p.Meta.Keyed {
+		return ""
+	}
+	return orEmpty(p.Context.City)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // testOrderSessions checks that an order takes the session of its
@@ -115,6 +116,29 @@ func testOrderSessions(t *testing.T, s svc.Store) {
 	orderKey("br_1", "104", "wc_order_e", t0.Add(time.Minute))
 	if got := sessions("br_1")["104"]; got != "" {
 		t.Fatalf("a forgotten session's link gave order 104 the session %q", got)
+	}
+
+	// A session an order-received link made, with no view, is in no
+	// funnel (a rebuild would not find it either); once its views come,
+	// it counts, with its order.
+	rs := s.(rollup.Store)
+	funnel := func() rollup.Funnel {
+		t.Helper()
+		f, err := rs.RollupFunnel(ctx, "br_1", time.UnixMilli(0), time.Now().Add(48*time.Hour)) // a link is made at the clock's time
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if f := funnel(); f != (rollup.Funnel{}) {
+		t.Fatalf("sessions without views in the funnel: %+v", f)
+	}
+	v := view("p1", "buyer-view")
+	v.View.Context.SessionID, v.View.Meta.Arm = ptr("s-buyer"), svc.ArmShown
+	v.View.Meta.Time = t0.Add(-time.Hour)
+	appendAll(t, s, v)
+	if f := funnel(); f != (rollup.Funnel{Sessions: 1, Bought: 1}) {
+		t.Fatalf("the buyer's session, viewed, in the funnel as %+v; want 1 session, 1 bought", f)
 	}
 
 	// A link waits OrderSessionTTL at most.
