@@ -1,12 +1,15 @@
 // Package collect is the one path of an event into the counts: the checks
 // of docs/decisions.md (Order of checks) in their order, for every entry
 // point, the single collect endpoints, the batch, the shop platforms'
-// webhooks and svc import. An entry point decodes its input, proves its
-// sender (the Source), and reports what became of each event in its own
-// format; nothing else about an event is decided there.
+// webhooks and svc import; and cancellations, from the order-cancel
+// endpoint and the webhooks, through the same checks (Pipeline.Cancel).
+// An entry point decodes its input, proves its sender (the Source), and
+// reports what became of each event in its own format; nothing else about
+// an event is decided there.
 package collect
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -103,6 +106,9 @@ type Core interface {
 	// CollectBatch stores and counts checked events in their order; see
 	// tracker.CollectBatch.
 	CollectBatch(ws []*svc.Write) error
+	// Cancel takes a checked cancellation's purchases out of the store
+	// and the counts; see tracker.Cancel.
+	Cancel(ctx context.Context, c *svc.CancelEvent) error
 }
 
 // Budget is what anonymous events may create (docs/decisions.md, Abuse),
@@ -200,13 +206,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 
 	// 3. Every bad field.
 	fields := svc.MergeFieldErrors(ev.DecodeErrors, validate(w))
-	if k := ev.IdempotencyKey; k != nil && (*k == "" || !ValidIdempotencyKey(*k)) {
-		if ev.KeyField == "" {
-			ev.IdempotencyKey = nil
-		} else {
-			fields = append(fields, svc.FieldError{Field: ev.KeyField, Message: "must be 1 to 255 printable ASCII characters"})
-		}
-	}
+	fields = append(fields, checkKey(&ev.IdempotencyKey, ev.KeyField)...)
 	if src.Kind == History {
 		if len(fields) == 0 {
 			if err := p.stampHistory(meta, ts, now); err != nil {
@@ -219,9 +219,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 	if pu := w.Purchase; pu != nil && !src.keyed() && p.Budget != nil {
 		fields = append(fields, p.Budget.OrderFields(pu)...)
 	}
-	if src.Brand != nil && brandID != src.Brand.ID && !names(fields, "brand_id") {
-		fields = append(fields, svc.FieldError{Field: "brand_id", Message: "must be the brand of the API key"})
-	}
+	fields = append(fields, src.brandField(brandID, fields)...)
 	if len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
@@ -257,6 +255,29 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 		w.IdempotencyKey, w.BodyHash = *k, ev.Hash()
 	}
 	return nil
+}
+
+// checkKey is step 3 for an idempotency key: one that is not valid is a
+// bad field named field, or, with no field (the entry point made the key,
+// the sender did not write it), dropped unreported.
+func checkKey(k **string, field string) []svc.FieldError {
+	if *k == nil || **k != "" && ValidIdempotencyKey(**k) {
+		return nil
+	}
+	if field == "" {
+		*k = nil
+		return nil
+	}
+	return []svc.FieldError{{Field: field, Message: "must be 1 to 255 printable ASCII characters"}}
+}
+
+// brandField is step 3 for a source whose brand is settled: an event of
+// another brand is a bad brand_id, unless brand_id is bad already.
+func (s Source) brandField(brandID string, fields []svc.FieldError) []svc.FieldError {
+	if s.Brand == nil || brandID == s.Brand.ID || names(fields, "brand_id") {
+		return nil
+	}
+	return []svc.FieldError{{Field: "brand_id", Message: "must be the brand of the API key"}}
 }
 
 // older reports whether a given time is older than the retention: an

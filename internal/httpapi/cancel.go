@@ -11,7 +11,8 @@ import (
 // brand's server may: without a key it is a 401 whatever the Origin, as a
 // shopper's browser has no business taking purchases out of the counts.
 // The checks run in the order of the collect endpoints (docs/decisions.md,
-// Order of checks), with the missing key at step 2.
+// Order of checks), with the missing key at step 2, and the rest in
+// internal/collect.
 func (s *Server) collectCancel(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.cancel(w, r)
 	return s.count("cancel", "", a, err) // keyed only: refusals stay in the metrics
@@ -30,22 +31,12 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {
 	case key == nil:
 		return ack{}, svc.Errorf(svc.EUNAUTHORIZED, "cancelling an order needs the brand's API key in the X-svc-Api-Key header")
 	}
-	idempotencyKey := r.Header.Get("Idempotency-Key")
-	fields := svc.MergeFieldErrors(decodeErrors, ev.Validate()) // 3. every bad field
-	if idempotencyKey != "" && !collect.ValidIdempotencyKey(idempotencyKey) {
-		fields = append(fields, svc.FieldError{Field: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
+	// 3 to 5, and the store: the pipeline's.
+	c := collect.Cancellation{Cancel: &ev, DecodeErrors: decodeErrors, KeyField: "Idempotency-Key"}
+	if h := r.Header.Get("Idempotency-Key"); h != "" {
+		c.IdempotencyKey, c.Hash = &h, func() [32]byte { return bodyHash(body) }
 	}
-	if len(fields) > 0 {
-		return ack{}, svc.Invalid(fields)
-	}
-	if _, err := s.auth.Authorize(ev.BrandID, key, ""); err != nil { // 4. the brand
-		return ack{}, err
-	}
-	if idempotencyKey != "" {
-		ev.IdempotencyKey, ev.BodyHash = idempotencyKey, bodyHash(body)
-	}
-	ev.Meta.ReceivedAt = s.tracker.Now().UTC()
-	if err := s.tracker.Cancel(r.Context(), &ev); err != nil { // 5. the store
+	if err := s.pipeline.Cancel(r.Context(), collect.Source{Kind: collect.Server, Key: key}, &c); err != nil {
 		return ack{}, err
 	}
 	a := ack{Status: ev.Result.Status, EventID: ev.Result.EventID, Replay: ev.Result.Replay}

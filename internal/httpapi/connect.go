@@ -100,8 +100,8 @@ func (s *Server) verifiedWebhook(w http.ResponseWriter, r *http.Request, platfor
 	return b.data, b.free, nil
 }
 
-// act does what a verified webhook asks: counts its order through the
-// group commit, or takes it out through the tracker's one cancel path.
+// act does what a verified webhook asks: counts its order, or takes it
+// out, through the checks of every event (internal/collect).
 func (s *Server) act(w http.ResponseWriter, r *http.Request, platform, brandID string, a *shops.Action, key string, body []byte) error {
 	hash := bodyHash(body)
 	switch a.Kind {
@@ -176,9 +176,9 @@ func (s *Server) webhookOutcome(platform string, err error) error {
 }
 
 // cancelOrder takes a webhook's order, or some of its units, out of the
-// counts through the tracker's one cancel path, which also records a
-// cancellation that arrives before its order, so that the order never
-// counts.
+// counts through the pipeline and the tracker's one cancel path, which
+// also records a cancellation that arrives before its order, so that the
+// order never counts.
 func (s *Server) cancelOrder(r *http.Request, brandID string, a *shops.Action, key string, hash [32]byte) (webhookAck, error) {
 	c := &svc.CancelEvent{BrandID: brandID, OrderID: a.OrderID, IfCounted: a.IfCounted}
 	if a.Items != nil {
@@ -187,14 +187,13 @@ func (s *Server) cancelOrder(r *http.Request, brandID string, a *shops.Action, k
 			c.Items[i] = svc.CancelItem{ProductID: it.ProductID, Quantity: &it.Quantity}
 		}
 	}
-	if fields := c.Validate(); len(fields) > 0 {
-		return webhookAck{}, svc.Invalid(fields)
+	// The signature settled the brand: the cancellation goes through the
+	// checks of every event as a keyed one.
+	cn := collect.Cancellation{Cancel: c, Hash: func() [32]byte { return hash }}
+	if key != "" {
+		cn.IdempotencyKey = &key // one the platform's id makes: dropped if not valid
 	}
-	if collect.ValidIdempotencyKey(key) {
-		c.IdempotencyKey, c.BodyHash = key, hash
-	}
-	c.Meta.ReceivedAt = s.tracker.Now().UTC()
-	if err := s.tracker.Cancel(r.Context(), c); err != nil {
+	if err := s.pipeline.Cancel(r.Context(), collect.Source{Kind: collect.Platform, Brand: s.auth.Brand(brandID)}, &cn); err != nil {
 		return webhookAck{}, err
 	}
 	ack := webhookAck{Status: c.Result.Status, EventID: c.Result.EventID, replay: c.Result.Replay}
