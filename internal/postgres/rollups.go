@@ -149,7 +149,7 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	_, err := r.tx.Exec(ctx, `INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
 		ON CONFLICT (brand_id, session_id) DO UPDATE SET
-			arm = CASE WHEN r.arm = '' OR excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+			arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
 			first_at = least(r.first_at, excluded.first_at), last_at = greatest(r.last_at, excluded.last_at)`,
 		brands, ids, arms, first, last)
 	return err

@@ -120,10 +120,11 @@ func (o *Orders) Flush() error {
 }
 
 // SessionOrdersOf sets one session's orders and revenue from the stored
-// orders, making its row when there is none yet: for an order given its
-// session after it was stored (an order-received page's link).
-// Placeholders %[1]s the brand, %[2]s the session, %[3]s the time.
-var SessionOrdersOf = `INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at, orders, revenue)
-	SELECT brand_id, session_id, '', %[3]s, %[3]s, n, v FROM (` +
+// orders: for an order given its session after it was stored (an
+// order-received page's link). As RecountSessionOrders, it sets only a
+// row the session's views made: a session with no view is in no arm and
+// no funnel step, and a rebuild would not make its row either.
+// Placeholders %[1]s the brand, %[2]s the session.
+var SessionOrdersOf = `UPDATE rollup_sessions SET orders = o.n, revenue = o.v FROM (` +
 	strings.Replace(SessionOrderValues, "WHERE e.session_id IS NOT NULL", "WHERE e.brand_id = %[1]s AND e.session_id = %[2]s AND e.session_id IS NOT NULL", 1) + `) o
-	WHERE true ON CONFLICT (brand_id, session_id) DO UPDATE SET orders = excluded.orders, revenue = excluded.revenue`
+	WHERE rollup_sessions.brand_id = o.brand_id AND rollup_sessions.session_id = o.session_id`

@@ -39,7 +39,7 @@ var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []stri
 		n := 1 << i
 		sessions = append(sessions, "INSERT INTO rollup_sessions (brand_id, session_id, arm, first_at, last_at) VALUES (?, ?, ?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+
-			` ON CONFLICT DO UPDATE SET arm = iif(arm = '' OR excluded.first_at < first_at, excluded.arm, arm),
+			` ON CONFLICT DO UPDATE SET arm = iif(excluded.first_at < first_at, excluded.arm, arm),
 			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`)
 		gets = append(gets, "SELECT "+sqlstore.HourRowColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?)", n-1)+")")

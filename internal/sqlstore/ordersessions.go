@@ -52,9 +52,7 @@ func (s *Store) orderSession(ctx context.Context, brandID, orderID, key string, 
 		if err != nil {
 			return err
 		}
-		// The time comes twice, first; then the brand and the session.
-		at := time.Now().UnixMilli()
-		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "?", "?", "CAST(? AS bigint)"), at, at, brandID, session.String)
+		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "?", "?"), brandID, session.String)
 		return err
 	})
 	return linked, err

@@ -156,7 +156,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
 				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
 				ON CONFLICT (brand_id, session_id) DO UPDATE SET
-					arm = CASE WHEN r.arm = '' OR excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
 					first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
 				day, day+rollup.Day); err != nil {
 				return err

@@ -12,9 +12,7 @@ WHERE rollup_sessions.brand_id = c.brand_id AND rollup_sessions.session_id = c.s
 -- The funnel per brand and UTC day of the sessions' first view: sessions,
 -- those that carted and those that bought, kept by a trigger on
 -- rollup_sessions, so that a page adds up days rather than counting a
--- million sessions. Only sessions made from views count (arm <> ''): a
--- row an order-received link made for a session with no view stored yet
--- (rollup.SessionOrdersOf) viewed nothing, and a rebuild would drop it.
+-- million sessions.
 CREATE TABLE rollup_funnel (
     brand_id text NOT NULL,
     day      bigint NOT NULL,                -- unix ms of the UTC day's start
@@ -25,15 +23,15 @@ CREATE TABLE rollup_funnel (
 );
 INSERT INTO rollup_funnel SELECT brand_id, first_at - first_at % 86400000, count(*),
         count(*) FILTER (WHERE carts > 0), count(*) FILTER (WHERE orders > 0)
-    FROM rollup_sessions WHERE arm <> '' GROUP BY 1, 2;
+    FROM rollup_sessions GROUP BY 1, 2;
 -- +goose StatementBegin
 CREATE FUNCTION rollup_funnel_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP <> 'INSERT' AND OLD.arm <> '' THEN
+    IF TG_OP <> 'INSERT' THEN
         UPDATE rollup_funnel SET sessions = sessions - 1, carted = carted - (OLD.carts > 0)::int, bought = bought - (OLD.orders > 0)::int
             WHERE brand_id = OLD.brand_id AND day = OLD.first_at - OLD.first_at % 86400000;
     END IF;
-    IF TG_OP <> 'DELETE' AND NEW.arm <> '' THEN
+    IF TG_OP <> 'DELETE' THEN
         INSERT INTO rollup_funnel VALUES (NEW.brand_id, NEW.first_at - NEW.first_at % 86400000, 1, (NEW.carts > 0)::int, (NEW.orders > 0)::int)
             ON CONFLICT (brand_id, day) DO UPDATE SET sessions = rollup_funnel.sessions + 1,
                 carted = rollup_funnel.carted + excluded.carted, bought = rollup_funnel.bought + excluded.bought;
@@ -44,9 +42,9 @@ $$;
 -- +goose StatementEnd
 CREATE TRIGGER rollup_funnel_in_out AFTER INSERT OR DELETE ON rollup_sessions
     FOR EACH ROW EXECUTE FUNCTION rollup_funnel_count();
-CREATE TRIGGER rollup_funnel_move AFTER UPDATE OF first_at, carts, orders, arm ON rollup_sessions
-    FOR EACH ROW WHEN ((OLD.arm <> '' OR NEW.arm <> '') AND (OLD.first_at - OLD.first_at % 86400000 <> NEW.first_at - NEW.first_at % 86400000
-        OR (OLD.carts > 0) <> (NEW.carts > 0) OR (OLD.orders > 0) <> (NEW.orders > 0) OR (OLD.arm <> '') <> (NEW.arm <> '')))
+CREATE TRIGGER rollup_funnel_move AFTER UPDATE OF first_at, carts, orders ON rollup_sessions
+    FOR EACH ROW WHEN (OLD.first_at - OLD.first_at % 86400000 <> NEW.first_at - NEW.first_at % 86400000
+        OR (OLD.carts > 0) <> (NEW.carts > 0) OR (OLD.orders > 0) <> (NEW.orders > 0))
     EXECUTE FUNCTION rollup_funnel_count();
 
 -- Orders per brand, city and UTC day, of the orders that give a city

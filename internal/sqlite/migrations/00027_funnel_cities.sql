@@ -12,9 +12,7 @@ WHERE rollup_sessions.brand_id = c.brand_id AND rollup_sessions.session_id = c.s
 -- The funnel per brand and UTC day of the sessions' first view: sessions,
 -- those that carted and those that bought, kept by triggers on
 -- rollup_sessions, so that a page adds up days rather than counting a
--- million sessions. Only sessions made from views count (arm <> ''): a
--- row an order-received link made for a session with no view stored yet
--- (rollup.SessionOrdersOf) viewed nothing, and a rebuild would drop it.
+-- million sessions.
 CREATE TABLE rollup_funnel (
     brand_id TEXT NOT NULL,
     day      INTEGER NOT NULL,               -- unix ms of the UTC day's start
@@ -24,27 +22,26 @@ CREATE TABLE rollup_funnel (
     PRIMARY KEY (brand_id, day)
 ) WITHOUT ROWID;
 INSERT INTO rollup_funnel SELECT brand_id, first_at - first_at % 86400000, count(*), sum(carts > 0), sum(orders > 0)
-    FROM rollup_sessions WHERE arm <> '' GROUP BY 1, 2;
+    FROM rollup_sessions GROUP BY 1, 2;
 -- +goose StatementBegin
-CREATE TRIGGER rollup_funnel_in AFTER INSERT ON rollup_sessions WHEN NEW.arm <> '' BEGIN
+CREATE TRIGGER rollup_funnel_in AFTER INSERT ON rollup_sessions BEGIN
     INSERT INTO rollup_funnel VALUES (NEW.brand_id, NEW.first_at - NEW.first_at % 86400000, 1, NEW.carts > 0, NEW.orders > 0)
         ON CONFLICT DO UPDATE SET sessions = sessions + 1, carted = carted + excluded.carted, bought = bought + excluded.bought;
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
-CREATE TRIGGER rollup_funnel_out AFTER DELETE ON rollup_sessions WHEN OLD.arm <> '' BEGIN
+CREATE TRIGGER rollup_funnel_out AFTER DELETE ON rollup_sessions BEGIN
     UPDATE rollup_funnel SET sessions = sessions - 1, carted = carted - (OLD.carts > 0), bought = bought - (OLD.orders > 0)
         WHERE brand_id = OLD.brand_id AND day = OLD.first_at - OLD.first_at % 86400000;
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
-CREATE TRIGGER rollup_funnel_move AFTER UPDATE OF first_at, carts, orders, arm ON rollup_sessions
-    WHEN (OLD.arm <> '' OR NEW.arm <> '') AND (OLD.first_at - OLD.first_at % 86400000 <> NEW.first_at - NEW.first_at % 86400000
-        OR (OLD.carts > 0) <> (NEW.carts > 0) OR (OLD.orders > 0) <> (NEW.orders > 0) OR (OLD.arm <> '') <> (NEW.arm <> '')) BEGIN
+CREATE TRIGGER rollup_funnel_move AFTER UPDATE OF first_at, carts, orders ON rollup_sessions
+    WHEN OLD.first_at - OLD.first_at % 86400000 <> NEW.first_at - NEW.first_at % 86400000
+        OR (OLD.carts > 0) <> (NEW.carts > 0) OR (OLD.orders > 0) <> (NEW.orders > 0) BEGIN
     UPDATE rollup_funnel SET sessions = sessions - 1, carted = carted - (OLD.carts > 0), bought = bought - (OLD.orders > 0)
-        WHERE brand_id = OLD.brand_id AND day = OLD.first_at - OLD.first_at % 86400000 AND OLD.arm <> '';
-    INSERT INTO rollup_funnel SELECT NEW.brand_id, NEW.first_at - NEW.first_at % 86400000, 1, NEW.carts > 0, NEW.orders > 0
-        WHERE NEW.arm <> ''
+        WHERE brand_id = OLD.brand_id AND day = OLD.first_at - OLD.first_at % 86400000;
+    INSERT INTO rollup_funnel VALUES (NEW.brand_id, NEW.first_at - NEW.first_at % 86400000, 1, NEW.carts > 0, NEW.orders > 0)
         ON CONFLICT DO UPDATE SET sessions = sessions + 1, carted = carted + excluded.carted, bought = bought + excluded.bought;
 END;
 -- +goose StatementEnd
