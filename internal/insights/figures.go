@@ -320,7 +320,7 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 	a.Lock()
 	defer a.Unlock()
 	if !a.done {
-		// ArmSessions gives each session once (rollup_sessions' key): its
+		// RollupArms gives each session once (rollup_sessions' key): its
 		// revenue goes straight to its arm and to saw or unseen.
 		sessions := map[string]int64{}
 		var shown, held []float64
