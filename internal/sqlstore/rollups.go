@@ -305,7 +305,7 @@ func DeltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), City: keyedCity(p), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}
@@ -355,15 +355,4 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		return c, err
 	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
 		brandID, Millis(from), Millis(to))
-}
-
-// keyedCity is an order's city for the rollups: a keyed order's alone, as
-// orderColumns reads them back. An anonymous order's city is
-// dropped on arrival (svc.Admit), but stores written before that kept
-// some, and a stranger's text must not become a city on the dashboard.
-func keyedCity(p *svc.PurchaseEvent) string {
-	if !p.Meta.Keyed {
-		return ""
-	}
-	return orEmpty(p.Context.City)
 }

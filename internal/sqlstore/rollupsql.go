@@ -16,8 +16,10 @@ const (
 	viewTables  = "view_events v JOIN products p ON p.id = v.product"
 	cartColumns = "p.brand_id, c.product, c.ts, coalesce(c.session_id, '')"
 	cartTables  = "cart_events c JOIN products p ON p.id = c.product"
-	// Orders come line by line, ordered by "e.id, i.line".
-	orderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), CASE WHEN e.keyed THEN coalesce(e.city, '') ELSE '' END, e.total_value, i.product, i.quantity, i.unit_price"
+	// Orders come line by line, ordered by "e.id, i.line". Only a keyed
+	// order has a city: the store refuses an anonymous one's (migration
+	// 00029).
+	orderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), coalesce(e.city, ''), e.total_value, i.product, i.quantity, i.unit_price"
 	orderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
 

@@ -157,7 +157,7 @@ func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 			}
 			b.revenue.Add(&b.revenue, &value)
 			r.country(p.Context.Country, p.Meta.Time, 0, 1)
-			if city := orEmpty(p.Context.City); city != "" && p.Meta.Keyed {
+			if city := orEmpty(p.Context.City); city != "" {
 				r.cities[rollup.CityKey{Country: orEmpty(p.Context.Country), City: city, Day: rollup.Floor(p.Meta.Time.UnixMilli(), rollup.Day)}]++
 			}
 			if id := orEmpty(p.Context.SessionID); id != "" {
@@ -318,8 +318,9 @@ func testRollups(t *testing.T, s svc.Store) {
 		c.Meta = at(d)
 		return &svc.Write{Cart: c, MayRegister: true}
 	}
-	// An anonymous order stored with a city, as versions before svc.Admit
-	// dropped it kept them: counted, but its city is no city.
+	// An anonymous order with a city, which svc.Admit drops on arrival:
+	// the store refuses to keep it (OldAnonymousCities), and the other
+	// writes of the batch stand.
 	anonymousWithCity := orderOf("br_1", "o5", "", "DE", nil, 45*time.Minute, line("p2", 1, ptr(2.0)))
 	anonymousWithCity.Purchase.Meta.Keyed, anonymousWithCity.Purchase.Context.City = false, ptr("Visit evil.example")
 	h := time.Hour
@@ -346,6 +347,9 @@ func testRollups(t *testing.T, s svc.Store) {
 		orderOf("br_2", "o1", "a", "US", nil, 6*time.Minute, line("q1", 1000000, ptr(1e12))),
 		anonymousWithCity,
 	)
+	if anonymousWithCity.Result.Err == nil {
+		t.Errorf("an anonymous order with a city: %+v, want it refused", anonymousWithCity.Result)
+	}
 	check("purchases")
 	// A view older than the session's first comes late: the session takes
 	// its arm (the holdout changed meanwhile).
