@@ -11,6 +11,11 @@ import (
 	"unicode/utf8"
 )
 
+// MaxHoldout is the largest share of sessions, in percent, a brand may
+// hold out of the widget (Brand.Holdout): beyond half, the widget would be
+// the exception.
+const MaxHoldout = 50
+
 // Brand is a merchant whose products svc counts.
 type Brand struct {
 	ID   string
@@ -27,7 +32,7 @@ type Brand struct {
 	MinViewers   int
 	MinPurchases int
 	// Holdout is the percent of sessions, 0 to MaxHoldout, that never see
-	// the widget, so that its lift can be measured (ArmOf).
+	// the widget, so that its lift can be measured (internal/holdout).
 	Holdout int
 	// WidgetVariant is the widget's parts the brand chose (WidgetVariants,
 	// separated by spaces); "" leaves the script's default.

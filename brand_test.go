@@ -133,3 +133,12 @@ func TestAccentContrast(t *testing.T) {
 		t.Errorf("an accent in capitals: %q, %v", b.Widget.Accent, err)
 	}
 }
+
+func TestValidWidgetVariant(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "inline": true, "now toasts": true, "inline now toasts": true, "now inline carts toasts": true, "carts": true,
+		"toast": false, "now now": false, " now": false, "now  toasts": false, "Inline": false} {
+		if got := svc.ValidWidgetVariant(v); got != want {
+			t.Errorf("ValidWidgetVariant(%q) = %t", v, got)
+		}
+	}
+}

@@ -105,7 +105,7 @@ type EventMeta struct {
 	// its operator's import. Else it is anonymous.
 	Keyed bool
 	// Arm is the holdout arm of a view's or an add-to-cart's session
-	// (ArmOf), "" without one.
+	// (internal/holdout), "" without one.
 	Arm string
 }
 

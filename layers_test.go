@@ -20,7 +20,7 @@ var layers = map[string]int{
 	"docs":                     0,
 	"extension":                0,
 	"internal/bots":            0,
-	"internal/lift":            0,
+	"internal/holdout":         0, // the holdout experiment: arms, statistics, figures
 	"internal/mail":            0, // the dashboard's SMTP sender
 	"internal/mail/mailtest":   0, // tests' SMTP server
 	"internal/rollup":          0, // what an event adds to the dashboard's rollups, for both stores

@@ -7,6 +7,23 @@ import (
 	"strings"
 )
 
+// WidgetVariants are the parts of the widget a brand may choose
+// (docs/client-script.md, Variants).
+var WidgetVariants = []string{"inline", "now", "toasts", "carts"}
+
+// ValidWidgetVariant reports whether v names only parts of WidgetVariants,
+// each once, separated by single spaces; "" is the script's default.
+func ValidWidgetVariant(v string) bool {
+	seen := map[string]bool{}
+	for _, p := range strings.Fields(v) {
+		if !slices.Contains(WidgetVariants, p) || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	return v == strings.Join(strings.Fields(v), " ")
+}
+
 // WidgetPositions are where the widget's corner parts (the badge and the
 // toasts) may sit. They are logical, as CSS's inline start and end: "start"
 // is the left corner of a left-to-right page and the right corner of a

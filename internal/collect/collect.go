@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // Kind is the kind of sender an event comes from, which decides how far
@@ -241,7 +242,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 	// 5. What it may say and do.
 	if brand != nil { // a Platform's brand may have gone since its signature was checked
 		svc.Admit(w, brand)
-		w.AssignArm(brand.Holdout)
+		assignArm(w, brand.Holdout)
 	}
 	w.MayRegister = src.keyed() || !brand.ClosedCatalog
 	if !src.keyed() && w.MayRegister && p.Budget != nil {
@@ -352,4 +353,17 @@ func names(fields []svc.FieldError, field string) bool {
 		}
 	}
 	return false
+}
+
+// assignArm records in a view or an add-to-cart the holdout arm of its
+// session under the brand's holdout, as it is when the event arrives: a
+// later change of the holdout does not move past events between arms. An
+// order takes its session's arm in the rollups.
+func assignArm(w *svc.Write, percent int) {
+	switch {
+	case w.View != nil && w.View.Context.SessionID != nil:
+		w.View.Meta.Arm = holdout.ArmOf(*w.View.Context.SessionID, percent)
+	case w.Cart != nil && w.Cart.Context.SessionID != nil:
+		w.Cart.Meta.Arm = holdout.ArmOf(*w.Cart.Context.SessionID, percent)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/collect"
 	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -302,5 +303,26 @@ func TestBatch(t *testing.T) {
 	big := []collect.Event{{Write: order("br_open", "o-2", t0)}, {Write: order("br_open", "o-3", t0)}}
 	if err := f.p.CollectBatch(src, big, 1); !errors.As(err, &over) || over.Lines != 2 || big[0].Write.Result.Status != "" {
 		t.Fatalf("CollectBatch over the lines: %v %+v", err, big[0].Write.Result)
+	}
+}
+
+// TestAssignArm: a view and an add-to-cart take their session's arm; a
+// view without a session, none.
+func TestAssignArm(t *testing.T) {
+	s := "a"
+	w := &svc.Write{View: &svc.ViewEvent{Context: svc.ViewContext{SessionID: &s}}}
+	collect.AssignArm(w, 50)
+	if w.View.Meta.Arm != holdout.ArmHeldOut {
+		t.Errorf("arm %q, want held_out", w.View.Meta.Arm)
+	}
+	c := &svc.Write{Cart: &svc.CartEvent{Context: svc.ViewContext{SessionID: &s}}}
+	collect.AssignArm(c, 0)
+	if c.Cart.Meta.Arm != holdout.ArmShown {
+		t.Errorf("cart arm %q, want shown", c.Cart.Meta.Arm)
+	}
+	w = &svc.Write{View: &svc.ViewEvent{}}
+	collect.AssignArm(w, 50)
+	if w.View.Meta.Arm != "" {
+		t.Errorf("arm %q without a session, want none", w.View.Meta.Arm)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/mail"
 )
@@ -96,7 +97,7 @@ type digestData struct {
 	Conversion     [2]float64 // purchases per viewer, last week and the week before
 	Currency       string
 	Top, Rising    []digestProduct
-	Experiment     insights.Experiment
+	Experiment     holdout.Experiment
 	Attention      []string
 	Dashboard      string
 	Unsubscribe    string

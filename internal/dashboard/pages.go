@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/rollup"
 )
@@ -18,7 +19,7 @@ type overviewData struct {
 	Top        []insights.ProductRow
 	Trending   []insights.ProductRow
 	Withheld   []insights.ProductRow
-	Experiment insights.Experiment
+	Experiment holdout.Experiment
 	// ViewersError is the viewers' sketch's standard error, as the page
 	// states it.
 	ViewersError string

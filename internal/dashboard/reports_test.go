@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // widget sends svc.js's report of the widget, anonymously, as a browser does.
@@ -50,7 +50,7 @@ func TestWidgetReportsOnTheOverview(t *testing.T) {
 	var shown, held []string
 	for i := 0; len(shown) < 3 || len(held) < 1; i++ {
 		s := fmt.Sprint("w", i)
-		if svc.ArmOf(s, 50) == svc.ArmHeldOut {
+		if holdout.ArmOf(s, 50) == holdout.ArmHeldOut {
 			held = append(held, s)
 		} else {
 			shown = append(shown, s)

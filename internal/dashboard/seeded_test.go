@@ -14,6 +14,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/dashboard"
 	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/rollup"
@@ -70,7 +71,7 @@ func newSeeded(tb testing.TB, products, views, orders int) *seeded {
 		at := now.Add(-span / time.Duration(views) * time.Duration(i))
 		v := &svc.ViewEvent{BrandID: b.ID, Product: svc.ViewProduct{ProductID: fmt.Sprintf("p%d", (i*7919)%products), Title: ptr(fmt.Sprintf("Product %d", (i*7919)%products))},
 			Context: svc.ViewContext{SessionID: ptr(fmt.Sprintf("s%d", i%(views/3+1)))}}
-		v.Meta = svc.EventMeta{EventID: fmt.Sprintf("v%d", i), Time: at, ReceivedAt: at, Keyed: true, Arm: svc.ArmShown}
+		v.Meta = svc.EventMeta{EventID: fmt.Sprintf("v%d", i), Time: at, ReceivedAt: at, Keyed: true, Arm: holdout.ArmShown}
 		batch = append(batch, &svc.Write{View: v, MayRegister: true})
 		if !at.Before(insights.End(now).Add(-span)) {
 			s.views++

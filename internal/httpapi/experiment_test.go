@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // The experiment answers, per arm, the sessions the server put in it when
@@ -27,10 +27,10 @@ func TestExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
-	want := map[string]*[3]float64{svc.ArmShown: {}, svc.ArmHeldOut: {}} // sessions, converted, revenue
+	want := map[string]*[3]float64{holdout.ArmShown: {}, holdout.ArmHeldOut: {}} // sessions, converted, revenue
 	for i := range 120 {
 		session := fmt.Sprint("session-", i)
-		arm := svc.ArmOf(session, 50)
+		arm := holdout.ArmOf(session, 50)
 		if r := f.do("POST", "/api/collect/product-view", view("br_open", "p1", map[string]any{"session_id": session}), key...); r.status != 200 {
 			t.Fatalf("view: %d %s", r.status, r.body)
 		}
@@ -70,12 +70,12 @@ func TestExperiment(t *testing.T) {
 			t.Errorf("%s: %v", name, a)
 		}
 	}
-	if want[svc.ArmShown][0] < 40 || want[svc.ArmHeldOut][0] < 40 {
+	if want[holdout.ArmShown][0] < 40 || want[holdout.ArmHeldOut][0] < 40 {
 		t.Fatalf("a 50%% holdout split 120 sessions %v", want)
 	}
 	d := m["difference"].(map[string]any)
 	ci := d["ci95"].([]any)
-	if math.Abs(d["conversion"].(float64)-(conv[svc.ArmShown]-conv[svc.ArmHeldOut])) > 1e-12 ||
+	if math.Abs(d["conversion"].(float64)-(conv[holdout.ArmShown]-conv[holdout.ArmHeldOut])) > 1e-12 ||
 		!(ci[0].(float64) < d["conversion"].(float64) && d["conversion"].(float64) < ci[1].(float64)) || d["significant"] != false {
 		t.Errorf("difference %v", d)
 	}
@@ -128,7 +128,7 @@ func TestExperimentCountsBatchedViews(t *testing.T) {
 	for i := range 40 {
 		s := fmt.Sprint("batched-", i)
 		events = append(events, typed("product-view", view("br_open", "p1", map[string]any{"session_id": s}), ""))
-		want[svc.ArmOf(s, 50)]++
+		want[holdout.ArmOf(s, 50)]++
 	}
 	f.results("br_open", batch(events...))
 	arms := f.do("GET", "/api/svc/experiment?brand_id=br_open", nil, "X-svc-Api-Key", f.keys["br_open"]).json(t)["arms"].(map[string]any)

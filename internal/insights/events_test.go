@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/lift"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // The figures as the dashboard computed them before the rollups, from
@@ -290,7 +290,7 @@ func (d *Data) Products(now time.Time) []ProductRow {
 // an arm is in the arm of its first view, and converted if it made an
 // order, whose values make its revenue. Orders of sessions never seen in
 // a view are in no arm.
-func (d *Data) Arms() (shown, heldOut lift.Arm) {
+func (d *Data) Arms() (shown, heldOut holdout.Arm) {
 	arm := map[string]string{}
 	for _, v := range d.views {
 		if v.session != "" && v.arm != "" {
@@ -315,12 +315,12 @@ func (d *Data) Arms() (shown, heldOut lift.Arm) {
 			r = m.Float64()
 		}
 		switch a {
-		case svc.ArmShown:
+		case holdout.ArmShown:
 			shown.Sessions++
 			if bought {
 				shown.Revenues = append(shown.Revenues, r)
 			}
-		case svc.ArmHeldOut:
+		case holdout.ArmHeldOut:
 			heldOut.Sessions++
 			if bought {
 				heldOut.Revenues = append(heldOut.Revenues, r)
@@ -351,7 +351,7 @@ func (d *Data) LastEvent() time.Time {
 
 // Experiment measures the brand's holdout experiment over its stored
 // events.
-func (d *Data) Experiment(holdout int) Experiment {
+func (d *Data) Experiment(percent int) holdout.Experiment {
 	shown, held := d.Arms()
-	return experimentOf(d.BrandID, holdout, d.Currency, d.Loaded, shown, held)
+	return holdout.Measure(d.BrandID, percent, d.Currency, d.Loaded, shown, held)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/axiomhq/hyperloglog"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/lift"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -67,8 +67,8 @@ type Figures struct {
 	arms struct {
 		sync.Mutex
 		done        bool
-		shown, held lift.Arm
-		saw, unseen lift.Arm // sessions that saw the widget, and the others
+		shown, held holdout.Arm
+		saw, unseen holdout.Arm // sessions that saw the widget, and the others
 	}
 	products struct {
 		sync.Mutex
@@ -315,20 +315,20 @@ func (f *Figures) Series(step time.Duration, n int) []Point {
 
 // Experiment measures the brand's holdout experiment, reading its arms
 // once per Figures.
-func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, error) {
+func (f *Figures) Experiment(ctx context.Context, percent int) (holdout.Experiment, error) {
 	a := &f.arms
 	a.Lock()
 	defer a.Unlock()
 	if !a.done {
-		// ArmSessions gives each session once (rollup_sessions' key): its
+		// RollupArms gives each session once (rollup_sessions' key): its
 		// revenue goes straight to its arm and to saw or unseen.
 		sessions := map[string]int64{}
 		var shown, held []float64
 		err := f.src.RollupArms(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm, _ string, v float64, seen bool) error {
 			switch arm {
-			case svc.ArmShown:
+			case holdout.ArmShown:
 				shown = append(shown, v)
-			case svc.ArmHeldOut:
+			case holdout.ArmHeldOut:
 				held = append(held, v)
 			}
 			if seen {
@@ -340,12 +340,12 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 		})
 		if err != nil {
 			a.saw.Revenues, a.unseen.Revenues = nil, nil
-			return Experiment{}, err
+			return holdout.Experiment{}, err
 		}
 		seen, err := f.src.WidgetSeen(ctx, f.BrandID)
 		if err != nil {
 			a.saw.Revenues, a.unseen.Revenues = nil, nil
-			return Experiment{}, err
+			return holdout.Experiment{}, err
 		}
 		var all int64
 		for _, n := range sessions {
@@ -362,11 +362,11 @@ func (f *Figures) Experiment(ctx context.Context, holdout int) (Experiment, erro
 		a.unseen.Sessions = max(a.unseen.Sessions, a.unseen.Converted())
 		sort.Float64s(shown)
 		sort.Float64s(held)
-		a.shown = lift.Arm{Sessions: sessions[svc.ArmShown], Revenues: shown}
-		a.held = lift.Arm{Sessions: sessions[svc.ArmHeldOut], Revenues: held}
+		a.shown = holdout.Arm{Sessions: sessions[holdout.ArmShown], Revenues: shown}
+		a.held = holdout.Arm{Sessions: sessions[holdout.ArmHeldOut], Revenues: held}
 		a.done = true
 	}
-	return experimentOf(f.BrandID, holdout, f.Currency, f.At, a.shown, a.held), nil
+	return holdout.Measure(f.BrandID, percent, f.Currency, f.At, a.shown, a.held), nil
 }
 
 // LastEvent is the time of the brand's newest view or order in the 61

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // The figures from the rollups are the figures from the events (Load),
@@ -30,7 +31,7 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 			v := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", (h+i)%7), Title: ptr("T")},
 				Context: svc.ViewContext{SessionID: ptr(fmt.Sprint("s", (h*3+i)%40))}}
 			v.Meta = meta(h)
-			v.Meta.Arm = []string{svc.ArmShown, svc.ArmHeldOut}[(h*3+i)%40%2]
+			v.Meta.Arm = []string{holdout.ArmShown, holdout.ArmHeldOut}[(h*3+i)%40%2]
 			add(&svc.Write{View: v, MayRegister: true})
 		}
 		if h%3 == 0 {

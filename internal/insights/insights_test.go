@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // events is an Exporter over a fixed list.
@@ -64,13 +65,13 @@ func load(t *testing.T, e events) *Data {
 func TestTotalsAndOverview(t *testing.T) {
 	h := time.Hour
 	d := load(t, events{
-		viewAt(20*time.Minute, "p1", "a", svc.ArmShown),
-		viewAt(30*time.Minute, "p1", "a", svc.ArmShown),
-		viewAt(40*time.Minute, "p2", "b", svc.ArmHeldOut),
+		viewAt(20*time.Minute, "p1", "a", holdout.ArmShown),
+		viewAt(30*time.Minute, "p1", "a", holdout.ArmShown),
+		viewAt(40*time.Minute, "p2", "b", holdout.ArmHeldOut),
 		viewAt(50*time.Minute, "p2", "", ""),
-		viewAt(25*h, "p1", "c", svc.ArmShown),    // yesterday, before this hour of the day
-		viewAt(3*24*h, "p1", "d", svc.ArmShown),  // in the last 7 days
-		viewAt(10*24*h, "p1", "e", svc.ArmShown), // the 7 days before
+		viewAt(25*h, "p1", "c", holdout.ArmShown),    // yesterday, before this hour of the day
+		viewAt(3*24*h, "p1", "d", holdout.ArmShown),  // in the last 7 days
+		viewAt(10*24*h, "p1", "e", holdout.ArmShown), // the 7 days before
 		orderAt(10*time.Minute, "a", nil, item("p1", 2, 10), item("p2", 1, 5)),
 		{Cart: &svc.CartEvent{Product: svc.ViewProduct{ProductID: "p1"}, Meta: svc.EventMeta{Time: now.Add(-time.Minute)}}},
 		orderAt(2*24*h, "x", ptr(99.0), item("p2", 1, 80)), // priced lines win over total_value
@@ -136,10 +137,10 @@ func TestProductsAndWithheld(t *testing.T) {
 
 func TestArms(t *testing.T) {
 	d := load(t, events{
-		viewAt(3*time.Hour, "p1", "a", svc.ArmShown),
-		viewAt(2*time.Hour, "p1", "a", svc.ArmHeldOut), // the first view's arm holds
-		viewAt(3*time.Hour, "p1", "b", svc.ArmHeldOut),
-		viewAt(3*time.Hour, "p1", "c", svc.ArmHeldOut),
+		viewAt(3*time.Hour, "p1", "a", holdout.ArmShown),
+		viewAt(2*time.Hour, "p1", "a", holdout.ArmHeldOut), // the first view's arm holds
+		viewAt(3*time.Hour, "p1", "b", holdout.ArmHeldOut),
+		viewAt(3*time.Hour, "p1", "c", holdout.ArmHeldOut),
 		viewAt(3*time.Hour, "p1", "", ""),
 		orderAt(time.Hour, "a", ptr(30.0), item("p1", 1, 30)),
 		orderAt(time.Hour, "a", ptr(10.0), item("p1", 1, 10)),

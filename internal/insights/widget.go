@@ -1,6 +1,10 @@
 package insights
 
-import "context"
+import (
+	"context"
+
+	"github.com/svc-project/svc/internal/holdout"
+)
 
 // WidgetEffect is what the widget did over a window: what svc.js
 // reported of it, and how the sessions that saw it bought against the
@@ -11,7 +15,7 @@ type WidgetEffect struct {
 	// Saw and Unseen are the sessions that saw the widget and the others:
 	// an observation, not an experiment (shoppers who look longer see it
 	// more); the holdout's arms (Experiment) are the causal comparison.
-	Saw, Unseen ArmFigures
+	Saw, Unseen holdout.ArmFigures
 }
 
 // ClickRate is the clicks on the widget per impression, 0 without
@@ -31,7 +35,7 @@ func rate(n, of int64) float64 {
 
 // Widget returns the widget's reports over the window and the sessions
 // that saw it against the others.
-func (f *Figures) Widget(ctx context.Context, w Window, holdout int) (WidgetEffect, error) {
+func (f *Figures) Widget(ctx context.Context, w Window, percent int) (WidgetEffect, error) {
 	var e WidgetEffect
 	hours, err := f.src.WidgetHours(ctx, f.BrandID, w.From, w.To)
 	if err != nil {
@@ -43,12 +47,12 @@ func (f *Figures) Widget(ctx context.Context, w Window, holdout int) (WidgetEffe
 		e.ToastClicks += h.ToastClicks
 		e.ToastImpressions += h.ToastImpressions
 	}
-	if _, err := f.Experiment(ctx, holdout); err != nil { // reads the sessions once
+	if _, err := f.Experiment(ctx, percent); err != nil { // reads the sessions once
 		return e, err
 	}
 	f.arms.Lock()
 	saw, unseen := f.arms.saw, f.arms.unseen
 	f.arms.Unlock()
-	e.Saw, e.Unseen = figures(saw), figures(unseen)
+	e.Saw, e.Unseen = holdout.FiguresOf(saw), holdout.FiguresOf(unseen)
 	return e, nil
 }

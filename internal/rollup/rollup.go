@@ -6,7 +6,8 @@
 // (whose day of first view the stores' triggers add up into the funnel).
 // The stores keep the rows in the transaction that writes,
 // cancels, erases or expires the events; this package decides what an
-// event adds to them, once for both stores (docs/dashboard.md, Rollups).
+// event adds to them, once for both stores (docs/dashboard.md, Rollups),
+// and internal/sqlstore holds their SQL.
 package rollup
 
 import (
@@ -198,7 +199,7 @@ func (o *Order) Value() (v *big.Int, ok bool) {
 // Delta is what a transaction changes in the rollups.
 type Delta struct {
 	// NoSessions leaves the sessions' rows and their orders out, for a
-	// build that counts them in SQL (SessionsOfViews, RecountSessionOrders).
+	// build that counts them in SQL (internal/sqlstore).
 	NoSessions bool
 
 	rows      map[Key]*change
@@ -322,7 +323,7 @@ func (d *Delta) AddOrder(o Order, sign int64) {
 	if !ok {
 		return
 	}
-	if o.Session != "" && !d.NoSessions { // a build counts them in SQL (RecountSessionOrders)
+	if o.Session != "" && !d.NoSessions { // a build counts them in SQL (internal/sqlstore)
 		so := d.session(o.Brand, o.Session)
 		v, _ := new(big.Rat).SetFrac(value, big.NewInt(Micros)).Float64()
 		so.Orders += sign
@@ -519,8 +520,7 @@ type Store interface {
 	RollupFunnel(ctx context.Context, brandID string, from, to time.Time) (Funnel, error)
 	// RollupArms calls sessions with the number of the brand's sessions
 	// per arm of their first view, then order with the revenue of every
-	// session with an arm that bought, and whether it saw the widget
-	// (ArmSessions).
+	// session with an arm that bought, and whether it saw the widget.
 	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error

@@ -18,22 +18,6 @@ const (
 // WidgetKinds are the kinds a report may give.
 var WidgetKinds = []string{WidgetSeen, WidgetClick, ToastClick, ToastSeen}
 
-// WidgetColumns are a report's columns: of its session's row (toasts
-// shown count toward the session's impressions, and its cap) and of its
-// hour's.
-func WidgetColumns(kind string) (session, hour string) {
-	switch kind {
-	case WidgetSeen:
-		return "impressions", "impressions"
-	case ToastSeen:
-		return "impressions", "toast_impressions"
-	case WidgetClick:
-		return "clicks", "widget_clicks"
-	default:
-		return "clicks", "toast_clicks"
-	}
-}
-
 // WidgetCap is how many impressions, and how many clicks, one session
 // may add in all: the reports are anonymous, and a session that sends
 // more is not counted further (docs/dashboard.md, The widget's effect).

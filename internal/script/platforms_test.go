@@ -21,6 +21,7 @@ import (
 	"github.com/svc-project/svc/internal/auth"
 	"github.com/svc-project/svc/internal/chrometest"
 	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/script"
@@ -276,7 +277,7 @@ func (e *shopEnv) viewProduct(n int) map[string]any {
 // sessionIn returns a session id in the arm under a holdout of 50%.
 func sessionIn(arm string) string {
 	for i := 0; ; i++ {
-		if id := fmt.Sprintf("sess-%s-%d", arm, i); svc.ArmOf(id, 50) == arm {
+		if id := fmt.Sprintf("sess-%s-%d", arm, i); holdout.ArmOf(id, 50) == arm {
 			return id
 		}
 	}
@@ -433,7 +434,7 @@ func TestShopifyDawnPageCountsWebhookOrders(t *testing.T) {
 func TestShopifyWebhookOrderJoinsItsSessionsArm(t *testing.T) {
 	e := newShopEnv(t, 50, nil)
 	url := e.page("/products/forest-hiker-boot", dawnPage(e.pagesURL, script.Snippet(e.svc.URL+"/svc.js", "svc", brandID)))
-	held, shown := sessionIn(svc.ArmHeldOut), sessionIn(svc.ArmShown)
+	held, shown := sessionIn(holdout.ArmHeldOut), sessionIn(holdout.ArmShown)
 	e.withSession(shown)
 	chrometest.Run(t, e.ctx, chromedp.Navigate(url))
 	e.viewProduct(1)
@@ -449,7 +450,7 @@ func TestShopifyWebhookOrderJoinsItsSessionsArm(t *testing.T) {
 	if s := e.webhook("shopify", "orders/create", shopifyOrder(5843726532892, dawnVariant42, "FHB-42", e.cartSession())); s != svc.StatusAccepted {
 		t.Fatalf("the webhook: %s", s)
 	}
-	if got := e.experiment(); got[svc.ArmHeldOut] != [2]float64{1, 1} || got[svc.ArmShown] != [2]float64{1, 0} {
+	if got := e.experiment(); got[holdout.ArmHeldOut] != [2]float64{1, 1} || got[holdout.ArmShown] != [2]float64{1, 0} {
 		t.Fatalf("the experiment's arms (sessions, converted): %v; want the held-out session converted", got)
 	}
 	e.errors.None(t)
@@ -527,7 +528,7 @@ func TestWooCommerceOrderReceivedLinksTheOrder(t *testing.T) {
 	e := newShopEnv(t, 50, nil)
 	snippet := strings.Replace(script.Snippet(e.svc.URL+"/svc.js", "svc", brandID), "<script>", "<script data-svc-debug>", 1)
 	product := e.page("/product/mountain-hoodie/", storefrontPage(e.pagesURL, snippet))
-	buyer := sessionIn(svc.ArmShown)
+	buyer := sessionIn(holdout.ArmShown)
 	e.withSession(buyer)
 	chrometest.Run(t, e.ctx, chromedp.Navigate(product))
 	p := e.viewProduct(1)
@@ -576,7 +577,7 @@ func TestWooCommerceOrderReceivedLinksTheOrder(t *testing.T) {
 	if s := e.webhook("woocommerce", "order.created", wooOrder(4711, "wc_order_Kq3vB8xN2mPzL")); s != svc.StatusAccepted {
 		t.Fatalf("the webhook: %s", s)
 	}
-	if got := e.experiment(); got[svc.ArmShown] != [2]float64{1, 1} {
+	if got := e.experiment(); got[holdout.ArmShown] != [2]float64{1, 1} {
 		t.Fatalf("the experiment's arms (sessions, converted): %v; want the shown session converted", got)
 	}
 	chrometest.Run(t, e.ctx, chromedp.Navigate(product))

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
 )
@@ -213,12 +214,12 @@ func TestNowLine(t *testing.T) {
 	}
 }
 
-// bucketed returns a session id whose bucket is below holdout when in is
+// bucketed returns a session id whose bucket is below percent when in is
 // true, and at or above it otherwise.
-func bucketed(holdout int, in bool) string {
+func bucketed(percent int, in bool) string {
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("sess-%d-ü", i) // not ASCII: the hash is over UTF-8 bytes
-		if svc.ArmOf(id, holdout) == svc.ArmHeldOut == in {
+		if holdout.ArmOf(id, percent) == holdout.ArmHeldOut == in {
 			return id
 		}
 	}
@@ -291,7 +292,7 @@ func TestHoldout(t *testing.T) {
 	e.t = t
 	for i := 0; i < 30; i++ {
 		sid := fmt.Sprintf("%08x-séance-%d", i*2654435761, i)
-		b := svc.SessionBucket(sid)
+		b := holdout.SessionBucket(sid)
 		var got []bool
 		e.eval(`(()=>{sessionStorage.setItem("svc_sid",`+strconvQuote(sid)+`);const h=__svc.k.h;return [h({widget:{holdout:`+fmt.Sprint(b)+`}}),h({widget:{holdout:`+fmt.Sprint(b+1)+`}}),h({widget:{holdout:0}})]})()`, &got)
 		if fmt.Sprint(got) != fmt.Sprint([]bool{false, true, false}) {

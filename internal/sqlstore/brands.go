@@ -6,16 +6,12 @@ import (
 	"github.com/svc-project/svc"
 )
 
-// BrandTx persists the brand writes of the brand rules (svc.BrandTx) and
-// of svc.SetWebhookSecret in a transaction; a store adds the API keys'.
+// BrandTx persists the writes of the brand rules (svc.BrandTx), the API
+// keys' among them (keys.go), and of svc.SetWebhookSecret in a transaction.
 type BrandTx struct {
 	tx Querier
 	d  *Dialect
 }
-
-// BrandTx returns the brand writes on tx, a transaction of the store's
-// own Querier (placeholders not yet rewritten).
-func (s *Store) BrandTx(tx Querier) BrandTx { return BrandTx{bound{tx, s.d}, s.d} }
 
 // InsertBrand stores a new brand (svc.BrandTx).
 func (b BrandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {

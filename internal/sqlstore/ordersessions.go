@@ -3,11 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/svc-project/svc"
-	"github.com/svc-project/svc/internal/rollup"
 )
 
 var _ svc.OrderSessionStore = (*Store)(nil)
@@ -52,7 +50,7 @@ func (s *Store) orderSession(ctx context.Context, brandID, orderID, key string, 
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, fmt.Sprintf(rollup.SessionOrdersOf, "?", "?"), brandID, session.String)
+		_, err = tx.Exec(ctx, sessionOrdersOf, brandID, session.String)
 		return err
 	})
 	return linked, err

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -21,20 +20,20 @@ import (
 func CountEvents(ctx context.Context, q Querier, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
 	if views != "" {
 		err := Each(ctx, q, func(r Row) error {
-			v, err := rollup.ScanView(r.Scan)
+			v, err := scanView(r)
 			d.AddView(v, sign)
 			return err
-		}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+views, args...)
+		}, "SELECT "+viewColumns+" FROM "+viewTables+" WHERE "+views, args...)
 		if err != nil {
 			return err
 		}
 	}
 	if carts != "" {
 		err := Each(ctx, q, func(r Row) error {
-			c, err := rollup.ScanCart(r.Scan)
+			c, err := scanCart(r)
 			d.AddCart(c, sign)
 			return err
-		}, "SELECT "+rollup.CartColumns+" FROM "+rollup.CartTables+" WHERE "+carts, args...)
+		}, "SELECT "+cartColumns+" FROM "+cartTables+" WHERE "+carts, args...)
 		if err != nil {
 			return err
 		}
@@ -42,12 +41,12 @@ func CountEvents(ctx context.Context, q Querier, d *rollup.Delta, sign int64, vi
 	if orders == "" {
 		return nil
 	}
-	o := rollup.Orders{Emit: func(o rollup.Order) error { d.AddOrder(o, sign); return nil }}
-	if err := Each(ctx, q, func(r Row) error { return o.Add(r.Scan) },
-		"SELECT "+rollup.OrderColumns+" FROM "+rollup.OrderTables+" WHERE "+orders+" ORDER BY e.id, i.line", args...); err != nil {
+	o := orderRows{emit: func(o rollup.Order) error { d.AddOrder(o, sign); return nil }}
+	if err := Each(ctx, q, func(r Row) error { return o.add(r) },
+		"SELECT "+orderColumns+" FROM "+orderTables+" WHERE "+orders+" ORDER BY e.id, i.line", args...); err != nil {
 		return err
 	}
-	return o.Flush()
+	return o.flush()
 }
 
 // HourRowColumns are the columns of rollup_hours that ScanHourRow scans.
@@ -153,7 +152,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 				}
 			}
 			// The day's sessions first, so that the day's orders find them.
-			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+sessionsOfViews+
 				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
 				ON CONFLICT (brand_id, session_id) DO UPDATE SET
 					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
@@ -185,7 +184,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		if err := s.d.Lock(ctx, tx, "rollup_sessions"); err != nil {
 			return err
 		}
-		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders,
+		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", recountSessionOrders,
 			"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts, "UPDATE rollup_build SET done = true"} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
@@ -256,7 +255,7 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 			return err
 		}
 		return order(arm, session, value, saw == 1)
-	}, fmt.Sprintf(rollup.ArmSessions, "?"), brandID)
+	}, armSessions, brandID)
 }
 
 // BrandProducts calls fn for every product of the brand (rollup.Store).
@@ -306,7 +305,7 @@ func DeltaOf(batch []*svc.Write) *rollup.Delta {
 				refs[l.ProductID] = int64(l.Product)
 			}
 			o := rollup.Order{Brand: p.BrandID, At: p.Meta.Time.UnixMilli(), Session: orEmpty(p.Context.SessionID),
-				Country: orEmpty(p.Context.Country), City: keyedCity(p), Total: p.Order.TotalValue}
+				Country: orEmpty(p.Context.Country), City: orEmpty(p.Context.City), Total: p.Order.TotalValue}
 			for _, it := range p.Order.Items {
 				o.Lines = append(o.Lines, rollup.Line{Product: refs[it.ProductID], Quantity: *it.Quantity, Price: it.UnitPrice})
 			}
@@ -356,15 +355,4 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		return c, err
 	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
 		brandID, Millis(from), Millis(to))
-}
-
-// keyedCity is an order's city for the rollups: a keyed order's alone, as
-// rollup.OrderColumns reads them back. An anonymous order's city is
-// dropped on arrival (svc.Admit), but stores written before that kept
-// some, and a stranger's text must not become a city on the dashboard.
-func keyedCity(p *svc.PurchaseEvent) string {
-	if !p.Meta.Keyed {
-		return ""
-	}
-	return orEmpty(p.Context.City)
 }

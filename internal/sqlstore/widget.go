@@ -13,7 +13,7 @@ var _ rollup.WidgetStore = (*Store)(nil)
 // its session's row (made from the session's views) takes it under the
 // cap, its hour.
 func (s *Store) RecordWidget(ctx context.Context, r rollup.WidgetReport) (counted bool, err error) {
-	sc, hc := rollup.WidgetColumns(r.Kind)
+	sc, hc := reportColumns(r.Kind)
 	err = s.inTx(ctx, func(tx Querier) error {
 		n, err := tx.Exec(ctx, `INSERT INTO widget_sessions AS w (brand_id, session_id, first_at, last_at, `+sc+`)
 			SELECT brand_id, session_id, ?, ?, 1 FROM rollup_sessions WHERE brand_id = ? AND session_id = ? AND arm <> 'held_out'
@@ -48,4 +48,20 @@ func (s *Store) WidgetSeen(ctx context.Context, brandID string) (int64, error) {
 		return 0, nil
 	}
 	return n, err
+}
+
+// reportColumns are a report's columns: of its session's row (toasts
+// shown count toward the session's impressions, and its cap) and of its
+// hour's.
+func reportColumns(kind string) (session, hour string) {
+	switch kind {
+	case rollup.WidgetSeen:
+		return "impressions", "impressions"
+	case rollup.ToastSeen:
+		return "impressions", "toast_impressions"
+	case rollup.WidgetClick:
+		return "clicks", "widget_clicks"
+	default:
+		return "clicks", "toast_clicks"
+	}
 }

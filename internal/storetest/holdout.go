@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 )
 
 // testHoldout checks that a brand's holdout is kept and that a view keeps
@@ -29,10 +30,10 @@ func testHoldout(t *testing.T, s svc.Store) {
 	}
 
 	held, shown, none := view("p1", ""), view("p1", ""), view("p1", "")
-	held.View.Context.SessionID, held.View.Meta.Arm = ptr("s-held"), svc.ArmHeldOut
-	shown.View.Context.SessionID, shown.View.Meta.Arm = ptr("s-shown"), svc.ArmShown
+	held.View.Context.SessionID, held.View.Meta.Arm = ptr("s-held"), holdout.ArmHeldOut
+	shown.View.Context.SessionID, shown.View.Meta.Arm = ptr("s-shown"), holdout.ArmShown
 	cart := cartWrite("p1", "", nil)
-	cart.Cart.Context.SessionID, cart.Cart.Meta.Arm = ptr("s-cart"), svc.ArmHeldOut
+	cart.Cart.Context.SessionID, cart.Cart.Meta.Arm = ptr("s-cart"), holdout.ArmHeldOut
 	appendAll(t, s, held, shown, none, cart)
 	arms := map[string]string{}
 	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {
@@ -50,7 +51,7 @@ func testHoldout(t *testing.T, s svc.Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if arms["s-held"] != svc.ArmHeldOut || arms["s-shown"] != svc.ArmShown || arms[""] != "" || arms["cart s-cart"] != svc.ArmHeldOut || len(arms) != 4 {
+	if arms["s-held"] != holdout.ArmHeldOut || arms["s-shown"] != holdout.ArmShown || arms[""] != "" || arms["cart s-cart"] != holdout.ArmHeldOut || len(arms) != 4 {
 		t.Fatalf("exported arms %v", arms)
 	}
 }

@@ -16,7 +16,9 @@ func testRecentPurchases(t *testing.T, s svc.Store) {
 	o := purchase("o1", "p1", 1)
 	o.Purchase.Order.Items = append(o.Purchase.Order.Items,
 		svc.PurchaseItem{ProductID: "p2", Quantity: ptr[int64](2)}, svc.PurchaseItem{ProductID: "p1", Quantity: ptr[int64](3)})
-	o.Purchase.Context.Country, o.Purchase.Context.City = ptr("DE"), ptr("Köln")
+	// Keyed: only a keyed order has a city (the store refuses an anonymous
+	// one's).
+	o.Purchase.Context.Country, o.Purchase.Context.City, o.Purchase.Meta.Keyed = ptr("DE"), ptr("Köln"), true
 	bare := purchase("o2", "p2", 1)
 	bare.Purchase.Meta.Time = t0.Add(-time.Hour)
 	old := purchase("o3", "p1", 1)

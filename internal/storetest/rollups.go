@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
 )
 
@@ -157,7 +158,7 @@ func recountOf(t *testing.T, s svc.Store, brand string) *recount {
 			}
 			b.revenue.Add(&b.revenue, &value)
 			r.country(p.Context.Country, p.Meta.Time, 0, 1)
-			if city := orEmpty(p.Context.City); city != "" && p.Meta.Keyed {
+			if city := orEmpty(p.Context.City); city != "" {
 				r.cities[rollup.CityKey{Country: orEmpty(p.Context.Country), City: city, Day: rollup.Floor(p.Meta.Time.UnixMilli(), rollup.Day)}]++
 			}
 			if id := orEmpty(p.Context.SessionID); id != "" {
@@ -318,21 +319,22 @@ func testRollups(t *testing.T, s svc.Store) {
 		c.Meta = at(d)
 		return &svc.Write{Cart: c, MayRegister: true}
 	}
-	// An anonymous order stored with a city, as versions before svc.Admit
-	// dropped it kept them: counted, but its city is no city.
+	// An anonymous order with a city, which svc.Admit drops on arrival:
+	// the store refuses to keep it (OldAnonymousCities), and the other
+	// writes of the batch stand.
 	anonymousWithCity := orderOf("br_1", "o5", "", "DE", nil, 45*time.Minute, line("p2", 1, ptr(2.0)))
 	anonymousWithCity.Purchase.Meta.Keyed, anonymousWithCity.Purchase.Context.City = false, ptr("Visit evil.example")
 	h := time.Hour
 	appendAll(t, s,
-		viewOf("br_1", "p1", "a", "DE", svc.ArmShown, 10*time.Minute),
-		viewOf("br_1", "p1", "a", "DE", svc.ArmShown, 20*time.Minute),
-		viewOf("br_1", "p1", "b", "FR", svc.ArmHeldOut, 30*time.Minute),
+		viewOf("br_1", "p1", "a", "DE", holdout.ArmShown, 10*time.Minute),
+		viewOf("br_1", "p1", "a", "DE", holdout.ArmShown, 20*time.Minute),
+		viewOf("br_1", "p1", "b", "FR", holdout.ArmHeldOut, 30*time.Minute),
 		viewOf("br_1", "p2", "", "", "", 40*time.Minute),
-		viewOf("br_1", "p2", "c", "DE", svc.ArmShown, -3*h),
-		viewOf("br_1", "p3", "d", "", svc.ArmShown, -50*h-30*time.Minute),
-		viewOf("br_1", "p3", "e", "", svc.ArmShown, -50*h-10*time.Minute),
-		viewOf("br_2", "q1", "a", "US", svc.ArmShown, 5*time.Minute),
-		viewOf("br_2", "q1", "f", "US", svc.ArmShown, 40*time.Minute),
+		viewOf("br_1", "p2", "c", "DE", holdout.ArmShown, -3*h),
+		viewOf("br_1", "p3", "d", "", holdout.ArmShown, -50*h-30*time.Minute),
+		viewOf("br_1", "p3", "e", "", holdout.ArmShown, -50*h-10*time.Minute),
+		viewOf("br_2", "q1", "a", "US", holdout.ArmShown, 5*time.Minute),
+		viewOf("br_2", "q1", "f", "US", holdout.ArmShown, 40*time.Minute),
 		cartOf("p1", "a", 15*time.Minute),
 		cartOf("p3", "d", -50*h-20*time.Minute),
 		cartOf("p2", "c", -3*h+5*time.Minute), // carted, never bought
@@ -346,10 +348,13 @@ func testRollups(t *testing.T, s svc.Store) {
 		orderOf("br_2", "o1", "a", "US", nil, 6*time.Minute, line("q1", 1000000, ptr(1e12))),
 		anonymousWithCity,
 	)
+	if anonymousWithCity.Result.Err == nil {
+		t.Errorf("an anonymous order with a city: %+v, want it refused", anonymousWithCity.Result)
+	}
 	check("purchases")
 	// A view older than the session's first comes late: the session takes
 	// its arm (the holdout changed meanwhile).
-	appendAll(t, s, viewOf("br_2", "q1", "f", "US", svc.ArmHeldOut, time.Minute))
+	appendAll(t, s, viewOf("br_2", "q1", "f", "US", holdout.ArmHeldOut, time.Minute))
 	check("a late first view")
 	if err := s.(rollup.Store).RebuildRollups(ctx, true, nil); err != nil {
 		t.Fatal(err)
@@ -367,7 +372,7 @@ func testRollups(t *testing.T, s svc.Store) {
 	check("whole cancel")
 
 	sessions, orders := armsOf(t, s, "br_1")
-	if sessions[svc.ArmShown] != 4 || sessions[svc.ArmHeldOut] != 1 || orders[svc.ArmShown] != 2 || orders[svc.ArmHeldOut] != 0 {
+	if sessions[holdout.ArmShown] != 4 || sessions[holdout.ArmHeldOut] != 1 || orders[holdout.ArmShown] != 2 || orders[holdout.ArmHeldOut] != 0 {
 		t.Errorf("arms: sessions %v, orders %v; want 4 shown (a, c, d, e) and 1 held out, orders o1 and o3 in shown", sessions, orders)
 	}
 
@@ -376,10 +381,10 @@ func testRollups(t *testing.T, s svc.Store) {
 		t.Fatal(err)
 	}
 	check("erasure")
-	if sessions, _ := armsOf(t, s, "br_1"); sessions[svc.ArmShown] != 3 {
+	if sessions, _ := armsOf(t, s, "br_1"); sessions[holdout.ArmShown] != 3 {
 		t.Errorf("after the erasure of a: %v shown sessions, want 3", sessions)
 	}
-	if sessions, _ := armsOf(t, s, "br_2"); sessions[svc.ArmShown] != 1 || sessions[svc.ArmHeldOut] != 1 {
+	if sessions, _ := armsOf(t, s, "br_2"); sessions[holdout.ArmShown] != 1 || sessions[holdout.ArmHeldOut] != 1 {
 		t.Errorf("br_2's sessions: %v, want a shown and f held out (its first view's arm)", sessions)
 	}
 
@@ -398,7 +403,7 @@ func testRollups(t *testing.T, s svc.Store) {
 	if err := s.(rollup.Store).RollupHours(ctx, "br_1", "nope", t0.Add(-60*24*h), t0.Add(24*h), func(rollup.Row) error { n++; return nil }); err != nil || n != 0 {
 		t.Errorf("a product the brand lacks: %d rows, %v", n, err)
 	}
-	if sessions, orders := armsOf(t, s, "br_1"); sessions[svc.ArmShown] != 2 || orders[svc.ArmShown] != 0 {
+	if sessions, orders := armsOf(t, s, "br_1"); sessions[holdout.ArmShown] != 2 || orders[holdout.ArmShown] != 0 {
 		t.Errorf("after the retention and a rebuild: sessions %v orders %v, want c and e shown, o3 expired", sessions, orders)
 	}
 }

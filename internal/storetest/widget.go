@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
 )
 
@@ -31,8 +32,8 @@ func testWidgetReports(t *testing.T, s svc.Store) {
 		e.Meta = svc.EventMeta{EventID: "ev-" + id, Time: t0.Add(-time.Minute), ReceivedAt: t0, Keyed: true}
 		return &svc.Write{Purchase: e, MayRegister: true}
 	}
-	appendAll(t, s, view("br_1", "a", svc.ArmShown, -10*time.Minute), view("br_1", "b", svc.ArmHeldOut, -9*time.Minute),
-		view("br_1", "c", svc.ArmShown, -8*time.Minute), view("br_1", "d", svc.ArmShown, -7*time.Minute), view("br_2", "z", svc.ArmShown, -7*time.Minute))
+	appendAll(t, s, view("br_1", "a", holdout.ArmShown, -10*time.Minute), view("br_1", "b", holdout.ArmHeldOut, -9*time.Minute),
+		view("br_1", "c", holdout.ArmShown, -8*time.Minute), view("br_1", "d", holdout.ArmShown, -7*time.Minute), view("br_2", "z", holdout.ArmShown, -7*time.Minute))
 	at := t0.UnixMilli()
 	record := func(brand, session, kind string, want bool) {
 		t.Helper()

@@ -82,8 +82,9 @@ var errInvalidUTF8 = func() error {
 // It returns, as field errors, the members whose names differ from one of
 // t's only by case: the event is refused, but with every other bad field
 // named too (README.md: a bad request names every bad field).
-func checkSyntax(body []byte, t reflect.Type) (variants []svc.FieldError, _ error) {
+func checkSyntax(body []byte, t reflect.Type) ([]svc.FieldError, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	var variants spellings
 	if dec.PeekKind() == '{' {
 		if err := checkNames(dec, t, t, &variants); err != nil {
 			return nil, SyntaxError(err, t)
@@ -96,13 +97,13 @@ func checkSyntax(body []byte, t reflect.Type) (variants []svc.FieldError, _ erro
 	if _, err := dec.ReadToken(); err != io.EOF {
 		return nil, svc.Errorf(svc.EINVALID, "the body is not valid JSON: there is more after the value")
 	}
-	return variants, nil
+	return variants.errors(), nil
 }
 
 // checkNames reads the value at dec, of Go type t (nil when it is not
 // ours), adds every member whose name differs from one of t's only by case
-// to variants, as a field error, and returns the first syntax error.
-func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.FieldError) error {
+// to variants, and returns the first syntax error.
+func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *spellings) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -124,7 +125,7 @@ func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.Fie
 					if parent := pointerField(dec.StackPointer().Parent(), root); parent != "" {
 						field = parent + "." + field
 					}
-					addVariant(variants, field, name)
+					variants.add(field, name)
 				}
 				if err := dec.SkipValue(); err != nil {
 					return err
@@ -152,18 +153,35 @@ func checkNames(dec *jsontext.Decoder, t, root reflect.Type, variants *[]svc.Fie
 	return dec.SkipValue()
 }
 
-// addVariant records that field was sent as name. A field sent in several
-// wrong cases is named once, with every spelling, so that each error names
-// a different field.
-func addVariant(variants *[]svc.FieldError, field, name string) {
-	for i := range *variants {
-		if (*variants)[i].Field == field {
-			e := &(*variants)[i]
-			e.Message = strings.Replace(e.Message, ": names are case-sensitive", " and "+strconv.Quote(name)+": names are case-sensitive", 1)
-			return
-		}
+// spellings are the names of fields sent in another case than theirs:
+// each field once, in the order they came, with every name it was sent as.
+type spellings struct {
+	fields []string
+	names  map[string][]string
+}
+
+func (s *spellings) add(field, name string) {
+	if s.names == nil {
+		s.names = map[string][]string{}
 	}
-	*variants = append(*variants, svc.FieldError{Field: field, Message: fmt.Sprintf("is sent as %s: names are case-sensitive", strconv.Quote(name))})
+	if _, ok := s.names[field]; !ok {
+		s.fields = append(s.fields, field)
+	}
+	s.names[field] = append(s.names[field], name)
+}
+
+// errors names each field once, with every spelling, so that each error
+// names a different field.
+func (s *spellings) errors() []svc.FieldError {
+	var out []svc.FieldError
+	for _, f := range s.fields {
+		quoted := make([]string, len(s.names[f]))
+		for i, n := range s.names[f] {
+			quoted[i] = strconv.Quote(n)
+		}
+		out = append(out, svc.FieldError{Field: f, Message: "is sent as " + strings.Join(quoted, " and ") + ": names are case-sensitive"})
+	}
+	return out
 }
 
 // SyntaxError is the answer to a syntax error of a value of Go type t,

@@ -54,3 +54,18 @@ func TestUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+// A field sent in several other cases is named once, with every spelling
+// in the order sent.
+func TestSpellingsNamedOnce(t *testing.T) {
+	t.Parallel()
+	var b body
+	fields, err := strictjson.Unmarshal([]byte(`{"items":[{"QUANTITY":1,"Product_ID":"p","Quantity":7,"quantity":3,"quantitY":4}]}`), &b)
+	want := []svc.FieldError{
+		{Field: "items[0].quantity", Message: `is sent as "QUANTITY" and "Quantity" and "quantitY": names are case-sensitive`},
+		{Field: "items[0].product_id", Message: `is sent as "Product_ID": names are case-sensitive`},
+	}
+	if err != nil || !slices.Equal(fields, want) {
+		t.Errorf("fields %q, %v; want %q", fields, err, want)
+	}
+}

@@ -1,10 +1,6 @@
-package insights
+package holdout
 
-import (
-	"time"
-
-	"github.com/svc-project/svc/internal/lift"
-)
+import "time"
 
 // ArmFigures are one arm's figures as the experiment endpoint answers them.
 type ArmFigures struct {
@@ -46,16 +42,19 @@ type Experiment struct {
 	GeneratedAt time.Time  `json:"generated_at"`
 }
 
-func figures(a lift.Arm) ArmFigures {
+// FiguresOf are the arm's figures.
+func FiguresOf(a Arm) ArmFigures {
 	return ArmFigures{Sessions: a.Sessions, Converted: a.Converted(), Conversion: a.Conversion(), RevenuePerSession: a.RevenuePerSession()}
 }
 
-func experimentOf(brandID string, holdout int, currency string, at time.Time, shown, held lift.Arm) Experiment {
-	e := Experiment{BrandID: brandID, Holdout: holdout, Currency: currency, GeneratedAt: at.UTC().Truncate(time.Second)}
-	e.Arms.Shown, e.Arms.HeldOut = figures(shown), figures(held)
+// Measure is the brand's experiment under a holdout of percent, from its
+// arms, generated at at.
+func Measure(brandID string, percent int, currency string, at time.Time, shown, held Arm) Experiment {
+	e := Experiment{BrandID: brandID, Holdout: percent, Currency: currency, GeneratedAt: at.UTC().Truncate(time.Second)}
+	e.Arms.Shown, e.Arms.HeldOut = FiguresOf(shown), FiguresOf(held)
 	e.Difference.Conversion = shown.Conversion() - held.Conversion()
 	e.Difference.RevenuePerSession = shown.RevenuePerSession() - held.RevenuePerSession()
-	r := lift.Compare(shown, held)
+	r := Compare(shown, held)
 	if r.Ready {
 		e.Difference.CI95 = &[2]float64{r.Conversion.Lo, r.Conversion.Hi}
 		e.Difference.Significant = r.Conversion.Significant()

@@ -1,7 +1,10 @@
-// Package lift measures the widget's effect on a brand's shoppers: the
-// difference between the sessions that saw it and those held out, with
-// how sure the difference is.
-package lift
+// Package holdout is a brand's holdout experiment, in one place: which
+// sessions never see the widget (arm.go), how the arms compare with how
+// sure the difference is (compare.go, and the statistics here), and the
+// experiment's figures as GET /api/svc/experiment and the dashboard give
+// them (experiment.go). The brand's setting is svc.Brand.Holdout; the
+// rollups keep each session's arm, which internal/insights reads.
+package holdout
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package lift
+package holdout
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package lift
+package holdout
 
 // Arm is what one arm of the experiment saw: its sessions, and the
 // revenue of each session that bought (its length is how many bought).

@@ -1,0 +1,4 @@
+package collect
+
+// AssignArm is assignArm, for the tests.
+var AssignArm = assignArm

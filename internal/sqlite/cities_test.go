@@ -1,0 +1,22 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"os"
+	"testing"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/svc-project/svc/internal/storetest"
+)
+
+// TestOldAnonymousCities runs migration 00029 on a file written before it.
+func TestOldAnonymousCities(t *testing.T) {
+	s := open(t, t.TempDir())
+	db, err := sql.Open("sqlite", "file:"+s.Path()+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.OldAnonymousCities(t, s, storetest.MigrateTo(t, goose.DialectSQLite3, db, os.DirFS("migrations")))
+}
