@@ -9,6 +9,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -129,16 +130,11 @@ func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
 }
 
 func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
-	m := &v.Meta
-	// Plain values: database/sql converts named types and pointers by
-	// reflection.
-	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed, m.Arm}
-	if tx.queueView(args[:]) {
+	b := blockView(v, tx.refs[0])
+	if tx.queueView(b) {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, qViewInsert, args[:]...)
-	return err
+	return tx.writeBlock(ctx, []viewblock.View{b})
 }
 
 func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
@@ -308,11 +304,9 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 
 // Views calls fn for every view at or after since, oldest first.
 func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return scanRangesInto(ctx, r.db, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
-		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
-		millis(since), nil, func(rows *sql.Rows, dst *viewRow) error {
-			return rows.Scan(&dst.r.Product, &dst.ts, &dst.r.SessionID)
-		}, func(v viewRow) error { return fn(v.record()) })
+	return sqlstore.EachViewInTime(ctx, rowsOf{r.db}, millis(since), 1<<62, nil, func(v *viewblock.View) error {
+		return fn(viewRecord(v))
+	})
 }
 
 // viewRow is a view as scanned, its time still in milliseconds: decoded

@@ -162,7 +162,7 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	return sqlstore.HourSessions(ctx, sqlstore.SQLite.Wrap(sqlQ{r.p.tx}), k, fn)
+	return sqlstore.BlockHourSessions(ctx, sqlstore.SQLite.Wrap(sqlQ{r.p.tx}), k, fn)
 }
 
 // RebuildRollups builds the rollups again from the stored events

@@ -177,7 +177,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("sqlite: migrate %s: %w", s.path, err)
 	}
-	return nil
+	return s.moveViewRows(ctx)
 }
 
 // Path is the database file.

@@ -1,0 +1,305 @@
+package sqlstore
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
+)
+
+// SQLite keeps its views in blocks (docs/decisions.md, Views in blocks):
+// a row of view_blocks per commit group, its views encoded by
+// internal/viewblock. A block's id is the first view id of its range and
+// last the range's end, which a rewrite (an erasure, expiry, a merge of
+// products) keeps, so that every view keeps its id and no id is given
+// twice while the block stands; min_ts and max_ts bound its views' times.
+// PostgreSQL keeps rows of view_events. The readers and writers of views
+// here serve the Dialect whose blocks is set.
+
+// Blocks reports whether the dialect keeps views in blocks.
+func (d *Dialect) Blocks() bool { return d.blocks }
+
+// BlockColumns are the columns of view_blocks that EachBlock reads.
+const BlockColumns = "id, last, data"
+
+// Block is a stored block, decoded.
+type Block struct {
+	ID, Last int64
+	Views    []viewblock.View
+}
+
+// EachBlock calls fn with each block the condition on view_blocks
+// selects, in the order given ("" for none). The views' slice is reused
+// from one block to the next.
+func EachBlock(ctx context.Context, q Queryer, cond, order string, args []any, fn func(*Block) error) error {
+	var b Block
+	var data []byte
+	query := "SELECT " + BlockColumns + " FROM view_blocks WHERE " + cond
+	if order != "" {
+		query += " ORDER BY " + order
+	}
+	return Each(ctx, q, func(r Row) error {
+		if err := r.Scan(&b.ID, &b.Last, &data); err != nil {
+			return err
+		}
+		var err error
+		if b.Views, err = viewblock.Decode(b.Views[:0], data); err != nil {
+			return err
+		}
+		return fn(&b)
+	}, query, args...)
+}
+
+// PutBlock writes a block of views, in id order, under the range
+// [id, last]: a new one, or one rewritten. A block with no view left is
+// deleted.
+func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock.View, buf []byte) ([]byte, error) {
+	if len(views) == 0 {
+		_, err := tx.Exec(ctx, "DELETE FROM view_blocks WHERE id = ?", id)
+		return buf, err
+	}
+	lo, hi := views[0].TS, views[0].TS
+	for i := range views {
+		lo, hi = min(lo, views[i].TS), max(hi, views[i].TS)
+	}
+	buf = viewblock.Append(buf[:0], views)
+	_, err := tx.Exec(ctx, "INSERT OR REPLACE INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)",
+		id, last, lo, hi, len(views), buf)
+	return buf, err
+}
+
+// RewriteBlocks reads the blocks the condition selects and writes back
+// those that edit changes, with the views it keeps. edit may change the
+// views in place and returns the ones kept. It returns how many views
+// edit dropped.
+func RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
+	var changed []Block
+	var dropped int64
+	err := EachBlock(ctx, tx, cond, "", args, func(b *Block) error {
+		n := len(b.Views)
+		kept, ok := edit(b.Views)
+		if ok {
+			changed = append(changed, Block{ID: b.ID, Last: b.Last, Views: append([]viewblock.View(nil), kept...)})
+			dropped += int64(n - len(kept))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Written once the read is over: SQLite's cursor would meet them again.
+	var buf []byte
+	for _, b := range changed {
+		if buf, err = PutBlock(ctx, tx, b.ID, b.Last, b.Views, buf); err != nil {
+			return 0, err
+		}
+	}
+	return dropped, nil
+}
+
+// DropViews is an edit of RewriteBlocks that drops the views drop says,
+// and adds them to d with sign -1.
+func DropViews(d *rollup.Delta, drop func(*viewblock.View) bool) func([]viewblock.View) ([]viewblock.View, bool) {
+	return func(vs []viewblock.View) ([]viewblock.View, bool) {
+		kept := vs[:0]
+		for i := range vs {
+			if drop(&vs[i]) {
+				d.AddView(RollupView(&vs[i]), -1)
+				continue
+			}
+			kept = append(kept, vs[i])
+		}
+		return kept, len(kept) < len(vs)
+	}
+}
+
+// RollupView is what a stored view adds to the rollups.
+func RollupView(v *viewblock.View) rollup.View {
+	return rollup.View{Brand: v.Brand, Product: v.Product, At: v.TS, Session: v.Session, Country: v.Country, Arm: v.Arm}
+}
+
+// blockTimes is the condition of the blocks whose views' times may meet
+// [from, to).
+const blockTimes = "max_ts >= ? AND min_ts < ?"
+
+// EachViewInTime calls fn with every stored view of [from, to) that keep
+// accepts, in the order of their times, then ids: blocks overlap in time
+// (a keyed event's timestamp is its own), so their views are merged
+// through a heap, which holds the views of the blocks begun before the
+// next block's first time.
+func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
+	var h viewHeap
+	emitBefore := func(t int64) error {
+		for len(h) > 0 && (h[0].TS < t) {
+			v := heap.Pop(&h).(viewblock.View)
+			if err := fn(&v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := Each(ctx, q, func(r Row) error {
+		var lo int64
+		var data []byte
+		if err := r.Scan(&lo, &data); err != nil {
+			return err
+		}
+		if err := emitBefore(max(lo, from)); err != nil {
+			return err
+		}
+		vs, err := viewblock.Decode(nil, data)
+		if err != nil {
+			return err
+		}
+		for i := range vs {
+			if vs[i].TS >= from && vs[i].TS < to && (keep == nil || keep(&vs[i])) {
+				heap.Push(&h, vs[i])
+			}
+		}
+		return nil
+	}, "SELECT min_ts, data FROM view_blocks WHERE "+blockTimes+" ORDER BY min_ts, id", from, to)
+	if err != nil {
+		return err
+	}
+	return emitBefore(to)
+}
+
+type viewHeap []viewblock.View
+
+func (h viewHeap) Len() int { return len(h) }
+func (h viewHeap) Less(i, j int) bool {
+	return h[i].TS < h[j].TS || h[i].TS == h[j].TS && h[i].ID < h[j].ID
+}
+func (h viewHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *viewHeap) Push(x any)   { *h = append(*h, x.(viewblock.View)) }
+func (h *viewHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
+// viewProduct is what a view read back shows of its product.
+type viewProduct struct {
+	id              string
+	sku, title, url *string
+}
+
+// productsOf reads the product ids and attributes of the refs.
+func (d *Dialect) productsOf(ctx context.Context, q Queryer, refs map[int64]viewProduct) error {
+	ids := make([]int64, 0, len(refs))
+	for r := range refs {
+		ids = append(ids, r)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return Each(ctx, q, func(r Row) error {
+		var ref int64
+		var p viewProduct
+		if err := r.Scan(&ref, &p.id, &p.sku, &p.title, &p.url); err != nil {
+			return err
+		}
+		refs[ref] = p
+		return nil
+	}, "SELECT id, product_id, sku, title, url FROM products WHERE "+d.InList("id"), d.Int64s(ids))
+}
+
+// viewRowOf is a block's view as a ViewRow, which gives the event.
+func viewRowOf(v *viewblock.View, p viewProduct) *ViewRow {
+	r := &ViewRow{time: v.TS, receive: v.ReceivedAt}
+	e := &r.v
+	e.Meta.EventID, e.Meta.Keyed, e.Meta.Arm = v.EventID, v.Keyed, v.Arm
+	e.Product.ProductID, e.Product.SKU, e.Product.Title, e.Product.URL = p.id, p.sku, p.title, p.url
+	if v.HasGiven {
+		r.given = &v.Given
+	}
+	opt := func(s string, ok bool) *string {
+		if !ok {
+			return nil
+		}
+		return &s
+	}
+	e.Context.SessionID, e.Context.Country, e.Context.Locale = opt(v.Session, v.HasSession), opt(v.Country, v.HasCountry), opt(v.Locale, v.HasLocale)
+	return r
+}
+
+// exportBlockViews emits the brand's views, oldest first.
+func (d *Dialect) exportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
+	products := map[int64]viewProduct{}
+	err := Each(ctx, q, func(r Row) error {
+		var ref int64
+		var p viewProduct
+		if err := r.Scan(&ref, &p.id, &p.sku, &p.title, &p.url); err != nil {
+			return err
+		}
+		products[ref] = p
+		return nil
+	}, "SELECT id, product_id, sku, title, url FROM products WHERE brand_id = ?", brandID)
+	if err != nil {
+		return err
+	}
+	return EachViewInTime(ctx, q, minTime, maxTime, func(v *viewblock.View) bool { return v.Brand == brandID },
+		func(v *viewblock.View) error {
+			return emit(svc.ExportedEvent{View: viewRowOf(v, products[v.Product]).Event(brandID)})
+		})
+}
+
+// The bounds of every stored time.
+const (
+	minTime = -1 << 62
+	maxTime = 1 << 62
+)
+
+// blockViewsAfter adds to the feed's read the views of the ids (lo, hi].
+func (d *Dialect) blockViewsAfter(ctx context.Context, q Queryer, lo, hi int64, out *FeedRead) error {
+	var views []viewblock.View
+	err := EachBlock(ctx, q, "last > ? AND id <= ?", "id", []any{lo, hi}, func(b *Block) error {
+		for i := range b.Views {
+			if id := b.Views[i].ID; id > lo && id <= hi {
+				views = append(views, b.Views[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	products := make(map[int64]viewProduct)
+	for i := range views {
+		products[views[i].Product] = viewProduct{}
+	}
+	if err := d.productsOf(ctx, q, products); err != nil {
+		return err
+	}
+	for i := range views {
+		v := &views[i]
+		out.add(viewRowOf(v, products[v.Product]).Write(v.Brand, svc.ProductRef(v.Product)), FeedTableViews, v.ID)
+	}
+	return nil
+}
+
+// BlockHourSessions calls fn with the session of each view of the key's
+// hour (rollup.Tx's HourSessions).
+func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(string)) error {
+	return EachBlock(ctx, q, blockTimes, "", []any{k.Hour, k.Hour + rollup.Hour}, func(b *Block) error {
+		for i := range b.Views {
+			v := &b.Views[i]
+			if v.TS >= k.Hour && v.TS < k.Hour+rollup.Hour && v.Brand == k.Brand && v.HasSession && v.Session != "" &&
+				(k.Product == 0 || v.Product == k.Product) {
+				fn(v.Session)
+			}
+		}
+		return nil
+	})
+}
+
+// oldestBlockView is the time of the oldest stored view, if any.
+func oldestBlockView(ctx context.Context, q Querier) (sql.NullInt64, error) {
+	var t sql.NullInt64
+	err := q.QueryRow(ctx, "SELECT min(min_ts) FROM view_blocks").Scan(&t)
+	return t, err
+}
