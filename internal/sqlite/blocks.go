@@ -64,9 +64,13 @@ func (p *preparedTx) writeBlock(ctx context.Context, views []viewblock.View) err
 	return err
 }
 
+// moveSizes are the views of a block and of a transaction of
+// moveViewRows (tests make them small).
+var moveSizes = struct{ block, batch int }{4096, 65536}
+
 // moveViewRows moves the rows of view_events, which versions before
-// view_blocks wrote, into blocks of up to moveBlock views in id order,
-// moveBatch views a transaction: a start that stops resumes with the rows
+// view_blocks wrote, into blocks of views in id order, a batch of blocks
+// a transaction: a start that stops resumes with the rows
 // left. It logs its progress.
 func (s *Store) moveViewRows(ctx context.Context) error {
 	var left int64
@@ -76,7 +80,6 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 	log := slog.Default()
 	log.Info("moving stored views into blocks", "views", left)
 	start, moved := time.Now(), int64(0)
-	const moveBlock, moveBatch = 4096, 65536
 	for {
 		var n int
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -95,14 +98,14 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 				views = append(views, v)
 				return nil
 			}, `SELECT v.id, v.event_id, coalesce(p.brand_id, ''), v.product, v.ts, v.given_ts, v.received_at, v.session_id,
-				v.country, v.locale, v.keyed, v.arm FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT ?`, moveBatch)
+				v.country, v.locale, v.keyed, v.arm FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT ?`, moveSizes.batch)
 			if err != nil || len(views) == 0 {
 				return err
 			}
 			q := sqlstore.SQLite.Wrap(sqlQ{tx})
 			var buf []byte
 			for rest := views; len(rest) > 0; {
-				b := rest[:min(len(rest), moveBlock)]
+				b := rest[:min(len(rest), moveSizes.block)]
 				if buf, err = sqlstore.PutBlock(ctx, q, b[0].ID, b[len(b)-1].ID, b, buf); err != nil {
 					return err
 				}
