@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -228,5 +229,94 @@ func TestBlockRewritesKeepIDs(t *testing.T) {
 	}
 	if got := ids(); !reflect.DeepEqual(got, map[string]int64{"a": 1, "d": 5}) {
 		t.Fatalf("after a write: ids %v", got)
+	}
+}
+
+// The rollups kept on the write path, through the writer's cache of hour
+// rows, erasures, expiry and another connection's write between, are
+// the rows a build from the stored blocks makes.
+func TestRollupsOfWritesAreABuildsRows(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Hour)
+	n := 0
+	batch := func(size int, at time.Time) {
+		t.Helper()
+		var ws []*svc.Write
+		for range size {
+			session := fmt.Sprint("s", n%7)
+			ws = append(ws, &svc.Write{MayRegister: true, View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n%3)},
+				Context: svc.ViewContext{SessionID: &session}, Meta: svc.EventMeta{EventID: fmt.Sprint("e", n), Time: at.Add(time.Duration(n) * time.Second), ReceivedAt: now}}})
+			n++
+		}
+		if err := s.Append(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Result.Status != svc.StatusAccepted {
+				t.Fatalf("%+v", w.Result)
+			}
+		}
+	}
+	batch(5, now.Add(-20*24*time.Hour))
+	batch(4, now)
+	batch(1, now)
+	if _, err := s.ForgetSession(ctx, "br_1", "s2"); err != nil {
+		t.Fatal(err)
+	}
+	batch(3, now)
+	other, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Exec("UPDATE rollup_hours SET views = views + 100 WHERE product = 0 AND hour = ?", now.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	batch(2, now)
+	if _, err := s.DeleteExpired(ctx, now.Add(-10*24*time.Hour), now, 100); err != nil {
+		t.Fatal(err)
+	}
+	batch(2, now)
+	rows := func() []string {
+		var out []string
+		err := eachRowOf(ctx, s.r, func(r *sql.Rows) error {
+			var brand string
+			var product, hour, views int64
+			var viewers []byte
+			if err := r.Scan(&brand, &product, &hour, &views, &viewers); err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprint(brand, product, hour, views, viewers))
+			return nil
+		}, "SELECT brand_id, product, hour, views, viewers FROM rollup_hours ORDER BY 1, 2, 3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	kept := rows()
+	if len(kept) != 4 { // the brand's hour and its three products'
+		t.Fatalf("%d hour rows: %v", len(kept), kept)
+	}
+	if _, err := s.w.ExecContext(ctx, "UPDATE rollup_hours SET views = views - 100 WHERE product = 0 AND hour = ?", now.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	kept = rows()
+	if err := s.RebuildRollups(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The other connection's hundred views are the brand's hour's only
+	// difference: the writer read the row it changed.
+	if built := rows(); !reflect.DeepEqual(kept, built) {
+		t.Fatalf("kept on the write path:\n%v\nbuilt from the blocks:\n%v", kept, built)
 	}
 }

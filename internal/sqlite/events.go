@@ -25,12 +25,13 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
 	defer s.productsMu.Unlock()
 	var fast *preparedTx
-	err := s.inEventTx(ctx, func(sqlTx *sql.Tx) error {
+	err := s.inEventTx(withHours(ctx), func(sqlTx *sql.Tx) error {
 		if err := s.othersWrote(ctx, sqlTx); err != nil {
 			return err
 		}
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
+		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
 		if err := fast.prefetch(ctx, batch); err != nil {
 			return err
 		}
@@ -48,6 +49,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
+		s.hours.merge(fast.hoursStaged)
+	} else {
+		s.hours.clear() // a failed commit may have happened after all
 	}
 	if !errors.Is(err, errWithSavepoints) {
 		return err
@@ -91,6 +95,7 @@ func (s *Store) othersWrote(ctx context.Context, tx *sql.Tx) error {
 	}
 	if v != s.writerVersion {
 		s.products.clear()
+		s.hours.clear()
 		s.writerVersion = v
 	}
 	return nil

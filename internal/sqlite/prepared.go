@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/viewblock"
 )
 
@@ -55,6 +56,11 @@ type preparedTx struct {
 	// transaction defers them (see deferViews); nil: a block each.
 	views []viewblock.View
 	block []byte // the encoding buffer
+
+	// hours is the writer's cache of hour rows, in Append's fast path
+	// (hours.go); hoursStaged what the transaction read and wrote of them.
+	hours       *hourCache
+	hoursStaged map[rollup.Key]*rollup.Row
 }
 
 // queueView queues a view when the transaction defers its views, and
