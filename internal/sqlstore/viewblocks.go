@@ -1,9 +1,10 @@
 package sqlstore
 
 import (
-	"container/heap"
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
@@ -126,19 +127,21 @@ func RollupView(v *viewblock.View) rollup.View {
 const blockTimes = "max_ts >= ? AND min_ts < ?"
 
 // EachViewInTime calls fn with every stored view of [from, to) that keep
-// accepts, in the order of their times, then ids: blocks overlap in time
-// (a keyed event's timestamp is its own), so their views are merged
-// through a heap, which holds the views of the blocks begun before the
-// next block's first time.
+// accepts, in the order of their times, then ids. Blocks overlap in time
+// (a keyed event's timestamp is its own), so they are read in the order
+// of their oldest view and merged: the views read and not yet given wait,
+// sorted, until a block begins after them. They are few: blocks are
+// commit groups of one moment.
 func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
-	var h viewHeap
+	var pending, merged, vs []viewblock.View
 	emitBefore := func(t int64) error {
-		for len(h) > 0 && (h[0].TS < t) {
-			v := heap.Pop(&h).(viewblock.View)
-			if err := fn(&v); err != nil {
+		i := 0
+		for ; i < len(pending) && pending[i].TS < t; i++ {
+			if err := fn(&pending[i]); err != nil {
 				return err
 			}
 		}
+		pending = pending[:copy(pending, pending[i:])]
 		return nil
 	}
 	err := Each(ctx, q, func(r Row) error {
@@ -150,15 +153,21 @@ func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*v
 		if err := emitBefore(max(lo, from)); err != nil {
 			return err
 		}
-		vs, err := viewblock.Decode(nil, data)
-		if err != nil {
+		var err error
+		if vs, err = viewblock.Decode(vs[:0], data); err != nil {
 			return err
 		}
+		kept := vs[:0]
 		for i := range vs {
 			if vs[i].TS >= from && vs[i].TS < to && (keep == nil || keep(&vs[i])) {
-				heap.Push(&h, vs[i])
+				kept = append(kept, vs[i])
 			}
 		}
+		if !slices.IsSortedFunc(kept, byTime) {
+			slices.SortFunc(kept, byTime)
+		}
+		merged = mergeViews(merged[:0], pending, kept)
+		pending, merged = merged, pending
 		return nil
 	}, "SELECT min_ts, data FROM view_blocks WHERE "+blockTimes+" ORDER BY min_ts, id", from, to)
 	if err != nil {
@@ -167,19 +176,23 @@ func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*v
 	return emitBefore(to)
 }
 
-type viewHeap []viewblock.View
-
-func (h viewHeap) Len() int { return len(h) }
-func (h viewHeap) Less(i, j int) bool {
-	return h[i].TS < h[j].TS || h[i].TS == h[j].TS && h[i].ID < h[j].ID
+func byTime(a, b viewblock.View) int {
+	if c := cmp.Compare(a.TS, b.TS); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
-func (h viewHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *viewHeap) Push(x any)   { *h = append(*h, x.(viewblock.View)) }
-func (h *viewHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
+
+// mergeViews appends to dst the views of a and b, both sorted, in order.
+func mergeViews(dst, a, b []viewblock.View) []viewblock.View {
+	for len(a) > 0 && len(b) > 0 {
+		if byTime(a[0], b[0]) <= 0 {
+			dst, a = append(dst, a[0]), a[1:]
+		} else {
+			dst, b = append(dst, b[0]), b[1:]
+		}
+	}
+	return append(append(dst, a...), b...)
 }
 
 // viewProduct is what a view read back shows of its product.
