@@ -320,3 +320,41 @@ func TestRollupsOfWritesAreABuildsRows(t *testing.T) {
 		t.Fatalf("kept on the write path:\n%v\nbuilt from the blocks:\n%v", kept, built)
 	}
 }
+
+// An erasure reads the blocks a page at a time: more blocks than a page
+// are all read.
+func TestEraseAcrossPagesOfBlocks(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	const blocks = 600
+	for i := range blocks {
+		session := fmt.Sprint("s", i%2)
+		w := &svc.Write{MayRegister: true, View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"},
+			Context: svc.ViewContext{SessionID: &session}, Meta: svc.EventMeta{EventID: fmt.Sprint("e", i), Time: now, ReceivedAt: now}}}
+		if err := s.Append(ctx, []*svc.Write{w}); err != nil || w.Result.Status != svc.StatusAccepted {
+			t.Fatal(err, w.Result)
+		}
+	}
+	if n, err := s.ForgetSession(ctx, "br_1", "s1"); err != nil || n != blocks/2 {
+		t.Fatalf("erased %d views, want %d: %v", n, blocks/2, err)
+	}
+	left := 0
+	err = s.reads.ViewsAfter(ctx, 0, time.Time{}, func(id int64, r svc.ViewRecord) error {
+		if r.SessionID != "s0" || id%2 != 1 {
+			t.Errorf("view %d of %q left", id, r.SessionID)
+		}
+		left++
+		return nil
+	})
+	if err != nil || left != blocks/2 {
+		t.Fatalf("%d views left, want %d: %v", left, blocks/2, err)
+	}
+}

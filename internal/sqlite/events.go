@@ -314,20 +314,6 @@ func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecor
 	})
 }
 
-// viewRow is a view as scanned, its time still in milliseconds: decoded
-// into a reused batch (scanRangesInto), so that scanning allocates only
-// the session id.
-type viewRow struct {
-	r   svc.ViewRecord
-	ts  int64
-	pos int64 // ViewsAfter's
-}
-
-func (v *viewRow) record() svc.ViewRecord {
-	v.r.Time = fromMillis(v.ts)
-	return v.r
-}
-
 // Carts calls fn for every add-to-cart at or after since, oldest first.
 func (r reads) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {

@@ -128,12 +128,24 @@ func expireBlocks(ctx context.Context, tx Querier, d *rollup.Delta, before int64
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	left := limit
-	return RewriteBlocks(ctx, tx, SQLite.InList("id"), []any{SQLite.Int64s(ids)}, DropViews(d, func(v *viewblock.View) bool {
-		if v.TS >= before || left == 0 {
-			return false
+	// One block at a time: a block moved from rows holds 4,096 views.
+	var total int64
+	for _, id := range ids {
+		left := limit - int(total)
+		if left <= 0 {
+			break
 		}
-		left--
-		return true
-	}))
+		n, err := RewriteBlocks(ctx, tx, "id = ?", []any{id}, DropViews(d, func(v *viewblock.View) bool {
+			if v.TS >= before || left == 0 {
+				return false
+			}
+			left--
+			return true
+		}))
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 
 	"github.com/svc-project/svc"
@@ -75,30 +76,39 @@ func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock
 // RewriteBlocks reads the blocks the condition selects and writes back
 // those that edit changes, with the views it keeps. edit may change the
 // views in place and returns the ones kept. It returns how many views
-// edit dropped.
+// edit dropped. Blocks are read a page at a time, in id order, and each
+// page's changes written before the next page is read: SQLite's cursor
+// would meet them again, and a merge may change many blocks.
 func RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
-	var changed []Block
+	const page = 256
 	var dropped int64
-	err := EachBlock(ctx, tx, cond, "", args, func(b *Block) error {
-		n := len(b.Views)
-		kept, ok := edit(b.Views)
-		if ok {
-			changed = append(changed, Block{ID: b.ID, Last: b.Last, Views: append([]viewblock.View(nil), kept...)})
-			dropped += int64(n - len(kept))
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	// Written once the read is over: SQLite's cursor would meet them again.
 	var buf []byte
-	for _, b := range changed {
-		if buf, err = PutBlock(ctx, tx, b.ID, b.Last, b.Views, buf); err != nil {
+	for after := int64(minTime); ; {
+		var changed []Block
+		read := 0
+		err := EachBlock(ctx, tx, "("+cond+") AND id > ?", fmt.Sprintf("id LIMIT %d", page), append(slices.Clip(args), after), func(b *Block) error {
+			read++
+			after = b.ID
+			n := len(b.Views)
+			kept, ok := edit(b.Views)
+			if ok {
+				changed = append(changed, Block{ID: b.ID, Last: b.Last, Views: slices.Clone(kept)})
+				dropped += int64(n - len(kept))
+			}
+			return nil
+		})
+		if err != nil {
 			return 0, err
 		}
+		for _, b := range changed {
+			if buf, err = PutBlock(ctx, tx, b.ID, b.Last, b.Views, buf); err != nil {
+				return 0, err
+			}
+		}
+		if read < page {
+			return dropped, nil
+		}
 	}
-	return dropped, nil
 }
 
 // DropViews is an edit of RewriteBlocks that drops the views drop says,
