@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"math/big"
 	"sync"
@@ -65,10 +66,11 @@ func (c *hourCache) merge(rows map[rollup.Key]*rollup.Row) {
 	}
 }
 
-// cloneRow copies what Apply changes in place: the revenue. A sketch is
-// replaced, never written into.
+// cloneRow copies what Apply changes in place: the revenue, and the
+// sketch, whose dense registers hyperloglog decodes in place.
 func cloneRow(r *rollup.Row) *rollup.Row {
 	c := *r
 	c.Revenue = new(big.Int).Set(r.Revenue)
+	c.Viewers = bytes.Clone(r.Viewers)
 	return &c
 }
