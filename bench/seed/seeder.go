@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // A seeder bulk-loads the rows of one seed: products, then views, then
@@ -23,6 +25,7 @@ type seeder struct {
 	l      *loader
 	rng    *rand.Rand
 	zipf   *rand.Zipf // product ranks 0 to o.products-1 by popularity
+	viewID int64      // the last view's id
 }
 
 var (
@@ -64,21 +67,42 @@ func (s *seeder) products() error {
 }
 
 // views inserts n views spread evenly from from to to, on products by
-// popularity, each of a random session and country.
+// popularity, each of a random session and country, in blocks of
+// seedBlock views as the store's commit groups keep them
+// (internal/viewblock).
 func (s *seeder) views(n int, from, to time.Time) error {
 	l := s.l
-	l.begin(`INSERT INTO view_events (event_id, product, ts, received_at, session_id, country, locale, keyed) VALUES `, 8)
+	l.begin(`INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES `, 6)
 	step := to.Sub(from) / time.Duration(max(n, 1))
+	var block []viewblock.View
+	flush := func() {
+		if len(block) > 0 {
+			first, last := block[0], block[len(block)-1]
+			l.row(first.ID, last.ID, first.TS, last.TS, len(block), viewblock.Append(nil, block))
+			block = block[:0]
+		}
+	}
 	for i := range n {
 		ts := millis(from.Add(time.Duration(i) * step))
 		c := s.rng.IntN(len(countries))
-		l.row(uuid.Must(uuid.NewV7()).String(), int(s.zipf.Uint64())+1, ts, ts, s.session(), countries[c], locales[c], 0)
+		rank := int(s.zipf.Uint64())
+		s.viewID++
+		block = append(block, viewblock.View{ID: s.viewID, EventID: uuid.Must(uuid.NewV7()).String(), Brand: s.brands[rank%len(s.brands)].ID,
+			Product: int64(rank + 1), TS: ts, ReceivedAt: ts, Session: s.session(), HasSession: true,
+			Country: countries[c], HasCountry: true, Locale: locales[c], HasLocale: true})
+		if len(block) == seedBlock {
+			flush()
+		}
 		if i > 0 && i%5_000_000 == 0 {
 			fmt.Printf("  %d views, %s\n", i, s.elapsed())
 		}
 	}
+	flush()
 	return l.end()
 }
+
+// seedBlock is the views of a seeded block: a commit group's under load.
+const seedBlock = 32
 
 // session is a random shopper session's id.
 func (s *seeder) session() string { return "s" + strconv.Itoa(s.rng.IntN(s.o.sessions)) }

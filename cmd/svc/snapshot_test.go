@@ -41,7 +41,7 @@ func TestRestartLoadsTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DELETE FROM view_events WHERE id = (SELECT min(id) FROM view_events)"); err != nil {
+	if _, err := db.Exec("DELETE FROM view_blocks WHERE id = (SELECT min(id) FROM view_blocks)"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

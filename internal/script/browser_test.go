@@ -30,6 +30,7 @@ import (
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 const brandID = "br_shop"
@@ -225,19 +226,28 @@ func (e *env) views(product string) [][4]string {
 		e.t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT coalesce(v.session_id,''), coalesce(v.country,''), coalesce(v.locale,''), v.keyed
-		FROM view_events v JOIN products p ON p.id = v.product WHERE p.product_id = ? ORDER BY v.id`, product)
+	// Views are stored in blocks (internal/viewblock), in id order.
+	rows, err := db.Query(`SELECT b.data, p.id FROM view_blocks b, products p WHERE p.product_id = ? ORDER BY b.id`, product)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer rows.Close()
 	var out [][4]string
 	for rows.Next() {
-		var r [4]string
-		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
+		var data []byte
+		var ref int64
+		if err := rows.Scan(&data, &ref); err != nil {
 			e.t.Fatal(err)
 		}
-		out = append(out, r)
+		vs, err := viewblock.Decode(nil, data)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, v := range vs {
+			if v.Product == ref {
+				out = append(out, [4]string{v.Session, v.Country, v.Locale, fmt.Sprint(map[bool]int{false: 0, true: 1}[v.Keyed])})
+			}
+		}
 	}
 	return out
 }

@@ -2,7 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +29,8 @@ func BenchmarkAppendViews(b *testing.B) {
 
 func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, b.TempDir())
+	dir := b.TempDir()
+	s, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,6 +67,7 @@ func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
 	for i := range batches {
 		batches[i] = batch()
 	}
+	size0 := dbBytes(b, dir)
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := range b.N {
@@ -75,6 +79,21 @@ func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
 	cpu := float64(cpuTime() - cpu0)
 	b.ReportMetric(cpu/float64(b.N*batchSize)/1e3, "cpu-µs/view")
 	b.ReportMetric(cpu/float64(b.N)/1e3, "cpu-µs/commit")
+	b.ReportMetric(float64(dbBytes(b, dir)-size0)/float64(b.N*batchSize), "disk-B/view")
+}
+
+// dbBytes is the size of the database's pages, those in the log too.
+func dbBytes(b *testing.B, dir string) int64 {
+	db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var pages, size int64
+	if err := db.QueryRow("SELECT page_count * page_size, freelist_count * page_size FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()").Scan(&pages, &size); err != nil {
+		b.Fatal(err)
+	}
+	return pages - size
 }
 
 func cpuTime() time.Duration {

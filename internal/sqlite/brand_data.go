@@ -16,5 +16,5 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	}
 	return sqlstore.ExportBrand(brandID, "?", fn, func(q string, row func(func(...any) error) error) error {
 		return s.eachRow(ctx, func(rows *sql.Rows) error { return row(rows.Scan) }, q, brandID)
-	})
+	}, func() error { return sqlstore.ExportBlockViews(ctx, sqlQ{s.r}, brandID, fn) })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -24,12 +25,13 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
 	defer s.productsMu.Unlock()
 	var fast *preparedTx
-	err := s.inEventTx(ctx, func(sqlTx *sql.Tx) error {
+	err := s.inEventTx(withHours(ctx), func(sqlTx *sql.Tx) error {
 		if err := s.othersWrote(ctx, sqlTx); err != nil {
 			return err
 		}
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
+		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
 		if err := fast.prefetch(ctx, batch); err != nil {
 			return err
 		}
@@ -47,6 +49,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	})
 	if err == nil {
 		s.products.merge(fast.staged)
+		s.hours.merge(fast.hoursStaged)
+	} else {
+		s.hours.clear() // a failed commit may have happened after all
 	}
 	if !errors.Is(err, errWithSavepoints) {
 		return err
@@ -90,6 +95,7 @@ func (s *Store) othersWrote(ctx context.Context, tx *sql.Tx) error {
 	}
 	if v != s.writerVersion {
 		s.products.clear()
+		s.hours.clear()
 		s.writerVersion = v
 	}
 	return nil
@@ -129,16 +135,11 @@ func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
 }
 
 func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
-	m := &v.Meta
-	// Plain values: database/sql converts named types and pointers by
-	// reflection.
-	args := [viewColumns]any{m.EventID, int64(tx.refs[0]), millis(m.Time), optMillis(m.GivenTime), millis(m.ReceivedAt),
-		optString(v.Context.SessionID), optString(v.Context.Country), optString(v.Context.Locale), m.Keyed, m.Arm}
-	if tx.queueView(args[:]) {
+	b := blockView(v, tx.refs[0])
+	if tx.queueView(b) {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, qViewInsert, args[:]...)
-	return err
+	return tx.writeBlock(ctx, []viewblock.View{b})
 }
 
 func insertCart(ctx context.Context, tx *preparedTx, c *svc.CartEvent) error {
@@ -308,25 +309,9 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 
 // Views calls fn for every view at or after since, oldest first.
 func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return scanRangesInto(ctx, r.db, "SELECT min(ts), max(ts) FROM view_events WHERE ts >= ?",
-		"SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= ? AND ts < ? ORDER BY ts",
-		millis(since), nil, func(rows *sql.Rows, dst *viewRow) error {
-			return rows.Scan(&dst.r.Product, &dst.ts, &dst.r.SessionID)
-		}, func(v viewRow) error { return fn(v.record()) })
-}
-
-// viewRow is a view as scanned, its time still in milliseconds: decoded
-// into a reused batch (scanRangesInto), so that scanning allocates only
-// the session id.
-type viewRow struct {
-	r   svc.ViewRecord
-	ts  int64
-	pos int64 // ViewsAfter's
-}
-
-func (v *viewRow) record() svc.ViewRecord {
-	v.r.Time = fromMillis(v.ts)
-	return v.r
+	return sqlstore.EachViewInTime(ctx, rowsOf{r.db}, millis(since), 1<<62, nil, func(v *viewblock.View) error {
+		return fn(viewRecord(v))
+	})
 }
 
 // Carts calls fn for every add-to-cart at or after since, oldest first.

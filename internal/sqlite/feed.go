@@ -46,7 +46,7 @@ const (
 )
 
 // qMaxIDs reads the largest id of each event table, in the order above.
-const qMaxIDs = `SELECT (SELECT coalesce(max(id), 0) FROM view_events), (SELECT coalesce(max(id), 0) FROM purchase_events),
+const qMaxIDs = `SELECT (` + qLastViewID + `), (SELECT coalesce(max(id), 0) FROM purchase_events),
 	(SELECT coalesce(max(id), 0) FROM cart_events), (SELECT coalesce(max(id), 0) FROM order_cancels)`
 
 // qDataVersion tells whether another connection committed since the last time.
@@ -276,6 +276,10 @@ func (s *Store) Changes(ctx context.Context, after svc.FeedCursor) (*svc.Changes
 				return alias + ".id > ? AND " + alias + ".id <= ?", []any{lo, hi}, lo < hi
 			},
 			Key: func(alias string) string { return alias + ".id" },
+			ViewIDs: func() (int64, int64, bool) {
+				lo, hi := s.othersIn(tViews, a.ids[tViews], cur.ids[tViews])
+				return lo, hi, lo < hi
+			},
 		})
 		if err != nil {
 			return err

@@ -95,7 +95,7 @@ func TestFeedAfterOwnNewestRowsWereDeleted(t *testing.T) {
 	f := newOwnFeed(t)
 	f.read()
 	f.views(f.a, 3) // ids 1 to 3, a's own
-	if _, err := f.b.w.ExecContext(context.Background(), "DELETE FROM view_events"); err != nil {
+	if _, err := f.b.w.ExecContext(context.Background(), "DELETE FROM view_blocks"); err != nil {
 		t.Fatal(err) // as an erasure would; the servers then recount
 	}
 	cur := f.read()

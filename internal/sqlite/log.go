@@ -7,21 +7,28 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
-// The event log is the row ids of view_events and purchase_events. One
-// connection writes, and SQLite gives a new row the largest id in its table
-// plus one, inside the write transaction: ids grow in commit order. They
-// are reused only after the newest row of a table is deleted (an erasure,
-// or an event backdated to the edge of the retention expiring), which
-// Continues detects by the event id.
+// The event log is the view ids of view_blocks and the row ids of
+// purchase_events. One connection writes, and a new block's views, as a
+// new row, get the ids after the largest given, inside the write
+// transaction: ids grow in commit order. They are reused only after the
+// newest block or row of a table is deleted (expiry; an erasure of a
+// block's views keeps its range), which Continues detects by the event
+// id.
 
 var _ svc.EventLog = (*Store)(nil)
 
 // LogPosition returns the ids and event ids of the newest view and order.
 func (r reads) LogPosition(ctx context.Context) (svc.LogPosition, error) {
 	var p svc.LogPosition
-	err := newest(ctx, r.db, "SELECT id, event_id FROM view_events ORDER BY id DESC LIMIT 1", &p.Views, &p.ViewEvent)
+	err := sqlstore.EachBlock(ctx, rowsOf{r.db}, "id = (SELECT max(id) FROM view_blocks)", "", nil, func(b *sqlstore.Block) error {
+		v := b.Views[len(b.Views)-1] // a block holds a view at least
+		p.Views, p.ViewEvent = v.ID, v.EventID
+		return nil
+	})
 	if err == nil {
 		err = newest(ctx, r.db, "SELECT id, event_id FROM purchase_events ORDER BY id DESC LIMIT 1", &p.Orders, &p.OrderEvent)
 	}
@@ -43,12 +50,24 @@ func newest(ctx context.Context, db queryer, query string, id *int64, eventID *s
 // then the largest id never fell below p's since, and every row added since
 // has a larger id.
 func (r reads) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
+	if p.Views != 0 {
+		found := false
+		err := sqlstore.EachBlock(ctx, rowsOf{r.db}, "id = (SELECT max(id) FROM view_blocks WHERE id <= ?) AND last >= ?", "",
+			[]any{p.Views, p.Views}, func(b *sqlstore.Block) error {
+				for _, v := range b.Views {
+					found = found || v.ID == p.Views && v.EventID == p.ViewEvent
+				}
+				return nil
+			})
+		if err != nil || !found {
+			return false, err
+		}
+	}
 	for _, row := range []struct {
 		query   string
 		id      int64
 		eventID string
 	}{
-		{"SELECT event_id FROM view_events WHERE id = ?", p.Views, p.ViewEvent},
 		{"SELECT event_id FROM purchase_events WHERE id = ?", p.Orders, p.OrderEvent},
 	} {
 		if row.id == 0 {
@@ -71,11 +90,22 @@ func (r reads) Continues(ctx context.Context, p svc.LogPosition) (bool, error) {
 // ViewsAfter calls fn for every view with an id after after and a time at
 // or after since, in id order.
 func (r reads) ViewsAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.ViewRecord) error) error {
-	return scanRangesInto(ctx, r.db, "SELECT min(id), max(id) FROM view_events WHERE id > ?",
-		"SELECT id, product, ts, coalesce(session_id, '') FROM view_events WHERE id >= ? AND id < ? AND ts >= ? ORDER BY id",
-		after, []any{millis(since)}, func(rows *sql.Rows, dst *viewRow) error {
-			return rows.Scan(&dst.pos, &dst.r.Product, &dst.ts, &dst.r.SessionID)
-		}, func(v viewRow) error { return fn(v.pos, v.record()) })
+	from := millis(since)
+	return sqlstore.EachBlock(ctx, rowsOf{r.db}, "last > ? AND max_ts >= ?", "id", []any{after, from}, func(b *sqlstore.Block) error {
+		for i := range b.Views {
+			if v := &b.Views[i]; v.ID > after && v.TS >= from {
+				if err := fn(v.ID, viewRecord(v)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// viewRecord is what a replay counts of a stored view.
+func viewRecord(v *viewblock.View) svc.ViewRecord {
+	return svc.ViewRecord{Product: svc.ProductRef(v.Product), Time: fromMillis(v.TS), SessionID: v.Session}
 }
 
 // PurchaseLinesAfter calls fn for each product of every order with an id

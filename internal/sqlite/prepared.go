@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // The statements of the write path are prepared once, when the store opens,
@@ -50,40 +52,35 @@ type preparedTx struct {
 	names map[productKey]string
 	refs  []svc.ProductRef // of the products of the write being decided
 
-	// views holds the arguments of the views to insert at flushViews, when
-	// the transaction defers them (see deferViews); nil: inserted one by one.
-	views []any
+	// views holds the views to write as one block at flushViews, when the
+	// transaction defers them (see deferViews); nil: a block each.
+	views []viewblock.View
+	block []byte // the encoding buffer
+
+	// hours is the writer's cache of hour rows, in Append's fast path
+	// (hours.go); hoursStaged what the transaction read and wrote of them.
+	hours       *hourCache
+	hoursStaged map[rollup.Key]*rollup.Row
 }
 
-// queueView queues a view's arguments when the transaction defers its
-// views, and reports whether it did.
-func (p *preparedTx) queueView(args []any) bool {
+// queueView queues a view when the transaction defers its views, and
+// reports whether it did.
+func (p *preparedTx) queueView(v viewblock.View) bool {
 	if p.views == nil {
 		return false
 	}
-	p.views = append(p.views, args...)
+	p.views = append(p.views, v)
 	return true
 }
 
 // deferViews makes the transaction queue its views for flushViews.
-func (p *preparedTx) deferViews(n int) { p.views = make([]any, 0, n*viewColumns) }
+func (p *preparedTx) deferViews(n int) { p.views = make([]viewblock.View, 0, n) }
 
-// flushViews inserts the queued views with as few statements as the sizes
-// of viewInserts allow.
+// flushViews writes the queued views as one block.
 func (p *preparedTx) flushViews(ctx context.Context) error {
-	for rest := p.views; len(rest) > 0; {
-		i := len(viewInserts) - 1
-		for len(rest) < viewColumns<<i {
-			i--
-		}
-		n := viewColumns << i
-		if _, err := p.ExecContext(ctx, viewInserts[i], rest[:n]...); err != nil {
-			return err
-		}
-		rest = rest[n:]
-	}
+	err := p.writeBlock(ctx, p.views)
 	p.views = p.views[:0]
-	return nil
+	return err
 }
 
 func (s *Store) prepared(tx *sql.Tx) *preparedTx {

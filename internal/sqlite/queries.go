@@ -1,10 +1,6 @@
 package sqlite
 
-import (
-	"strings"
-
-	"github.com/svc-project/svc/internal/sqlstore"
-)
+import "github.com/svc-project/svc/internal/sqlstore"
 
 // The SQL of the write path, prepared once when the store opens (see
 // prepared.go).
@@ -17,10 +13,6 @@ const (
 	qIdempotencyPut = `INSERT INTO idempotency_keys (brand_id, scope, key, body_hash, created_at, status, event_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (brand_id, scope, key) DO UPDATE SET body_hash = excluded.body_hash,
 		created_at = excluded.created_at, status = excluded.status, event_id = excluded.event_id`
-	qViewInsert = `INSERT INTO view_events
-		(event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	viewColumns     = 10
 	qOrderGet       = "SELECT event_id FROM purchase_events WHERE brand_id = ? AND order_id = ? AND keyed = ?"
 	qPendingGet     = "SELECT product_id, units FROM pending_cancels WHERE brand_id = ? AND order_id = ? ORDER BY id"
 	qPurchaseInsert = `INSERT INTO purchase_events
@@ -51,16 +43,4 @@ const (
 	nextChange = sqlstore.NextChange
 )
 
-// viewInserts[i] inserts 1<<i views in one statement: a batch's views go
-// in a few such statements rather than one each, as each statement costs
-// more in database/sql and the driver than its row costs in SQLite.
-var viewInserts = func() []string {
-	row := "(?" + strings.Repeat(", ?", viewColumns-1) + ")"
-	qs := make([]string, 8) // up to 128 rows, 1,152 variables
-	for i := range qs {
-		qs[i] = qViewInsert + strings.Repeat(", "+row, 1<<i-1)
-	}
-	return qs
-}()
-
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qProductOf, qNameInsert, qProductTouch, qMaxIDs, qDataVersion}, append(viewInserts, rollupQueries...)...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qProductOf, qNameInsert, qProductTouch, qMaxIDs, qDataVersion, qLastViewID, qBlockPut}, rollupQueries...)

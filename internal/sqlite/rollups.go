@@ -62,7 +62,19 @@ var rollupQueries = append(append(append([]string{qRollupDelete, qRollupCountry,
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
-	for rest := keys; len(rest) > 0; {
+	rest := keys
+	if r.p.hours != nil {
+		rest = r.p.hours.get(keys, out)
+		defer func() {
+			for _, k := range rest { // read or absent: either is the committed row
+				r.p.hoursStaged[k] = nil
+				if row := out[k]; row != nil {
+					r.p.hoursStaged[k] = cloneRow(row)
+				}
+			}
+		}()
+	}
+	for rest := rest; len(rest) > 0; {
 		n := 1 << chunk(len(rest))
 		args := make([]any, 0, 3*n)
 		for _, k := range rest[:n] {
@@ -86,6 +98,12 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 	var kept []*rollup.Row
 	for _, row := range rows {
+		if r.p.hours != nil {
+			r.p.hoursStaged[row.Key] = nil
+			if !row.Empty() {
+				r.p.hoursStaged[row.Key] = cloneRow(row)
+			}
+		}
 		if !row.Empty() {
 			kept = append(kept, row)
 			continue
@@ -162,7 +180,7 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	return sqlstore.HourSessions(ctx, sqlstore.SQLite.Wrap(sqlQ{r.p.tx}), k, fn)
+	return sqlstore.BlockHourSessions(ctx, sqlstore.SQLite.Wrap(sqlQ{r.p.tx}), k, fn)
 }
 
 // RebuildRollups builds the rollups again from the stored events

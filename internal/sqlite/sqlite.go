@@ -46,6 +46,7 @@ type Store struct {
 	feed     feedState
 	stmts    stmtCache // of the write path, on w
 	products productCache
+	hours    hourCache // of Append's fast path; emptied by any other write
 	// productsMu orders the writes of products with the updates of the
 	// cache: a commit and the cache change it makes happen as one.
 	productsMu sync.Mutex
@@ -177,7 +178,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("sqlite: migrate %s: %w", s.path, err)
 	}
-	return nil
+	return s.moveViewRows(ctx)
 }
 
 // Path is the database file.
@@ -215,6 +216,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
+	}
+	if !keepsHours(ctx) {
+		s.hours.clear() // it may change hour rows: none is stale once it holds the writer
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // ForgetSession deletes every view, order and add-to-cart of the brand
@@ -17,11 +18,19 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 	err = s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
-		if err := CountEvents(ctx, tx, d, -1, "v.session_id = ? AND p.brand_id = ?", "c.session_id = ? AND p.brand_id = ?",
+		views, et := "v.session_id = ? AND p.brand_id = ?", EraseTx{Tx: tx}
+		if s.d.blocks {
+			views, et.Views = "", func(ctx context.Context, brandID, sessionID string) (int64, error) {
+				return RewriteBlocks(ctx, tx, "1", nil, DropViews(d, func(v *viewblock.View) bool {
+					return v.HasSession && v.Session == sessionID && v.Brand == brandID
+				}))
+			}
+		}
+		if err := CountEvents(ctx, tx, d, -1, views, "c.session_id = ? AND p.brand_id = ?",
 			"e.session_id = ? AND e.brand_id = ?", sessionID, brandID); err != nil {
 			return err
 		}
-		if n, err = svc.ForgetSession(ctx, EraseTx{tx}, brandID, sessionID); err != nil {
+		if n, err = svc.ForgetSession(ctx, et, brandID, sessionID); err != nil {
 			return err
 		}
 		for _, q := range []string{"DELETE FROM rollup_sessions WHERE brand_id = ? AND session_id = ?", "DELETE FROM widget_sessions WHERE brand_id = ? AND session_id = ?",
@@ -38,16 +47,30 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 
 // EraseTx persists an erasure (svc.EraseTx) in Tx, a transaction of a
 // Store's (placeholders rewritten).
-type EraseTx struct{ Tx Querier }
+type EraseTx struct {
+	Tx Querier
+	// Views deletes the session's views where they are kept in blocks
+	// (Dialect.Blocks), every block read as no index has sessions; nil:
+	// the rows of view_events.
+	Views func(ctx context.Context, brandID, sessionID string) (int64, error)
+}
 
 // DeleteSession deletes the brand's events with the session id (svc.EraseTx).
 func (e EraseTx) DeleteSession(ctx context.Context, brandID, sessionID string) (int64, error) {
 	var total int64
-	for _, q := range []string{
+	queries := []string{
 		"DELETE FROM view_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
 		"DELETE FROM purchase_events WHERE session_id = ? AND brand_id = ?", // lines go by cascade
 		"DELETE FROM cart_events WHERE session_id = ? AND product IN (SELECT id FROM products WHERE brand_id = ?)",
-	} {
+	}
+	if e.Views != nil {
+		n, err := e.Views(ctx, brandID, sessionID)
+		if err != nil {
+			return 0, err
+		}
+		total, queries = n, queries[1:]
+	}
+	for _, q := range queries {
 		n, err := e.Tx.Exec(ctx, q, sessionID, brandID)
 		if err != nil {
 			return 0, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Int64s is the argument that stores a list of ids, for InList.
@@ -36,7 +37,15 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 	var total int64
 	// The events go with what they added to the rollups.
 	delta := &rollup.Delta{}
-	for _, t := range []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}} {
+	tables := []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}}
+	if d.blocks {
+		n, err := expireBlocks(ctx, tx, delta, Millis(before), limit)
+		if err != nil {
+			return 0, err
+		}
+		total, tables = n, tables[1:]
+	}
+	for _, t := range tables {
 		ids, err := Collect(ctx, tx, func(r Row) (id int64, err error) { return id, r.Scan(&id) },
 			"SELECT id FROM "+t.table+" WHERE ts < ? ORDER BY ts LIMIT ?"+d.skipLocked, Millis(before), limit)
 		if err != nil {
@@ -98,6 +107,41 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 		{"DELETE FROM pending_cancels WHERE id IN (SELECT id FROM pending_cancels WHERE received_at < ? LIMIT ?" + d.skipLocked + ")", Millis(before)},
 	} {
 		n, err := tx.Exec(ctx, q.sql, q.arg, limit)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// expireBlocks deletes at most limit views older than before from the
+// blocks that hold any, and adds them to d with sign -1:
+// a block all past goes, and a block that straddles the edge is written
+// again with its newer views, so that no view past the retention stays
+// stored or counted. Blocks are commit groups, which hold views of
+// about one moment: few straddle, bar those with a keyed view's own,
+// older timestamp.
+func expireBlocks(ctx context.Context, tx Querier, d *rollup.Delta, before int64, limit int) (int64, error) {
+	ids, err := Collect(ctx, tx, func(r Row) (id int64, err error) { return id, r.Scan(&id) },
+		"SELECT id FROM view_blocks WHERE min_ts < ? ORDER BY min_ts LIMIT ?", before, limit)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	// One block at a time: a block moved from rows holds 4,096 views.
+	var total int64
+	for _, id := range ids {
+		left := limit - int(total)
+		if left <= 0 {
+			break
+		}
+		n, err := RewriteBlocks(ctx, tx, "id = ?", []any{id}, DropViews(d, func(v *viewblock.View) bool {
+			if v.TS >= before || left == 0 {
+				return false
+			}
+			left--
+			return true
+		}))
 		if err != nil {
 			return 0, err
 		}

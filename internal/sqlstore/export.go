@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -174,11 +175,19 @@ func (x *Exporter) Cart(scan func(dest ...any) error) error {
 // first, and emits them (EventStore.ExportEvents). query runs a statement
 // whose one parameter, written param ("?" or "$1" by the driver), is the
 // brand id, and calls row with each row's Scan.
+//
+// Views kept in blocks (Dialect.Blocks) are read by ExportBlockViews
+// instead, which the store passes as views; nil reads view_events.
 func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error,
-	query func(statement string, row func(scan func(dest ...any) error) error) error) error {
+	query func(statement string, row func(scan func(dest ...any) error) error) error, views func() error) error {
 	x := Exporter{BrandID: brandID, Emit: emit}
-	if err := query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+
-		" WHERE p.brand_id = "+param+" ORDER BY v.ts, v.id", x.View); err != nil {
+	var err error
+	if views != nil {
+		err = views()
+	} else {
+		err = query("SELECT "+ViewRowColumns+" FROM "+ViewRowTables+" WHERE p.brand_id = "+param+" ORDER BY v.ts, v.id", x.View)
+	}
+	if err != nil {
 		return err
 	}
 	if err := query("SELECT "+OrderRowColumns+" FROM "+OrderRowTables+
@@ -190,4 +199,10 @@ func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error,
 	}
 	return query("SELECT "+CartRowColumns+" FROM "+CartRowTables+
 		" WHERE p.brand_id = "+param+" ORDER BY c.ts, c.id", x.Cart)
+}
+
+// ExportBlockViews emits the brand's views kept in blocks, oldest first
+// (ExportBrand's views).
+func ExportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
+	return SQLite.exportBlockViews(ctx, q, brandID, emit)
 }

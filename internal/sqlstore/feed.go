@@ -37,6 +37,10 @@ type FeedSource struct {
 	// Key is the expression, on the table's alias, that tells a row's
 	// writer to Mine: its id, or its transaction.
 	Key func(alias string) string
+	// ViewIDs are the ids (lo, hi] of the views new since the cursor,
+	// where they are in blocks (Dialect.Blocks); ok is false when there
+	// are none to read.
+	ViewIDs func() (lo, hi int64, ok bool)
 }
 
 // FeedRead is what one read of the change feed found, each event with its
@@ -83,10 +87,16 @@ func ReadFeed(ctx context.Context, tx Querier, d *Dialect, src FeedSource) (*Fee
 			return nil
 		}, "SELECT "+src.Key(alias)+", p.id, p.brand_id, "+columns+" FROM "+tables+" WHERE "+cond+" ORDER BY "+alias+".id", args...)
 	}
-	err = single(FeedTableViews, "v", ViewRowColumns, ViewRowTables, func() ([]any, func(string, svc.ProductRef) *svc.Write) {
-		var r ViewRow
-		return r.Dest(), r.Write
-	})
+	if d.blocks {
+		if lo, hi, ok := src.ViewIDs(); ok {
+			err = d.blockViewsAfter(ctx, tx, lo, hi, out)
+		}
+	} else {
+		err = single(FeedTableViews, "v", ViewRowColumns, ViewRowTables, func() ([]any, func(string, svc.ProductRef) *svc.Write) {
+			var r ViewRow
+			return r.Dest(), r.Write
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

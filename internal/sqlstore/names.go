@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // productOf finds the product a name belongs to (svc.NameLookup); its
@@ -107,6 +108,21 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 		}
 		if s.d.forUpdate != "" {
 			if _, err := tx.Exec(ctx, "SELECT 1 FROM products WHERE id IN (?, ?) ORDER BY id"+s.d.forUpdate, intoRef, fromRef); err != nil {
+				return err
+			}
+		}
+		if s.d.blocks {
+			// Every block is read: no index has the products of views.
+			_, err := RewriteBlocks(ctx, tx, "1", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
+				changed := false
+				for i := range vs {
+					if vs[i].Product == fromRef {
+						vs[i].Product, changed = intoRef, true
+					}
+				}
+				return vs, changed
+			})
+			if err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
 )
 
@@ -129,7 +130,11 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		}
 	}
 	var oldest sql.NullInt64
-	if err := s.w.QueryRow(ctx, `SELECT min(m) FROM (SELECT min(ts) AS m FROM view_events UNION ALL
+	viewsFrom := "SELECT min(ts) AS m FROM view_events"
+	if s.d.blocks {
+		viewsFrom = "SELECT min(min_ts) AS m FROM view_blocks"
+	}
+	if err := s.w.QueryRow(ctx, `SELECT min(m) FROM (`+viewsFrom+` UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours) AS o`).Scan(&oldest); err != nil {
 		return err
@@ -151,17 +156,11 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 					return err
 				}
 			}
-			// The day's sessions first, so that the day's orders find them.
-			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+sessionsOfViews+
-				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
-				ON CONFLICT (brand_id, session_id) DO UPDATE SET
-					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
-					first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
-				day, day+rollup.Day); err != nil {
+			d := &rollup.Delta{NoSessions: true}
+			if err := s.countViews(ctx, tx, rt, d, day, day+rollup.Day); err != nil {
 				return err
 			}
-			d := &rollup.Delta{NoSessions: true}
-			if err := CountEvents(ctx, tx, d, 1, "v.ts >= ? AND v.ts < ?", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
+			if err := CountEvents(ctx, tx, d, 1, "", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
 				return err
 			}
 			if err := rollup.Apply(ctx, rt, d); err != nil {
@@ -355,4 +354,59 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		return c, err
 	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
 		brandID, Millis(from), Millis(to))
+}
+
+
+// countViews counts the views of [from, to) for a build: their sessions
+// into rollup_sessions at once (so that the orders of the day find them),
+// the rest into d. Views in blocks are read and counted in Go; rows are
+// counted in SQL.
+func (s *Store) countViews(ctx context.Context, tx Querier, rt rollup.Tx, d *rollup.Delta, from, to int64) error {
+	if !s.d.blocks {
+		if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+sessionsOfViews+
+			`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
+			ON CONFLICT (brand_id, session_id) DO UPDATE SET
+				arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+				first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
+			from, to); err != nil {
+			return err
+		}
+		return CountEvents(ctx, tx, d, 1, "v.ts >= ? AND v.ts < ?", "", "", from, to)
+	}
+	// A session's arm is its first view's, the smaller arm's code when
+	// two views share the first time (sessionsOfViews).
+	code := map[string]int{holdout.ArmShown: 1, holdout.ArmHeldOut: 2}
+	sessions := map[[2]string]*rollup.Session{}
+	err := EachBlock(ctx, tx, blockTimes, "", []any{from, to}, func(b *Block) error {
+		for i := range b.Views {
+			v := &b.Views[i]
+			if v.TS < from || v.TS >= to {
+				continue
+			}
+			d.AddView(RollupView(v), 1)
+			if !v.HasSession || v.Session == "" {
+				continue
+			}
+			k := [2]string{v.Brand, v.Session}
+			r := sessions[k]
+			switch {
+			case r == nil:
+				sessions[k] = &rollup.Session{Brand: v.Brand, ID: v.Session, Arm: v.Arm, FirstAt: v.TS, LastAt: v.TS}
+			case v.TS < r.FirstAt || v.TS == r.FirstAt && code[v.Arm] < code[r.Arm]:
+				r.Arm, r.FirstAt = v.Arm, v.TS
+			}
+			if r != nil {
+				r.LastAt = max(r.LastAt, v.TS)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	list := make([]*rollup.Session, 0, len(sessions))
+	for _, r := range sessions {
+		list = append(list, r)
+	}
+	return rt.PutSessions(ctx, list)
 }

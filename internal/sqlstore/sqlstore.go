@@ -89,6 +89,9 @@ type Dialect struct {
 	// skipLocked ends a subquery that picks rows to delete: other nodes'
 	// locked rows are left to them.
 	skipLocked string
+	// blocks: views are kept in view_blocks, a block per commit group
+	// (viewblocks.go); else a row each in view_events.
+	blocks bool
 
 	bound sync.Map // query with ? -> query with $n
 }
@@ -98,7 +101,7 @@ var (
 	SQLite = &Dialect{name: "sqlite", touch: "changed = " + NextChange,
 		namesOf: `(SELECT group_concat(n.name, char(31)) FROM product_names n
 			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
-		greatest: "max", least: "min"}
+		greatest: "max", least: "min", blocks: true}
 	PostgreSQL = &Dialect{name: "postgres", numbered: true, forUpdate: " FOR UPDATE", arrays: true, times: true,
 		touch: "txid = pg_current_xact_id()",
 		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n

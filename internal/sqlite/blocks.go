@@ -1,0 +1,128 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
+)
+
+// Views are kept in blocks, a row of view_blocks per commit group
+// (internal/sqlstore/viewblocks.go, docs/decisions.md): the writer
+// encodes a transaction's views as one block, and readers decode them.
+
+const (
+	// qLastViewID is the largest view id given: the end of the newest
+	// block's range, which a rewrite keeps.
+	qLastViewID = "SELECT coalesce((SELECT last FROM view_blocks ORDER BY id DESC LIMIT 1), 0)"
+	qBlockPut   = "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+// blockView is a view as the writer keeps it for its block.
+func blockView(v *svc.ViewEvent, ref svc.ProductRef) viewblock.View {
+	m := &v.Meta
+	b := viewblock.View{EventID: m.EventID, Brand: v.BrandID, Product: int64(ref), TS: millis(m.Time),
+		ReceivedAt: millis(m.ReceivedAt), Keyed: m.Keyed, Arm: m.Arm}
+	if m.GivenTime != nil {
+		b.Given, b.HasGiven = millis(*m.GivenTime), true
+	}
+	c := &v.Context
+	if c.SessionID != nil {
+		b.Session, b.HasSession = *c.SessionID, true
+	}
+	if c.Country != nil {
+		b.Country, b.HasCountry = *c.Country, true
+	}
+	if c.Locale != nil {
+		b.Locale, b.HasLocale = *c.Locale, true
+	}
+	return b
+}
+
+// writeBlock stores views, ids not yet given, as a new block after the
+// newest: each gets the next id.
+func (p *preparedTx) writeBlock(ctx context.Context, views []viewblock.View) error {
+	if len(views) == 0 {
+		return nil
+	}
+	var last int64
+	if err := p.QueryRowContext(ctx, qLastViewID).Scan(&last); err != nil {
+		return err
+	}
+	lo, hi := views[0].TS, views[0].TS
+	for i := range views {
+		views[i].ID = last + 1 + int64(i)
+		lo, hi = min(lo, views[i].TS), max(hi, views[i].TS)
+	}
+	p.block = viewblock.Append(p.block[:0], views)
+	_, err := p.ExecContext(ctx, qBlockPut, last+1, last+int64(len(views)), lo, hi, len(views), p.block)
+	return err
+}
+
+// moveSizes are the views of a block and of a transaction of
+// moveViewRows (tests make them small).
+var moveSizes = struct{ block, batch int }{4096, 65536}
+
+// moveViewRows moves the rows of view_events, which versions before
+// view_blocks wrote, into blocks of views in id order, a batch of blocks
+// a transaction: a start that stops resumes with the rows
+// left. It logs its progress.
+func (s *Store) moveViewRows(ctx context.Context) error {
+	var left int64
+	if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM view_events").Scan(&left); err != nil || left == 0 {
+		return err
+	}
+	log := slog.Default()
+	log.Info("moving stored views into blocks", "views", left)
+	start, moved := time.Now(), int64(0)
+	for {
+		var n int
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			var views []viewblock.View
+			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
+				var v viewblock.View
+				var given sql.NullInt64
+				var session, country, locale sql.NullString
+				if err := rows.Scan(&v.ID, &v.EventID, &v.Brand, &v.Product, &v.TS, &given, &v.ReceivedAt, &session, &country, &locale, &v.Keyed, &v.Arm); err != nil {
+					return err
+				}
+				v.Given, v.HasGiven = given.Int64, given.Valid
+				v.Session, v.HasSession = session.String, session.Valid
+				v.Country, v.HasCountry = country.String, country.Valid
+				v.Locale, v.HasLocale = locale.String, locale.Valid
+				views = append(views, v)
+				return nil
+			}, `SELECT v.id, v.event_id, coalesce(p.brand_id, ''), v.product, v.ts, v.given_ts, v.received_at, v.session_id,
+				v.country, v.locale, v.keyed, v.arm FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT ?`, moveSizes.batch)
+			if err != nil || len(views) == 0 {
+				return err
+			}
+			q := sqlstore.SQLite.Wrap(sqlQ{tx})
+			var buf []byte
+			for rest := views; len(rest) > 0; {
+				b := rest[:min(len(rest), moveSizes.block)]
+				if buf, err = sqlstore.PutBlock(ctx, q, b[0].ID, b[len(b)-1].ID, b, buf); err != nil {
+					return err
+				}
+				rest = rest[len(b):]
+			}
+			n = len(views)
+			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", views[len(views)-1].ID)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: moving views into blocks: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		moved += int64(n)
+		log.Info("moved views into blocks", "moved", moved, "of", left, "elapsed", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}

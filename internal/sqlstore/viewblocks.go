@@ -1,0 +1,328 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
+)
+
+// SQLite keeps its views in blocks (docs/decisions.md, Views in blocks):
+// a row of view_blocks per commit group, its views encoded by
+// internal/viewblock. A block's id is the first view id of its range and
+// last the range's end, which a rewrite (an erasure, expiry, a merge of
+// products) keeps, so that every view keeps its id and no id is given
+// twice while the block stands; min_ts and max_ts bound its views' times.
+// PostgreSQL keeps rows of view_events. The readers and writers of views
+// here serve the Dialect whose blocks is set.
+
+// Blocks reports whether the dialect keeps views in blocks.
+func (d *Dialect) Blocks() bool { return d.blocks }
+
+// BlockColumns are the columns of view_blocks that EachBlock reads.
+const BlockColumns = "id, last, data"
+
+// Block is a stored block, decoded.
+type Block struct {
+	ID, Last int64
+	Views    []viewblock.View
+}
+
+// EachBlock calls fn with each block the condition on view_blocks
+// selects, in the order given ("" for none). The views' slice is reused
+// from one block to the next.
+func EachBlock(ctx context.Context, q Queryer, cond, order string, args []any, fn func(*Block) error) error {
+	var b Block
+	var data []byte
+	query := "SELECT " + BlockColumns + " FROM view_blocks WHERE " + cond
+	if order != "" {
+		query += " ORDER BY " + order
+	}
+	return Each(ctx, q, func(r Row) error {
+		if err := r.Scan(&b.ID, &b.Last, &data); err != nil {
+			return err
+		}
+		var err error
+		if b.Views, err = viewblock.Decode(b.Views[:0], data); err != nil {
+			return err
+		}
+		return fn(&b)
+	}, query, args...)
+}
+
+// PutBlock writes a block of views, in id order, under the range
+// [id, last]: a new one, or one rewritten. A block with no view left is
+// deleted.
+func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock.View, buf []byte) ([]byte, error) {
+	if len(views) == 0 {
+		_, err := tx.Exec(ctx, "DELETE FROM view_blocks WHERE id = ?", id)
+		return buf, err
+	}
+	lo, hi := views[0].TS, views[0].TS
+	for i := range views {
+		lo, hi = min(lo, views[i].TS), max(hi, views[i].TS)
+	}
+	buf = viewblock.Append(buf[:0], views)
+	_, err := tx.Exec(ctx, "INSERT OR REPLACE INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)",
+		id, last, lo, hi, len(views), buf)
+	return buf, err
+}
+
+// RewriteBlocks reads the blocks the condition selects and writes back
+// those that edit changes, with the views it keeps. edit may change the
+// views in place and returns the ones kept. It returns how many views
+// edit dropped. Blocks are read a page at a time, in id order, and each
+// page's changes written before the next page is read: SQLite's cursor
+// would meet them again, and a merge may change many blocks.
+func RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
+	const page = 256
+	var dropped int64
+	var buf []byte
+	for after := int64(minTime); ; {
+		var changed []Block
+		read := 0
+		err := EachBlock(ctx, tx, "("+cond+") AND id > ?", fmt.Sprintf("id LIMIT %d", page), append(slices.Clip(args), after), func(b *Block) error {
+			read++
+			after = b.ID
+			n := len(b.Views)
+			kept, ok := edit(b.Views)
+			if ok {
+				changed = append(changed, Block{ID: b.ID, Last: b.Last, Views: slices.Clone(kept)})
+				dropped += int64(n - len(kept))
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		for _, b := range changed {
+			if buf, err = PutBlock(ctx, tx, b.ID, b.Last, b.Views, buf); err != nil {
+				return 0, err
+			}
+		}
+		if read < page {
+			return dropped, nil
+		}
+	}
+}
+
+// DropViews is an edit of RewriteBlocks that drops the views drop says,
+// and adds them to d with sign -1.
+func DropViews(d *rollup.Delta, drop func(*viewblock.View) bool) func([]viewblock.View) ([]viewblock.View, bool) {
+	return func(vs []viewblock.View) ([]viewblock.View, bool) {
+		kept := vs[:0]
+		for i := range vs {
+			if drop(&vs[i]) {
+				d.AddView(RollupView(&vs[i]), -1)
+				continue
+			}
+			kept = append(kept, vs[i])
+		}
+		return kept, len(kept) < len(vs)
+	}
+}
+
+// RollupView is what a stored view adds to the rollups.
+func RollupView(v *viewblock.View) rollup.View {
+	return rollup.View{Brand: v.Brand, Product: v.Product, At: v.TS, Session: v.Session, Country: v.Country, Arm: v.Arm}
+}
+
+// blockTimes is the condition of the blocks whose views' times may meet
+// [from, to).
+const blockTimes = "max_ts >= ? AND min_ts < ?"
+
+// EachViewInTime calls fn with every stored view of [from, to) that keep
+// accepts, in the order of their times, then ids. Blocks overlap in time
+// (a keyed event's timestamp is its own), so they are read in the order
+// of their oldest view and merged: the views read and not yet given wait,
+// sorted, until a block begins after them. They are few: blocks are
+// commit groups of one moment.
+func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
+	var pending, merged, vs []viewblock.View
+	emitBefore := func(t int64) error {
+		i := 0
+		for ; i < len(pending) && pending[i].TS < t; i++ {
+			if err := fn(&pending[i]); err != nil {
+				return err
+			}
+		}
+		pending = pending[:copy(pending, pending[i:])]
+		return nil
+	}
+	err := Each(ctx, q, func(r Row) error {
+		var lo int64
+		var data []byte
+		if err := r.Scan(&lo, &data); err != nil {
+			return err
+		}
+		if err := emitBefore(max(lo, from)); err != nil {
+			return err
+		}
+		var err error
+		if vs, err = viewblock.Decode(vs[:0], data); err != nil {
+			return err
+		}
+		kept := vs[:0]
+		for i := range vs {
+			if vs[i].TS >= from && vs[i].TS < to && (keep == nil || keep(&vs[i])) {
+				kept = append(kept, vs[i])
+			}
+		}
+		if !slices.IsSortedFunc(kept, byTime) {
+			slices.SortFunc(kept, byTime)
+		}
+		merged = mergeViews(merged[:0], pending, kept)
+		pending, merged = merged, pending
+		return nil
+	}, "SELECT min_ts, data FROM view_blocks WHERE "+blockTimes+" ORDER BY min_ts, id", from, to)
+	if err != nil {
+		return err
+	}
+	return emitBefore(to)
+}
+
+func byTime(a, b viewblock.View) int {
+	if c := cmp.Compare(a.TS, b.TS); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// mergeViews appends to dst the views of a and b, both sorted, in order.
+func mergeViews(dst, a, b []viewblock.View) []viewblock.View {
+	for len(a) > 0 && len(b) > 0 {
+		if byTime(a[0], b[0]) <= 0 {
+			dst, a = append(dst, a[0]), a[1:]
+		} else {
+			dst, b = append(dst, b[0]), b[1:]
+		}
+	}
+	return append(append(dst, a...), b...)
+}
+
+// viewProduct is what a view read back shows of its product.
+type viewProduct struct {
+	id              string
+	sku, title, url *string
+}
+
+// productsOf reads the product ids and attributes of the refs.
+func (d *Dialect) productsOf(ctx context.Context, q Queryer, refs map[int64]viewProduct) error {
+	ids := make([]int64, 0, len(refs))
+	for r := range refs {
+		ids = append(ids, r)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return Each(ctx, q, func(r Row) error {
+		var ref int64
+		var p viewProduct
+		if err := r.Scan(&ref, &p.id, &p.sku, &p.title, &p.url); err != nil {
+			return err
+		}
+		refs[ref] = p
+		return nil
+	}, "SELECT id, product_id, sku, title, url FROM products WHERE "+d.InList("id"), d.Int64s(ids))
+}
+
+// viewRowOf is a block's view as a ViewRow, which gives the event.
+func viewRowOf(v *viewblock.View, p viewProduct) *ViewRow {
+	r := &ViewRow{time: v.TS, receive: v.ReceivedAt}
+	e := &r.v
+	e.Meta.EventID, e.Meta.Keyed, e.Meta.Arm = v.EventID, v.Keyed, v.Arm
+	e.Product.ProductID, e.Product.SKU, e.Product.Title, e.Product.URL = p.id, p.sku, p.title, p.url
+	if v.HasGiven {
+		r.given = &v.Given
+	}
+	opt := func(s string, ok bool) *string {
+		if !ok {
+			return nil
+		}
+		return &s
+	}
+	e.Context.SessionID, e.Context.Country, e.Context.Locale = opt(v.Session, v.HasSession), opt(v.Country, v.HasCountry), opt(v.Locale, v.HasLocale)
+	return r
+}
+
+// exportBlockViews emits the brand's views, oldest first.
+func (d *Dialect) exportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
+	products := map[int64]viewProduct{}
+	err := Each(ctx, q, func(r Row) error {
+		var ref int64
+		var p viewProduct
+		if err := r.Scan(&ref, &p.id, &p.sku, &p.title, &p.url); err != nil {
+			return err
+		}
+		products[ref] = p
+		return nil
+	}, "SELECT id, product_id, sku, title, url FROM products WHERE brand_id = ?", brandID)
+	if err != nil {
+		return err
+	}
+	return EachViewInTime(ctx, q, minTime, maxTime, func(v *viewblock.View) bool { return v.Brand == brandID },
+		func(v *viewblock.View) error {
+			return emit(svc.ExportedEvent{View: viewRowOf(v, products[v.Product]).Event(brandID)})
+		})
+}
+
+// The bounds of every stored time.
+const (
+	minTime = -1 << 62
+	maxTime = 1 << 62
+)
+
+// blockViewsAfter adds to the feed's read the views of the ids (lo, hi].
+func (d *Dialect) blockViewsAfter(ctx context.Context, q Queryer, lo, hi int64, out *FeedRead) error {
+	var views []viewblock.View
+	err := EachBlock(ctx, q, "last > ? AND id <= ?", "id", []any{lo, hi}, func(b *Block) error {
+		for i := range b.Views {
+			if id := b.Views[i].ID; id > lo && id <= hi {
+				views = append(views, b.Views[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	products := make(map[int64]viewProduct)
+	for i := range views {
+		products[views[i].Product] = viewProduct{}
+	}
+	if err := d.productsOf(ctx, q, products); err != nil {
+		return err
+	}
+	for i := range views {
+		v := &views[i]
+		out.add(viewRowOf(v, products[v.Product]).Write(v.Brand, svc.ProductRef(v.Product)), FeedTableViews, v.ID)
+	}
+	return nil
+}
+
+// BlockHourSessions calls fn with the session of each view of the key's
+// hour (rollup.Tx's HourSessions).
+func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(string)) error {
+	return EachBlock(ctx, q, blockTimes, "", []any{k.Hour, k.Hour + rollup.Hour}, func(b *Block) error {
+		for i := range b.Views {
+			v := &b.Views[i]
+			if v.TS >= k.Hour && v.TS < k.Hour+rollup.Hour && v.Brand == k.Brand && v.HasSession && v.Session != "" &&
+				(k.Product == 0 || v.Product == k.Product) {
+				fn(v.Session)
+			}
+		}
+		return nil
+	})
+}
+
+// oldestBlockView is the time of the oldest stored view, if any.
+func oldestBlockView(ctx context.Context, q Querier) (sql.NullInt64, error) {
+	var t sql.NullInt64
+	err := q.QueryRow(ctx, "SELECT min(min_ts) FROM view_blocks").Scan(&t)
+	return t, err
+}

@@ -1,0 +1,83 @@
+package viewblock
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+)
+
+func sample() []View {
+	return []View{
+		{ID: 41, EventID: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", Brand: "acme", Product: 7, TS: 1_700_000_000_123,
+			ReceivedAt: 1_700_000_000_200, Session: "s1", HasSession: true, Country: "DE", HasCountry: true, Locale: "de-DE", HasLocale: true, Arm: "shown"},
+		{ID: 42, EventID: "custom-id", Brand: "acme", Product: 3, TS: 1_699_999_000_000, ReceivedAt: 1_700_000_000_201,
+			Given: 1_600_000_000_000, HasGiven: true, Keyed: true, Session: "", HasSession: true},
+		{ID: 45, EventID: "0190A1B2-C3D4-7E5F-8A9B-0C1D2E3F4A5B", Brand: "other", Product: 900_000, TS: 1_700_000_000_123,
+			ReceivedAt: 1_700_000_000_123, Session: "s1", HasSession: true, Arm: "held_out"},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	in := sample()
+	b := Append(nil, in)
+	out, err := Decode(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("decoded\n%+v\nwant\n%+v", out, in)
+	}
+	// Decode appends.
+	out, err = Decode(out[:1], b)
+	if err != nil || len(out) != 4 || !reflect.DeepEqual(out[1:], in) {
+		t.Fatalf("append: %v %+v", err, out)
+	}
+	if empty, err := Decode(nil, Append(nil, nil)); err != nil || len(empty) != 0 {
+		t.Fatalf("empty block: %v %v", empty, err)
+	}
+}
+
+// A view of a commit group takes a small part of the row it replaces.
+func TestCompact(t *testing.T) {
+	var views []View
+	for i := range 100 {
+		v := sample()[0]
+		v.ID = int64(1000 + i)
+		v.TS += int64(i * 3)
+		v.ReceivedAt = v.TS + 5
+		v.Product = int64(i * 37 % 1000)
+		views = append(views, v)
+	}
+	b := Append(nil, views)
+	if per := len(b) / len(views); per > 32 {
+		t.Fatalf("%d bytes a view", per)
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	b := Append(nil, sample())
+	for i := range b {
+		if _, err := Decode(nil, b[:i]); err == nil {
+			t.Fatalf("a block cut at %d of %d decoded", i, len(b))
+		}
+	}
+	if _, err := Decode(nil, append(bytes.Clone(b), 0)); err == nil {
+		t.Fatal("a block with a byte more decoded")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(Append(nil, sample()))
+	f.Add([]byte{1, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vs, err := Decode(nil, b)
+		if err != nil {
+			return
+		}
+		// What decodes encodes back to a block of the same views.
+		again, err := Decode(nil, Append(nil, vs))
+		if err != nil || !reflect.DeepEqual(again, vs) && len(vs) > 0 {
+			t.Fatalf("re-encoded: %v\n%+v\n%+v", err, again, vs)
+		}
+	})
+}
