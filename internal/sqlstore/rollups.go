@@ -356,7 +356,6 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		brandID, Millis(from), Millis(to))
 }
 
-
 // countViews counts the views of [from, to) for a build: their sessions
 // into rollup_sessions at once (so that the orders of the day find them),
 // the rest into d. Views in blocks are read and counted in Go; rows are
