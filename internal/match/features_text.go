@@ -74,6 +74,9 @@ func Words(title string) []string {
 			if units[u] && (runs[i].end == runs[i+1].start || spacedUnits[u]) {
 				w += u
 				i++
+			} else if b, ok := frenchUnits[u]; ok && (runs[i].end == runs[i+1].start || u != "to") {
+				w += b // "2 To" is not "2 to 4": a spaced "to" stays a word
+				i++
 			}
 		case stopWords[w] && !glued(i):
 			continue
@@ -110,6 +113,10 @@ func hasDigit(s string) bool {
 var units = set("gb", "tb", "mb", "kb", "mp", "ghz", "mhz", "hz", "w", "kw", "v", "mah", "wh",
 	"mm", "cm", "m", "km", "in", "inch", "ft", "ml", "cl", "l", "g", "kg", "mg", "oz", "lb", "lbs",
 	"pcs", "pc", "pack", "pk", "x", "k", "p", "gen", "st", "nd", "rd", "th")
+
+// frenchUnits are French spellings of units of storage: "128 Go" is
+// "128gb".
+var frenchUnits = map[string]string{"go": "gb", "to": "tb", "mo": "mb", "ko": "kb"}
 
 // spacedUnits are the units also joined when a space stands between number
 // and unit: the others ("in", "x", "m", "st") are words as well, so
