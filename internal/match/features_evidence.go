@@ -83,6 +83,10 @@ func analyze(title string) facts {
 		case modelWords[t]:
 			f.models = appendUnique(f.models, t)
 		}
+		if ms := memoryPair(tok); ms != nil {
+			f.units = append(f.units, ms...)
+			continue
+		}
 		// A measure is a number followed by a unit, in one token ("16gb",
 		// "16.0mp") or two ("16 gb").
 		if v, u, ok := measure(tok); ok {
@@ -939,4 +943,25 @@ func keys(m map[string]string) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// memoryPair reads a phone's memory and storage written as one token,
+// "4/128gb", "3gb/64gb" or "3+32gb", as the measures it holds (4gb and
+// 128gb); nil if the token is not such a pair.
+func memoryPair(tok string) []string {
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '/' || r == '+' })
+	if len(parts) != 2 || len(parts[0])+len(parts[1])+1 != len(tok) {
+		return nil
+	}
+	v, u, ok := measure(parts[1])
+	if !ok || u != "gb" && u != "tb" {
+		return nil
+	}
+	first := normNumber(parts[0]) + u
+	if v0, u0, ok := measure(parts[0]); ok && u0 == u {
+		first = v0 + u0
+	} else if !isNumber(parts[0]) {
+		return nil
+	}
+	return []string{first, v + u}
 }

@@ -67,6 +67,9 @@ func Words(title string) []string {
 	for i := 0; i < len(runs); i++ {
 		w := folded[runs[i].start:runs[i].end]
 		switch {
+		case runs[i].kind == 3 && i > 0 && i+1 < len(runs) && runs[i-1].kind == 2 && runs[i+1].kind == 2 &&
+			runs[i-1].end == runs[i].start && runs[i].end == runs[i+1].start:
+			continue // "3+32GB" is memory and storage, not a model "+"
 		case runs[i].kind == 3:
 			w = "plus"
 		case runs[i].kind == 2 && i+1 < len(runs) && runs[i+1].kind == 1:

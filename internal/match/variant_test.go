@@ -54,6 +54,11 @@ func TestMeasureVeto(t *testing.T) {
 		{"WD My Passport 4TB negro", "WD My Passport 4TB Blue", true},
 		{"Samsung Galaxy A51 128 Go Bleu", "Samsung Galaxy A51 128GB Blue", false},
 		{"Samsung Galaxy A51 128 Go Bleu", "Samsung Galaxy A51 64GB Blue", true},
+		// A phone's memory and storage in one token.
+		{"Galaxy A51 Dual SIM (4/128GB, schwarz)", "Samsung Galaxy A51 4GB 128GB Black", false},
+		{"Xiaomi Redmi Note 9 3GB/64GB Polar White", "Xiaomi Redmi Note 9 64 GB Polar White", false},
+		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 32GB Black", false},
+		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 64GB Black", true},
 	} {
 		a, b := analyze(tc.a), analyze(tc.b)
 		if got := veto(&a, &b); (got != "") != tc.veto {
