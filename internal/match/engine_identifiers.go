@@ -7,8 +7,10 @@ import (
 
 // The maker's identifiers come before titles: the same GTIN is the same
 // product at every shop, and so is the same part number of the same
-// maker. Each is a list of entries through next, its head in a table, as
-// SKUs are (engine_index.go): one product at many shops is one key many times.
+// maker. Each identifier, and the shops' SKUs, is a list of entries
+// through next, its head in a table: one product at many shops is one key
+// many times, which an open-addressing table would hold as one long probe
+// run.
 type idList struct {
 	heads hashtable.Table
 	next  []uint32 // entry → the entry before it with its key, plus one; 0 ends
@@ -25,21 +27,24 @@ const (
 // entries, not in each.
 type idents struct{ gtin, mpn, maker str }
 
-// idKey gives an entry's key in one list.
-type idKey func(x idents) str
+// idKey reads entry i's key in one list.
+type idKey func(c *Index, i uint32) str
 
-func gtinKey(x idents) str { return x.gtin }
-func mpnKey(x idents) str  { return x.mpn }
+func gtinKey(c *Index, i uint32) str { return c.ids[i].gtin }
+func mpnKey(c *Index, i uint32) str  { return c.ids[i].mpn }
+func skuKey(c *Index, i uint32) str  { return c.entries[i].sku }
 
+// idHead returns the latest entry with key k.
 func (c *Index) idHead(l *idList, key idKey, k string) (uint32, bool) {
-	return l.heads.Find(c.hash(k), func(j uint32) bool { return c.str(key(c.ids[j])) == k })
+	return l.heads.Find(c.hash(k), func(j uint32) bool { return c.str(key(c, j)) == k })
 }
 
+// idLink puts entry i, whose key is set, at the head of its key's list.
 func (c *Index) idLink(l *idList, key idKey, i uint32) {
 	for uint32(len(l.next)) <= i {
 		l.next = append(l.next, 0)
 	}
-	k := c.str(key(c.ids[i]))
+	k := c.str(key(c, i))
 	h := c.hash(k)
 	if j, ok := c.idHead(l, key, k); ok {
 		l.heads.Replace(h, j, i)
@@ -50,8 +55,9 @@ func (c *Index) idLink(l *idList, key idKey, i uint32) {
 	l.next[i] = 0
 }
 
+// idUnlink takes entry i out of its key's list.
 func (c *Index) idUnlink(l *idList, key idKey, i uint32) {
-	k := c.str(key(c.ids[i]))
+	k := c.str(key(c, i))
 	j, ok := c.idHead(l, key, k)
 	if !ok {
 		return

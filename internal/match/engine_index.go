@@ -33,8 +33,7 @@ type Index struct {
 	byRef     refIndex
 	byURL     hashtable.Table   // (brand, canonical URL) → the brand's latest entry with it
 	anyURL    hashtable.Table   // canonical URL → the entry that binds it for a host no brand owns
-	bySKU     hashtable.Table   // folded SKU → the latest entry with it
-	skuNext   []uint32          // entry → the entry before it with its SKU, plus one; 0 ends
+	bySKU     idList            // folded SKU → entries: one product at many brands, or a brand's repeats
 	byGTIN    idList            // GTIN-14 → entries (engine_identifiers.go)
 	byMPN     idList            // folded part number → entries
 	ids       map[uint32]idents // entry → its identifiers, for the few that have any
@@ -246,10 +245,10 @@ func (c *Index) Load(fill func(put func(*svc.Product)) error) error {
 // load is done.
 func (c *Index) trim() {
 	c.text.b = clipped(c.text.b)
-	c.entries, c.wordIDs, c.wordList, c.skuNext = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList), clipped(c.skuNext)
+	c.entries, c.wordIDs, c.wordList = clipped(c.entries), clipped(c.wordIDs), clipped(c.wordList)
 	c.df, c.postings.lists, c.postings.pool = clipped(c.df), clipped(c.postings.lists), clipped(c.postings.pool)
-	c.byGTIN.next, c.byMPN.next = clipped(c.byGTIN.next), clipped(c.byMPN.next)
-	for _, x := range []*hashtable.Table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU, &c.byGTIN.heads, &c.byMPN.heads} {
+	c.bySKU.next, c.byGTIN.next, c.byMPN.next = clipped(c.bySKU.next), clipped(c.byGTIN.next), clipped(c.byMPN.next)
+	for _, x := range []*hashtable.Table{&c.vocab, &c.byURL, &c.anyURL, &c.bySKU.heads, &c.byGTIN.heads, &c.byMPN.heads} {
 		x.Fit()
 	}
 }
@@ -273,7 +272,6 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 		}
 		i = uint32(len(c.entries))
 		c.entries = append(c.entries, entry{ref: p.Ref, brand: b, productID: c.text.add(p.ProductID)})
-		c.skuNext = append(c.skuNext, 0)
 		c.byRef.set(p.Ref, i)
 		c.size[b]++
 		if len(c.factCache.slots) < min(len(c.entries), maxFactSlots) {
@@ -301,64 +299,18 @@ func (c *Index) put(p *svc.Product, pr *prepared, keyed bool) {
 	}
 	if p.SKU != nil && pr.sku != c.str(e.sku) {
 		if e.sku != 0 {
-			c.unlinkSKU(i)
+			c.idUnlink(&c.bySKU, skuKey, i)
 			c.text.drop(e.sku)
 		}
 		e.sku = c.text.add(pr.sku)
 		if e.sku != 0 {
-			c.linkSKU(i)
+			c.idLink(&c.bySKU, skuKey, i)
 		}
 	}
 	c.putIdentifiers(i, p)
 	if c.text.waste > max(1<<20, len(c.text.b)/2) || c.idWaste > max(1<<18, len(c.wordIDs)/2) {
 		c.compact()
 	}
-}
-
-// The entries with one SKU (one product at many brands, or a brand's
-// repeats) are a list through skuNext, its head in bySKU: a key held many
-// times over in an open-addressing table makes one long probe run.
-
-// skuHead returns the latest entry with a folded SKU.
-func (c *Index) skuHead(sku string) (uint32, bool) {
-	return c.bySKU.Find(c.hash(sku), func(j uint32) bool { return c.str(c.entries[j].sku) == sku })
-}
-
-// linkSKU puts entry i, whose SKU is set, at the head of its SKU's list.
-func (c *Index) linkSKU(i uint32) {
-	sku := c.str(c.entries[i].sku)
-	h := c.hash(sku)
-	if j, ok := c.skuHead(sku); ok {
-		c.bySKU.Replace(h, j, i)
-		c.skuNext[i] = j + 1
-		return
-	}
-	c.bySKU.Add(h, i)
-	c.skuNext[i] = 0
-}
-
-// unlinkSKU takes entry i out of its SKU's list.
-func (c *Index) unlinkSKU(i uint32) {
-	sku := c.str(c.entries[i].sku)
-	j, ok := c.skuHead(sku)
-	if !ok {
-		return
-	}
-	if j == i {
-		if next := c.skuNext[i]; next != 0 {
-			c.bySKU.Replace(c.hash(sku), i, next-1)
-		} else {
-			c.bySKU.Remove(c.hash(sku), i)
-		}
-	} else {
-		for c.skuNext[j] != 0 && c.skuNext[j] != i+1 {
-			j = c.skuNext[j] - 1
-		}
-		if c.skuNext[j] == i+1 {
-			c.skuNext[j] = c.skuNext[i]
-		}
-	}
-	c.skuNext[i] = 0
 }
 
 // canonOf is the canonical address of an entry's page. It is worked out

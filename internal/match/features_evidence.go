@@ -77,11 +77,15 @@ func analyze(title string) facts {
 			// "compatible with" a printer is the original's own title.
 			f.accessories = appendUnique(f.accessories, t)
 		case colourWords[t]:
-			f.colours = append(f.colours, t)
+			f.colours = append(f.colours, colourOf[t])
 		case sizeWords[t]:
 			f.sizes = append(f.sizes, t)
 		case modelWords[t]:
 			f.models = appendUnique(f.models, t)
+		}
+		if ms := memoryPair(tok); ms != nil {
+			f.units = append(f.units, ms...)
+			continue
 		}
 		// A measure is a number followed by a unit, in one token ("16gb",
 		// "16.0mp") or two ("16 gb").
@@ -91,7 +95,7 @@ func analyze(title string) facts {
 		}
 		if isNumber(tok) && k+1 < len(tokens) {
 			n := squeeze(tokens[k+1])
-			if u, ok := unitAlias(n); ok && (spacedUnits[n] || n == "inches" || n == "watts" || n == "feet") {
+			if u, ok := unitAlias(n); ok && (spacedUnits[n] || n == "inches" || n == "watts" || n == "feet" || n == "go") {
 				f.units = append(f.units, normNumber(tok)+u)
 				continue
 			}
@@ -293,6 +297,8 @@ func unitAlias(u string) (string, bool) {
 		return "pk", true
 	case "feet", "foot":
 		return "ft", true
+	case "go", "to", "mo", "ko": // French: "128 Go", "2To"
+		return u[:1] + "b", true
 	}
 	if units[u] && len(u) > 0 {
 		return u, true
@@ -308,13 +314,29 @@ var (
 		// holds the original's code (the wrong answers of the trained
 		// code tier were these).
 		"compatible", "remanufactured")
-	colourWords = set("black", "white", "red", "blue", "green", "yellow", "pink", "purple", "orange", "brown",
-		"grey", "gray", "silver", "gold", "violet", "beige", "navy", "teal", "turquoise", "graphite", "cyan", "magenta",
-		"schwarz", "weiss", "rot", "blau", "grun", "gelb", "rosa", "lila", "grau", "silber",
-		"noir", "blanc", "rouge", "bleu", "vert", "jaune", "gris", "argent",
-		"negro", "blanco", "rojo", "azul", "verde", "amarillo", "plata")
-	modelWords = set("plus", "pro", "max", "ultra", "mini", "lite", "air")
-	sizeWords  = set("xxs", "xs", "xl", "xxl", "xxxl", "2xl", "3xl", "small", "medium", "large", "petite")
+	// colourOf gives a colour word of any of the shops' languages its one
+	// name, so that "schwarz" is "black" and "grau" is "grey": two names
+	// of one colour are no two colours.
+	colourOf = synonyms(map[string][]string{
+		"black":  {"schwarz", "noir", "negro", "nero", "czarny", "zwart", "preto", "blk"},
+		"white":  {"weiss", "blanc", "blanco", "bianco", "bialy", "wit", "branco", "wht"},
+		"red":    {"rot", "rouge", "rojo", "rosso", "czerwony", "rood", "vermelho"},
+		"blue":   {"blau", "bleu", "azul", "blu", "niebieski", "blauw"},
+		"green":  {"grun", "vert", "verde", "zielony", "groen"},
+		"yellow": {"gelb", "jaune", "amarillo", "giallo", "zolty", "geel", "amarelo"},
+		"pink":   {"rosa", "rose"},
+		"purple": {"lila"},
+		"orange": {"arancione", "pomaranczowy", "oranje", "naranja"},
+		"brown":  {"braun", "marron", "brun", "marrone", "brazowy", "bruin"},
+		"grey":   {"gray", "grau", "gris", "grigio", "szary", "grijs", "cinza"},
+		"silver": {"silber", "argent", "plata", "argento", "srebrny", "zilver", "prata"},
+		"gold":   {"oro", "zloty", "goud", "ouro"},
+		"violet": nil, "beige": nil, "navy": nil, "teal": nil, "turquoise": nil, "graphite": nil,
+		"cyan": nil, "magenta": nil,
+	})
+	colourWords = keys(colourOf)
+	modelWords  = set("plus", "pro", "max", "ultra", "mini", "lite", "air")
+	sizeWords   = set("xxs", "xs", "xl", "xxl", "xxxl", "2xl", "3xl", "small", "medium", "large", "petite")
 )
 
 // Features of a pair of titles, in the order of the model's weights.
@@ -901,4 +923,45 @@ func heldBack(code string, f *facts) bool {
 		}
 	}
 	return false
+}
+
+// synonyms maps each word of a list, and its head, to the head.
+func synonyms(m map[string][]string) map[string]string {
+	out := map[string]string{}
+	for head, words := range m {
+		out[head] = head
+		for _, w := range words {
+			out[w] = head
+		}
+	}
+	return out
+}
+
+func keys(m map[string]string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// memoryPair reads a phone's memory and storage written as one token,
+// "4/128gb", "3gb/64gb" or "3+32gb", as the measures it holds (4gb and
+// 128gb); nil if the token is not such a pair.
+func memoryPair(tok string) []string {
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '/' || r == '+' })
+	if len(parts) != 2 || len(parts[0])+len(parts[1])+1 != len(tok) {
+		return nil
+	}
+	v, u, ok := measure(parts[1])
+	if !ok || u != "gb" && u != "tb" {
+		return nil
+	}
+	first := normNumber(parts[0]) + u
+	if v0, u0, ok := measure(parts[0]); ok && u0 == u {
+		first = v0 + u0
+	} else if !isNumber(parts[0]) {
+		return nil
+	}
+	return []string{first, v + u}
 }

@@ -67,12 +67,18 @@ func Words(title string) []string {
 	for i := 0; i < len(runs); i++ {
 		w := folded[runs[i].start:runs[i].end]
 		switch {
+		case runs[i].kind == 3 && i > 0 && i+1 < len(runs) && runs[i-1].kind == 2 && runs[i+1].kind == 2 &&
+			runs[i-1].end == runs[i].start && runs[i].end == runs[i+1].start:
+			continue // "3+32GB" is memory and storage, not a model "+"
 		case runs[i].kind == 3:
 			w = "plus"
 		case runs[i].kind == 2 && i+1 < len(runs) && runs[i+1].kind == 1:
 			u := folded[runs[i+1].start:runs[i+1].end]
 			if units[u] && (runs[i].end == runs[i+1].start || spacedUnits[u]) {
 				w += u
+				i++
+			} else if b, ok := frenchUnits[u]; ok && (runs[i].end == runs[i+1].start || u != "to") {
+				w += b // "2 To" is not "2 to 4": a spaced "to" stays a word
 				i++
 			}
 		case stopWords[w] && !glued(i):
@@ -110,6 +116,10 @@ func hasDigit(s string) bool {
 var units = set("gb", "tb", "mb", "kb", "mp", "ghz", "mhz", "hz", "w", "kw", "v", "mah", "wh",
 	"mm", "cm", "m", "km", "in", "inch", "ft", "ml", "cl", "l", "g", "kg", "mg", "oz", "lb", "lbs",
 	"pcs", "pc", "pack", "pk", "x", "k", "p", "gen", "st", "nd", "rd", "th")
+
+// frenchUnits are French spellings of units of storage: "128 Go" is
+// "128gb".
+var frenchUnits = map[string]string{"go": "gb", "to": "tb", "mo": "mb", "ko": "kb"}
 
 // spacedUnits are the units also joined when a space stands between number
 // and unit: the others ("in", "x", "m", "st") are words as well, so

@@ -262,9 +262,6 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		x, _ := c.features(s, pq, words, i, c.factsOf(i), func(string) bool { return false })
 		return []assessed{{i: i, x: x, strict: true}}
 	}
-	if c.foreignWord(b, words) {
-		return nil
-	}
 	cands := c.gather(b, pq.words)
 	copy(words, pq.words)
 	s.correct(words, cands)
@@ -636,22 +633,6 @@ func (c *Index) without(words, other, extra []uint32) bool {
 		}
 	}
 	return lacks
-}
-
-// foreignWord reports whether the title has a word, without digits, that
-// products of at least two other brands have and none of this brand's: a
-// model or colour the shop does not sell ("Ultra" at a shop with no
-// Ultra). A soft word (rules_same.go: "software", "windows") is neither. The
-// strict matcher alone may match such a title.
-func (c *Index) foreignWord(b uint32, q []queryWord) bool {
-	for _, w := range q {
-		if w.known && !w.digit && !w.own && !softWords[w.text] {
-			if l := c.postings.list(w.id); l.brand(b, nil) == 0 && l.manyBrands() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // shares returns the weighted shares of the title's words the product has,

@@ -47,11 +47,7 @@ func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 	})
 	if k := foldSKU(sku); k != "" {
 		var same []uint32
-		if i, ok := c.skuHead(k); ok {
-			for same = append(same, i); c.skuNext[i] != 0; same = append(same, i) {
-				i = c.skuNext[i] - 1
-			}
-		}
+		c.idEach(&c.bySKU, skuKey, k, func(i uint32) bool { same = append(same, i); return true })
 		slices.Sort(same) // a brand's latest product with the SKU wins
 		for _, i := range slices.Backward(same) {
 			if !c.gtinClash(pq, i) {

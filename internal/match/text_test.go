@@ -18,6 +18,9 @@ func TestWords(t *testing.T) {
 		"":                                   nil,
 		"   ---   ":                          nil,
 		"Ｆｕｌｌｗｉｄｔｈ ＴＶ ５５":                    {"fullwidth", "tv", "55"},
+		"Galaxy A51 128 Go, 2To":             {"galaxy", "a", "51", "128gb", "2tb"},
+		"1 to 4 players":                     {"1", "4", "players"},
+		"Galaxy A21s 3+32GB":                 {"galaxy", "a", "21", "s", "3", "32gb"},
 	} {
 		got := Words(in)
 		if !slices.Equal(got, want) {

@@ -28,8 +28,8 @@ func TestVariantSuffix(t *testing.T) {
 }
 
 // Measures of one dimension are compared on one scale, a range is one
-// value, and two short names of a line's models differ: each pair here is
-// two products, or one.
+// value, two short names of a line's models differ, and a colour or unit
+// is one in every language: each pair here is two products, or one.
 func TestMeasureVeto(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -48,6 +48,17 @@ func TestMeasureVeto(t *testing.T) {
 		{"Canon EOS Rebel T6 DSLR with EF-S 18-55mm IS II", "Canon EOS Rebel T3 DSLR with EF-S 18-55mm IS", true},
 		{"Intel Core i5 6400 2.7GHz", "Intel Core i7 6400 2.7GHz", true},
 		{"Canon EOS Rebel T6 kit", "Canon EOS Rebel T6 DSLR camera", false},
+		// A colour or a unit in another language is the same colour or unit.
+		{"Samsung Portable SSD T7 Touch 1TB schwarz", "Samsung T7 Touch Black 1TB", false},
+		{"Canon PGI-29 GY Ink cartridge gray", "Canon PGI29GY Grey Ink Tank", false},
+		{"WD My Passport 4TB negro", "WD My Passport 4TB Blue", true},
+		{"Samsung Galaxy A51 128 Go Bleu", "Samsung Galaxy A51 128GB Blue", false},
+		{"Samsung Galaxy A51 128 Go Bleu", "Samsung Galaxy A51 64GB Blue", true},
+		// A phone's memory and storage in one token.
+		{"Galaxy A51 Dual SIM (4/128GB, schwarz)", "Samsung Galaxy A51 4GB 128GB Black", false},
+		{"Xiaomi Redmi Note 9 3GB/64GB Polar White", "Xiaomi Redmi Note 9 64 GB Polar White", false},
+		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 32GB Black", false},
+		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 64GB Black", true},
 	} {
 		a, b := analyze(tc.a), analyze(tc.b)
 		if got := veto(&a, &b); (got != "") != tc.veto {

@@ -36,11 +36,11 @@ func loadShops(t *testing.T) []*Set {
 // pairs join, and two groups are often one product, so its precision is a
 // floor of the true one.
 var shopFloors = map[string]struct{ precision, recall, absent, offers float64 }{
-	"wdc-products":   {0.95, 0.14, 0.02, 0.90},
-	"lspc-cameras":   {0.93, 0.13, 0.03, 0.75},
-	"lspc-computers": {0.94, 0.26, 0.06, 0.43},
-	"lspc-shoes":     {0.97, 0.09, 0.01, 0.91},
-	"lspc-watches":   {0.95, 0.21, 0.05, 0.43},
+	"wdc-products":   {0.97, 0.22, 0.02, 0.90},
+	"lspc-cameras":   {0.93, 0.18, 0.045, 0.75},
+	"lspc-computers": {0.94, 0.34, 0.085, 0.42},
+	"lspc-shoes":     {0.98, 0.12, 0.01, 0.93},
+	"lspc-watches":   {0.95, 0.26, 0.06, 0.43},
 }
 
 // TestShops measures every set beside Walmart–Amazon on its held-out
@@ -70,9 +70,7 @@ func TestShops(t *testing.T) {
 			answers := task.Run(0.01)
 			f := Sum(AtLeast(answers, match.DefaultMinConfidence))
 			o := task.Offers(0.01)
-			if s.Name == "wdc-products" {
-				checkShopsReliability(t, s.Name, append(slices.Clone(answers), o.Answers...))
-			}
+			checkShopsReliability(t, s.Name, append(slices.Clone(answers), o.Answers...))
 			o = o.AtLeast(match.DefaultMinConfidence)
 			p := s.Pairs(0, true)
 			rows[i] = fmt.Sprintf("| %s | %d | %.3f (%d/%d) | %.3f | %d/%d (%.3f) | %.3f | %.3f | %.3f | %.3f / %.3f / %.3f |",
@@ -84,6 +82,9 @@ func TestShops(t *testing.T) {
 			t.Logf("%s: reliability of lookups:\n%s", s.Name, reliabilityTable(answers))
 			right, all := sure(answers, 0.95)
 			t.Logf("%s: lookups at min_confidence 0.95: %d of %d answers right", s.Name, right, all)
+			if s.Name == "wdc-products" && float64(right) < 0.93*float64(all) {
+				t.Errorf("%s: lookups at min_confidence 0.95: %d of %d right (want >= 0.93)", s.Name, right, all)
+			}
 			fl := shopFloors[s.Name]
 			if f.Precision < fl.precision || f.Recall < fl.recall || f.AbsentRate > fl.absent || o.Precision() < fl.offers {
 				t.Errorf("%s: lookup precision %.3f (want >= %.2f), recall %.3f (want >= %.2f), answered without the product %.3f (want <= %.2f), offers' precision %.3f (want >= %.2f)",
@@ -99,13 +100,20 @@ func TestShops(t *testing.T) {
 	})
 }
 
-// checkShopsReliability checks that confidence means what it says on
-// WDC Products' held-out products, the set whose products are whole: in
-// each tenth of confidence with at least 30 answers (lookups and offers),
-// the share right is within 0.05 of the mean confidence, and the answers
-// at min_confidence 0.95 are right at least 93% of the time.
+// checkShopsReliability checks that confidence means what it says on WDC
+// Products' held-out products, the set whose products are whole: in each
+// tenth of confidence with at least 30 answers (lookups and offers), the
+// share right is within 0.05 of the mean confidence, sampling aside
+// (checkReliability), and the answers at min_confidence 0.95 are right at
+// least 93% of the time. LSPC's products are groups of pairs, and one
+// product is often two groups: its share right is a floor, and its
+// reliability is logged, not judged.
 func checkShopsReliability(t *testing.T, name string, answers []Answer) {
 	t.Helper()
+	if name != "wdc-products" {
+		t.Logf("%s: reliability of held-out lookups and offers:\n%s", name, reliabilityTable(answers))
+		return
+	}
 	t.Logf("%s: reliability of held-out lookups and offers:\n%s", name, checkReliability(t, answers, 30))
 	if right, all := sure(answers, 0.95); all > 0 && float64(right) < 0.93*float64(all) {
 		t.Errorf("at min_confidence 0.95: %d of %d answers right (want >= 0.93)", right, all)
