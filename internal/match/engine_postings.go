@@ -179,19 +179,3 @@ func (l postingList) brandUpTo(b uint32, limit int, fn func(entry uint32)) int {
 	}
 	return n
 }
-
-// manyBrands reports whether products of at least two brands have the
-// word.
-func (l postingList) manyBrands() bool {
-	first, seen := uint32(0), false
-	for _, s := range [][]uint64{l.sorted[:min(len(l.sorted), 1)], l.sorted[max(len(l.sorted)-1, 0):], l.tail} {
-		for _, p := range s {
-			b := uint32(p >> 32)
-			if seen && b != first {
-				return true
-			}
-			first, seen = b, true
-		}
-	}
-	return false
-}
