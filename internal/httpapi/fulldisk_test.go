@@ -15,6 +15,7 @@ import (
 // /readyz stayed 200. Writes now answer 503 unavailable with Retry-After,
 // /readyz follows, and both recover once the disk has room again.
 func TestFullDiskUnavailableAndNotReady(t *testing.T) {
+	t.Parallel()
 	f := newFixtureIn(t, testdisk.Small(t, "8m"))
 	if r := f.do("GET", "/readyz", nil); r.status != 200 {
 		t.Fatalf("readyz before: %d %s", r.status, r.body)
