@@ -127,6 +127,7 @@ func TestBadFlagIsNamedWithTwoDashes(t *testing.T) {
 // Only serve makes a data folder: an admin command run from the wrong
 // folder says where it looked, and creates nothing.
 func TestAdminCommandsNeedAnExistingDataFolder(t *testing.T) {
+	// Not parallel: it changes the working directory (t.Chdir).
 	missing := filepath.Join(t.TempDir(), "svc-data")
 	for _, args := range [][]string{
 		{"brands", "add", "--name", "Acme", "--domain", "acme.example"},

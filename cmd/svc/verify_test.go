@@ -196,6 +196,7 @@ func TestVerifyExitCodes(t *testing.T) {
 // TestRotateReachesRunningNodes: on PostgreSQL, every node signs with the
 // rotated key within a second, and publishes the old one beside it.
 func TestRotateReachesRunningNodes(t *testing.T) {
+	// Not parallel: it asserts that every node signs with the new key within a second.
 	store := pgtest.URL(t)
 	b := addBrand(t, "", "--store", store)
 	nodes := []*server{startServer(t, "--store", store), startServer(t, "--store", store)}

@@ -201,6 +201,7 @@ func TestSignedUnderPublicURL(t *testing.T) {
 // server: within a second it signs with the new key, and answers signed
 // before verify against the published set until the old key expires.
 func TestRotationKeepsOldAnswersVerifiable(t *testing.T) {
+	// Not parallel: it asserts that the new key signs within a second.
 	f := newFixture(t)
 	f.do("POST", "/api/collect/product-view", view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"])
 	path := "/api/svc/product-proof?brand_id=br_open&product_id=p1"
