@@ -61,6 +61,8 @@ var layers = map[string]int{
 	"internal/snapshot": 2,
 	"internal/insights": 2,
 
+	"internal/sqlite/sqlitetest": 3, // tests' migrated stores, over internal/sqlite
+
 	"internal/tracker":   3,
 	"internal/collect":   4, // every event's checks, over the core
 	"internal/enrich":    4, // owns what enrichment reads, which the core feeds through tracker.Catalog

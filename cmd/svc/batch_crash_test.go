@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // sentBatch is one batch request a client sent, with whether it got a 200
@@ -54,12 +55,15 @@ func (b *sentBatch) send(base, key string) bool {
 // acknowledged batch is counted after a restart, and retrying the batches
 // that got no answer counts every event exactly once.
 func TestCrashDuringBatchesLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
-		dir := t.TempDir()
+		t.Parallel()
+		dir := sqlitetest.Dir(t)
 		b := addBrand(t, dir)
 		crashDuringBatches(t, b, func() (*exec.Cmd, string) { return startChild(t, dir) })
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		store := pgtest.URL(t)
 		b := addBrand(t, "", "--store", store)
 		crashDuringBatches(t, b, func() (*exec.Cmd, string) { return startNode(t, store) })

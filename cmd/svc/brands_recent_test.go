@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
 // The feed's privacy rules set by `svc brands set` reach a running
 // server's recent purchases within a second.
 func TestBrandsSetRecentRules(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "shop.example", "--recent-k", "2")
 	at := time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339)
@@ -69,7 +71,8 @@ func TestBrandsSetRecentRules(t *testing.T) {
 }
 
 func TestBrandsRecentRulesErrors(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	for _, tc := range []struct {
 		args []string

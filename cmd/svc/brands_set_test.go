@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
 // Thresholds set by `svc brands set` reach a running server's proof and
 // enrichment answers.
 func TestBrandsSetThresholds(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "shop.example")
 	for i, session := range []string{"a", "b"} {
@@ -66,7 +68,8 @@ func TestBrandsSetThresholds(t *testing.T) {
 }
 
 func TestBrandsSetErrors(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	for _, tc := range []struct {
 		args []string
@@ -106,7 +109,8 @@ func TestBrandsSetErrors(t *testing.T) {
 // A holdout set by `svc brands add` or `svc brands set` reaches the
 // widget through the proof answer.
 func TestBrandsHoldout(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "shop.example", "--holdout", "5")
 	testwait.Eventually(t, func() error {
@@ -140,7 +144,8 @@ func TestBrandsHoldout(t *testing.T) {
 // svc dashboard link prints a link that signs in once to a running
 // server's dashboard; a brand it does not know is refused.
 func TestDashboardLink(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir)
 	var out struct {

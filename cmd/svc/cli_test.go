@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // helpFlag is a flag as a command's --help lists it.
@@ -25,6 +26,7 @@ var helpFlag = regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 // what it does, and its flags with two dashes; svc --help shows every flag
 // of every admin command.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	var top bytes.Buffer
 	if err := run(context.Background(), []string{"--help"}, noEnv, &top, io.Discard); err != nil {
 		t.Fatal(err)
@@ -115,6 +117,7 @@ func TestHelpColumnsAlign(t *testing.T) {
 }
 
 func TestBadFlagIsNamedWithTwoDashes(t *testing.T) {
+	t.Parallel()
 	err := run(context.Background(), []string{"brands", "list", "--bogus"}, noEnv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "not defined: --bogus") || !strings.Contains(err.Error(), "svc brands list --help") {
 		t.Fatalf("err %v", err)
@@ -124,6 +127,7 @@ func TestBadFlagIsNamedWithTwoDashes(t *testing.T) {
 // Only serve makes a data folder: an admin command run from the wrong
 // folder says where it looked, and creates nothing.
 func TestAdminCommandsNeedAnExistingDataFolder(t *testing.T) {
+	// Not parallel: it changes the working directory (t.Chdir).
 	missing := filepath.Join(t.TempDir(), "svc-data")
 	for _, args := range [][]string{
 		{"brands", "add", "--name", "Acme", "--domain", "acme.example"},
@@ -160,6 +164,7 @@ func TestAdminCommandsNeedAnExistingDataFolder(t *testing.T) {
 
 // A busy port stops serve with a hint, before it has made the data folder.
 func TestServeOnABusyPort(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +183,8 @@ func TestServeOnABusyPort(t *testing.T) {
 // brands add says when the widget starts to show, and warns on stderr when
 // the brand has no domain, its snippet then being of no use in a browser.
 func TestBrandsAddSaysWhatTheSnippetNeeds(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	add := func(args ...string) (string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
@@ -212,6 +218,7 @@ func TestBrandsAddSaysWhatTheSnippetNeeds(t *testing.T) {
 // The command line prints a domain error once, by its message, not as
 // "svc: svc not_found: ...".
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	e := svc.Errorf(svc.ENOTFOUND, "brand %q not found", "br_x")
 	for err, want := range map[error]string{
 		e:                         `brand "br_x" not found`,
@@ -223,13 +230,14 @@ func TestErrorText(t *testing.T) {
 			t.Errorf("errorText(%v) = %q, want %q", err, got, want)
 		}
 	}
-	err := run(context.Background(), []string{"keys", "create", "--data", t.TempDir(), "--brand", "br_nope"}, noEnv, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"keys", "create", "--data", sqlitetest.Dir(t), "--brand", "br_nope"}, noEnv, io.Discard, io.Discard)
 	if got := errorText(err); err == nil || strings.HasPrefix(got, "svc ") || !strings.Contains(got, "br_nope") {
 		t.Fatalf("keys create of an unknown brand: %q", got)
 	}
 }
 
 func TestVersionHelp(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"version", "--help"}, noEnv, &out, io.Discard)
 	if !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "Usage: svc version") || strings.Contains(out.String(), "go1.") {
@@ -240,7 +248,8 @@ func TestVersionHelp(t *testing.T) {
 // keys create --label names the key; brands list shows the label, and no
 // last use until a server has written one.
 func TestKeyLabel(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	cmd := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(context.Background(), append(args, "--data", dir), noEnv, &out, io.Discard)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -66,7 +67,8 @@ func (r *request) send(base, brand string) bool {
 // counted; then it retries the unanswered ones with their idempotency keys
 // and checks that every event is counted exactly once.
 func TestCrashLosesNothingAcknowledged(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	cmd, base := startChild(t, dir)
 
@@ -118,7 +120,8 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 // TestGracefulShutdownFlushes cancels the server while clients send and
 // checks that every acknowledged event is in the store afterwards.
 func TestGracefulShutdownFlushes(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	s := startServer(t, "--data", dir, "--rate-limit", "0")
 	var acked atomic.Int64

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -36,7 +37,8 @@ func svcProcess(t *testing.T, args ...string) string {
 // sound, holds every event acknowledged before the backup started, and
 // nothing that was not acknowledged by the end.
 func TestBackupWhileServing(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	s := startServer(t, "--data", dir, "--rate-limit", "0")
 	var mu sync.Mutex
@@ -125,6 +127,7 @@ func TestBackupWhileServing(t *testing.T) {
 }
 
 func TestBackupRefusesPostgres(t *testing.T) {
+	t.Parallel()
 	err := run(context.Background(), []string{"backup", "--store", "postgres://db/svc", "--to", "x.db"}, noEnv, &strings.Builder{}, &strings.Builder{})
 	if err == nil || !strings.Contains(err.Error(), "pg_dump") {
 		t.Fatalf("backup of a PostgreSQL store: %v, want a pointer to pg_dump", err)
@@ -136,7 +139,8 @@ func TestBackupRefusesPostgres(t *testing.T) {
 // look at the store, and the
 // export no longer has the erased events.
 func TestForgetSession(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	s := startServer(t, "--data", dir)
 	send := func(path string, body map[string]any, key string) {
@@ -239,7 +243,8 @@ func TestForgetSession(t *testing.T) {
 
 // A session with one event is erased in the singular.
 func TestForgetOneEvent(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	s := startServer(t, "--data", dir)
 	body := viewBody(b.BrandID, "p1")
@@ -255,7 +260,8 @@ func TestForgetOneEvent(t *testing.T) {
 // backup --to into a folder that does not exist says so, rather than
 // SQLite's "unable to open database file".
 func TestBackupToAMissingFolder(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	addBrand(t, dir)
 	missing := filepath.Join(t.TempDir(), "nope")
 	err := run(context.Background(), []string{"backup", "--data", dir, "--to", filepath.Join(missing, "copy.db")}, noEnv, io.Discard, io.Discard)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -31,7 +32,7 @@ func TestExportTypesAreTheDocumentedOnes(t *testing.T) {
 		t.Errorf("docs/operations.md names the types %q; export writes %q", documented, exportTypes)
 	}
 
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir)
 	cart := map[string]any{"brand_id": b.BrandID, "product": map[string]any{"product_id": "p1"}, "quantity": 2}

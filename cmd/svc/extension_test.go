@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 func TestExtensionPack(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	out := filepath.Join(dir, "svc-extension.zip")
 	if got := runCmd(t, "extension", "pack", "--out", out, "--base-url", "https://proof.example/"); got != "wrote "+out+"\n" {
 		t.Errorf("output %q", got)

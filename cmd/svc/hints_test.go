@@ -8,13 +8,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // --add-domain and --remove-domain change one host each and keep the
 // others; --domain replaces them all, and says so in its help; mixing
 // them is refused.
 func TestBrandsSetDomains(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir, "--domain", "shop.example")
 	domains := func(args ...string) []string {
 		t.Helper()
@@ -58,7 +61,8 @@ func TestBrandsSetDomains(t *testing.T) {
 // brands add ends with the export line the walk-through uses, with the
 // brand's id and key.
 func TestBrandsAddPrintsExport(t *testing.T) {
-	out := runCmd(t, "brands", "add", "--data", t.TempDir(), "--name", "Acme", "--domain", "acme.example")
+	t.Parallel()
+	out := runCmd(t, "brands", "add", "--data", sqlitetest.Dir(t), "--name", "Acme", "--domain", "acme.example")
 	m := regexp.MustCompile(`(?m)^export BRAND=(br_\w+) KEY=(sk_\w+)$`).FindStringSubmatch(out)
 	if m == nil || !strings.Contains(out, "brand_id:   "+m[1]) || !strings.Contains(out, "api_key:    "+m[2]) {
 		t.Fatalf("brands add printed no export line of its brand and key:\n%s", out)
@@ -67,6 +71,7 @@ func TestBrandsAddPrintsExport(t *testing.T) {
 
 // The hints name svc as the user runs it.
 func TestSelfCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ arg0, exe, want string }{
 		{"/tmp/go-build3141592/b001/exe/svc", "/tmp/go-build3141592/b001/exe/svc", "go run ./cmd/svc"},
 		{"svc", "/home/u/go/bin/svc", "svc"},
@@ -81,7 +86,7 @@ func TestSelfCommand(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	env := environment{getenv: noEnv, stdout: &out, stderr: &errb, self: "go run ./cmd/svc"}
-	if err := runIn(context.Background(), []string{"brands", "add", "--data", t.TempDir(), "--name", "Acme"}, env); err != nil {
+	if err := runIn(context.Background(), []string{"brands", "add", "--data", sqlitetest.Dir(t), "--name", "Acme"}, env); err != nil {
 		t.Fatal(err)
 	}
 	for _, hint := range []string{"go run ./cmd/svc brands set --brand br_", "go run ./cmd/svc brands set --brand br_"} {

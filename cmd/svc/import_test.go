@@ -20,6 +20,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -43,15 +44,36 @@ type history struct {
 	units                  map[string]int
 }
 
+// shopifyOrders is the file of 100,000 orders the import tests read, and
+// what importing it counts: written once for the test binary, as writing
+// it takes seconds of CPU under the race detector. Its orders are spread
+// over the 29 days before it was written, far within the retention for as
+// long as the tests run.
+var shopifyOrders = sync.OnceValues(func() (*history, error) {
+	dir, err := sharedDir()
+	if err != nil {
+		return nil, err
+	}
+	return writeShopifyCSV(filepath.Join(dir, "orders_export.csv"), 100_000, time.Now())
+})
+
+func sharedShopifyCSV(t *testing.T) *history {
+	t.Helper()
+	h, err := shopifyOrders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // writeShopifyCSV writes n orders of Shopify's export, one row per line:
 // every 1000th is older than the retention, every 500th cancelled; the
 // rest are spread over the last 29 days, with one or two lines of 50 SKUs.
-func writeShopifyCSV(t *testing.T, n int, now time.Time) *history {
-	t.Helper()
-	h := &history{path: filepath.Join(t.TempDir(), "orders_export.csv"), orders: n, purchases: map[string]int{}, units: map[string]int{}}
+func writeShopifyCSV(path string, n int, now time.Time) (*history, error) {
+	h := &history{path: path, orders: n, purchases: map[string]int{}, units: map[string]int{}}
 	f, err := os.Create(h.path)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	w := csv.NewWriter(bufio.NewWriterSize(f, 1<<20))
 	idx := map[string]int{}
@@ -96,7 +118,8 @@ func writeShopifyCSV(t *testing.T, n int, now time.Time) *history {
 			row[idx["Lineitem price"]] = "29.95"
 			row[idx["Lineitem sku"]] = sku
 			if err := w.Write(row); err != nil {
-				t.Fatal(err)
+				f.Close()
+				return nil, err
 			}
 			if i%1000 != 999 && i%500 != 499 {
 				if !seen[sku] {
@@ -109,12 +132,10 @@ func writeShopifyCSV(t *testing.T, n int, now time.Time) *history {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		t.Fatal(err)
+		f.Close()
+		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return h, f.Close()
 }
 
 // importSummaryOf reads the numbers of svc import's summary.
@@ -162,11 +183,10 @@ func purchasesOf(base, brand, product string) (int, int, error) {
 // library translated to Go). The importer's code runs in-process, race
 // detector on, in TestImportExportJSONL.
 var svcBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "svc-import-test-")
+	dir, err := sharedDir()
 	if err != nil {
 		return "", err
 	}
-	binDirs = append(binDirs, dir)
 	bin := filepath.Join(dir, "svc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
@@ -174,8 +194,9 @@ var svcBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// binDirs are removed when the tests end (TestMain).
-var binDirs []string
+// sharedDir holds what the tests of the binary share, built once: it is
+// removed when they end (TestMain).
+var sharedDir = sync.OnceValues(func() (string, error) { return os.MkdirTemp("", "svc-cmd-test-") })
 
 func builtSvc(t *testing.T) string {
 	t.Helper()
@@ -220,19 +241,21 @@ func importBinary(bin string, args ...string) (string, error) {
 // running server, which then counts them (logging how soon); the same
 // file again imports nothing and counts nothing twice.
 func TestImportShopifyCSV(t *testing.T) {
+	t.Parallel()
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
-			const n = 100_000
+			t.Parallel()
 			var flags []string
 			if store == "postgres" {
 				flags = []string{"--store", pgtest.URL(t)}
 			} else {
-				flags = []string{"--data", t.TempDir()}
+				flags = []string{"--data", sqlitetest.Dir(t)}
 			}
 			bin := builtSvc(t)
 			base := serveBinary(t, bin, flags...)
 			b := addBrand(t, "", flags...)
-			h := writeShopifyCSV(t, n, time.Now())
+			h := sharedShopifyCSV(t)
+			n := h.orders
 			start := time.Now()
 			out, err := importBinary(bin, append([]string{"--brand", b.BrandID, "--file", h.path}, flags...)...)
 			if err != nil {
@@ -289,9 +312,10 @@ func httpGet(url string) ([]byte, error) {
 // of a file, and runs it again: the second run imports what the first did
 // not, so that every order is stored once.
 func TestImportResumesAfterAKill(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
-	h := writeShopifyCSV(t, 100_000, time.Now())
+	h := sharedShopifyCSV(t)
 	want := h.orders - h.old - h.cancelled
 	bin := builtSvc(t)
 	cmd := exec.Command(bin, "import", "--data", dir, "--brand", b.BrandID, "--file", h.path)
@@ -348,7 +372,8 @@ func TestImportResumesAfterAKill(t *testing.T) {
 // A malformed line, an order of another brand and an old order are each
 // reported with their line numbers or counted, and the rest is imported.
 func TestImportExportJSONL(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	now := time.Now().UTC()
 	line := func(brand, order string, at time.Time) string {
@@ -385,7 +410,7 @@ func TestImportExportJSONL(t *testing.T) {
 		t.Fatalf("summary %v\n%s", sum, out)
 	}
 	// What svc export writes, svc import reads back into another store.
-	other := t.TempDir()
+	other := sqlitetest.Dir(t)
 	b2 := addBrand(t, other)
 	exported := filepath.Join(t.TempDir(), "again.jsonl")
 	runCmd(t, "export", "--data", dir, "--brand", b.BrandID, "--out", exported)
@@ -405,7 +430,7 @@ func TestImportExportJSONL(t *testing.T) {
 // every valid line, before it and after.
 func TestImportIsAsStrictAsTheAPI(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	at := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
 	line := func(order, items string) string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -23,8 +24,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	for _, d := range binDirs {
-		_ = os.RemoveAll(d)
+	if dir, err := sharedDir(); err == nil {
+		_ = os.RemoveAll(dir)
 	}
 	os.Exit(code)
 }
@@ -161,7 +162,8 @@ func status(what string, got, want int) error {
 // TestAdminChangesReachARunningServer: brands and keys that admin commands
 // change in the store reach a running server at its next reload.
 func TestAdminChangesReachARunningServer(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "Shop.Example")
 	if !strings.HasPrefix(b.BrandID, "br_") || !strings.HasPrefix(b.APIKey, "sk_") || !strings.Contains(b.Snippet, b.BrandID) || !strings.HasSuffix(b.ScriptURL, "/svc.js") {
@@ -207,7 +209,8 @@ func TestAdminChangesReachARunningServer(t *testing.T) {
 }
 
 func TestCommandErrors(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	tests := []struct {
 		args []string
 		want string
@@ -237,7 +240,8 @@ func TestCommandErrors(t *testing.T) {
 }
 
 func TestEnvironmentVariables(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	env := func(k string) string {
 		return map[string]string{"SVC_DATA": dir, "SVC_PUBLIC_URL": "https://proof.example"}[k]
 	}
@@ -256,7 +260,8 @@ func TestEnvironmentVariables(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s1 := startServer(t, "--data", dir, "--demo")
 	first := demoKey(t, s1)
 	s1.stop()
@@ -313,7 +318,8 @@ func demoKey(t *testing.T, s *server) string {
 }
 
 func TestAdminListener(t *testing.T) {
-	s := startServer(t, "--data", t.TempDir(), "--admin-addr", "127.0.0.1:0")
+	t.Parallel()
+	s := startServer(t, "--data", sqlitetest.Dir(t), "--admin-addr", "127.0.0.1:0")
 	line, err := s.stdout.ReadString('\n')
 	admin, ok := strings.CutPrefix(strings.TrimSpace(line), "svc admin (pprof, metrics) on ")
 	if err != nil || !ok {
@@ -339,6 +345,7 @@ func TestAdminListener(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out := runCmd(t, "version")
 	if !strings.HasPrefix(out, "svc ") || !strings.Contains(out, "go1.") {
 		t.Fatalf("version: %q", out)
@@ -348,7 +355,8 @@ func TestVersion(t *testing.T) {
 // One data folder serves one server: a second is refused at once, and the
 // folder is free again when the first stops.
 func TestOneServerPerDataFolder(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	err := run(context.Background(), []string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}, noEnv, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "another svc serve uses the data folder") {

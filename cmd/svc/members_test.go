@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -22,7 +23,7 @@ import (
 // owner stays, and a bad address or role names its field.
 func TestBrandsMembers(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	var added struct {
 		Email string `json:"email"`
@@ -104,7 +105,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // asked.
 func TestSignInLinkLoggedWithoutSMTP(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	logs := &lockedBuffer{}

@@ -34,6 +34,7 @@ func withinASecond(t *testing.T, nodes []string, brand, product string, purchase
 // three nodes shows on every node within a second, a cancellation that
 // overtakes its order wins on every node, and a restarted node agrees.
 func TestNodesFollowCancellations(t *testing.T) {
+	// Not parallel: it asserts what every node shows within a second.
 	store := pgtest.URL(t)
 	b := addBrand(t, "", "--store", store)
 	nodes := make([]string, 3)

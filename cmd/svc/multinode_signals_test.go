@@ -58,6 +58,7 @@ func everyNode(t *testing.T, nodes []string, path string, ok func(map[string]any
 // second, a cancellation on a third node takes the order out of every
 // node's feed, and a node started later agrees.
 func TestNodesShareSignals(t *testing.T) {
+	// Not parallel: it asserts what every node shows within a second.
 	store := pgtest.URL(t)
 	b := addBrand(t, "", "--store", store, "--recent-k", "2", "--recent-delay", "1m")
 	nodes := make([]string, 3)

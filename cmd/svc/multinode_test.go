@@ -75,6 +75,7 @@ func postStatus(url, key string, body any, want int) error {
 // or an Idempotency-Key sent to two nodes counts once, and a node killed
 // with SIGKILL loses nothing it acknowledged.
 func TestNodesShareOnePostgreSQL(t *testing.T) {
+	t.Parallel()
 	store := pgtest.URL(t)
 	b := addBrand(t, "", "--store", store, "--domain", "shop.example")
 	nodes := make([]string, 3)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -28,10 +29,11 @@ import (
 // keeps its title. The operator lists the names, and merges a product the
 // page made under an old id.
 func TestOneProductManyNames(t *testing.T) {
+	t.Parallel()
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
-			flags := []string{"--data", t.TempDir()}
+			flags := []string{"--data", sqlitetest.Dir(t)}
 			if store == "postgres" {
 				flags = []string{"--store", pgtest.URL(t)}
 			} else if err := os.MkdirAll(flags[1], 0o755); err != nil {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestServeOptions(t *testing.T) {
+	t.Parallel()
 	defaults := serveConfig{addr: "127.0.0.1:8080", retention: svc.DefaultRetention, logFormat: "text", logLevel: "info",
 		shutdownTimeout: 15 * time.Second, snapshotInterval: 5 * time.Minute, rateLimit: 20, rateBurst: 100,
 		budget:             httpapi.Budget{NewProductsPerAddress: 120, NewProductsPerBrand: 6000, LinesPerOrder: 50, UnitsPerLine: 100},
@@ -117,6 +118,7 @@ func equalConfig(a, b serveConfig) bool {
 // TestServeHelpAndReadmeListEveryOption keeps svc serve --help and the
 // README's table of options complete.
 func TestServeHelpAndReadmeListEveryOption(t *testing.T) {
+	t.Parallel()
 	var help bytes.Buffer
 	err := run(t.Context(), []string{"serve", "--help"}, noEnv, &help, io.Discard)
 	if !errors.Is(err, flag.ErrHelp) {

@@ -26,6 +26,7 @@ import (
 // The full disk needs a tmpfs of its own, so root: without it that probe
 // is skipped and the others run on a temporary folder.
 func TestProbeReplay(t *testing.T) {
+	// Not parallel: it sets the process's umask.
 	old := syscall.Umask(0) // the loosest: any mode left to the umask shows
 	defer syscall.Umask(old)
 	dir, disk := probeDisk(t)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // TestProvenanceOnBothStores replays the attacks of issue 31 on what an
@@ -26,7 +27,7 @@ func TestProvenanceOnBothStores(t *testing.T) {
 			var b brandJSON
 			var start func() (stop func(), url string)
 			if kind == "sqlite" {
-				dir := t.TempDir()
+				dir := sqlitetest.Dir(t)
 				b = addBrand(t, dir, "--domain", "shop.example")
 				start = func() (func(), string) {
 					cmd, url := startProcess(t, "--data", dir)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -17,10 +18,11 @@ import (
 // anywhere on the store print the script, snippet, webhook and dashboard
 // URLs where the service is reached, not on 127.0.0.1:8080.
 func TestAdminCommandsPrintTheRecordedPublicURL(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			flags := []string{"--data", t.TempDir()}
+			flags := []string{"--data", sqlitetest.Dir(t)}
 			if kind == "postgres" {
 				flags = []string{"--store", pgtest.URL(t)}
 			} else {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -146,7 +147,8 @@ func shellWords(s string, vars map[string]string) ([]string, error) {
 // output must be the one shown under it, ids, keys and times aside, so
 // that the examples cannot drift from what svc does.
 func TestReadmeWalkThrough(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	steps := walkThrough(t, section(t, readme(t), "Walk-through"))
 	if len(steps) < 7 {
@@ -378,13 +380,14 @@ func sameShape(path string, want, got any) []string {
 // The README's "The command line" is svc --help's list of commands, and
 // it names every field brands add --json prints.
 func TestReadmeCommandLine(t *testing.T) {
+	t.Parallel()
 	text := section(t, readme(t), "The command line")
 	block := "```\n" + strings.Join(synopses(), "\n") + "\n```"
 	if !strings.Contains(text, block) {
 		t.Errorf("README.md's command line is not svc --help's; want\n%s", block)
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"brands", "add", "--data", t.TempDir(), "--name", "Acme", "--domain", "acme.example", "--json"}, noEnv, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"brands", "add", "--data", sqlitetest.Dir(t), "--name", "Acme", "--domain", "acme.example", "--json"}, noEnv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	var fields map[string]any
@@ -412,7 +415,7 @@ func TestReadmeTimestamps(t *testing.T) {
 	if !ok || refused == nil {
 		t.Fatalf("README.md's Timestamps do not say which timestamp is a 400:\n%s", bullet)
 	}
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir)
 	testwait.Eventually(t, func() error {

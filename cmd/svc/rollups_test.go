@@ -16,6 +16,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // storeWithEvents writes views over three days into a new data folder
@@ -23,7 +24,7 @@ import (
 // kept them.
 func storeWithEvents(t *testing.T) (dir, brand string, want string) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = sqlitetest.Dir(t)
 	brand = addBrand(t, dir).BrandID
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, dir)

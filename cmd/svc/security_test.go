@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -31,7 +32,8 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // valid, revoked, unknown and misplaced keys: none of them, nor their
 // prefixes, may appear in the logs.
 func TestKeysNeverLogged(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	revoked := addKey(t, dir, b.BrandID)
 	runCmd(t, "keys", "revoke", "--data", dir, "--brand", b.BrandID, "--key", revoked)
@@ -103,7 +105,8 @@ func addKey(t *testing.T, dir, brand string) string {
 
 // TestHeaderLimit sends headers around the server's 32 KiB limit.
 func TestHeaderLimit(t *testing.T) {
-	s := startServer(t, "--data", t.TempDir())
+	t.Parallel()
+	s := startServer(t, "--data", sqlitetest.Dir(t))
 	get := func(size int) int {
 		req, _ := http.NewRequest("GET", s.url+"/healthz", nil)
 		req.Header.Set("X-Padding", strings.Repeat("a", size))

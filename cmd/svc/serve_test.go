@@ -10,10 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 func TestServesOpenAPIDocument(t *testing.T) {
-	s := startServer(t, "--data", t.TempDir())
+	t.Parallel()
+	s := startServer(t, "--data", sqlitetest.Dir(t))
 	res, err := http.Get(s.url + "/openapi.json")
 	if err != nil {
 		t.Fatal(err)
@@ -34,11 +37,12 @@ func TestServesOpenAPIDocument(t *testing.T) {
 // On one CPU, serve runs with two Ps: with one, the group commit's fsync
 // stops every request and batches shrink to one event.
 func TestServeOnOneCPURaisesGOMAXPROCS(t *testing.T) {
+	t.Parallel()
 	taskset, err := exec.LookPath("taskset") // util-linux: on every Debian
 	if err != nil {
 		t.Fatal("taskset is needed: apt-get install util-linux")
 	}
-	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	cmd := exec.Command(taskset, "-c", "0", os.Args[0], "serve", "--addr", "127.0.0.1:0", "--data", sqlitetest.Dir(t))
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "GOMAXPROCS=") }), "SVC_TEST_RUN_MAIN=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

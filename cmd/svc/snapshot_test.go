@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // TestRestartLoadsTheSnapshot stops the server cleanly, which saves the
@@ -13,7 +15,8 @@ import (
 // the snapshot, not from the events (one is removed behind the server's
 // back, which a full replay would miss).
 func TestRestartLoadsTheSnapshot(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	b := addBrand(t, dir)
 	s := startServer(t, "--data", dir, "--rate-limit", "0")
 	for i := range 30 {

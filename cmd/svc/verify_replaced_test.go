@@ -15,13 +15,14 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/httpsig"
 	"github.com/svc-project/svc/internal/signing"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // svc verify refuses an answer signed by a published key after the key
 // was replaced, and takes one signed before.
 func TestVerifyRefusesASignatureAfterItsKeyWasReplaced(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	key, err := svc.NewSigningKey(time.Now().Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/signing"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -76,7 +77,8 @@ func signingKeyOf(url string) (string, error) {
 }
 
 func TestVerify(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir)
 	testwait.Eventually(t, func() error {
@@ -173,7 +175,8 @@ func writeFile(t *testing.T, content string) string {
 
 // TestVerifyExitCodes runs the binary: 0 verified, 1 not, 2 usage.
 func TestVerifyExitCodes(t *testing.T) {
-	_, url := startChild(t, t.TempDir())
+	t.Parallel()
+	_, url := startChild(t, sqlitetest.Dir(t))
 	for _, c := range []struct {
 		args []string
 		code int
@@ -193,6 +196,7 @@ func TestVerifyExitCodes(t *testing.T) {
 // TestRotateReachesRunningNodes: on PostgreSQL, every node signs with the
 // rotated key within a second, and publishes the old one beside it.
 func TestRotateReachesRunningNodes(t *testing.T) {
+	// Not parallel: it asserts that every node signs with the new key within a second.
 	store := pgtest.URL(t)
 	b := addBrand(t, "", "--store", store)
 	nodes := []*server{startServer(t, "--store", store), startServer(t, "--store", store)}
@@ -261,7 +265,7 @@ func testCommand(args ...string) *exec.Cmd {
 // in its order, its strings quoted.
 func TestVerifyPrintsTheFigures(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir)
 	testwait.Eventually(t, func() error {

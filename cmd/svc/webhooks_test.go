@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -24,7 +25,8 @@ import (
 // server takes a webhook signed with the new secret within a second, and
 // the secret is in no log line, no brands list, no export.
 func TestWebhookSecretsEndToEnd(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	pr, pw := io.Pipe()

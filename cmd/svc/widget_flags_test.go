@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
 // The widget's corner and languages set by `svc brands add` or `svc brands
 // set` reach the widget through the proof answer; bad values name the flag.
 func TestBrandsWidgetFlags(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "shop.example", "--widget-position", "end", "--languages", "de,en")
 	testwait.Eventually(t, func() error {
@@ -56,7 +58,8 @@ func TestBrandsWidgetFlags(t *testing.T) {
 // The widget's parts, font and carts threshold, set by `svc brands set`,
 // reach the proof; bad values name the flag.
 func TestBrandsWidgetLookFlags(t *testing.T) {
-	dir := t.TempDir()
+	t.Parallel()
+	dir := sqlitetest.Dir(t)
 	s := startServer(t, "--data", dir)
 	b := addBrand(t, dir, "--domain", "shop.example")
 	var out struct {

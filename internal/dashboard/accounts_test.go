@@ -112,6 +112,7 @@ func (m *member) signIn(email string, index int) {
 // and opens it in the same browser: signed in, on their brand. The link
 // opens nothing in another browser, and works once.
 func TestSignInByEmail(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
 	ann := f.member("192.0.2.1")
@@ -177,6 +178,7 @@ func TestSignInByEmail(t *testing.T) {
 // The answer to a stranger's address is the member's, word for word but
 // the address; only the member gets mail. A bad address is a 400.
 func TestSignInSameAnswerForStrangers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleViewer)
 	stranger := f.member("192.0.2.1").ask("nobody@shop.example")
@@ -204,6 +206,7 @@ func TestSignInSameAnswerForStrangers(t *testing.T) {
 // Sign-in mail is limited per address (3 at once) and per client address
 // (10 at once), for members and strangers alike.
 func TestSignInRateLimits(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
 	for i := range 4 {
@@ -236,6 +239,7 @@ func TestSignInRateLimits(t *testing.T) {
 // An owner invites a viewer, who signs in by email; the viewer sees the
 // brand and is refused every owner's form with 403; the last owner stays.
 func TestInviteRolesAndLastOwner(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
 	ann := f.member("192.0.2.1")
@@ -329,6 +333,7 @@ func TestInviteRolesAndLastOwner(t *testing.T) {
 // is kept signed in while they use the dashboard: 30 days from the last
 // use, not from the sign-in.
 func TestMemberSessions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleViewer)
 	laptop, phone := f.member("192.0.2.1"), f.member("192.0.2.2")
@@ -383,6 +388,7 @@ func TestMemberSessions(t *testing.T) {
 // last week's figures, a plain and an HTML part, and a one-click
 // unsubscribe (RFC 8058) that needs no session.
 func TestWeeklyDigest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
 	f.addMember("br_acme", "bob@shop.example", svc.RoleViewer)
@@ -464,6 +470,7 @@ func TestWeeklyDigest(t *testing.T) {
 // header, a server whose public URL is an address (no relying party), a
 // sign-in finished without its ceremony's cookie.
 func TestPasskeyRefusals(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t) // http://127.0.0.1:PORT: an IP address cannot be a relying party
 	f.addMember("br_acme", "ann@shop.example", svc.RoleOwner)
 	ann := f.member("192.0.2.1")

@@ -16,6 +16,7 @@ import (
 // Without a session every page redirects to the sign-in page and shows
 // no data.
 func TestNoSessionNoData(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := &browser{f: f}
 	for _, path := range []string{"/dashboard", "/dashboard/", "/dashboard/brands/br_acme/", "/dashboard/brands/br_acme/products/shoe",
@@ -48,6 +49,7 @@ func TestNoSessionNoData(t *testing.T) {
 // A link signs in once; the cookie is HttpOnly and SameSite=Lax; the pages
 // show the brand's data; logout ends the session on the server.
 func TestSignInPagesAndLogout(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := &browser{f: f}
 	token := f.link("br_acme")
@@ -118,6 +120,7 @@ func TestSignInPagesAndLogout(t *testing.T) {
 }
 
 func TestExpiredLinkAndSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	token := f.link("br_acme")
 	f.clock.Add(svc.SignInLinkTTL + time.Second)
@@ -138,6 +141,7 @@ func TestExpiredLinkAndSession(t *testing.T) {
 // A brand's session never sees another brand's pages or changes them;
 // they answer as if they did not exist. The operator sees every brand.
 func TestCrossBrand(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	csrf := b.csrf("/dashboard/brands/br_acme/settings")
@@ -179,6 +183,7 @@ func TestCrossBrand(t *testing.T) {
 // The operator sees refused events by reason, from the metrics, and per
 // brand for brands that exist.
 func TestOperatorRefusedEvents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	req, _ := http.NewRequest("POST", f.srv.URL+"/api/collect/product-view", strings.NewReader(`{"brand_id":"br_acme"}`))
 	req.Header.Set("X-svc-Api-Key", f.keys["br_acme"])
@@ -220,6 +225,7 @@ func TestOperatorRefusedEvents(t *testing.T) {
 
 // Sign-in tokens, session ids and new keys never reach the log, at any level.
 func TestNoSecretInLog(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	token := f.link("br_acme")
 	b := &browser{f: f}
@@ -242,6 +248,7 @@ func TestNoSecretInLog(t *testing.T) {
 }
 
 func TestSecureCookieBehindTLS(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv := httptest.NewTLSServer(f.srv.Config.Handler)
 	defer srv.Close()
@@ -268,6 +275,7 @@ func TestSecureCookieBehindTLS(t *testing.T) {
 // A brand sets, replaces and removes its webhook secrets; the page says
 // whether one is set and never shows it.
 func TestWebhookSecrets(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	csrf := b.csrf("/dashboard/brands/br_acme/settings")
@@ -311,6 +319,7 @@ func TestWebhookSecrets(t *testing.T) {
 // A cancelled order leaves the overview's purchases and revenue, and the
 // experiment's conversions.
 func TestCancelledOrderLeavesTheFigures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	if p := b.get("/dashboard/brands/br_acme/"); !strings.Contains(p.body, "59.90 EUR") {

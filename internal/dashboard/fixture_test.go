@@ -27,6 +27,7 @@ import (
 	"github.com/svc-project/svc/internal/mail/mailtest"
 	"github.com/svc-project/svc/internal/metrics"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -76,7 +77,7 @@ func newFixtureAt(t *testing.T, host string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: &clock{now: t0}, keys: map[string]string{}, log: &syncBuffer{}}
-	store, err := sqlite.Open(ctx, t.TempDir())
+	store, err := sqlite.Open(ctx, sqlitetest.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 // 10¹², within the bounds. The overview and the product's page show its
 // revenue as it is, 10¹⁹, not as an overflowed int64.
 func TestRevenuePastInt64(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var items []any
 	for i := range 10 {

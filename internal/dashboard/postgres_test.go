@@ -30,6 +30,7 @@ import (
 // On PostgreSQL, sessions live in the shared store: a session opened on
 // one node works on another, and logging out on one ends it on both.
 func TestSessionsAcrossNodes(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	ctx := context.Background()
 	node := func() (*postgres.Store, *httptest.Server) {
@@ -157,6 +158,7 @@ func startPGNode(t *testing.T, dbURL string, smtp *mailtest.Server, now func() t
 // the 1 s the issue asks); and the weekly digest, sent by both nodes at
 // once, reaches the member once.
 func TestAccountsAcrossNodes(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	ctx := context.Background()
 	smtp := mailtest.Start(t, true)

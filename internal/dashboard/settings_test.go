@@ -23,6 +23,7 @@ func acmeForm(csrf string) url.Values {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	settings := b.get("/dashboard/brands/br_acme/settings")
@@ -141,6 +142,7 @@ func TestSettings(t *testing.T) {
 // Domains are added and removed one by one, each checked by the domain's
 // rules as svc brands set checks them.
 func TestDomains(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	csrf := b.csrf("/dashboard/brands/br_acme/settings")
@@ -197,6 +199,7 @@ func (f *fixture) originStatus(origin string) int {
 
 // A viewer sees the settings and changes nothing; keys are not theirs.
 func TestViewerCannotChangeSettings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	f.addMember("br_acme", "viewer@acme.example", svc.RoleViewer)
@@ -226,6 +229,7 @@ func TestViewerCannotChangeSettings(t *testing.T) {
 var keyRowRe = regexp.MustCompile(`(?s)<th [^>]*>shop server</th><td [^>]*><code>(sk_\w+)…</code></td><td [^>]*>[^<]+</td><td [^>]*class="last-used"[^>]*>([^<]+)</td>`)
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	csrf := b.csrf("/dashboard/brands/br_acme/keys")
@@ -283,6 +287,7 @@ func TestKeys(t *testing.T) {
 // The preview's API answers only the page that signed it, and counts
 // nothing.
 func TestPreviewAPI(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("br_acme")
 	frame := b.get("/dashboard/brands/br_acme/preview?min_viewers=1&min_purchases=1&languages=de&widget_variant=now&recent_delay=5m&recent_window=24h&recent_max=10&recent_k=3&holdout=50&name=Acme&widget_position=end")
@@ -355,6 +360,7 @@ func TestPreviewAPI(t *testing.T) {
 // The operator's mean a day counts the days the brand existed, and the
 // page says over how many.
 func TestOperatorMeanPerDay(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	b := f.signIn("")
 	p := b.get("/dashboard/operator")

@@ -46,6 +46,7 @@ func errorFields(res map[string]any) []string {
 // One bad event fails alone; every other is answered as its single
 // endpoint would, in its place, and counted.
 func TestBatchMixed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	res := f.results("br_open", batch(
 		typed("product-view", view("br_open", "p1", map[string]any{"session_id": "s1"}), ""),
@@ -101,6 +102,7 @@ func TestBatchMixed(t *testing.T) {
 // Orders and idempotency keys are duplicates inside one batch, across
 // batches and across the batch and the single endpoints.
 func TestBatchDuplicates(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	res := f.results("br_open", batch(
@@ -149,6 +151,7 @@ func TestBatchDuplicates(t *testing.T) {
 // A batch refused whole stores nothing: 501 events, a body over 4 MiB,
 // no key, a body that is not a batch.
 func TestBatchRefusedWhole(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	var events []any

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLeadingType(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`{"type":"product-view","brand_id":"b"}`: "product-view",
 		"{ \n\t\"type\" :\r \"product-cart\" }":  "product-cart",
@@ -31,6 +32,7 @@ func TestLeadingType(t *testing.T) {
 // is answered as when its type is read first: the same event when it is
 // valid, the same errors when it is not.
 func TestBatchEventReadOnce(t *testing.T) {
+	t.Parallel()
 	view := `"brand_id":"br_1","product":{"product_id":"p1","title":"T"},"context":{"session_id":"s"}`
 	for _, c := range []struct {
 		name, first, later string

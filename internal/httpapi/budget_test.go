@@ -14,6 +14,7 @@ import (
 // saw 699 requests. Anonymous events are budgeted by what they create;
 // keyed ones are exempt.
 func TestAnonymousBudget(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, httpapi.Options{
 		RateLimit: httpapi.RateLimit{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}},
 		Budget:    httpapi.Budget{NewProductsPerAddress: 3, NewProductsPerBrand: 5, LinesPerOrder: 2, UnitsPerLine: 10},

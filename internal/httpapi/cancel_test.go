@@ -21,6 +21,7 @@ func cancelBody(brand, order string, lines ...any) map[string]any {
 }
 
 func TestOrderCancelChecks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	tests := []struct {
@@ -63,6 +64,7 @@ func TestOrderCancelChecks(t *testing.T) {
 // A cancelled order disappears from the counts, partly or whole, also
 // after a restart; its id is never reused; a repeat changes nothing.
 func TestOrderCancel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	post := func(path string, body any, status string, headers ...string) map[string]any {

@@ -24,6 +24,7 @@ func cart(brand, product string, quantity any, ctx map[string]any) map[string]an
 // TestCollectCart checks that an add-to-cart follows a view's rules, plus
 // its quantity.
 func TestCollectCart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if _, err := f.tracker.EnsureProduct(context.Background(), &svc.Product{BrandID: "br_closed", ProductID: "catalogued"}); err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func TestCollectCart(t *testing.T) {
 // (now - window_carts, now], a session once however often it adds, and
 // carts without a session not counted as shoppers.
 func TestCartsInProof(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	at := func(d time.Duration, session string) map[string]any {
@@ -136,6 +138,7 @@ func TestCartsInProof(t *testing.T) {
 // TestViewersNow checks viewers_now: distinct sessions viewing in the last
 // five minutes, null with a reason below the brand's viewer threshold.
 func TestViewersNow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	viewAt := func(product string, d time.Duration, session string) {

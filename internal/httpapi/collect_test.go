@@ -21,6 +21,7 @@ const (
 )
 
 func TestCollectView(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// The closed brand's catalog has one product; no row adds to what
 	// another row reads, so each passes alone and in any order.
@@ -141,6 +142,7 @@ func (f *fixture) headers(h []string) []string {
 }
 
 func TestCollectPurchase(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	items := func(n int) map[string]any {
 		var lines []any
@@ -197,6 +199,7 @@ func TestCollectPurchase(t *testing.T) {
 }
 
 func TestDuplicateOrderCountsOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	first := f.do("POST", purchasePath, purchase("br_open", "o1", "p1", 2, "p2", 1, "p1", 3)).json(t)
 	again := f.do("POST", purchasePath, purchase("br_open", "o1", "p1", 9)).json(t)
@@ -216,6 +219,7 @@ func TestDuplicateOrderCountsOnce(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	first := f.do("POST", viewPath, view("br_open", "p1", nil), "Idempotency-Key", "req-1")
 	again := f.do("POST", viewPath, view("br_open", "p1", nil), "Idempotency-Key", "req-1")
@@ -247,6 +251,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestAnonymousTimestampFarOffCountsNow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	hourAgo := t0.Add(-time.Hour).Format(time.RFC3339)
 	f.do("POST", viewPath, view("br_open", "p1", map[string]any{"timestamp": hourAgo}))
@@ -292,6 +297,7 @@ func TestAnonymousTimestampFarOffCountsNow(t *testing.T) {
 }
 
 func TestIdempotencyKeyScope(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	if r := f.do("POST", viewPath, view("br_open", "p1", nil), "Idempotency-Key", "order-1001"); r.status != 200 {
@@ -320,6 +326,7 @@ func TestIdempotencyKeyScope(t *testing.T) {
 }
 
 func TestClosedCatalogAnonymousEventsChangeNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_closed"]}
 	known := view("br_closed", "known", nil)

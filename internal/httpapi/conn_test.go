@@ -57,6 +57,7 @@ func raw(t *testing.T, addr, request string) (*http.Response, []byte) {
 // security headers, two Content-Length headers a bare 400, and
 // Transfer-Encoding: xchunked a bare 501. They are problem+json now.
 func TestNetHTTPErrorsAreProblems(t *testing.T) {
+	t.Parallel()
 	// The handler's own text/plain answer with Connection: close must
 	// pass untouched.
 	addr := serveListener(t, httpapi.ConnLimits{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -93,6 +94,7 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 // An outside probe found that 18,700 idle connections from one address pushed
 // the memory to 748 MB. An address holds at most PerAddress connections.
 func TestConnectionsPerAddress(t *testing.T) {
+	t.Parallel()
 	addr := serveListener(t, httpapi.ConnLimits{PerAddress: 2}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}))

@@ -98,6 +98,7 @@ func wantStatus(t *testing.T, r response, status int, ackStatus string) {
 // replay (same webhook id) answers the first answer, and a second delivery
 // of the order under another webhook id is a duplicate.
 func TestShopifyOrderCreate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	body := fixtureFile(t, "shopify-order.json")
@@ -148,6 +149,7 @@ func TestShopifyOrderCreate(t *testing.T) {
 // platform, an unknown brand, a body changed after signing, the other
 // platform's secret.
 func TestWebhookSignatures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	order := fixtureFile(t, "shopify-order.json")
@@ -187,6 +189,7 @@ func TestWebhookSignatures(t *testing.T) {
 
 // A body over the limit is a 413 before anything else, and stores nothing.
 func TestWebhookBodyOverTheLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	order := fixtureFile(t, "shopify-order.json")
@@ -212,6 +215,7 @@ func TestWebhookBodyOverTheLimit(t *testing.T) {
 // Topics svc does not read, test orders and orders of no product are
 // answered, so that the platform does not retry them, and count nothing.
 func TestWebhooksIgnored(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	order := fixtureFile(t, "shopify-order.json")
@@ -244,6 +248,7 @@ func TestWebhooksIgnored(t *testing.T) {
 // secret, one without, and no brand (issue 31: 401 for all but the first
 // told a prober which brands have one).
 func TestWooCommerceOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	body := fixtureFile(t, "woocommerce-order.json")
@@ -275,6 +280,7 @@ func TestWooCommerceOrder(t *testing.T) {
 // orders/cancelled takes the order out; one that comes before its
 // orders/create makes the order count never; a repeat changes nothing.
 func TestShopifyCancel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	order := fixtureFile(t, "shopify-order.json")
@@ -315,6 +321,7 @@ func TestShopifyCancel(t *testing.T) {
 // counted; delivered again, under another webhook id too, it takes
 // nothing more.
 func TestShopifyPartialRefund(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	wantStatus(t, f.shopify("br_open", "orders/create", "r1", fixtureFile(t, "shopify-order.json"), shopifySecret), 200, svc.StatusAccepted)
@@ -341,6 +348,7 @@ func TestShopifyPartialRefund(t *testing.T) {
 
 // A WooCommerce order that becomes refunded leaves the counts, for good.
 func TestWooCommerceCancel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	body := fixtureFile(t, "woocommerce-order.json")
@@ -371,6 +379,7 @@ func wooOrder(t *testing.T, id int, status string, paid bool) []byte {
 // order counts in the end. Issue 31: pending → failed → processing and
 // cancelled → restored → processing never counted.
 func TestWooCommerceStates(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		topic, status string // status "" sends the deleted body, {"id":N}
 		paid          bool
@@ -422,6 +431,7 @@ func TestWooCommerceStates(t *testing.T) {
 
 // Every row of Shopify's table in docs/integrations.md.
 func TestShopifyStates(t *testing.T) {
+	t.Parallel()
 	order := fixtureFile(t, "shopify-order.json")
 	cancelled := bytes.Replace(order, []byte(`"cancelled_at": null`), []byte(`"cancelled_at": "2026-11-21T05:10:00-05:00"`), 1)
 	refund := fixtureFile(t, "shopify-refund.json")
@@ -467,6 +477,7 @@ func TestShopifyStates(t *testing.T) {
 // platform does not retry it (issue 31: a signed orders/create replayed as
 // orders/cancelled cancelled the order for good).
 func TestWebhookTopicContradictsBody(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	order := fixtureFile(t, "shopify-order.json")
@@ -493,6 +504,7 @@ func TestWebhookTopicContradictsBody(t *testing.T) {
 // alone (issue 31: a partial order-cancel of 1 unit, then the order of 5 +
 // 3 units, and both products were gone).
 func TestRefundBeforeOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := f.keys["br_open"]
 	r := f.do("POST", "/api/collect/order-cancel", `{"brand_id":"br_open","order_id":"R-1","items":[{"product_id":"p1","quantity":1}]}`,

@@ -122,6 +122,7 @@ func (c *contract) check(r *http.Request, reqBody []byte, rec *httptest.Response
 // TestContractCheckCatchesMismatches makes sure the check of every answer
 // fails when an answer strays from the document.
 func TestContractCheckCatchesMismatches(t *testing.T) {
+	t.Parallel()
 	c, err := loadContract()
 	if err != nil {
 		t.Fatal(err)

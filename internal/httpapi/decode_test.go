@@ -13,6 +13,7 @@ import (
 // the field, on every route that decodes a body, where they used to be
 // rewritten (U+FFFD), last-wins or matched case-insensitively.
 func TestBodiesAreReadAsWritten(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tests := []struct {
 		name, path, body string

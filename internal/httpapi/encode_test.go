@@ -8,6 +8,7 @@ import (
 
 // The hand-written bodies must be what encoding/json writes.
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "br_1", "p 4711", `a"b`, `a\b`, "<b>&", "tab\there", "\x00\x1f\x7f", "€uro", "\xff", "line\u2028sep"} {
 		want, _ := json.Marshal(s)
 		if got := appendString(nil, s); string(got) != string(want) {
@@ -17,6 +18,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestWriteAckMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	type ackBody struct {
 		Status  string `json:"status"`
 		EventID string `json:"event_id,omitempty"`

@@ -95,6 +95,7 @@ func decode[T any](t *testing.T, r response) T {
 }
 
 func TestSearchEnrich(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	req := map[string]any{
 		"query": "sony wh-1000xm5",
@@ -175,6 +176,7 @@ func TestSearchEnrich(t *testing.T) {
 }
 
 func TestSearchEnrichLanguages(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	results := []any{
 		map[string]any{"url": "https://alpha.example/p/wh1000xm5-black"},
@@ -220,6 +222,7 @@ func TestSearchEnrichLanguages(t *testing.T) {
 // Singular forms follow each language's plural rules: with thresholds of 1,
 // one viewer and one purchase are shown.
 func TestEnrichSingular(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	b, err := f.store.Brand(context.Background(), "br_alpha")
 	if err != nil {
@@ -258,6 +261,7 @@ func TestEnrichSingular(t *testing.T) {
 }
 
 func TestProductEnrich(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	got := decode[map[string]any](t, f.do("POST", productPath, map[string]any{
 		"context": map[string]any{"domain": "www.alpha.example", "url": "https://www.alpha.example/p/wh1000xm5-black?gclid=abc", "country": "DE"},
@@ -314,6 +318,7 @@ func TestProductEnrich(t *testing.T) {
 }
 
 func TestProductEnrichPriceVerdicts(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	for _, tc := range []struct {
 		price   any
@@ -340,6 +345,7 @@ func TestProductEnrichPriceVerdicts(t *testing.T) {
 }
 
 func TestProductEnrichWithoutMatch(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	// A page at a shop that is not ours: no match, no proof, no price, but
 	// the product is found at our shops by its title and maker.
@@ -367,6 +373,7 @@ func TestProductEnrichWithoutMatch(t *testing.T) {
 }
 
 func TestEnrichValidation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	long := strings.Repeat("x", svc.MaxQueryLen+1)
 	many := make([]any, svc.MaxSearchResults+1)
@@ -419,6 +426,7 @@ func TestEnrichValidation(t *testing.T) {
 }
 
 func TestEnrichAuthentication(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	body := map[string]any{"results": []any{}}
 	if r := f.do("POST", searchPath, body); r.status != 200 {
@@ -445,6 +453,7 @@ func TestEnrichAuthentication(t *testing.T) {
 // A search query is answered and forgotten: nothing of it reaches the
 // store's files.
 func TestSearchQueryIsNotStored(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	const query = "zebra-unicorn-4711 search"
 	if r := f.do("POST", searchPath, map[string]any{"query": query, "results": []any{
@@ -476,6 +485,7 @@ func TestSearchQueryIsNotStored(t *testing.T) {
 // A product's address only matches on its own shop's site, or on no
 // shop's; and a page's own shop is never offered as another shop.
 func TestEnrichKeepsShopsApart(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	res := decode[map[string]any](t, f.do("POST", searchPath, map[string]any{"results": []any{
 		map[string]any{"url": "https://alpha.example/p/wh1000xm5-black", "domain": "beta.example"},

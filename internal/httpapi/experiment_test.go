@@ -13,6 +13,7 @@ import (
 // their views came, and the orders those sessions made; only with the
 // brand's key.
 func TestExperiment(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	b, err := f.store.Brand(ctx, "br_open")
@@ -100,6 +101,7 @@ func TestExperiment(t *testing.T) {
 
 // Before any session, the experiment says nothing rather than dividing by zero.
 func TestExperimentEmpty(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	r := f.do("GET", "/api/svc/experiment?brand_id=br_locked", nil, "X-svc-Api-Key", f.keys["br_locked"])
 	if r.status != 200 {
@@ -113,6 +115,7 @@ func TestExperimentEmpty(t *testing.T) {
 
 // Views sent in a batch are put in their session's arm as single ones are.
 func TestExperimentCountsBatchedViews(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	b, _ := f.store.Brand(ctx, "br_open")

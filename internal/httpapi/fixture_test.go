@@ -22,6 +22,7 @@ import (
 	"github.com/svc-project/svc/internal/insights"
 	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/tracker"
 )
 
@@ -60,7 +61,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts ...httpapi.Options) *fixture {
 	t.Helper()
-	return newFixtureIn(t, t.TempDir(), opts...)
+	return newFixtureIn(t, sqlitetest.Dir(t), opts...)
 }
 
 // newFixtureIn is newFixture with its store in the folder dir.

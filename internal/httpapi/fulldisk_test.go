@@ -15,6 +15,8 @@ import (
 // /readyz stayed 200. Writes now answer 503 unavailable with Retry-After,
 // /readyz follows, and both recover once the disk has room again.
 func TestFullDiskUnavailableAndNotReady(t *testing.T) {
+	// Not parallel: run beside others under load it once saw /readyz 200
+	// after a failed write (the readiness write check then found room).
 	f := newFixtureIn(t, testdisk.Small(t, "8m"))
 	if r := f.do("GET", "/readyz", nil); r.status != 200 {
 		t.Fatalf("readyz before: %d %s", r.status, r.body)

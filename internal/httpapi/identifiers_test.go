@@ -10,6 +10,7 @@ import (
 // a part number with its maker too; a clashing GTIN is never a title
 // match; and min_confidence 1 refuses any title match.
 func TestEnrichByIdentifiers(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	view := func(brand, id, title string, ids map[string]any) {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, httpapi.Options{Metrics: metrics.New()})
 	f.do("POST", viewPath, view("br_open", "p1", nil))
 	f.do("POST", viewPath, view("br_open", "p1", nil), "User-Agent", "curl/8.5.0")
@@ -45,6 +46,7 @@ func TestMetrics(t *testing.T) {
 // An outside probe found that /metrics on the public listener reflected any
 // Origin, so any web page could read it. It answers no CORS headers.
 func TestMetricsAnswerNoCORS(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, httpapi.Options{Metrics: metrics.New()})
 	for _, method := range []string{"GET", "OPTIONS"} {
 		r := f.do(method, "/metrics", nil, "Origin", "https://evil.example", "Access-Control-Request-Method", "GET")

@@ -18,6 +18,7 @@ import (
 // TestOpenAPIDocumentsEveryRoute fails when a route is missing from
 // docs/openapi.yaml, or the document describes one the server lacks.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	t.Parallel()
 	doc, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 // fixture, whose contract check validates the answers; and checks that
 // /openapi.json is the document.
 func TestEveryRouteAnswersAsDocumented(t *testing.T) {
+	t.Parallel()
 	js, err := script.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +105,7 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 // with a key that is not valid, so that guessing keys is limited too; a
 // valid key is not limited.
 func TestRateLimitComesBeforeTheKeyCheck(t *testing.T) {
+	t.Parallel()
 	// One request per address, then none for the length of the test.
 	f := newFixture(t, httpapi.Options{RateLimit: httpapi.RateLimit{PerSecond: 1e-6, Burst: 1}})
 	if r := f.do("POST", viewPath, view("br_open", "p1", nil), "X-svc-Api-Key", "sk_not_a_key"); r.status != http.StatusUnauthorized {

@@ -29,6 +29,7 @@ func (f *fixture) sessionOf(brand, order string) string {
 // A Shopify order's _svc_session note attribute is its session; a
 // malformed one is no session, never a refused webhook.
 func TestShopifyOrderSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	body := fixtureFile(t, "shopify-order.json")
@@ -53,6 +54,7 @@ func TestShopifyOrderSession(t *testing.T) {
 // with the key the signed webhook gave, whether it comes before the
 // webhook or after; its body is checked as a view's.
 func TestWooCommerceOrderSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withSecrets(t, f)
 	origin := []string{"Origin", "https://shop.example"}

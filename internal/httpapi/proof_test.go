@@ -8,6 +8,7 @@ import (
 )
 
 func TestProofFieldsAndWindows(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	at := func(d time.Duration) map[string]any {
@@ -89,6 +90,7 @@ func TestProofFieldsAndWindows(t *testing.T) {
 }
 
 func TestProofErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.do("POST", viewPath, view("br_open", "p1", nil))
 	f.do("POST", viewPath, view("br_locked", "p1", nil), "X-svc-Api-Key", f.keys["br_locked"])
@@ -140,6 +142,7 @@ func TestProofErrors(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	pre := f.do("OPTIONS", viewPath, nil,
 		"Origin", "https://shop.example",
@@ -165,6 +168,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if r := f.do("GET", "/healthz", nil); r.status != 200 {
 		t.Fatalf("healthz %d", r.status)
@@ -190,6 +194,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, path := range []string{"/healthz", "/api/svc/product-proof", "/nope"} {
 		h := f.do("GET", path, nil).header

@@ -8,6 +8,7 @@ import (
 // query must read a query exactly as url.Values does, and name each
 // parameter that is read and given more than once, once.
 func TestQueryMatchesURLValues(t *testing.T) {
+	t.Parallel()
 	raws := []string{
 		"", "brand_id=br_1&product_id=p1", "brand_id=a&brand_id=b", "product_id=p%201&brand_id=br+x",
 		"brand_id=%zz&brand_id=ok", "brand%5Fid=esc", "brand_id", "brand_id=&product_id=p", "a=1;brand_id=x&brand_id=y",

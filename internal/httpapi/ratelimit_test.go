@@ -8,6 +8,7 @@ import (
 )
 
 func TestClientIP(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(RateLimit{PerSecond: 1, Burst: 1, TrustedProxies: []netip.Prefix{
 		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128"),
 	}})
@@ -38,6 +39,7 @@ func TestClientIP(t *testing.T) {
 }
 
 func TestLimiterForgetsIdleAddresses(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(RateLimit{PerSecond: 1, Burst: 1})
 	now := time.Now()
 	for i := 0; i < 100; i++ {
@@ -53,6 +55,7 @@ func TestLimiterForgetsIdleAddresses(t *testing.T) {
 }
 
 func TestLimiterKeysIPv6ByPrefix(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(RateLimit{PerSecond: 1, Burst: 1})
 	now := time.Now()
 	if ok, _ := l.allow(netip.MustParseAddr("2001:db8:1:2::1"), now); !ok {

@@ -88,6 +88,7 @@ func (f *fixture) recent(query string, headers ...string) []string {
 }
 
 func TestRecentActivity(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// br_open: the default rules (delay 5 min, window 24 h, 10 items, k 3)
 	// and a purchase threshold of 1.
@@ -166,6 +167,7 @@ func TestRecentActivity(t *testing.T) {
 }
 
 func TestRecentActivityBrandRules(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	b := &svc.Brand{ID: "br_rules", Name: "Rules", Domains: []string{"rules.example"}, MinViewers: 3, MinPurchases: 2, CreatedAt: t0,
@@ -201,6 +203,7 @@ func TestRecentActivityBrandRules(t *testing.T) {
 }
 
 func TestRecentActivityRequests(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tests := []struct {
 		name       string
@@ -238,6 +241,7 @@ func TestRecentActivityRequests(t *testing.T) {
 }
 
 func TestPurchasePlaceValidation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	body := purchase("br_open", "o1", "p1", 1)
 	body["context"] = map[string]any{"country": "de", "city": " "}
@@ -262,6 +266,7 @@ func TestPurchasePlaceValidation(t *testing.T) {
 // A cancelled order disappears from the feed and from the counts; a
 // refund of some units leaves the purchase; the places follow.
 func TestCancelledOrderLeavesFeedAndCounts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
 	f.bought("br_open", "o1", 10*time.Minute, "DE", "Berlin", "p1")

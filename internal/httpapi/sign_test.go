@@ -48,6 +48,7 @@ func answer(t *testing.T, r response, method, base, path string) *signing.Answer
 }
 
 func TestSignedAnswersVerify(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	keys := f.published()
 	if len(keys) != 1 {
@@ -138,6 +139,7 @@ func TestSignedAnswersVerify(t *testing.T) {
 // request asks (Accept-Signature, RFC 9421 section 5), and say that they
 // vary with it; the enrichments are signed unasked.
 func TestProofSignedOnRequest(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	f.bought("br_alpha", "o-feed", time.Minute, "DE", "", "wh5")
 	keys := f.published()
@@ -178,6 +180,7 @@ func TestProofSignedOnRequest(t *testing.T) {
 }
 
 func TestSignedUnderPublicURL(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, httpapi.Options{PublicURL: "https://proof.example/"})
 	f.do("POST", "/api/collect/product-view", view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"])
 	path := "/api/svc/product-proof?brand_id=br_open&product_id=p1"
@@ -198,6 +201,7 @@ func TestSignedUnderPublicURL(t *testing.T) {
 // server: within a second it signs with the new key, and answers signed
 // before verify against the published set until the old key expires.
 func TestRotationKeepsOldAnswersVerifiable(t *testing.T) {
+	// Not parallel: it asserts that the new key signs within a second.
 	f := newFixture(t)
 	f.do("POST", "/api/collect/product-view", view("br_open", "p1", nil), "X-svc-Api-Key", f.keys["br_open"])
 	path := "/api/svc/product-proof?brand_id=br_open&product_id=p1"
@@ -255,6 +259,7 @@ func TestRotationKeepsOldAnswersVerifiable(t *testing.T) {
 // TestJWKSetValidates checks the published set as RFC 7517 and RFC 8037
 // describe it, independently of the parser the clients use.
 func TestJWKSetValidates(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	r := f.do("GET", "/.well-known/svc-keys.json", nil, "Origin", "https://anyone.example")
 	if r.header.Get("Access-Control-Allow-Origin") == "" {
@@ -292,6 +297,7 @@ func TestJWKSetValidates(t *testing.T) {
 // Content-Digest gets an answer that covers it, so the answer cannot be
 // shown as the answer to another body sent to the same URL.
 func TestSignedAnswerBoundToTheRequestBody(t *testing.T) {
+	t.Parallel()
 	f := enrichFixture(t)
 	keys := f.published()
 	alpha := `{"context":{"url":"https://www.alpha.example/p/wh1000xm5-black"}}`

@@ -12,6 +12,7 @@ import (
 // the request the server parsed, is the one parsing scheme://Host and the
 // request URI again gives: what a client that sent that request verifies.
 func TestTargetURIAsParsed(t *testing.T) {
+	t.Parallel()
 	s := &Server{}
 	for _, target := range []string{
 		"/api/svc/product-proof?brand_id=br_1&product_id=p1",

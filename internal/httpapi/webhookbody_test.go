@@ -19,6 +19,7 @@ import (
 // of unverified bytes, and its heap grows by less than 100 MiB (issue 31:
 // 65 to 305 MiB RSS, every body read whole before any check).
 func TestUnsignedWebhookBodiesAreBounded(t *testing.T) {
+	// Not parallel: it measures the whole process's heap.
 	f := newFixture(t)
 	srv := httpapi.New(f.tracker, f.auth, slog.New(slog.DiscardHandler), httpapi.Options{})
 	ts := httptest.NewServer(srv.Handler())
