@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -108,12 +110,21 @@ func CancelOrder(ctx context.Context, tx Querier, ct svc.CancelTx, rt rollup.Tx,
 type RollupTx func(ctx context.Context, fn func(tx Querier, r rollup.Tx) error) error
 
 // RebuildRollups builds the rollups again from the stored events, one UTC
-// day per transaction of the store's RollupTx, oldest first. With resume, it continues the
-// build the first start of this version began (rollup_build) and does
-// nothing once that is done; without, it builds everything again.
-// progress is called after each day. A day's transaction locks the
-// rollups against other nodes' writes, so that what it counts and what
-// they add do not cross.
+// day per transaction of the store's RollupTx, oldest first; then it
+// counts the sessions' orders and carts, the arms and the funnel again, in
+// one transaction. With resume, it continues the build the first start of
+// this version began (rollup_build) and does nothing once that is done;
+// without, it builds everything again. progress is called after each day.
+// A day's transaction locks the rollups against other nodes' writes, so
+// that what it counts and what they add do not cross.
+//
+// Half of a build's time went to the sessions: their GROUP BY's sort, a
+// row written for each of their days, and the triggers that add up the
+// arms and the funnel a row at a time (docs/dashboard.md, Rollups). The
+// sessions are gathered in Go as the views are read and written once,
+// from time to time and at the end, with the triggers off; the arms and
+// the funnel are counted at the end, a statement each, and lag the
+// sessions built meanwhile.
 func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(day time.Time, done, total int)) error {
 	var from int64
 	var done bool
@@ -125,7 +136,12 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	if !resume {
 		from = 0
-		if _, err := s.w.Exec(ctx, "DELETE FROM rollup_sessions"); err != nil {
+		err := s.rollupTx(ctx, func(tx Querier, _ rollup.Tx) error {
+			return s.withoutSessionTriggers(ctx, tx, func() error {
+				return execAll(ctx, tx, "DELETE FROM rollup_sessions", "DELETE FROM rollup_arms", "DELETE FROM rollup_funnel")
+			})
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -141,35 +157,10 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		start = end
 	}
 	total := int((end - start) / rollup.Day)
+	sessions := buildSessions{}
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
-			if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions"); err != nil {
-				return err
-			}
-			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
-				"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
-				if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
-					return err
-				}
-			}
-			// The day's sessions first, so that the day's orders find them.
-			if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
-				`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
-				ON CONFLICT (brand_id, session_id) DO UPDATE SET
-					arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
-					first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
-				day, day+rollup.Day); err != nil {
-				return err
-			}
-			d := &rollup.Delta{NoSessions: true}
-			if err := CountEvents(ctx, tx, d, 1, "v.ts >= ? AND v.ts < ?", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
-				return err
-			}
-			if err := rollup.Apply(ctx, rt, d); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
-			return err
+			return s.buildDay(ctx, tx, rt, day, sessions)
 		})
 		if err != nil {
 			return err
@@ -178,21 +169,154 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	// The sessions' orders and carts, counted again from every stored
-	// order and cart in one transaction: a build that resumes has counted
-	// some days before.
-	return s.rollupTx(ctx, func(tx Querier, _ rollup.Tx) error {
-		if err := s.d.Lock(ctx, tx, "rollup_sessions"); err != nil {
-			return err
-		}
-		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders,
-			"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts, "UPDATE rollup_build SET done = true"} {
-			if _, err := tx.Exec(ctx, q); err != nil {
+	return s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
+		return s.withoutSessionTriggers(ctx, tx, func() error {
+			// A build that resumes gathered no session of the days built
+			// before: they are counted here in SQL. Writing a session
+			// again changes nothing.
+			if from > 0 {
+				if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
+					`v.ts < ? GROUP BY p.brand_id, v.session_id
+					ON CONFLICT (brand_id, session_id) DO UPDATE SET
+						arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
+						first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
+					start); err != nil {
+					return err
+				}
+			}
+			if err := sessions.write(ctx, rt); err != nil {
 				return err
 			}
-		}
-		return nil
+			// The sessions' orders and carts, counted again from every
+			// stored order and cart, then the arms and the funnel.
+			return execAll(ctx, tx, "UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", rollup.RecountSessionOrders,
+				"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts,
+				"DELETE FROM rollup_arms", rollupArmsOfSessions, "DELETE FROM rollup_funnel", rollupFunnelOfSessions,
+				"UPDATE rollup_build SET done = true")
+		})
 	})
+}
+
+// buildDay builds the day's hour, country and city rows from its events,
+// and gathers its views' sessions.
+func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int64, sessions buildSessions) error {
+	// The sessions too, before any write: a day may write them.
+	if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions, rollup_arms, rollup_funnel"); err != nil {
+		return err
+	}
+	for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
+		"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
+		if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
+			return err
+		}
+	}
+	d := &rollup.Delta{NoSessions: true}
+	err := Each(ctx, tx, func(r Row) error {
+		v, err := rollup.ScanView(r.Scan)
+		d.AddView(v, 1)
+		sessions.add(v)
+		return err
+	}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE v.ts >= ? AND v.ts < ?", day, day+rollup.Day)
+	if err != nil {
+		return err
+	}
+	if err := CountEvents(ctx, tx, d, 1, "", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
+		return err
+	}
+	if err := rollup.Apply(ctx, rt, d); err != nil {
+		return err
+	}
+	if len(sessions) >= maxBuildSessions {
+		err := s.withoutSessionTriggers(ctx, tx, func() error { return sessions.write(ctx, rt) })
+		if err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+	return err
+}
+
+// A build counts the arms and the funnel from the sessions, a statement
+// each, where the triggers on rollup_sessions add them up a row at a
+// time.
+const (
+	rollupArmsOfSessions   = "INSERT INTO rollup_arms (brand_id, arm, sessions) SELECT brand_id, arm, count(*) FROM rollup_sessions GROUP BY brand_id, arm"
+	rollupFunnelOfSessions = `INSERT INTO rollup_funnel (brand_id, day, sessions, carted, bought)
+		SELECT brand_id, first_at - first_at % 86400000, count(*), count(CASE WHEN carts > 0 THEN 1 END), count(CASE WHEN orders > 0 THEN 1 END)
+		FROM rollup_sessions GROUP BY 1, 2`
+)
+
+func execAll(ctx context.Context, tx Querier, statements ...string) error {
+	for _, q := range statements {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutSessionTriggers runs fn in tx with the triggers on
+// rollup_sessions off, after locking the tables they keep.
+func (s *Store) withoutSessionTriggers(ctx context.Context, tx Querier, fn func() error) error {
+	if err := s.d.Lock(ctx, tx, "rollup_sessions, rollup_arms, rollup_funnel"); err != nil {
+		return err
+	}
+	return s.d.withoutTriggers(ctx, tx, "rollup_sessions", fn)
+}
+
+// buildSessions gathers the sessions of a build's views in Go, as
+// rollup.SessionsOfViews counts them in SQL: the arm of the first view
+// (the smaller arm code's when two share the first time), the first and
+// last times.
+type buildSessions map[[2]string]*buildSession
+
+type buildSession struct {
+	first, last int64
+	arm         int8 // armCodes
+}
+
+// maxBuildSessions is how many sessions a build gathers before it writes
+// them (about 100 MB).
+const maxBuildSessions = 1 << 20
+
+// armCodes are SessionsOfViews' codes of the arms; any other is "".
+var armCodes = map[string]int8{"shown": 1, "held_out": 2}
+
+func (b buildSessions) add(v rollup.View) {
+	if v.Session == "" {
+		return
+	}
+	arm := armCodes[v.Arm]
+	k := [2]string{v.Brand, v.Session}
+	r := b[k]
+	switch {
+	case r == nil:
+		b[k] = &buildSession{first: v.At, last: v.At, arm: arm}
+		return
+	case v.At < r.first || v.At == r.first && arm < r.arm:
+		r.first, r.arm = v.At, arm
+	}
+	r.last = max(r.last, v.At)
+}
+
+// write writes the sessions, in their key's order as rollup.Apply does,
+// and forgets them.
+func (b buildSessions) write(ctx context.Context, rt rollup.Tx) error {
+	arms := [...]string{"", "shown", "held_out"}
+	out := make([]*rollup.Session, 0, len(b))
+	for k, r := range b {
+		out = append(out, &rollup.Session{Brand: k[0], ID: k[1], Arm: arms[r.arm], FirstAt: r.first, LastAt: r.last})
+	}
+	clear(b)
+	slices.SortFunc(out, func(x, y *rollup.Session) int { return cmp.Or(cmp.Compare(x.Brand, y.Brand), cmp.Compare(x.ID, y.ID)) })
+	for len(out) > 0 { // in slices, as a batch's
+		n := min(len(out), 10_000)
+		if err := rt.PutSessions(ctx, out[:n]); err != nil {
+			return err
+		}
+		out = out[n:]
+	}
+	return nil
 }
 
 // RollupsBuilt reports whether the rollups hold every stored event.
