@@ -1,10 +1,10 @@
 package sqlstore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -157,7 +157,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		start = end
 	}
 	total := int((end - start) / rollup.Day)
-	sessions := buildSessions{}
+	sessions := &buildSessions{}
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
 			return s.buildDay(ctx, tx, rt, day, sessions)
@@ -199,7 +199,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 
 // buildDay builds the day's hour, country and city rows from its events,
 // and gathers its views' sessions.
-func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int64, sessions buildSessions) error {
+func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int64, sessions *buildSessions) error {
 	// The sessions too, before any write: a day may write them.
 	if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions, rollup_arms, rollup_funnel"); err != nil {
 		return err
@@ -226,7 +226,7 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 	if err := rollup.Apply(ctx, rt, d); err != nil {
 		return err
 	}
-	if len(sessions) >= maxBuildSessions {
+	if sessions.n >= maxBuildSessions {
 		err := s.withoutSessionTriggers(ctx, tx, func() error { return sessions.write(ctx, rt) })
 		if err != nil {
 			return err
@@ -267,8 +267,14 @@ func (s *Store) withoutSessionTriggers(ctx context.Context, tx Querier, fn func(
 // buildSessions gathers the sessions of a build's views in Go, as
 // rollup.SessionsOfViews counts them in SQL: the arm of the first view
 // (the smaller arm code's when two share the first time), the first and
-// last times.
-type buildSessions map[[2]string]*buildSession
+// last times. Per brand, then session id.
+type buildSessions struct {
+	brands map[string]map[string]*buildSession
+	n      int
+	// The last brand's, as views of a brand mostly come together.
+	brand    string
+	sessions map[string]*buildSession
+}
 
 type buildSession struct {
 	first, last int64
@@ -282,16 +288,26 @@ const maxBuildSessions = 1 << 20
 // armCodes are SessionsOfViews' codes of the arms; any other is "".
 var armCodes = map[string]int8{"shown": 1, "held_out": 2}
 
-func (b buildSessions) add(v rollup.View) {
+func (b *buildSessions) add(v rollup.View) {
 	if v.Session == "" {
 		return
 	}
+	if b.sessions == nil || v.Brand != b.brand {
+		if b.brands == nil {
+			b.brands = map[string]map[string]*buildSession{}
+		}
+		b.brand, b.sessions = v.Brand, b.brands[v.Brand]
+		if b.sessions == nil {
+			b.sessions = map[string]*buildSession{}
+			b.brands[v.Brand] = b.sessions
+		}
+	}
 	arm := armCodes[v.Arm]
-	k := [2]string{v.Brand, v.Session}
-	r := b[k]
+	r := b.sessions[v.Session]
 	switch {
 	case r == nil:
-		b[k] = &buildSession{first: v.At, last: v.At, arm: arm}
+		b.sessions[v.Session] = &buildSession{first: v.At, last: v.At, arm: arm}
+		b.n++
 		return
 	case v.At < r.first || v.At == r.first && arm < r.arm:
 		r.first, r.arm = v.At, arm
@@ -301,21 +317,26 @@ func (b buildSessions) add(v rollup.View) {
 
 // write writes the sessions, in their key's order as rollup.Apply does,
 // and forgets them.
-func (b buildSessions) write(ctx context.Context, rt rollup.Tx) error {
+func (b *buildSessions) write(ctx context.Context, rt rollup.Tx) error {
 	arms := [...]string{"", "shown", "held_out"}
-	out := make([]*rollup.Session, 0, len(b))
-	for k, r := range b {
-		out = append(out, &rollup.Session{Brand: k[0], ID: k[1], Arm: arms[r.arm], FirstAt: r.first, LastAt: r.last})
-	}
-	clear(b)
-	slices.SortFunc(out, func(x, y *rollup.Session) int { return cmp.Or(cmp.Compare(x.Brand, y.Brand), cmp.Compare(x.ID, y.ID)) })
-	for len(out) > 0 { // in slices, as a batch's
-		n := min(len(out), 10_000)
-		if err := rt.PutSessions(ctx, out[:n]); err != nil {
-			return err
+	brands := slices.Sorted(maps.Keys(b.brands))
+	for _, brand := range brands {
+		sessions := b.brands[brand]
+		ids := slices.Sorted(maps.Keys(sessions))
+		out := make([]*rollup.Session, 0, min(len(ids), 10_000))
+		for len(ids) > 0 { // in slices, as a batch's
+			out = out[:0]
+			for _, id := range ids[:min(len(ids), 10_000)] {
+				r := sessions[id]
+				out = append(out, &rollup.Session{Brand: brand, ID: id, Arm: arms[r.arm], FirstAt: r.first, LastAt: r.last})
+			}
+			if err := rt.PutSessions(ctx, out); err != nil {
+				return err
+			}
+			ids = ids[len(out):]
 		}
-		out = out[n:]
 	}
+	*b = buildSessions{}
 	return nil
 }
 
