@@ -269,24 +269,21 @@ func (s *Store) withoutSessionTriggers(ctx context.Context, tx Querier, fn func(
 // (the smaller arm code's when two share the first time), the first and
 // last times. Per brand, then session id.
 type buildSessions struct {
-	brands map[string]map[string]*buildSession
+	brands map[string]map[string]buildSession
 	n      int
 	// The last brand's, as views of a brand mostly come together.
 	brand    string
-	sessions map[string]*buildSession
+	sessions map[string]buildSession
 }
 
 type buildSession struct {
 	first, last int64
-	arm         int8 // armCodes
+	arm         int8 // SessionsOfViews' code: 1 shown, 2 held out, else 0 ("")
 }
 
 // maxBuildSessions is how many sessions a build gathers before it writes
 // them (about 100 MB).
 const maxBuildSessions = 1 << 20
-
-// armCodes are SessionsOfViews' codes of the arms; any other is "".
-var armCodes = map[string]int8{"shown": 1, "held_out": 2}
 
 func (b *buildSessions) add(v rollup.View) {
 	if v.Session == "" {
@@ -294,25 +291,33 @@ func (b *buildSessions) add(v rollup.View) {
 	}
 	if b.sessions == nil || v.Brand != b.brand {
 		if b.brands == nil {
-			b.brands = map[string]map[string]*buildSession{}
+			b.brands = map[string]map[string]buildSession{}
 		}
 		b.brand, b.sessions = v.Brand, b.brands[v.Brand]
 		if b.sessions == nil {
-			b.sessions = map[string]*buildSession{}
+			b.sessions = map[string]buildSession{}
 			b.brands[v.Brand] = b.sessions
 		}
 	}
-	arm := armCodes[v.Arm]
-	r := b.sessions[v.Session]
+	var arm int8 // SessionsOfViews' codes
+	switch v.Arm {
+	case "shown":
+		arm = 1
+	case "held_out":
+		arm = 2
+	}
+	// Values, not pointers: the map's lookups are most of the time, each
+	// a cache miss, and a pointer would add one.
+	r, ok := b.sessions[v.Session]
 	switch {
-	case r == nil:
-		b.sessions[v.Session] = &buildSession{first: v.At, last: v.At, arm: arm}
+	case !ok:
+		r = buildSession{first: v.At, last: v.At, arm: arm}
 		b.n++
-		return
 	case v.At < r.first || v.At == r.first && arm < r.arm:
 		r.first, r.arm = v.At, arm
 	}
 	r.last = max(r.last, v.At)
+	b.sessions[v.Session] = r
 }
 
 // write writes the sessions, in their key's order as rollup.Apply does,
