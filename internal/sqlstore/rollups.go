@@ -172,16 +172,21 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	return s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
 		return s.withoutSessionTriggers(ctx, tx, func() error {
 			// A build that resumes gathered no session of the days built
-			// before: they are counted here in SQL. Writing a session
-			// again changes nothing.
-			if from > 0 {
-				if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+rollup.SessionsOfViews+
-					`v.ts < ? GROUP BY p.brand_id, v.session_id
-					ON CONFLICT (brand_id, session_id) DO UPDATE SET
-						arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
-						first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
-					start); err != nil {
+			// before: their views are read again. Writing a session again
+			// changes nothing.
+			// A day at a time: a driver reads or writes at once, not both.
+			for day := rollup.Floor(oldest.Int64, rollup.Day); from > 0 && oldest.Valid && day < start; day += rollup.Day {
+				err := eachView(ctx, tx, "v.ts >= ? AND v.ts < ?", []any{day, day + rollup.Day}, func(v rollup.View) error {
+					sessions.add(v)
+					return nil
+				})
+				if err != nil {
 					return err
+				}
+				if sessions.n >= maxBuildSessions {
+					if err := sessions.write(ctx, rt); err != nil {
+						return err
+					}
 				}
 			}
 			if err := sessions.write(ctx, rt); err != nil {
@@ -211,12 +216,11 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 		}
 	}
 	d := &rollup.Delta{NoSessions: true}
-	err := Each(ctx, tx, func(r Row) error {
-		v, err := rollup.ScanView(r.Scan)
+	err := eachView(ctx, tx, "v.ts >= ? AND v.ts < ?", []any{day, day + rollup.Day}, func(v rollup.View) error {
 		d.AddView(v, 1)
 		sessions.add(v)
-		return err
-	}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE v.ts >= ? AND v.ts < ?", day, day+rollup.Day)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -234,6 +238,18 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 	}
 	_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
 	return err
+}
+
+// eachView calls fn with each stored view the condition selects, for a
+// build.
+func eachView(ctx context.Context, tx Querier, cond string, args []any, fn func(rollup.View) error) error {
+	return Each(ctx, tx, func(r Row) error {
+		v, err := rollup.ScanView(r.Scan)
+		if err != nil {
+			return err
+		}
+		return fn(v)
+	}, "SELECT "+rollup.ViewColumns+" FROM "+rollup.ViewTables+" WHERE "+cond, args...)
 }
 
 // A build counts the arms and the funnel from the sessions, a statement
