@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -318,11 +317,4 @@ func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(str
 		}
 		return nil
 	})
-}
-
-// oldestBlockView is the time of the oldest stored view, if any.
-func oldestBlockView(ctx context.Context, q Querier) (sql.NullInt64, error) {
-	var t sql.NullInt64
-	err := q.QueryRow(ctx, "SELECT min(min_ts) FROM view_blocks").Scan(&t)
-	return t, err
 }
