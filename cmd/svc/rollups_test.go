@@ -98,6 +98,42 @@ func rollupsOf(t *testing.T, s *sqlite.Store, brand string) string {
 	return b.String()
 }
 
+// sessionRowsOf returns the folder's rows of the sessions, the arms and
+// the funnel, as text: what a build writes without their triggers.
+func sessionRowsOf(t *testing.T, dir string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var b strings.Builder
+	for _, q := range []string{"SELECT brand_id, session_id, arm, first_at, last_at, orders, revenue, carts FROM rollup_sessions ORDER BY 1, 2",
+		"SELECT brand_id, arm, sessions FROM rollup_arms WHERE sessions <> 0 ORDER BY 1, 2",
+		"SELECT brand_id, day, sessions, carted, bought FROM rollup_funnel WHERE sessions <> 0 ORDER BY 1, 2"} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
 // forgetRollups makes the folder's store look like one of the version
 // before the rollups: none kept, none built.
 func forgetRollups(t *testing.T, dir string) {
@@ -118,6 +154,7 @@ func forgetRollups(t *testing.T, dir string) {
 func TestRollupsRebuild(t *testing.T) {
 	t.Parallel()
 	dir, brand, want := storeWithEvents(t)
+	wantSessions := sessionRowsOf(t, dir)
 	forgetRollups(t, dir)
 	out := runCmd(t, "rollups", "rebuild", "--data", dir)
 	if !strings.Contains(out, "rollups rebuilt from the stored events") {
@@ -131,6 +168,9 @@ func TestRollupsRebuild(t *testing.T) {
 	if got := rollupsOf(t, s, brand); got != want {
 		t.Errorf("rebuilt rollups differ from the write path's:\n%s\n%s", got, want)
 	}
+	if got := sessionRowsOf(t, dir); got != wantSessions {
+		t.Errorf("rebuilt sessions, arms and funnel differ from the write path's:\n%s\n%s", got, wantSessions)
+	}
 }
 
 // The first start of this version on an older store builds the rollups
@@ -139,6 +179,7 @@ func TestRollupsRebuild(t *testing.T) {
 func TestFirstStartBuildsRollups(t *testing.T) {
 	t.Parallel()
 	dir, brand, want := storeWithEvents(t)
+	wantSessions := sessionRowsOf(t, dir)
 	forgetRollups(t, dir)
 	// A first start stopped after its first day.
 	s, err := sqlite.Open(context.Background(), dir)
@@ -179,6 +220,9 @@ func TestFirstStartBuildsRollups(t *testing.T) {
 	defer s.Close()
 	if got := rollupsOf(t, s, brand); got != want {
 		t.Errorf("the first start's rollups differ from the write path's:\n%s\n%s", got, want)
+	}
+	if got := sessionRowsOf(t, dir); got != wantSessions {
+		t.Errorf("the first start's sessions, arms and funnel differ from the write path's:\n%s\n%s", got, wantSessions)
 	}
 	if built, err := s.RollupsBuilt(context.Background()); err != nil || !built {
 		t.Errorf("built: %v, %v", built, err)

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -108,12 +110,21 @@ func CancelOrder(ctx context.Context, tx Querier, ct svc.CancelTx, rt rollup.Tx,
 type RollupTx func(ctx context.Context, fn func(tx Querier, r rollup.Tx) error) error
 
 // RebuildRollups builds the rollups again from the stored events, one UTC
-// day per transaction of the store's RollupTx, oldest first. With resume, it continues the
-// build the first start of this version began (rollup_build) and does
-// nothing once that is done; without, it builds everything again.
-// progress is called after each day. A day's transaction locks the
-// rollups against other nodes' writes, so that what it counts and what
-// they add do not cross.
+// day per transaction of the store's RollupTx, oldest first; then it
+// counts the sessions' orders and carts, the arms and the funnel again, in
+// one transaction. With resume, it continues the build the first start of
+// this version began (rollup_build) and does nothing once that is done;
+// without, it builds everything again. progress is called after each day.
+// A day's transaction locks the rollups against other nodes' writes, so
+// that what it counts and what they add do not cross.
+//
+// Half of a build's time went to the sessions: their GROUP BY's sort, a
+// row written for each of their days, and the triggers that add up the
+// arms and the funnel a row at a time (docs/dashboard.md, Rollups). The
+// sessions are gathered in Go as the views are read and written once,
+// from time to time and at the end, with the triggers off; the arms and
+// the funnel are counted at the end, a statement each, and lag the
+// sessions built meanwhile.
 func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(day time.Time, done, total int)) error {
 	var from int64
 	var done bool
@@ -125,7 +136,12 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	if !resume {
 		from = 0
-		if _, err := s.w.Exec(ctx, "DELETE FROM rollup_sessions"); err != nil {
+		err := s.rollupTx(ctx, func(tx Querier, _ rollup.Tx) error {
+			return s.withoutSessionTriggers(ctx, tx, func() error {
+				return execAll(ctx, tx, "DELETE FROM rollup_sessions", "DELETE FROM rollup_arms", "DELETE FROM rollup_funnel")
+			})
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -145,29 +161,10 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		start = end
 	}
 	total := int((end - start) / rollup.Day)
+	sessions := &buildSessions{}
 	for i, day := 0, start; day < end; i, day = i+1, day+rollup.Day {
 		err := s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
-			if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions"); err != nil {
-				return err
-			}
-			for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
-				"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
-				if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
-					return err
-				}
-			}
-			d := &rollup.Delta{NoSessions: true}
-			if err := s.countViews(ctx, tx, rt, d, day, day+rollup.Day); err != nil {
-				return err
-			}
-			if err := CountEvents(ctx, tx, d, 1, "", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
-				return err
-			}
-			if err := rollup.Apply(ctx, rt, d); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
-			return err
+			return s.buildDay(ctx, tx, rt, day, sessions)
 		})
 		if err != nil {
 			return err
@@ -176,21 +173,208 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			progress(time.UnixMilli(day).UTC(), i+1, total)
 		}
 	}
-	// The sessions' orders and carts, counted again from every stored
-	// order and cart in one transaction: a build that resumes has counted
-	// some days before.
-	return s.rollupTx(ctx, func(tx Querier, _ rollup.Tx) error {
-		if err := s.d.Lock(ctx, tx, "rollup_sessions"); err != nil {
+	return s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
+		return s.withoutSessionTriggers(ctx, tx, func() error {
+			// A build that resumes gathered no session of the days built
+			// before: their views are read again. Writing a session again
+			// changes nothing.
+			// A day at a time: a driver reads or writes at once, not both.
+			for day := rollup.Floor(oldest.Int64, rollup.Day); from > 0 && oldest.Valid && day < start; day += rollup.Day {
+				err := s.eachView(ctx, tx, day, day+rollup.Day, func(v rollup.View) error {
+					sessions.add(v)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if sessions.n >= maxBuildSessions {
+					if err := sessions.write(ctx, rt); err != nil {
+						return err
+					}
+				}
+			}
+			if err := sessions.write(ctx, rt); err != nil {
+				return err
+			}
+			// The sessions' orders and carts, counted again from every
+			// stored order and cart, then the arms and the funnel.
+			return execAll(ctx, tx, "UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", recountSessionOrders,
+				"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts,
+				"DELETE FROM rollup_arms", rollupArmsOfSessions, "DELETE FROM rollup_funnel", rollupFunnelOfSessions,
+				"UPDATE rollup_build SET done = true")
+		})
+	})
+}
+
+// buildDay builds the day's hour, country and city rows from its events,
+// and gathers its views' sessions.
+func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int64, sessions *buildSessions) error {
+	// The sessions too, before any write: a day may write them.
+	if err := s.d.Lock(ctx, tx, "rollup_hours, rollup_countries, rollup_cities, rollup_sessions, rollup_arms, rollup_funnel"); err != nil {
+		return err
+	}
+	for _, q := range []string{"DELETE FROM rollup_hours WHERE hour >= ? AND hour < ?", "DELETE FROM rollup_countries WHERE day >= ? AND day < ?",
+		"DELETE FROM rollup_cities WHERE day >= ? AND day < ?"} {
+		if _, err := tx.Exec(ctx, q, day, day+rollup.Day); err != nil {
 			return err
 		}
-		for _, q := range []string{"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", recountSessionOrders,
-			"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts, "UPDATE rollup_build SET done = true"} {
-			if _, err := tx.Exec(ctx, q); err != nil {
+	}
+	d := &rollup.Delta{NoSessions: true}
+	err := s.eachView(ctx, tx, day, day+rollup.Day, func(v rollup.View) error {
+		d.AddView(v, 1)
+		sessions.add(v)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := CountEvents(ctx, tx, d, 1, "", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
+		return err
+	}
+	if err := rollup.Apply(ctx, rt, d); err != nil {
+		return err
+	}
+	if sessions.n >= maxBuildSessions {
+		err := s.withoutSessionTriggers(ctx, tx, func() error { return sessions.write(ctx, rt) })
+		if err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+	return err
+}
+
+// eachView calls fn with each stored view of [from, to), for a build:
+// from the blocks that may hold one where views are kept in blocks, else
+// from their rows.
+func (s *Store) eachView(ctx context.Context, tx Querier, from, to int64, fn func(rollup.View) error) error {
+	if !s.d.blocks {
+		return Each(ctx, tx, func(r Row) error {
+			v, err := scanView(r)
+			if err != nil {
 				return err
+			}
+			return fn(v)
+		}, "SELECT "+viewColumns+" FROM "+viewTables+" WHERE v.ts >= ? AND v.ts < ?", from, to)
+	}
+	return EachBlock(ctx, tx, blockTimes, "", []any{from, to}, func(b *Block) error {
+		for i := range b.Views {
+			if v := &b.Views[i]; v.TS >= from && v.TS < to {
+				if err := fn(RollupView(v)); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
+}
+
+// A build counts the arms and the funnel from the sessions, a statement
+// each, where the triggers on rollup_sessions add them up a row at a
+// time.
+const (
+	rollupArmsOfSessions   = "INSERT INTO rollup_arms (brand_id, arm, sessions) SELECT brand_id, arm, count(*) FROM rollup_sessions GROUP BY brand_id, arm"
+	rollupFunnelOfSessions = `INSERT INTO rollup_funnel (brand_id, day, sessions, carted, bought)
+		SELECT brand_id, first_at - first_at % 86400000, count(*), count(CASE WHEN carts > 0 THEN 1 END), count(CASE WHEN orders > 0 THEN 1 END)
+		FROM rollup_sessions GROUP BY 1, 2`
+)
+
+func execAll(ctx context.Context, tx Querier, statements ...string) error {
+	for _, q := range statements {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutSessionTriggers runs fn in tx with the triggers on
+// rollup_sessions off, after locking the tables they keep.
+func (s *Store) withoutSessionTriggers(ctx context.Context, tx Querier, fn func() error) error {
+	if err := s.d.Lock(ctx, tx, "rollup_sessions, rollup_arms, rollup_funnel"); err != nil {
+		return err
+	}
+	return s.d.withoutTriggers(ctx, tx, "rollup_sessions", fn)
+}
+
+// buildSessions gathers the sessions of a build's views in Go: the arm
+// of the first view (the smaller arm code's when two share the first
+// time), the first and last times. Per brand, then session id.
+type buildSessions struct {
+	brands map[string]map[string]buildSession
+	n      int
+	// The last brand's, as views of a brand mostly come together.
+	brand    string
+	sessions map[string]buildSession
+}
+
+type buildSession struct {
+	first, last int64
+	arm         int8 // 1 shown, 2 held out, else 0 ("")
+}
+
+// maxBuildSessions is how many sessions a build gathers before it writes
+// them (about 100 MB).
+const maxBuildSessions = 1 << 20
+
+func (b *buildSessions) add(v rollup.View) {
+	if v.Session == "" {
+		return
+	}
+	if b.sessions == nil || v.Brand != b.brand {
+		if b.brands == nil {
+			b.brands = map[string]map[string]buildSession{}
+		}
+		b.brand, b.sessions = v.Brand, b.brands[v.Brand]
+		if b.sessions == nil {
+			b.sessions = map[string]buildSession{}
+			b.brands[v.Brand] = b.sessions
+		}
+	}
+	var arm int8 // buildSession's codes
+	switch v.Arm {
+	case holdout.ArmShown:
+		arm = 1
+	case holdout.ArmHeldOut:
+		arm = 2
+	}
+	// Values, not pointers: the map's lookups are most of the time, each
+	// a cache miss, and a pointer would add one.
+	r, ok := b.sessions[v.Session]
+	switch {
+	case !ok:
+		r = buildSession{first: v.At, last: v.At, arm: arm}
+		b.n++
+	case v.At < r.first || v.At == r.first && arm < r.arm:
+		r.first, r.arm = v.At, arm
+	}
+	r.last = max(r.last, v.At)
+	b.sessions[v.Session] = r
+}
+
+// write writes the sessions, in their key's order as rollup.Apply does,
+// and forgets them.
+func (b *buildSessions) write(ctx context.Context, rt rollup.Tx) error {
+	arms := [...]string{"", holdout.ArmShown, holdout.ArmHeldOut}
+	brands := slices.Sorted(maps.Keys(b.brands))
+	for _, brand := range brands {
+		sessions := b.brands[brand]
+		ids := slices.Sorted(maps.Keys(sessions))
+		out := make([]*rollup.Session, 0, min(len(ids), 10_000))
+		for len(ids) > 0 { // in slices, as a batch's
+			out = out[:0]
+			for _, id := range ids[:min(len(ids), 10_000)] {
+				r := sessions[id]
+				out = append(out, &rollup.Session{Brand: brand, ID: id, Arm: arms[r.arm], FirstAt: r.first, LastAt: r.last})
+			}
+			if err := rt.PutSessions(ctx, out); err != nil {
+				return err
+			}
+			ids = ids[len(out):]
+		}
+	}
+	*b = buildSessions{}
+	return nil
 }
 
 // RollupsBuilt reports whether the rollups hold every stored event.
@@ -354,58 +538,4 @@ func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.
 		return c, err
 	}, "SELECT country, city, day, purchases FROM rollup_cities WHERE brand_id = ? AND day >= ? AND day < ? ORDER BY day, country, city",
 		brandID, Millis(from), Millis(to))
-}
-
-// countViews counts the views of [from, to) for a build: their sessions
-// into rollup_sessions at once (so that the orders of the day find them),
-// the rest into d. Views in blocks are read and counted in Go; rows are
-// counted in SQL.
-func (s *Store) countViews(ctx context.Context, tx Querier, rt rollup.Tx, d *rollup.Delta, from, to int64) error {
-	if !s.d.blocks {
-		if _, err := tx.Exec(ctx, "INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at) "+sessionsOfViews+
-			`v.ts >= ? AND v.ts < ? GROUP BY p.brand_id, v.session_id
-			ON CONFLICT (brand_id, session_id) DO UPDATE SET
-				arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
-				first_at = `+s.d.least+`(r.first_at, excluded.first_at), last_at = `+s.d.greatest+`(r.last_at, excluded.last_at)`,
-			from, to); err != nil {
-			return err
-		}
-		return CountEvents(ctx, tx, d, 1, "v.ts >= ? AND v.ts < ?", "", "", from, to)
-	}
-	// A session's arm is its first view's, the smaller arm's code when
-	// two views share the first time (sessionsOfViews).
-	code := map[string]int{holdout.ArmShown: 1, holdout.ArmHeldOut: 2}
-	sessions := map[[2]string]*rollup.Session{}
-	err := EachBlock(ctx, tx, blockTimes, "", []any{from, to}, func(b *Block) error {
-		for i := range b.Views {
-			v := &b.Views[i]
-			if v.TS < from || v.TS >= to {
-				continue
-			}
-			d.AddView(RollupView(v), 1)
-			if !v.HasSession || v.Session == "" {
-				continue
-			}
-			k := [2]string{v.Brand, v.Session}
-			r := sessions[k]
-			switch {
-			case r == nil:
-				sessions[k] = &rollup.Session{Brand: v.Brand, ID: v.Session, Arm: v.Arm, FirstAt: v.TS, LastAt: v.TS}
-			case v.TS < r.FirstAt || v.TS == r.FirstAt && code[v.Arm] < code[r.Arm]:
-				r.Arm, r.FirstAt = v.Arm, v.TS
-			}
-			if r != nil {
-				r.LastAt = max(r.LastAt, v.TS)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	list := make([]*rollup.Session, 0, len(sessions))
-	for _, r := range sessions {
-		list = append(list, r)
-	}
-	return rt.PutSessions(ctx, list)
 }

@@ -10,7 +10,7 @@ import (
 // The SQL of the rollups (internal/rollup keeps what an event adds): the
 // queries that read stored events as the rollups count them, "SELECT " +
 // columns + " FROM " + tables + " WHERE " + a condition of the caller's,
-// and the statements that count sessions in SQL.
+// and the statements that count sessions' orders in SQL.
 const (
 	viewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
 	viewTables  = "view_events v JOIN products p ON p.id = v.product"
@@ -22,18 +22,6 @@ const (
 	orderColumns = "e.id, e.brand_id, e.ts, coalesce(e.session_id, ''), coalesce(e.country, ''), coalesce(e.city, ''), e.total_value, i.product, i.quantity, i.unit_price"
 	orderTables  = "purchase_events e JOIN purchase_items i ON i.purchase = e.id"
 )
-
-// sessionsOfViews selects, from the views the condition names ("v"),
-// each session's brand, id, arm of its first view, and first and last
-// times, for "INSERT INTO rollup_sessions (brand_id, session_id, arm,
-// first_at, last_at) " + it + " ON CONFLICT ...": the sessions of a build,
-// counted where the views are. The arm rides in the two low bits of the
-// first time, so that one min() gives both.
-const sessionsOfViews = `SELECT p.brand_id, v.session_id,
-		CASE min(v.ts * 4 + CASE v.arm WHEN 'shown' THEN 1 WHEN 'held_out' THEN 2 ELSE 0 END) % 4 WHEN 1 THEN 'shown' WHEN 2 THEN 'held_out' ELSE '' END,
-		min(v.ts), max(v.ts)
-	FROM view_events v JOIN products p ON p.id = v.product
-	WHERE v.session_id <> '' AND `
 
 // armSessions selects, for the brand, the arm, id and revenue of every
 // session with an arm that bought (its orders kept in its row on the

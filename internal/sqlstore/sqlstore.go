@@ -92,6 +92,10 @@ type Dialect struct {
 	// blocks: views are kept in view_blocks, a block per commit group
 	// (viewblocks.go); else a row each in view_events.
 	blocks bool
+	// triggers turns a table's triggers off (%[1]s the table, %[2]s
+	// DISABLE) and on again (ENABLE) within a transaction; "" where they
+	// are dropped and made again from their text (SQLite).
+	triggers string
 
 	bound sync.Map // query with ? -> query with $n
 }
@@ -106,7 +110,8 @@ var (
 		touch: "txid = pg_current_xact_id()",
 		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
 			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
-		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED"}
+		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED",
+		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER"}
 )
 
 // NextChange numbers a product's write for SQLite's change feed: one more
@@ -159,6 +164,44 @@ func (d *Dialect) Lock(ctx context.Context, q Querier, tables string) error {
 	}
 	_, err := q.Exec(ctx, fmt.Sprintf(d.lock, tables))
 	return err
+}
+
+// withoutTriggers runs fn with the table's triggers off, in q's
+// transaction: for a statement that writes at once what they would add
+// up a row at a time. Other transactions never see them off.
+func (d *Dialect) withoutTriggers(ctx context.Context, q Querier, table string, fn func() error) error {
+	if d.triggers != "" {
+		if _, err := q.Exec(ctx, fmt.Sprintf(d.triggers, table, "DISABLE")); err != nil {
+			return err
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+		_, err := q.Exec(ctx, fmt.Sprintf(d.triggers, table, "ENABLE"))
+		return err
+	}
+	type trigger struct{ name, text string }
+	triggers, err := Collect(ctx, q, func(r Row) (trigger, error) {
+		var t trigger
+		return t, r.Scan(&t.name, &t.text)
+	}, "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? ORDER BY rowid", table)
+	if err != nil {
+		return err
+	}
+	for _, t := range triggers {
+		if _, err := q.Exec(ctx, `DROP TRIGGER "`+t.name+`"`); err != nil {
+			return err
+		}
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	for _, t := range triggers {
+		if _, err := q.Exec(ctx, t.text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Strings is the argument that stores a list of strings.
