@@ -155,12 +155,15 @@ func appendEventID(dst []byte, id string) []byte {
 }
 
 func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	if len(s) != 36 {
 		return u, false
 	}
 	j := 0
 	for i := 0; i < 36; {
-		if s[i] == '-' {
+		if i == 8 || i == 13 || i == 18 || i == 23 { // the hyphens' places, and only theirs
+			if s[i] != '-' {
+				return u, false
+			}
 			i++
 			continue
 		}

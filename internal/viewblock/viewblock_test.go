@@ -66,6 +66,25 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
+// Event ids of 36 characters with hyphens where a UUID has them, but
+// not a UUID's hex digits between, are kept as text, and read back as they
+// were.
+func TestEventIDsLikeUUIDs(t *testing.T) {
+	for _, id := range []string{
+		"00000000-0000-0000-0000--00000000000",
+		"------------------------------------",
+		"0000000--0000-0000-0000-000000000000",
+		"00000000-0000-0000-0000-00000000000A",
+	} {
+		v := sample()[:1]
+		v[0].EventID = id
+		got, err := Decode(nil, Append(nil, v))
+		if err != nil || got[0].EventID != id {
+			t.Errorf("%q read back as %q, %v", id, got[0].EventID, err)
+		}
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	f.Add(Append(nil, sample()))
 	f.Add([]byte{1, 0, 0})
