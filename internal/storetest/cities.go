@@ -3,6 +3,7 @@ package storetest
 import (
 	"database/sql"
 	"io/fs"
+	"math"
 	"testing"
 	"time"
 
@@ -33,7 +34,9 @@ func OldAnonymousCities(t *testing.T, s svc.Store, migrateTo func(version int64)
 			t.Fatalf("before the migration, order %s: %+v", w.Purchase.Order.OrderID, w.Result)
 		}
 	}
-	migrateTo(29)
+	// Up to the newest, not 29: the embedded store reads views from
+	// 00030's blocks.
+	migrateTo(math.MaxInt64)
 	cities := map[string]string{}
 	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {
 		if p := e.Purchase; p != nil {
