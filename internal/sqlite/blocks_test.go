@@ -153,6 +153,33 @@ func TestMoveViewRowsOfTheVersionBefore(t *testing.T) {
 	}
 }
 
+// Rows a version before wrote to a file whose views were in blocks
+// already (it was run on the file again) get ids after the blocks':
+// moving them replaces no block.
+func TestMoveViewRowsWrittenAfterBlocks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := oldStore(t, dir)
+	insertOld(t, db, 0, 2)
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	insertOld(t, db, 0, 1) // the version before gives id 1 again: its table is empty
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []int64
+	if err := s.reads.ViewsAfter(ctx, 0, time.Time{}, func(id int64, _ svc.ViewRecord) error { ids = append(ids, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ids, []int64{1, 2, 3}) {
+		t.Errorf("ids %v, want the two views moved first and the row written after them", ids)
+	}
+}
+
 // A block's views keep their ids when an erasure or expiry writes it
 // again without some, and the log tells a server when its newest view
 // went.
