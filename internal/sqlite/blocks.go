@@ -102,6 +102,20 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 			if err != nil || len(views) == 0 {
 				return err
 			}
+			// Rows at or below the newest block's range were written after
+			// views went into blocks (a version before, run on this file
+			// again): they take the ids after it, as the writer would give,
+			// rather than replace the blocks of their ids.
+			moved := views[len(views)-1].ID
+			var last int64
+			if err := tx.QueryRowContext(ctx, qLastViewID).Scan(&last); err != nil {
+				return err
+			}
+			if views[0].ID <= last {
+				for i := range views {
+					views[i].ID = last + 1 + int64(i)
+				}
+			}
 			q := sqlstore.SQLite.Wrap(sqlQ{tx})
 			var buf []byte
 			for rest := views; len(rest) > 0; {
@@ -112,7 +126,7 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 				rest = rest[len(b):]
 			}
 			n = len(views)
-			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", views[len(views)-1].ID)
+			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", moved)
 			return err
 		})
 		if err != nil {

@@ -153,6 +153,33 @@ func TestMoveViewRowsOfTheVersionBefore(t *testing.T) {
 	}
 }
 
+// Rows a version before wrote to a file whose views were in blocks
+// already (it was run on the file again) get ids after the blocks':
+// moving them replaces no block.
+func TestMoveViewRowsWrittenAfterBlocks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := oldStore(t, dir)
+	insertOld(t, db, 0, 2)
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	insertOld(t, db, 0, 1) // the version before gives id 1 again: its table is empty
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []int64
+	if err := s.reads.ViewsAfter(ctx, 0, time.Time{}, func(id int64, _ svc.ViewRecord) error { ids = append(ids, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ids, []int64{1, 2, 3}) {
+		t.Errorf("ids %v, want the two views moved first and the row written after them", ids)
+	}
+}
+
 // A block's views keep their ids when an erasure or expiry writes it
 // again without some, and the log tells a server when its newest view
 // went.
@@ -356,5 +383,64 @@ func TestEraseAcrossPagesOfBlocks(t *testing.T) {
 	})
 	if err != nil || left != blocks/2 {
 		t.Fatalf("%d views left, want %d: %v", left, blocks/2, err)
+	}
+}
+
+// Another write may take the writer between Append's commit and its
+// merge into the cache of hour rows: an erasure there changes the rows
+// the merge would note, and the next Append must not add to the rows as
+// they were before it.
+func TestHourCacheAfterAWriteBetweenCommitAndMerge(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Hour)
+	n := 0
+	batch := func(size int) {
+		t.Helper()
+		var ws []*svc.Write
+		for range size {
+			session := fmt.Sprint("s", n%2)
+			ws = append(ws, &svc.Write{MayRegister: true, View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"},
+				Context: svc.ViewContext{SessionID: &session}, Meta: svc.EventMeta{EventID: fmt.Sprint("e", n), Time: now.Add(time.Duration(n) * time.Second), ReceivedAt: now}}})
+			n++
+		}
+		if err := s.Append(ctx, ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	views := func() (out []int64) {
+		err := eachRowOf(ctx, s.r, func(r *sql.Rows) error {
+			var v int64
+			out = append(out, v)
+			return r.Scan(&out[len(out)-1])
+		}, "SELECT views FROM rollup_hours ORDER BY brand_id, product, hour")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	batch(4)
+	defer func() { appendCommitted = func() {} }()
+	appendCommitted = func() {
+		appendCommitted = func() {}
+		if _, err := s.ForgetSession(ctx, "br_1", "s0"); err != nil {
+			t.Error(err)
+		}
+	}
+	batch(2)
+	batch(1)
+	kept := views()
+	if err := s.RebuildRollups(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if built := views(); !reflect.DeepEqual(kept, built) {
+		t.Fatalf("views of the hour rows kept on the write path %v, built from the blocks %v", kept, built)
 	}
 }

@@ -25,10 +25,12 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	s.productsMu.Lock() // the transaction and the merge of what it resolved are one step
 	defer s.productsMu.Unlock()
 	var fast *preparedTx
+	var gen uint64
 	err := s.inEventTx(withHours(ctx), func(sqlTx *sql.Tx) error {
 		if err := s.othersWrote(ctx, sqlTx); err != nil {
 			return err
 		}
+		gen = s.hours.generation()
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
@@ -48,8 +50,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		return rollup.Apply(ctx, rollupTx{fast}, sqlstore.DeltaOf(batch))
 	})
 	if err == nil {
+		appendCommitted()
 		s.products.merge(fast.staged)
-		s.hours.merge(fast.hoursStaged)
+		s.hours.merge(gen, fast.hoursStaged)
 	} else {
 		s.hours.clear() // a failed commit may have happened after all
 	}
@@ -80,6 +83,10 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch))
 	})
 }
+
+// appendCommitted runs between Append's commit and its merges into the
+// caches (a test's hook: another write may take the writer there).
+var appendCommitted = func() {}
 
 var errWithSavepoints = errors.New("sqlite: a write failed: run the batch with savepoints")
 

@@ -19,6 +19,10 @@ import (
 type hourCache struct {
 	mu   sync.Mutex
 	rows map[rollup.Key]*rollup.Row
+	// gen counts the clears: a transaction's rows are merged only if none
+	// happened since it began, as another write may take the writer
+	// between Append's commit and its merge.
+	gen uint64
 }
 
 // hourCacheRows bounds the cache: about the hour rows a busy hour touches.
@@ -34,7 +38,15 @@ func keepsHours(ctx context.Context) bool { return ctx.Value(hoursKey{}) != nil 
 func (c *hourCache) clear() {
 	c.mu.Lock()
 	c.rows = nil
+	c.gen++
 	c.mu.Unlock()
+}
+
+// generation is the count of clears, for merge.
+func (c *hourCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 // get returns copies of the cached rows of keys, and the keys it lacks.
@@ -54,10 +66,14 @@ func (c *hourCache) get(keys []rollup.Key, out map[rollup.Key]*rollup.Row) (miss
 }
 
 // merge notes the rows a committed transaction wrote or read: nil for a
-// key with no row.
-func (c *hourCache) merge(rows map[rollup.Key]*rollup.Row) {
+// key with no row. gen is the generation when the transaction held the
+// writer: after a clear since, the rows may be stale and are dropped.
+func (c *hourCache) merge(gen uint64, rows map[rollup.Key]*rollup.Row) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if c.rows == nil || len(c.rows)+len(rows) > hourCacheRows {
 		c.rows = make(map[rollup.Key]*rollup.Row, len(rows))
 	}

@@ -15,9 +15,9 @@ import (
 // purchase_events. One connection writes, and a new block's views, as a
 // new row, get the ids after the largest given, inside the write
 // transaction: ids grow in commit order. They are reused only after the
-// newest block or row of a table is deleted (expiry; an erasure of a
-// block's views keeps its range), which Continues detects by the event
-// id.
+// newest block or row of a table is deleted (expiry, or an erasure of
+// every view of the newest block; an erasure that leaves a block a view
+// keeps its range), which Continues detects by the event id.
 
 var _ svc.EventLog = (*Store)(nil)
 

@@ -155,12 +155,15 @@ func appendEventID(dst []byte, id string) []byte {
 }
 
 func parseUUID(s string) (u [16]byte, ok bool) {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+	if len(s) != 36 {
 		return u, false
 	}
 	j := 0
 	for i := 0; i < 36; {
-		if s[i] == '-' {
+		if i == 8 || i == 13 || i == 18 || i == 23 { // the hyphens' places, and only theirs
+			if s[i] != '-' {
+				return u, false
+			}
 			i++
 			continue
 		}
@@ -245,6 +248,10 @@ func (r *reader) fail() {
 	r.b = nil
 }
 
+// minViewBytes is the least a view takes: a byte each of its id, event
+// id, brand, product, time, received time, flags and arm.
+const minViewBytes = 8
+
 // Decode appends the views of the block b to dst.
 func Decode(dst []View, b []byte) ([]View, error) {
 	if len(b) == 0 || b[0] != version {
@@ -253,9 +260,10 @@ func Decode(dst []View, b []byte) ([]View, error) {
 	r := &reader{b: b[1:]}
 	n := r.uvarint()
 	ns := r.uvarint()
-	// Every view and string takes at least a byte: a count beyond the
-	// block's length is corrupt, not a reason to allocate.
-	if n > uint64(len(b)) || ns > uint64(len(b)) {
+	// A view takes at least minViewBytes and a string a byte: a count
+	// beyond what the block's length holds is corrupt, not a reason to
+	// allocate.
+	if n > uint64(len(b))/minViewBytes || ns > uint64(len(b)) {
 		return dst, ErrCorrupt
 	}
 	strs := make([]string, ns)

@@ -2,7 +2,9 @@ package viewblock
 
 import (
 	"bytes"
+	"encoding/binary"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -63,6 +65,44 @@ func TestCorrupt(t *testing.T) {
 	}
 	if _, err := Decode(nil, append(bytes.Clone(b), 0)); err == nil {
 		t.Fatal("a block with a byte more decoded")
+	}
+}
+
+// Event ids of 36 characters with hyphens where a UUID has them, but
+// not a UUID's hex digits between, are kept as text, and read back as they
+// were.
+func TestEventIDsLikeUUIDs(t *testing.T) {
+	for _, id := range []string{
+		"00000000-0000-0000-0000--00000000000",
+		"------------------------------------",
+		"0000000--0000-0000-0000-000000000000",
+		"00000000-0000-0000-0000-00000000000A",
+	} {
+		v := sample()[:1]
+		v[0].EventID = id
+		got, err := Decode(nil, Append(nil, v))
+		if err != nil || got[0].EventID != id {
+			t.Errorf("%q read back as %q, %v", id, got[0].EventID, err)
+		}
+	}
+}
+
+// A corrupt block that claims more views than its bytes can hold fails
+// before it allocates them: a view takes 8 bytes at least, and a decoded
+// one near 200.
+func TestDecodeAllocatesForTheViewsItsBytesHold(t *testing.T) {
+	b := make([]byte, 1<<20)
+	b[0] = version
+	n := binary.AppendUvarint(nil, uint64(len(b)/2))
+	copy(b[1:], n)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := Decode(nil, b); err == nil {
+		t.Fatal("decoded")
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 32*uint64(len(b)) {
+		t.Fatalf("allocated %d bytes for a block of %d", got, len(b))
 	}
 }
 
