@@ -15,6 +15,21 @@ import (
 	"github.com/svc-project/svc"
 )
 
+// storeWithBrand is a new store in a temporary folder with the brand
+// br_1, closed when the test ends.
+func storeWithBrand(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // oldStore writes a store as the version before view_blocks left it:
 // migrations up to 00028, and views as rows of view_events.
 func oldStore(t *testing.T, dir string) *sql.DB {
@@ -185,14 +200,7 @@ func TestMoveViewRowsWrittenAfterBlocks(t *testing.T) {
 // went.
 func TestBlockRewritesKeepIDs(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
-		t.Fatal(err)
-	}
+	s := storeWithBrand(t)
 	if _, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -352,14 +360,7 @@ func TestRollupsOfWritesAreABuildsRows(t *testing.T) {
 // are all read.
 func TestEraseAcrossPagesOfBlocks(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
-		t.Fatal(err)
-	}
+	s := storeWithBrand(t)
 	now := time.Now()
 	const blocks = 600
 	for i := range blocks {
@@ -374,7 +375,7 @@ func TestEraseAcrossPagesOfBlocks(t *testing.T) {
 		t.Fatalf("erased %d views, want %d: %v", n, blocks/2, err)
 	}
 	left := 0
-	err = s.reads.ViewsAfter(ctx, 0, time.Time{}, func(id int64, r svc.ViewRecord) error {
+	err := s.reads.ViewsAfter(ctx, 0, time.Time{}, func(id int64, r svc.ViewRecord) error {
 		if r.SessionID != "s0" || id%2 != 1 {
 			t.Errorf("view %d of %q left", id, r.SessionID)
 		}
@@ -392,14 +393,7 @@ func TestEraseAcrossPagesOfBlocks(t *testing.T) {
 // they were before it.
 func TestHourCacheAfterAWriteBetweenCommitAndMerge(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
-		t.Fatal(err)
-	}
+	s := storeWithBrand(t)
 	now := time.Now().UTC().Truncate(time.Hour)
 	n := 0
 	batch := func(size int) {
