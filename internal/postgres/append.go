@@ -13,6 +13,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
 	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // Append writes a batch of events in one transaction, durable on return.
@@ -130,6 +131,11 @@ type batch struct {
 	// pending are the units refunds of the batch's orders recorded before
 	// they came (svc.PendingLookup), by brand and order id.
 	pending map[productKey][]svc.CancelItem
+	// viewIDs are ids for the batch's views, one each, taken from the
+	// sequence with the look-up: those of views not stored are never
+	// given (a sequence has gaps anyway).
+	viewIDs []int64
+	block   []byte
 }
 
 type writeInfo struct {
@@ -199,11 +205,13 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 	var kh [][]byte
 	var kc []int64
 	var pb, pp, ob, oo []string
+	views := 0
 	for i, w := range b.writes {
 		w.Result = svc.WriteResult{}
 		brand, meta := w.Event()
 		switch {
 		case w.View != nil:
+			views++
 			pb, pp = append(pb, brand), append(pp, w.View.Product.ProductID)
 			for _, a := range w.View.Product.Aliases {
 				pb, pp = append(pb, brand), append(pp, a)
@@ -265,6 +273,17 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 				}
 				b.keys[k].stored = &a
 				return nil
+			})
+		})
+	}
+	if views > 0 {
+		// Views are stored as one block (insertRest), each with its own id.
+		q.Queue("SELECT nextval('view_events_id_seq') FROM generate_series(1, $1)", views).Query(func(rows pgx.Rows) error {
+			return scanAll(rows, func() error {
+				var id int64
+				err := rows.Scan(&id)
+				b.viewIDs = append(b.viewIDs, id)
+				return err
 			})
 		})
 	}
@@ -713,12 +732,7 @@ func (b *batch) finish() {
 func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 	q := &pgx.Batch{}
 	var (
-		vEvent                      []string
-		vProduct, vTS, vReceived    []int64
-		vGiven                      []*int64
-		vSession, vCountry, vLocale []*string
-		vKeyed                      []bool
-		vArm                        []string
+		views                       []viewblock.View
 		iPurchase, iProduct, iQty   []int64
 		iLine                       []int32
 		iSKU, iTitle                []*string
@@ -735,12 +749,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			continue
 		}
 		if v := w.View; v != nil {
-			m := &v.Meta
-			vEvent, vProduct, vTS = append(vEvent, m.EventID), append(vProduct, int64(in.products[0].Ref)), append(vTS, millis(m.Time))
-			vGiven, vReceived = append(vGiven, optMillis(m.GivenTime)), append(vReceived, millis(m.ReceivedAt))
-			vSession, vCountry, vLocale = append(vSession, v.Context.SessionID), append(vCountry, v.Context.Country), append(vLocale, v.Context.Locale)
-			vKeyed = append(vKeyed, m.Keyed)
-			vArm = append(vArm, m.Arm)
+			views = append(views, sqlstore.BlockView(v, in.products[0].Ref))
 			continue
 		}
 		if c := w.Cart; c != nil {
@@ -766,10 +775,10 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 			gb, gs, gk = append(gb, k.BrandID), append(gs, k.Scope), append(gk, k.Key)
 		}
 	}
-	if len(vEvent) > 0 {
-		q.Queue(`INSERT INTO view_events (event_id, product, ts, given_ts, received_at, session_id, country, locale, keyed, arm)
-			SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[])`,
-			vEvent, vProduct, vTS, vGiven, vReceived, vSession, vCountry, vLocale, vKeyed, vArm)
+	if len(views) > 0 {
+		if err := b.queueBlock(q, views); err != nil {
+			return err
+		}
 	}
 	carts.queue(q)
 	if len(iPurchase) > 0 {
@@ -789,4 +798,23 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		return nil
 	}
 	return tx.SendBatch(ctx, q).Close()
+}
+
+// queueBlock queues the insert of the batch's accepted views as one block
+// (docs/decisions.md, Views in blocks), each with an id the look-up took.
+// Its txid is the transaction's, which the change feed goes by.
+func (b *batch) queueBlock(q *pgx.Batch, views []viewblock.View) error {
+	if len(views) > len(b.viewIDs) {
+		return fmt.Errorf("postgres: %d views and %d ids", len(views), len(b.viewIDs))
+	}
+	slices.Sort(b.viewIDs)
+	lo, hi := views[0].TS, views[0].TS
+	for i := range views {
+		views[i].ID = b.viewIDs[i]
+		lo, hi = min(lo, views[i].TS), max(hi, views[i].TS)
+	}
+	b.block = viewblock.Append(b.block[:0], views)
+	q.Queue("INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES ($1, $2, $3, $4, $5, $6)",
+		views[0].ID, views[len(views)-1].ID, lo, hi, len(views), b.block)
+	return nil
 }

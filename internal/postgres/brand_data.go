@@ -18,6 +18,8 @@ func (s *Store) ExportEvents(ctx context.Context, brandID string, fn func(svc.Ex
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		return sqlstore.ExportBrand(brandID, "$1", fn, func(q string, row func(func(...any) error) error) error {
 			return eachRow(ctx, tx, func(rows pgx.Rows) error { return row(rows.Scan) }, q, brandID)
-		}, nil)
+		}, func() error {
+			return sqlstore.PostgreSQL.ExportBlockViews(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), brandID, fn)
+		})
 	})
 }

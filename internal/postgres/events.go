@@ -10,6 +10,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlstore"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // EnsureProduct registers a product if it does not exist and returns it.
@@ -69,15 +70,9 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 }
 
 func views(ctx context.Context, q querier, since time.Time, fn func(svc.ViewRecord) error) error {
-	return eachRow(ctx, q, func(rows pgx.Rows) error {
-		var r svc.ViewRecord
-		var ts int64
-		if err := rows.Scan(&r.Product, &ts, &r.SessionID); err != nil {
-			return err
-		}
-		r.Time = fromMillis(ts)
-		return fn(r)
-	}, "SELECT product, ts, coalesce(session_id, '') FROM view_events WHERE ts >= $1 ORDER BY ts", millis(since))
+	return sqlstore.EachViewInTime(ctx, sqlstore.PostgreSQL.Wrap(pgQ{q}), millis(since), 1<<62, nil, func(v *viewblock.View) error {
+		return fn(svc.ViewRecord{Product: svc.ProductRef(v.Product), Time: fromMillis(v.TS), SessionID: v.Session})
+	})
 }
 
 // Carts calls fn for every add-to-cart at or after since, oldest first.

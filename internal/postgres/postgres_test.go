@@ -14,6 +14,7 @@ import (
 	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/storetest"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 var ctx = context.Background()
@@ -197,8 +198,13 @@ func TestChangeFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := late.Exec(ctx, `INSERT INTO view_events (event_id, product, ts, received_at, keyed)
-		SELECT 'late', id, $1, $1, false FROM products WHERE product_id = 'p0'`, time.Now().UnixMilli()); err != nil {
+	// Its block takes its id before the others', and commits after them.
+	lateView := viewblock.View{EventID: "late", Brand: br, TS: time.Now().UnixMilli(), ReceivedAt: time.Now().UnixMilli()}
+	if err := late.QueryRow(ctx, "SELECT id, nextval('view_events_id_seq') FROM products WHERE product_id = 'p0'").Scan(&lateView.Product, &lateView.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := late.Exec(ctx, "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES ($1, $1, $2, $2, 1, $3)",
+		lateView.ID, lateView.TS, viewblock.Append(nil, []viewblock.View{lateView})); err != nil {
 		t.Fatal(err)
 	}
 

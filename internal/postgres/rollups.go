@@ -176,7 +176,7 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	return sqlstore.HourSessions(ctx, sqlstore.PostgreSQL.Wrap(pgQ{r.tx}), k, fn)
+	return sqlstore.BlockHourSessions(ctx, sqlstore.PostgreSQL.Wrap(pgQ{r.tx}), k, fn)
 }
 
 var _ rollup.Store = (*Store)(nil)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlstore"
 	"github.com/svc-project/svc/internal/viewblock"
 )
@@ -22,27 +21,6 @@ const (
 	qLastViewID = "SELECT coalesce((SELECT last FROM view_blocks ORDER BY id DESC LIMIT 1), 0)"
 	qBlockPut   = "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)"
 )
-
-// blockView is a view as the writer keeps it for its block.
-func blockView(v *svc.ViewEvent, ref svc.ProductRef) viewblock.View {
-	m := &v.Meta
-	b := viewblock.View{EventID: m.EventID, Brand: v.BrandID, Product: int64(ref), TS: millis(m.Time),
-		ReceivedAt: millis(m.ReceivedAt), Keyed: m.Keyed, Arm: m.Arm}
-	if m.GivenTime != nil {
-		b.Given, b.HasGiven = millis(*m.GivenTime), true
-	}
-	c := &v.Context
-	if c.SessionID != nil {
-		b.Session, b.HasSession = *c.SessionID, true
-	}
-	if c.Country != nil {
-		b.Country, b.HasCountry = *c.Country, true
-	}
-	if c.Locale != nil {
-		b.Locale, b.HasLocale = *c.Locale, true
-	}
-	return b
-}
 
 // writeBlock stores views, ids not yet given, as a new block after the
 // newest: each gets the next id.

@@ -142,7 +142,7 @@ func appendOne(ctx context.Context, tx *preparedTx, w *svc.Write) error {
 }
 
 func insertView(ctx context.Context, tx *preparedTx, v *svc.ViewEvent) error {
-	b := blockView(v, tx.refs[0])
+	b := sqlstore.BlockView(v, tx.refs[0])
 	if tx.queueView(b) {
 		return nil
 	}

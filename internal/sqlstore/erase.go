@@ -21,7 +21,7 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		views, et := "v.session_id = ? AND p.brand_id = ?", EraseTx{Tx: tx}
 		if s.d.blocks {
 			views, et.Views = "", func(ctx context.Context, brandID, sessionID string) (int64, error) {
-				return RewriteBlocks(ctx, tx, "1", nil, DropViews(d, func(v *viewblock.View) bool {
+				return s.d.RewriteBlocks(ctx, tx, "true", nil, DropViews(d, func(v *viewblock.View) bool {
 					return v.HasSession && v.Session == sessionID && v.Brand == brandID
 				}))
 			}

@@ -39,7 +39,7 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 	delta := &rollup.Delta{}
 	tables := []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}}
 	if d.blocks {
-		n, err := expireBlocks(ctx, tx, delta, Millis(before), limit)
+		n, err := d.expireBlocks(ctx, tx, delta, Millis(before), limit)
 		if err != nil {
 			return 0, err
 		}
@@ -116,15 +116,15 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 }
 
 // expireBlocks deletes at most limit views older than before from the
-// blocks that hold any, and adds them to d with sign -1:
+// blocks that hold any, and adds them to delta with sign -1:
 // a block all past goes, and a block that straddles the edge is written
 // again with its newer views, so that no view past the retention stays
 // stored or counted. Blocks are commit groups, which hold views of
 // about one moment: few straddle, bar those with a keyed view's own,
 // older timestamp.
-func expireBlocks(ctx context.Context, tx Querier, d *rollup.Delta, before int64, limit int) (int64, error) {
+func (d *Dialect) expireBlocks(ctx context.Context, tx Querier, delta *rollup.Delta, before int64, limit int) (int64, error) {
 	ids, err := Collect(ctx, tx, func(r Row) (id int64, err error) { return id, r.Scan(&id) },
-		"SELECT id FROM view_blocks WHERE min_ts < ? ORDER BY min_ts LIMIT ?", before, limit)
+		"SELECT id FROM view_blocks WHERE min_ts < ? ORDER BY min_ts LIMIT ?"+d.skipLocked, before, limit)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
@@ -135,7 +135,7 @@ func expireBlocks(ctx context.Context, tx Querier, d *rollup.Delta, before int64
 		if left <= 0 {
 			break
 		}
-		n, err := RewriteBlocks(ctx, tx, "id = ?", []any{id}, DropViews(d, func(v *viewblock.View) bool {
+		n, err := d.RewriteBlocks(ctx, tx, "id = ?", []any{id}, DropViews(delta, func(v *viewblock.View) bool {
 			if v.TS >= before || left == 0 {
 				return false
 			}

@@ -204,5 +204,5 @@ func ExportBrand(brandID, param string, emit func(svc.ExportedEvent) error,
 // ExportBlockViews emits the brand's views kept in blocks, oldest first
 // (ExportBrand's views).
 func ExportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
-	return SQLite.exportBlockViews(ctx, q, brandID, emit)
+	return SQLite.ExportBlockViews(ctx, q, brandID, emit)
 }

@@ -38,8 +38,10 @@ type FeedSource struct {
 	// writer to Mine: its id, or its transaction.
 	Key func(alias string) string
 	// ViewIDs are the ids (lo, hi] of the views new since the cursor,
-	// where they are in blocks (Dialect.Blocks); ok is false when there
-	// are none to read.
+	// where they are in blocks (Dialect.Blocks) and the feed follows
+	// view ids (SQLite); ok is false when there are none to read. When
+	// nil, the blocks new since the cursor are those Rows selects of
+	// view_blocks (alias b), keyed by Key: PostgreSQL's, by transaction.
 	ViewIDs func() (lo, hi int64, ok bool)
 }
 
@@ -88,8 +90,12 @@ func ReadFeed(ctx context.Context, tx Querier, d *Dialect, src FeedSource) (*Fee
 		}, "SELECT "+src.Key(alias)+", p.id, p.brand_id, "+columns+" FROM "+tables+" WHERE "+cond+" ORDER BY "+alias+".id", args...)
 	}
 	if d.blocks {
-		if lo, hi, ok := src.ViewIDs(); ok {
-			err = d.blockViewsAfter(ctx, tx, lo, hi, out)
+		if src.ViewIDs != nil {
+			if lo, hi, ok := src.ViewIDs(); ok {
+				err = d.blockViewsAfter(ctx, tx, lo, hi, out)
+			}
+		} else if cond, args, ok := src.Rows(FeedTableViews, "b"); ok {
+			err = d.blockViewsWhere(ctx, tx, src.Key("b"), cond, args, out)
 		}
 	} else {
 		err = single(FeedTableViews, "v", ViewRowColumns, ViewRowTables, func() ([]any, func(string, svc.ProductRef) *svc.Write) {

@@ -113,7 +113,7 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 		}
 		if s.d.blocks {
 			// Every block is read: no index has the products of views.
-			_, err := RewriteBlocks(ctx, tx, "1", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
+			_, err := s.d.RewriteBlocks(ctx, tx, "true", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
 				changed := false
 				for i := range vs {
 					if vs[i].Product == fromRef {

@@ -111,7 +111,7 @@ var (
 		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
 			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
 		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED",
-		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER"}
+		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER", blocks: true}
 )
 
 // NextChange numbers a product's write for SQLite's change feed: one more

@@ -11,14 +11,16 @@ import (
 	"github.com/svc-project/svc/internal/viewblock"
 )
 
-// SQLite keeps its views in blocks (docs/decisions.md, Views in blocks):
-// a row of view_blocks per commit group, its views encoded by
+// Both stores keep their views in blocks (docs/decisions.md, Views in
+// blocks): a row of view_blocks per commit group, its views encoded by
 // internal/viewblock. A block's id is the first view id of its range and
 // last the range's end, which a rewrite (an erasure, expiry, a merge of
 // products) keeps, so that every view keeps its id and no id is given
 // twice while the block stands; min_ts and max_ts bound its views' times.
-// PostgreSQL keeps rows of view_events. The readers and writers of views
-// here serve the Dialect whose blocks is set.
+// PostgreSQL's blocks also keep the transaction that wrote them (txid),
+// which a rewrite keeps too: its change feed tells new blocks by it, as
+// it tells new rows. The readers and writers of views here serve the
+// Dialect whose blocks is set.
 
 // Blocks reports whether the dialect keeps views in blocks.
 func (d *Dialect) Blocks() bool { return d.blocks }
@@ -67,7 +69,10 @@ func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock
 		lo, hi = min(lo, views[i].TS), max(hi, views[i].TS)
 	}
 	buf = viewblock.Append(buf[:0], views)
-	_, err := tx.Exec(ctx, "INSERT OR REPLACE INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)",
+	// An upsert, not a replace: a rewritten block keeps its other columns
+	// (PostgreSQL's txid, so that the feed does not hand it out again).
+	_, err := tx.Exec(ctx, `INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET last = excluded.last, min_ts = excluded.min_ts, max_ts = excluded.max_ts, n = excluded.n, data = excluded.data`,
 		id, last, lo, hi, len(views), buf)
 	return buf, err
 }
@@ -77,15 +82,16 @@ func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock
 // views in place and returns the ones kept. It returns how many views
 // edit dropped. Blocks are read a page at a time, in id order, and each
 // page's changes written before the next page is read: SQLite's cursor
-// would meet them again, and a merge may change many blocks.
-func RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
+// would meet them again, and a merge may change many blocks. The blocks
+// read are locked against other nodes' rewrites until tx ends.
+func (d *Dialect) RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
 	const page = 256
 	var dropped int64
 	var buf []byte
 	for after := int64(minTime); ; {
 		var changed []Block
 		read := 0
-		err := EachBlock(ctx, tx, "("+cond+") AND id > ?", fmt.Sprintf("id LIMIT %d", page), append(slices.Clip(args), after), func(b *Block) error {
+		err := EachBlock(ctx, tx, "("+cond+") AND id > ?", fmt.Sprintf("id LIMIT %d", page)+d.forUpdate, append(slices.Clip(args), after), func(b *Block) error {
 			read++
 			after = b.ID
 			n := len(b.Views)
@@ -124,6 +130,28 @@ func DropViews(d *rollup.Delta, drop func(*viewblock.View) bool) func([]viewbloc
 		}
 		return kept, len(kept) < len(vs)
 	}
+}
+
+// BlockView is a view as a writer keeps it for its block, its id not yet
+// given.
+func BlockView(v *svc.ViewEvent, ref svc.ProductRef) viewblock.View {
+	m := &v.Meta
+	b := viewblock.View{EventID: m.EventID, Brand: v.BrandID, Product: int64(ref), TS: Millis(m.Time),
+		ReceivedAt: Millis(m.ReceivedAt), Keyed: m.Keyed, Arm: m.Arm}
+	if m.GivenTime != nil {
+		b.Given, b.HasGiven = Millis(*m.GivenTime), true
+	}
+	c := &v.Context
+	if c.SessionID != nil {
+		b.Session, b.HasSession = *c.SessionID, true
+	}
+	if c.Country != nil {
+		b.Country, b.HasCountry = *c.Country, true
+	}
+	if c.Locale != nil {
+		b.Locale, b.HasLocale = *c.Locale, true
+	}
+	return b
 }
 
 // RollupView is what a stored view adds to the rollups.
@@ -249,8 +277,9 @@ func viewRowOf(v *viewblock.View, p viewProduct) *ViewRow {
 	return r
 }
 
-// exportBlockViews emits the brand's views, oldest first.
-func (d *Dialect) exportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
+// ExportBlockViews emits the brand's views, oldest first (ExportBrand's
+// views).
+func (d *Dialect) ExportBlockViews(ctx context.Context, q Queryer, brandID string, emit func(svc.ExportedEvent) error) error {
 	products := map[int64]viewProduct{}
 	err := Each(ctx, q, func(r Row) error {
 		var ref int64
@@ -276,7 +305,8 @@ const (
 	maxTime = 1 << 62
 )
 
-// blockViewsAfter adds to the feed's read the views of the ids (lo, hi].
+// blockViewsAfter adds to the feed's read the views of the ids (lo, hi],
+// each its id as its key (SQLite's feed).
 func (d *Dialect) blockViewsAfter(ctx context.Context, q Queryer, lo, hi int64, out *FeedRead) error {
 	var views []viewblock.View
 	err := EachBlock(ctx, q, "last > ? AND id <= ?", "id", []any{lo, hi}, func(b *Block) error {
@@ -290,6 +320,41 @@ func (d *Dialect) blockViewsAfter(ctx context.Context, q Queryer, lo, hi int64, 
 	if err != nil {
 		return err
 	}
+	return d.addBlockViews(ctx, q, views, nil, out)
+}
+
+// blockViewsWhere adds to the feed's read every view of the blocks (of
+// alias b) that the condition selects, each with its block's key
+// (PostgreSQL's feed: the blocks whose transaction is new to the cursor).
+func (d *Dialect) blockViewsWhere(ctx context.Context, q Queryer, key, cond string, args []any, out *FeedRead) error {
+	var views []viewblock.View
+	var keys []int64
+	err := Each(ctx, q, func(r Row) error {
+		var k int64
+		var data []byte
+		if err := r.Scan(&k, &data); err != nil {
+			return err
+		}
+		n := len(views)
+		var err error
+		if views, err = viewblock.Decode(views, data); err != nil {
+			return err
+		}
+		for range views[n:] {
+			keys = append(keys, k)
+		}
+		return nil
+	}, "SELECT "+key+", b.data FROM view_blocks b WHERE "+cond+" ORDER BY b.id", args...)
+	if err != nil {
+		return err
+	}
+	return d.addBlockViews(ctx, q, views, keys, out)
+}
+
+// addBlockViews adds the views to the feed's read, with their products'
+// attributes read in one query, each with its key: keys[i], or its id
+// where keys is nil.
+func (d *Dialect) addBlockViews(ctx context.Context, q Queryer, views []viewblock.View, keys []int64, out *FeedRead) error {
 	products := make(map[int64]viewProduct)
 	for i := range views {
 		products[views[i].Product] = viewProduct{}
@@ -299,7 +364,11 @@ func (d *Dialect) blockViewsAfter(ctx context.Context, q Queryer, lo, hi int64, 
 	}
 	for i := range views {
 		v := &views[i]
-		out.add(viewRowOf(v, products[v.Product]).Write(v.Brand, svc.ProductRef(v.Product)), FeedTableViews, v.ID)
+		key := v.ID
+		if keys != nil {
+			key = keys[i]
+		}
+		out.add(viewRowOf(v, products[v.Product]).Write(v.Brand, svc.ProductRef(v.Product)), FeedTableViews, key)
 	}
 	return nil
 }
