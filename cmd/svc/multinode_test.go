@@ -14,6 +14,7 @@ import (
 
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/testwait"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // startNode runs svc serve on the PostgreSQL store as a separate process.
@@ -222,9 +223,33 @@ func TestNodesShareOnePostgreSQL(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	var views, orders int
-	err = conn.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM view_events v JOIN products p ON p.id = v.product
-		WHERE p.brand_id = $1 AND p.product_id = 'p1'), (SELECT count(*) FROM purchase_events WHERE brand_id = $1)`, b.BrandID).Scan(&views, &orders)
+	var p1 int64
+	err = conn.QueryRow(context.Background(), `SELECT (SELECT id FROM products WHERE brand_id = $1 AND product_id = 'p1'),
+		(SELECT count(*) FROM purchase_events WHERE brand_id = $1)`, b.BrandID).Scan(&p1, &orders)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Views are stored in blocks (docs/decisions.md, Views in blocks).
+	rows, err := conn.Query(context.Background(), "SELECT data FROM view_blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := viewblock.Decode(nil, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			if v.Brand == b.BrandID && v.Product == p1 {
+				views++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("acknowledged %d views and %d orders; stored %d and %d", ackedViews.Load(), ackedOrders.Load(), views, orders)

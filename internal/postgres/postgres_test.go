@@ -207,6 +207,11 @@ func TestChangeFeed(t *testing.T) {
 		lateView.ID, lateView.TS, viewblock.Append(nil, []viewblock.View{lateView})); err != nil {
 		t.Fatal(err)
 	}
+	// And a row, as a node of the version before writes during an upgrade.
+	if _, err := late.Exec(ctx, `INSERT INTO view_events (event_id, product, ts, received_at, keyed)
+		SELECT 'late-row', id, $1, $1, false FROM products WHERE product_id = 'p0'`, time.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
 
 	own := view(br, "p1", "")
 	if err := a.Append(ctx, []*svc.Write{own}); err != nil {
@@ -227,7 +232,7 @@ func TestChangeFeed(t *testing.T) {
 	if !products["p1"] || !products["p2"] || !products["p3"] || products["p0"] {
 		t.Fatalf("products in the changes: %v", products)
 	}
-	if seen[own.Result.EventID] != 0 || seen["late"] != 0 || len(ch.Writes) != 3 {
+	if seen[own.Result.EventID] != 0 || seen["late"] != 0 || seen["late-row"] != 0 || len(ch.Writes) != 3 {
 		t.Fatalf("changes %+v", ch.Writes)
 	}
 	for _, w := range ch.Writes {
@@ -248,7 +253,7 @@ func TestChangeFeed(t *testing.T) {
 			t.Fatalf("event %s seen %d times", w.Result.EventID, seen[w.Result.EventID])
 		}
 	}
-	if seen["late"] != 1 || seen[before.Result.EventID] != 0 {
-		t.Fatalf("the late transaction's view seen %d times, the one before the snapshot %d", seen["late"], seen[before.Result.EventID])
+	if seen["late"] != 1 || seen["late-row"] != 1 || seen[before.Result.EventID] != 0 {
+		t.Fatalf("the late transaction's views seen %d and %d times, the one before the snapshot %d", seen["late"], seen["late-row"], seen[before.Result.EventID])
 	}
 }

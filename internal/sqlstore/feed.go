@@ -89,19 +89,29 @@ func ReadFeed(ctx context.Context, tx Querier, d *Dialect, src FeedSource) (*Fee
 			return nil
 		}, "SELECT "+src.Key(alias)+", p.id, p.brand_id, "+columns+" FROM "+tables+" WHERE "+cond+" ORDER BY "+alias+".id", args...)
 	}
-	if d.blocks {
-		if src.ViewIDs != nil {
-			if lo, hi, ok := src.ViewIDs(); ok {
-				err = d.blockViewsAfter(ctx, tx, lo, hi, out)
-			}
-		} else if cond, args, ok := src.Rows(FeedTableViews, "b"); ok {
-			err = d.blockViewsWhere(ctx, tx, src.Key("b"), cond, args, out)
-		}
-	} else {
-		err = single(FeedTableViews, "v", ViewRowColumns, ViewRowTables, func() ([]any, func(string, svc.ProductRef) *svc.Write) {
+	rows := func() error {
+		return single(FeedTableViews, "v", ViewRowColumns, ViewRowTables, func() ([]any, func(string, svc.ProductRef) *svc.Write) {
 			var r ViewRow
 			return r.Dest(), r.Write
 		})
+	}
+	switch {
+	case !d.blocks:
+		err = rows()
+	case src.ViewIDs != nil:
+		if lo, hi, ok := src.ViewIDs(); ok {
+			err = d.blockViewsAfter(ctx, tx, lo, hi, out)
+		}
+	default:
+		if cond, args, ok := src.Rows(FeedTableViews, "b"); ok {
+			err = d.blockViewsWhere(ctx, tx, src.Key("b"), cond, args, out)
+		}
+		if err == nil {
+			// Rows a node of the version before writes during an upgrade,
+			// until a start moves them: in any snapshot, a transaction's
+			// views are rows or blocks, not both (postgres.moveViewRows).
+			err = rows()
+		}
 	}
 	if err != nil {
 		return nil, err
