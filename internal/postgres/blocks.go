@@ -3,11 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/svc-project/svc/internal/sqlstore"
 	"github.com/svc-project/svc/internal/viewblock"
 )
 
@@ -51,26 +50,13 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM view_events").Scan(&left); err != nil || left == 0 {
 		return err
 	}
-	log := slog.Default()
-	log.Info("moving stored views into blocks", "views", left)
-	start, moved := time.Now(), int64(0)
-	for {
-		var n int
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			var err error
+	return sqlstore.MoveViewRows(left, func() (n int, err error) {
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			n, err = moveBatch(ctx, tx)
 			return err
 		})
-		if err != nil {
-			return fmt.Errorf("postgres: moving views into blocks: %w", err)
-		}
-		if n == 0 {
-			break
-		}
-		moved += int64(n)
-		log.Info("moved views into blocks", "moved", moved, "of", left, "elapsed", time.Since(start).Round(time.Millisecond))
-	}
-	return nil
+		return n, err
+	})
 }
 
 // moveBatch moves the oldest rows of view_events, at most a batch, into
@@ -78,34 +64,16 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 func moveBatch(ctx context.Context, tx pgx.Tx) (int, error) {
 	var views []viewblock.View
 	var txids []string
-	rows, err := tx.Query(ctx, `SELECT v.id, v.event_id, coalesce(p.brand_id, ''), v.product, v.ts, v.given_ts, v.received_at,
-		v.session_id, v.country, v.locale, v.keyed, v.arm, v.txid::text
+	rows, err := tx.Query(ctx, "SELECT "+sqlstore.MovedViewColumns+`, v.txid::text
 		FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT $1`, moveSizes.batch)
 	if err != nil {
 		return 0, err
 	}
 	err = scanAll(rows, func() error {
-		var v viewblock.View
-		var given *int64
-		var session, country, locale *string
 		var txid string
-		if err := rows.Scan(&v.ID, &v.EventID, &v.Brand, &v.Product, &v.TS, &given, &v.ReceivedAt, &session, &country, &locale, &v.Keyed, &v.Arm, &txid); err != nil {
-			return err
-		}
-		if given != nil {
-			v.Given, v.HasGiven = *given, true
-		}
-		if session != nil {
-			v.Session, v.HasSession = *session, true
-		}
-		if country != nil {
-			v.Country, v.HasCountry = *country, true
-		}
-		if locale != nil {
-			v.Locale, v.HasLocale = *locale, true
-		}
+		v, err := sqlstore.ScanMovedView(rows, &txid)
 		views, txids = append(views, v), append(txids, txid)
-		return nil
+		return err
 	})
 	if err != nil || len(views) == 0 {
 		return 0, err

@@ -3,9 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/svc-project/svc/internal/sqlstore"
 	"github.com/svc-project/svc/internal/viewblock"
@@ -55,28 +52,14 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 	if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM view_events").Scan(&left); err != nil || left == 0 {
 		return err
 	}
-	log := slog.Default()
-	log.Info("moving stored views into blocks", "views", left)
-	start, moved := time.Now(), int64(0)
-	for {
-		var n int
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+	return sqlstore.MoveViewRows(left, func() (n int, err error) {
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			var views []viewblock.View
 			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
-				var v viewblock.View
-				var given sql.NullInt64
-				var session, country, locale sql.NullString
-				if err := rows.Scan(&v.ID, &v.EventID, &v.Brand, &v.Product, &v.TS, &given, &v.ReceivedAt, &session, &country, &locale, &v.Keyed, &v.Arm); err != nil {
-					return err
-				}
-				v.Given, v.HasGiven = given.Int64, given.Valid
-				v.Session, v.HasSession = session.String, session.Valid
-				v.Country, v.HasCountry = country.String, country.Valid
-				v.Locale, v.HasLocale = locale.String, locale.Valid
+				v, err := sqlstore.ScanMovedView(rows)
 				views = append(views, v)
-				return nil
-			}, `SELECT v.id, v.event_id, coalesce(p.brand_id, ''), v.product, v.ts, v.given_ts, v.received_at, v.session_id,
-				v.country, v.locale, v.keyed, v.arm FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT ?`, moveSizes.batch)
+				return err
+			}, "SELECT "+sqlstore.MovedViewColumns+" FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT ?", moveSizes.batch)
 			if err != nil || len(views) == 0 {
 				return err
 			}
@@ -107,14 +90,6 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", moved)
 			return err
 		})
-		if err != nil {
-			return fmt.Errorf("sqlite: moving views into blocks: %w", err)
-		}
-		if n == 0 {
-			break
-		}
-		moved += int64(n)
-		log.Info("moved views into blocks", "moved", moved, "of", left, "elapsed", time.Since(start).Round(time.Millisecond))
-	}
-	return nil
+		return n, err
+	})
 }

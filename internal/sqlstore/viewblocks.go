@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/rollup"
@@ -83,7 +85,9 @@ func PutBlock(ctx context.Context, tx Querier, id, last int64, views []viewblock
 // edit dropped. Blocks are read a page at a time, in id order, and each
 // page's changes written before the next page is read: SQLite's cursor
 // would meet them again, and a merge may change many blocks. The blocks
-// read are locked against other nodes' rewrites until tx ends.
+// read are locked against other nodes' rewrites until tx ends (each
+// block's lock is a write of its page on PostgreSQL: an erasure or a
+// merge, which reads every block, writes the table once).
 func (d *Dialect) RewriteBlocks(ctx context.Context, tx Querier, cond string, args []any, edit func(vs []viewblock.View) (kept []viewblock.View, changed bool)) (int64, error) {
 	const page = 256
 	var dropped int64
@@ -110,7 +114,10 @@ func (d *Dialect) RewriteBlocks(ctx context.Context, tx Querier, cond string, ar
 				return 0, err
 			}
 		}
-		if read < page {
+		// Not read < page: a locked read skips the blocks another
+		// transaction deleted while it waited, and may give a short page
+		// before the end.
+		if read == 0 || d.forUpdate == "" && read < page {
 			return dropped, nil
 		}
 	}
@@ -386,4 +393,50 @@ func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(str
 		}
 		return nil
 	})
+}
+
+// MovedViewColumns are the columns, of view_events v left-joined to
+// products p, of a row that a store moves into a block (ScanMovedView).
+const MovedViewColumns = `v.id, v.event_id, coalesce(p.brand_id, ''), v.product, v.ts, v.given_ts, v.received_at,
+	v.session_id, v.country, v.locale, v.keyed, v.arm`
+
+// ScanMovedView scans a row of MovedViewColumns, then into extra.
+func ScanMovedView(r Row, extra ...any) (viewblock.View, error) {
+	var v viewblock.View
+	var given *int64
+	var session, country, locale *string
+	err := r.Scan(append([]any{&v.ID, &v.EventID, &v.Brand, &v.Product, &v.TS, &given, &v.ReceivedAt, &session, &country, &locale, &v.Keyed, &v.Arm}, extra...)...)
+	if given != nil {
+		v.Given, v.HasGiven = *given, true
+	}
+	if session != nil {
+		v.Session, v.HasSession = *session, true
+	}
+	if country != nil {
+		v.Country, v.HasCountry = *country, true
+	}
+	if locale != nil {
+		v.Locale, v.HasLocale = *locale, true
+	}
+	return v, err
+}
+
+// MoveViewRows runs batch, which moves rows of view_events into blocks
+// in a transaction of its own and returns how many, until it moves none,
+// logging the progress over the left rows.
+func MoveViewRows(left int64, batch func() (int, error)) error {
+	log := slog.Default()
+	log.Info("moving stored views into blocks", "views", left)
+	start, moved := time.Now(), int64(0)
+	for {
+		n, err := batch()
+		if err != nil {
+			return fmt.Errorf("moving views into blocks: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		moved += int64(n)
+		log.Info("moved views into blocks", "moved", moved, "of", left, "elapsed", time.Since(start).Round(time.Millisecond))
+	}
 }

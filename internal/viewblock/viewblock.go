@@ -1,6 +1,6 @@
 // Package viewblock encodes the views of one commit group as one compact
-// block (docs/decisions.md, Views in blocks): the embedded store keeps a
-// block per group instead of a row and two B-tree entries per view.
+// block (docs/decisions.md, Views in blocks): both stores keep a block
+// per group instead of a row and its B-tree entries per view.
 //
 // A block is columnar: a version byte, the number of views, a table of
 // the distinct strings (brands, sessions, countries, locales, arms), then
