@@ -109,7 +109,7 @@ func TestMoveViewRowsOfTheVersionBefore(t *testing.T) {
 	}
 	// Blocks: a batch of 3 rows, split by transaction ([a1 a2] [b1]), then one
 	// of 3 rows of one transaction, 2 a block ([a3 a4] [a5]).
-	blocks, txids, ids := storedBlocks(t, s)
+	blocks, txids, _ := storedBlocks(t, s)
 	if want := [][]string{{"a1", "a2"}, {"b1"}, {"a3", "a4"}, {"a5"}}; !reflect.DeepEqual(blocks, want) {
 		t.Fatalf("blocks %v, want %v", blocks, want)
 	}
@@ -154,7 +154,7 @@ func TestMoveViewRowsOfTheVersionBefore(t *testing.T) {
 	if err := stores[1].Append(ctx, []*svc.Write{w}); err != nil || w.Result.Err != nil {
 		t.Fatal(err, w.Result.Err)
 	}
-	_, _, ids = storedBlocks(t, s)
+	_, _, ids := storedBlocks(t, s)
 	for e, id := range ids {
 		if e != "next" && id >= ids["next"] {
 			t.Errorf("the new view's id %d, %s's %d", ids["next"], e, id)
