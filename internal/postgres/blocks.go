@@ -50,13 +50,17 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM view_events").Scan(&left); err != nil || left == 0 {
 		return err
 	}
-	return sqlstore.MoveViewRows(left, func() (n int, err error) {
+	err = sqlstore.MoveViewRows(left, func() (n int, err error) {
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			n, err = moveBatch(ctx, tx)
 			return err
 		})
 		return n, err
 	})
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
 }
 
 // moveBatch moves the oldest rows of view_events, at most a batch, into

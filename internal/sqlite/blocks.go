@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/svc-project/svc/internal/sqlstore"
 	"github.com/svc-project/svc/internal/viewblock"
@@ -52,7 +53,7 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 	if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM view_events").Scan(&left); err != nil || left == 0 {
 		return err
 	}
-	return sqlstore.MoveViewRows(left, func() (n int, err error) {
+	err := sqlstore.MoveViewRows(left, func() (n int, err error) {
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			var views []viewblock.View
 			err := eachRowOf(ctx, tx, func(rows *sql.Rows) error {
@@ -92,4 +93,8 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 		})
 		return n, err
 	})
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
 }
