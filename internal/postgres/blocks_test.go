@@ -186,3 +186,62 @@ func storedBlocks(t *testing.T, s *Store) (blocks [][]string, txids []string, id
 	}
 	return blocks, txids, ids
 }
+
+// A node following the feed from before a move is handed each moved view
+// once: those it had as rows are not handed again as blocks, and those it
+// had not are handed as blocks (a block keeps its rows' transaction).
+func TestMoveViewRowsUnderAFeed(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EnsureProduct(ctx, &svc.Product{BrandID: "br_1", ProductID: "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := s.ReadSnapshot(ctx, func(svc.EventReader) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	poll := func() {
+		t.Helper()
+		ch, err := s.Changes(ctx, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = ch.Cursor
+		for _, w := range ch.Writes {
+			seen[w.Result.EventID]++
+		}
+	}
+	// Rows, as a node of the version before writes them.
+	oldNode := func(eventID string) {
+		t.Helper()
+		if _, err := s.pool.Exec(ctx, `INSERT INTO view_events (event_id, product, ts, received_at, keyed)
+			SELECT $1, id, 1764000000000, 1764000000000, false FROM products WHERE product_id = 'p1'`, eventID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldNode("r1")
+	poll()
+	oldNode("r2")
+	other, err := Open(ctx, url) // moves r1 and r2
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if blocks, _, _ := storedBlocks(t, s); len(blocks) != 2 {
+		t.Fatalf("blocks %v, want r1 and r2 moved", blocks)
+	}
+	poll()
+	poll()
+	if seen["r1"] != 1 || seen["r2"] != 1 {
+		t.Fatalf("r1 handed %d times, r2 %d, want once each", seen["r1"], seen["r2"])
+	}
+}
