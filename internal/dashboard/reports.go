@@ -6,12 +6,15 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/insights"
+	"github.com/svc-project/svc/internal/window"
 )
 
 // The overview's reports: a date range that every figure of the page
@@ -151,7 +154,10 @@ type reportData struct {
 	Problems  []string // of the range asked, which was not shown
 }
 
-func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand, rg reportRange) (reportData, error) {
+// reports computes the range's reports; the widget's effect only with
+// widget (it reads every session that bought: a CSV of another table
+// does without).
+func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand, rg reportRange, widget bool) (reportData, error) {
 	out := reportData{Range: rg, Choices: rangeChoices, K: b.Recent.Stored().K}
 	cur, err := d.Totals(ctx, rg.Cur)
 	if err != nil {
@@ -220,7 +226,9 @@ func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand
 	if out.Funnel, err = d.Funnel(ctx, rg.Cur); err != nil {
 		return out, err
 	}
-	out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
+	if widget {
+		out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
+	}
 	return out, err
 }
 
@@ -280,27 +288,44 @@ func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID s
 	if err != nil {
 		return rt, err
 	}
+	var c [2]window.Counts
 	for _, p := range rows {
-		c5 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 5*time.Minute, 30*time.Minute)
-		c30 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 30*time.Minute, 30*time.Minute)
+		h.cfg.Tracker.CountsOf(svc.ProductRef(p.Ref), now, realtimeWindows, c[:])
+		c5, c30 := c[0], c[1]
 		rt.ViewersNow += c5.Viewers
 		rt.Views30 += c30.Views
 		rt.Purchases30 += c30.Purchases
 		if c30.Views > 0 {
-			rt.Top = append(rt.Top, realtimeProduct{p.ProductID, p.Title, c5.Viewers, c30.Views})
+			rt.Top = topRealtime(rt.Top, realtimeProduct{p.ProductID, "", c5.Viewers, c30.Views}, realtimeTop)
 		}
 	}
-	sortRealtime(rt.Top)
-	rt.Top = rt.Top[:min(len(rt.Top), 5)]
+	for i := range rt.Top {
+		if rt.Top[i].Title, err = d.ProductTitle(ctx, rt.Top[i].ProductID); err != nil {
+			return rt, err
+		}
+	}
 	return rt, nil
 }
 
-func sortRealtime(s []realtimeProduct) {
-	for i := 1; i < len(s); i++ { // few rows have views in 30 minutes
-		for j := i; j > 0 && (s[j].Views > s[j-1].Views || s[j].Views == s[j-1].Views && s[j].ProductID < s[j-1].ProductID); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
+// realtimeWindows are the panel's: viewers of 5 minutes, views and orders
+// of 30.
+var realtimeWindows = []window.Windows{{Views: 5 * time.Minute, Purchases: 30 * time.Minute}, {Views: 30 * time.Minute, Purchases: 30 * time.Minute}}
+
+// realtimeTop is how many products the panel lists.
+const realtimeTop = 5
+
+// topRealtime puts p among the first n of top, by views then product id:
+// a brand may have views on thousands of products in 30 minutes.
+func topRealtime(top []realtimeProduct, p realtimeProduct, n int) []realtimeProduct {
+	before := func(x, y realtimeProduct) bool {
+		return x.Views > y.Views || x.Views == y.Views && x.ProductID < y.ProductID
 	}
+	if len(top) == n && !before(p, top[n-1]) {
+		return top
+	}
+	i := sort.Search(len(top), func(i int) bool { return before(p, top[i]) })
+	top = slices.Insert(top, i, p)
+	return top[:min(len(top), n)]
 }
 
 // realtime answers the real-time panel alone, which the page's script
@@ -338,7 +363,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	var rows [][]string
 	switch table {
 	case "totals", "chart", "funnel", "countries", "cities", "widget":
-		rep, err := h.reports(r.Context(), d, b, rg)
+		rep, err := h.reports(r.Context(), d, b, rg, table == "widget")
 		if err != nil {
 			return err
 		}
@@ -383,8 +408,11 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 				[]string{"their revenue per session", strconv.FormatFloat(e.Unseen.RevenuePerSession, 'f', 2, 64)})
 		}
 	case "products":
-		_, top, _, err := d.Ranking(r.Context(), h.cfg.Tracker)
+		top, _, err := d.Ranking(r.Context(), h.cfg.Tracker, -1)
 		if err != nil {
+			return err
+		}
+		if err := d.Titled(r.Context(), top); err != nil {
 			return err
 		}
 		rows = append(rows, []string{"product_id", "title", "views 24 h", "viewers now", "purchases 24 h", "purchases 7 d"})
