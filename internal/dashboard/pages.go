@@ -65,7 +65,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 		return err
 	}
 	report.Problems = problems
-	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	// The panel as of the figures: counted in the products' pass; the
+	// page's script refreshes it from now on (realtime).
+	rt, err := h.realtimeOf(r.Context(), d, b.ID, d.At)
 	if err != nil {
 		return err
 	}

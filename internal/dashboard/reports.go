@@ -281,23 +281,18 @@ type realtimeProduct struct {
 // realtimeRefresh is how often, in seconds, the page asks for the panel.
 var realtimeRefresh = 10
 
-func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string) (realtimeData, error) {
-	now := h.cfg.Now()
+func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string, now time.Time) (realtimeData, error) {
 	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: realtimeRefresh}
-	rows, err := d.Products(ctx, h.cfg.Tracker)
-	if err != nil {
-		return rt, err
-	}
-	var c [2]window.Counts
-	for _, p := range rows {
-		h.cfg.Tracker.CountsOf(svc.ProductRef(p.Ref), now, realtimeWindows, c[:])
-		c5, c30 := c[0], c[1]
+	err := d.EachLive(ctx, h.cfg.Tracker, now, func(id string, c5, c30 window.Counts) {
 		rt.ViewersNow += c5.Viewers
 		rt.Views30 += c30.Views
 		rt.Purchases30 += c30.Purchases
 		if c30.Views > 0 {
-			rt.Top = topRealtime(rt.Top, realtimeProduct{p.ProductID, "", c5.Viewers, c30.Views}, realtimeTop)
+			rt.Top = topRealtime(rt.Top, realtimeProduct{id, "", c5.Viewers, c30.Views}, realtimeTop)
 		}
+	})
+	if err != nil {
+		return rt, err
 	}
 	for i := range rt.Top {
 		if rt.Top[i].Title, err = d.ProductTitle(ctx, rt.Top[i].ProductID); err != nil {
@@ -306,10 +301,6 @@ func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID s
 	}
 	return rt, nil
 }
-
-// realtimeWindows are the panel's: viewers of 5 minutes, views and orders
-// of 30.
-var realtimeWindows = []window.Windows{{Views: 5 * time.Minute, Purchases: 30 * time.Minute}, {Views: 30 * time.Minute, Purchases: 30 * time.Minute}}
 
 // realtimeTop is how many products the panel lists.
 const realtimeTop = 5
@@ -335,7 +326,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	rt, err := h.realtimeOf(r.Context(), d, b.ID, h.cfg.Now())
 	if err != nil {
 		return err
 	}

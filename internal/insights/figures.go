@@ -75,6 +75,7 @@ type Figures struct {
 	products struct {
 		sync.Mutex
 		rows []ProductRow
+		live [][2]window.Counts // rows[i]'s in LiveWindows
 		done bool
 	}
 }
@@ -386,9 +387,49 @@ func (f *Figures) LastEvent() time.Time {
 
 // productWindows are the windows of a product's row, as Products reads
 // them: the 7 days; the live counts (viewers of the hour, orders of the
-// day); the views of the day.
+// day); the views of the day; and the real-time panel's (LiveWindows).
 var productWindows = []window.Windows{{Views: 7 * 24 * time.Hour, Purchases: 7 * 24 * time.Hour},
-	{Views: time.Hour, Purchases: 24 * time.Hour}, {Views: 24 * time.Hour, Purchases: 7 * 24 * time.Hour}}
+	{Views: time.Hour, Purchases: 24 * time.Hour}, {Views: 24 * time.Hour, Purchases: 7 * 24 * time.Hour},
+	LiveWindows[0], LiveWindows[1]}
+
+// LiveWindows are the real-time panel's: viewers of 5 minutes, views and
+// orders of 30.
+var LiveWindows = []window.Windows{{Views: 5 * time.Minute, Purchases: 30 * time.Minute}, {Views: 30 * time.Minute, Purchases: 30 * time.Minute}}
+
+// EachLive calls fn with each product of the brand that has counts in
+// LiveWindows at now, and those counts. At the reading's own time, they
+// are those Products read with its own: the overview counts each product
+// once.
+func (f *Figures) EachLive(ctx context.Context, live Live, now time.Time, fn func(productID string, c5, c30 window.Counts)) error {
+	if now.Equal(f.At) {
+		rows, err := f.Products(ctx, live)
+		if err != nil {
+			return err
+		}
+		for i, c := range f.products.live {
+			if c != ([2]window.Counts{}) {
+				fn(rows[i].ProductID, c[0], c[1])
+			}
+		}
+		return nil
+	}
+	cache := f.ids
+	if cache == nil {
+		cache = &idCache{}
+	}
+	refs, ids, err := cache.products(ctx, f.src, f.BrandID)
+	if err != nil {
+		return err
+	}
+	var c [2]window.Counts
+	for i, ref := range refs {
+		live.CountsOf(svc.ProductRef(ref), now, LiveWindows, c[:])
+		if c != ([2]window.Counts{}) {
+			fn(ids[i], c[0], c[1])
+		}
+	}
+	return nil
+}
 
 // Products returns every product of the brand seen in the last 7 days,
 // in the order of their ids, with the exact counts of the windows ending
@@ -410,13 +451,14 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 		return nil, err
 	}
 	var out []ProductRow
-	var c [3]window.Counts
+	var c [5]window.Counts
 	for i, ref := range refs {
 		live.CountsOf(svc.ProductRef(ref), f.At, productWindows, c[:])
 		w, live1, d := c[0], c[1], c[2]
 		if w.Views == 0 && w.Purchases == 0 {
 			continue
 		}
+		p.live = append(p.live, [2]window.Counts{c[3], c[4]})
 		row := ProductRow{Ref: ref, ProductID: ids[i],
 			Day:  Totals{Views: d.Views, Purchases: live1.Purchases},
 			Week: Totals{Views: w.Views, Purchases: w.Purchases, Units: w.Units}, LiveViewers: live1.Viewers, LivePurchases: live1.Purchases}
@@ -438,29 +480,29 @@ func (f *Figures) Ranking(ctx context.Context, live Live, n int) (top, trending 
 	if err != nil {
 		return nil, nil, err
 	}
-	top = firstOf(rows, n, func(r ProductRow) bool { return true }, func(x, y ProductRow) int {
+	top = firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
 		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
 	})
 	// Trending needs a baseline: a product with no views in the 6 days
 	// before is new, not trending (else a new brand's trending is its top).
-	trending = firstOf(rows, n, func(r ProductRow) bool { return r.Day.Views > 0 && r.Week.Views != r.Day.Views && r.Trend > 1 },
-		func(x, y ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
+	trending = firstOf(rows, n, func(r *ProductRow) bool { return r.Day.Views > 0 && r.Week.Views != r.Day.Views && r.Trend > 1 },
+		func(x, y *ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
 	return top, trending, nil
 }
 
 // firstOf returns the first n rows (all with n < 0) that keep, in the
 // order of compare, ties in the rows' own order: a stable sort's first n.
-func firstOf(rows []ProductRow, n int, keep func(ProductRow) bool, compare func(x, y ProductRow) int) []ProductRow {
+func firstOf(rows []ProductRow, n int, keep func(*ProductRow) bool, compare func(x, y *ProductRow) int) []ProductRow {
 	if n < 0 || n >= len(rows) {
 		// A stable sort of 100,000 rows moved them O(n log² n) times: this
 		// sorts their indexes, ties in the rows' order, and moves each once.
 		var at []int32
-		for i, r := range rows {
-			if keep(r) {
+		for i := range rows {
+			if keep(&rows[i]) {
 				at = append(at, int32(i))
 			}
 		}
-		slices.SortFunc(at, func(i, j int32) int { return cmp.Or(compare(rows[i], rows[j]), cmp.Compare(i, j)) })
+		slices.SortFunc(at, func(i, j int32) int { return cmp.Or(compare(&rows[i], &rows[j]), cmp.Compare(i, j)) })
 		out := make([]ProductRow, len(at))
 		for k, i := range at {
 			out[k] = rows[i]
@@ -468,13 +510,14 @@ func firstOf(rows []ProductRow, n int, keep func(ProductRow) bool, compare func(
 		return out
 	}
 	out := make([]ProductRow, 0, n+1)
-	for _, r := range rows {
-		if !keep(r) || len(out) == n && compare(r, out[n-1]) >= 0 {
+	for i := range rows {
+		r := &rows[i]
+		if !keep(r) || len(out) == n && compare(r, &out[n-1]) >= 0 {
 			continue
 		}
 		// After every row that it does not come before: stable.
-		i := sort.Search(len(out), func(i int) bool { return compare(r, out[i]) < 0 })
-		out = slices.Insert(out, i, r)
+		k := sort.Search(len(out), func(k int) bool { return compare(r, &out[k]) < 0 })
+		out = slices.Insert(out, k, *r)
 		if len(out) > n {
 			out = out[:n]
 		}
