@@ -14,7 +14,6 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/insights"
-	"github.com/svc-project/svc/internal/window"
 )
 
 // The overview's reports: a date range that every figure of the page
@@ -283,12 +282,12 @@ var realtimeRefresh = 10
 
 func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string, now time.Time) (realtimeData, error) {
 	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: realtimeRefresh}
-	err := d.EachLive(ctx, h.cfg.Tracker, now, func(id string, c5, c30 window.Counts) {
-		rt.ViewersNow += c5.Viewers
-		rt.Views30 += c30.Views
-		rt.Purchases30 += c30.Purchases
-		if c30.Views > 0 {
-			rt.Top = topRealtime(rt.Top, realtimeProduct{id, "", c5.Viewers, c30.Views}, realtimeTop)
+	err := d.EachLive(ctx, h.cfg.Tracker, now, func(id string, c insights.LiveCounts) {
+		rt.ViewersNow += c.Viewers5
+		rt.Views30 += c.Views30
+		rt.Purchases30 += c.Purchases30
+		if c.Views30 > 0 {
+			rt.Top = topRealtime(rt.Top, realtimeProduct{id, "", c.Viewers5, c.Views30}, realtimeTop)
 		}
 	})
 	if err != nil {
@@ -352,6 +351,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 		return err
 	}
 	var rows [][]string
+	var more func(i int, row []string) []string // the rows after rows, nil past the last
 	switch table {
 	case "totals", "chart", "funnel", "countries", "cities", "widget":
 		rep, err := h.reports(r.Context(), d, b, rg, table == "widget")
@@ -407,9 +407,14 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 			return err
 		}
 		rows = append(rows, []string{"product_id", "title", "views 24 h", "viewers now", "purchases 24 h", "purchases 7 d"})
-		for _, p := range top {
-			rows = append(rows, []string{p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
-				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10)})
+		// A row at a time, into one slice: a brand may have 100,000.
+		more = func(i int, row []string) []string {
+			if i >= len(top) {
+				return nil
+			}
+			p := &top[i]
+			return append(row[:0], p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
+				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10))
 		}
 	default:
 		return svc.Errorf(svc.ENOTFOUND, "no table %q", table)
@@ -418,12 +423,24 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+strings.Map(safeFileRune, name)+`"`)
 	cw := csv.NewWriter(w)
-	for _, row := range rows {
+	write := func(row []string) bool {
 		for i, v := range row {
 			row[i] = defuse(v)
 		}
-		if err := cw.Write(row); err != nil {
-			return nil // the client went away
+		return cw.Write(row) == nil // else the client went away
+	}
+	for _, row := range rows {
+		if !write(row) {
+			return nil
+		}
+	}
+	var row []string
+	for i := 0; more != nil; i++ {
+		if row = more(i, row); row == nil {
+			break
+		}
+		if !write(row) {
+			return nil
 		}
 	}
 	cw.Flush()

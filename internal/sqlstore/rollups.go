@@ -430,16 +430,7 @@ func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to ti
 // RollupArms calls sessions for the brand's sessions per arm, then order
 // for each of its orders whose session has an arm (rollup.Store).
 func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error {
-	err := Each(ctx, s.r, func(r Row) error {
-		var arm string
-		var n int64
-		if err := r.Scan(&arm, &n); err != nil {
-			return err
-		}
-		sessions(arm, n)
-		return nil
-	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = ? AND sessions > 0", brandID)
-	if err != nil {
+	if err := s.armSessionCounts(ctx, brandID, sessions); err != nil {
 		return err
 	}
 	return Each(ctx, s.r, func(r Row) error {
@@ -451,6 +442,37 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 		}
 		return order(arm, session, value, saw == 1)
 	}, armSessions, brandID)
+}
+
+// RollupArmRevenues calls sessions as RollupArms does, then revenue with
+// how many sessions with an arm that bought had each revenue, by arm and
+// by whether they saw the widget (rollup.Store).
+func (s *Store) RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, saw bool, value float64, n int64) error) error {
+	if err := s.armSessionCounts(ctx, brandID, sessions); err != nil {
+		return err
+	}
+	return Each(ctx, s.r, func(r Row) error {
+		var arm string
+		var saw, n int64
+		var value float64
+		if err := r.Scan(&arm, &saw, &value, &n); err != nil {
+			return err
+		}
+		return revenue(arm, saw == 1, value, n)
+	}, armRevenues, brandID)
+}
+
+// armSessionCounts calls sessions with the brand's sessions per arm.
+func (s *Store) armSessionCounts(ctx context.Context, brandID string, sessions func(arm string, n int64)) error {
+	return Each(ctx, s.r, func(r Row) error {
+		var arm string
+		var n int64
+		if err := r.Scan(&arm, &n); err != nil {
+			return err
+		}
+		sessions(arm, n)
+		return nil
+	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = ? AND sessions > 0", brandID)
 }
 
 // BrandProducts calls fn for every product of the brand (rollup.Store).

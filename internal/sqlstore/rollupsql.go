@@ -32,6 +32,14 @@ const armSessions = `SELECT s.arm, s.session_id, s.revenue, CASE WHEN w.session_
 	FROM rollup_sessions s LEFT JOIN widget_sessions w ON w.brand_id = s.brand_id AND w.session_id = s.session_id
 	WHERE s.brand_id = ? AND s.orders > 0`
 
+// armRevenues selects, for the brand, how many of the sessions with an
+// arm that bought have each revenue, by arm and by whether they saw the
+// widget (as armSessions): a row per distinct revenue rather than per
+// session, which gives back each arm's sorted revenues exactly.
+const armRevenues = `SELECT s.arm, CASE WHEN w.session_id IS NULL THEN 0 ELSE 1 END, s.revenue, count(*)
+	FROM rollup_sessions s LEFT JOIN widget_sessions w ON w.brand_id = s.brand_id AND w.session_id = s.session_id
+	WHERE s.brand_id = ? AND s.orders > 0 GROUP BY 1, 2, 3 ORDER BY 3`
+
 // sessionOrderValues selects each session's orders and their value
 // (brand_id, session_id, n, v), each order valued as rollup.Order.Value
 // has it: what rollup.Tx.AddSessionOrders keeps, counted again by a build
