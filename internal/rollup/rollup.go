@@ -534,10 +534,10 @@ type Store interface {
 	// session with an arm that bought, and whether it saw the widget.
 	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error
 	// RollupArmRevenues calls sessions as RollupArms does, then revenue
-	// with how many of the sessions with an arm that bought had each
-	// revenue, by arm and by whether they saw the widget: the arms'
-	// revenues, a call per distinct value rather than per session.
-	RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, saw bool, value float64, n int64) error) error
+	// with how many of the sessions with an arm that bought had a revenue,
+	// and how many of those saw the widget: the arms' revenues, a call per
+	// distinct value (or a few) rather than per session.
+	RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, value float64, n, saw int64) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
 	// BrandProductIDs calls fn for every product of the brand whose ref

@@ -445,20 +445,20 @@ func (s *Store) RollupArms(ctx context.Context, brandID string, sessions func(ar
 }
 
 // RollupArmRevenues calls sessions as RollupArms does, then revenue with
-// how many sessions with an arm that bought had each revenue, by arm and
-// by whether they saw the widget (rollup.Store).
-func (s *Store) RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, saw bool, value float64, n int64) error) error {
+// how many sessions with an arm that bought had a revenue, and how many
+// of those saw the widget (rollup.Store).
+func (s *Store) RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, value float64, n, saw int64) error) error {
 	if err := s.armSessionCounts(ctx, brandID, sessions); err != nil {
 		return err
 	}
 	return Each(ctx, s.r, func(r Row) error {
 		var arm string
-		var saw, n int64
+		var n, saw int64
 		var value float64
-		if err := r.Scan(&arm, &saw, &value, &n); err != nil {
+		if err := r.Scan(&arm, &value, &n, &saw); err != nil {
 			return err
 		}
-		return revenue(arm, saw == 1, value, n)
+		return revenue(arm, value, n, saw)
 	}, armRevenues, brandID)
 }
 
