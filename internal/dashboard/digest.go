@@ -146,6 +146,10 @@ func (h *Handler) digest(ctx context.Context, m *svc.Member, start time.Time, to
 	if err != nil {
 		return mail.Message{}, err
 	}
+	rows = slices.Clone(rows) // the reading's: titled here
+	if err := d.Titled(ctx, rows); err != nil {
+		return mail.Message{}, err
+	}
 	var products []digestProduct
 	for _, p := range rows {
 		row := digestProduct{Title: cmp.Or(p.Title, p.ProductID)}

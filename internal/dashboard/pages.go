@@ -35,7 +35,11 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	rows, top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker)
+	rows, err := d.Products(r.Context(), h.cfg.Tracker)
+	if err != nil {
+		return err
+	}
+	top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker, listLen)
 	if err != nil {
 		return err
 	}
@@ -47,22 +51,29 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 			}
 		}
 	}
+	for _, l := range [][]insights.ProductRow{top, trending, withheld} {
+		if err := d.Titled(r.Context(), l); err != nil {
+			return err
+		}
+	}
 	experiment, err := d.Experiment(r.Context(), b.Holdout)
 	if err != nil {
 		return err
 	}
-	report, err := h.reports(r.Context(), d, b, rg)
+	report, err := h.reports(r.Context(), d, b, rg, true)
 	if err != nil {
 		return err
 	}
 	report.Problems = problems
-	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	// The panel as of the figures: counted in the products' pass; the
+	// page's script refreshes it from now on (realtime).
+	rt, err := h.realtimeOf(r.Context(), d, b.ID, d.At)
 	if err != nil {
 		return err
 	}
 	data := overviewData{
 		Report: report, Realtime: rt, Currency: d.Currency,
-		Top: head(top), Trending: head(trending), Withheld: head(withheld),
+		Top: top, Trending: trending, Withheld: withheld,
 		Experiment: experiment, ViewersError: viewersError,
 	}
 	status := http.StatusOK
@@ -72,8 +83,6 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	h.render(w, r, status, "overview", page{Title: b.Name, User: u.sess, Brand: b, Nav: "overview", Data: data})
 	return nil
 }
-
-func head[T any](s []T) []T { return s[:min(len(s), listLen)] }
 
 // productData is one product's page.
 type productData struct {

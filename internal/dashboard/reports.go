@@ -6,6 +6,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +153,10 @@ type reportData struct {
 	Problems  []string // of the range asked, which was not shown
 }
 
-func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand, rg reportRange) (reportData, error) {
+// reports computes the range's reports; the widget's effect only with
+// widget (it reads every session that bought: a CSV of another table
+// does without).
+func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand, rg reportRange, widget bool) (reportData, error) {
 	out := reportData{Range: rg, Choices: rangeChoices, K: b.Recent.Stored().K}
 	cur, err := d.Totals(ctx, rg.Cur)
 	if err != nil {
@@ -220,7 +225,9 @@ func (h *Handler) reports(ctx context.Context, d *insights.Figures, b *svc.Brand
 	if out.Funnel, err = d.Funnel(ctx, rg.Cur); err != nil {
 		return out, err
 	}
-	out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
+	if widget {
+		out.Widget, err = d.Widget(ctx, rg.Cur, b.Holdout)
+	}
 	return out, err
 }
 
@@ -273,34 +280,42 @@ type realtimeProduct struct {
 // realtimeRefresh is how often, in seconds, the page asks for the panel.
 var realtimeRefresh = 10
 
-func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string) (realtimeData, error) {
-	now := h.cfg.Now()
+func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string, now time.Time) (realtimeData, error) {
 	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: realtimeRefresh}
-	rows, err := d.Products(ctx, h.cfg.Tracker)
+	err := d.EachLive(ctx, h.cfg.Tracker, now, func(id string, c insights.LiveCounts) {
+		rt.ViewersNow += c.Viewers5
+		rt.Views30 += c.Views30
+		rt.Purchases30 += c.Purchases30
+		if c.Views30 > 0 {
+			rt.Top = topRealtime(rt.Top, realtimeProduct{id, "", c.Viewers5, c.Views30}, realtimeTop)
+		}
+	})
 	if err != nil {
 		return rt, err
 	}
-	for _, p := range rows {
-		c5 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 5*time.Minute, 30*time.Minute)
-		c30 := h.cfg.Tracker.Counts(svc.ProductRef(p.Ref), now, 30*time.Minute, 30*time.Minute)
-		rt.ViewersNow += c5.Viewers
-		rt.Views30 += c30.Views
-		rt.Purchases30 += c30.Purchases
-		if c30.Views > 0 {
-			rt.Top = append(rt.Top, realtimeProduct{p.ProductID, p.Title, c5.Viewers, c30.Views})
+	for i := range rt.Top {
+		if rt.Top[i].Title, err = d.ProductTitle(ctx, rt.Top[i].ProductID); err != nil {
+			return rt, err
 		}
 	}
-	sortRealtime(rt.Top)
-	rt.Top = rt.Top[:min(len(rt.Top), 5)]
 	return rt, nil
 }
 
-func sortRealtime(s []realtimeProduct) {
-	for i := 1; i < len(s); i++ { // few rows have views in 30 minutes
-		for j := i; j > 0 && (s[j].Views > s[j-1].Views || s[j].Views == s[j-1].Views && s[j].ProductID < s[j-1].ProductID); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
+// realtimeTop is how many products the panel lists.
+const realtimeTop = 5
+
+// topRealtime puts p among the first n of top, by views then product id:
+// a brand may have views on thousands of products in 30 minutes.
+func topRealtime(top []realtimeProduct, p realtimeProduct, n int) []realtimeProduct {
+	before := func(x, y realtimeProduct) bool {
+		return x.Views > y.Views || x.Views == y.Views && x.ProductID < y.ProductID
 	}
+	if len(top) == n && !before(p, top[n-1]) {
+		return top
+	}
+	i := sort.Search(len(top), func(i int) bool { return before(p, top[i]) })
+	top = slices.Insert(top, i, p)
+	return top[:min(len(top), n)]
 }
 
 // realtime answers the real-time panel alone, which the page's script
@@ -310,7 +325,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	rt, err := h.realtimeOf(r.Context(), d, b.ID)
+	rt, err := h.realtimeOf(r.Context(), d, b.ID, h.cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -336,9 +351,10 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 		return err
 	}
 	var rows [][]string
+	var more func(i int, row []string) []string // the rows after rows, nil past the last
 	switch table {
 	case "totals", "chart", "funnel", "countries", "cities", "widget":
-		rep, err := h.reports(r.Context(), d, b, rg)
+		rep, err := h.reports(r.Context(), d, b, rg, table == "widget")
 		if err != nil {
 			return err
 		}
@@ -383,14 +399,22 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 				[]string{"their revenue per session", strconv.FormatFloat(e.Unseen.RevenuePerSession, 'f', 2, 64)})
 		}
 	case "products":
-		_, top, _, err := d.Ranking(r.Context(), h.cfg.Tracker)
+		top, _, err := d.Ranking(r.Context(), h.cfg.Tracker, -1)
 		if err != nil {
 			return err
 		}
+		if err := d.Titled(r.Context(), top); err != nil {
+			return err
+		}
 		rows = append(rows, []string{"product_id", "title", "views 24 h", "viewers now", "purchases 24 h", "purchases 7 d"})
-		for _, p := range top {
-			rows = append(rows, []string{p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
-				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10)})
+		// A row at a time, into one slice: a brand may have 100,000.
+		more = func(i int, row []string) []string {
+			if i >= len(top) {
+				return nil
+			}
+			p := &top[i]
+			return append(row[:0], p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
+				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10))
 		}
 	default:
 		return svc.Errorf(svc.ENOTFOUND, "no table %q", table)
@@ -399,12 +423,24 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+strings.Map(safeFileRune, name)+`"`)
 	cw := csv.NewWriter(w)
-	for _, row := range rows {
+	write := func(row []string) bool {
 		for i, v := range row {
 			row[i] = defuse(v)
 		}
-		if err := cw.Write(row); err != nil {
-			return nil // the client went away
+		return cw.Write(row) == nil // else the client went away
+	}
+	for _, row := range rows {
+		if !write(row) {
+			return nil
+		}
+	}
+	var row []string
+	for i := 0; more != nil; i++ {
+		if row = more(i, row); row == nil {
+			break
+		}
+		if !write(row) {
+			return nil
 		}
 	}
 	cw.Flush()

@@ -131,10 +131,13 @@ func (h *Handler) sample(r *http.Request, b *svc.Brand) (productSample, error) {
 	out := productSample{ProductID: exampleProduct, Title: "An example product"}
 	for _, p := range rows {
 		if p.LiveViewers > best && h.cfg.Tracker.KnownProduct(b.ID, p.ProductID) {
-			best, out = p.LiveViewers, productSample{p.ProductID, p.Title}
+			best, out = p.LiveViewers, productSample{ProductID: p.ProductID}
 		}
 	}
-	return out, nil
+	if best >= 0 {
+		out.Title, err = d.ProductTitle(r.Context(), out.ProductID)
+	}
+	return out, err
 }
 
 type previewHandler func(w http.ResponseWriter, r *http.Request, b *svc.Brand)

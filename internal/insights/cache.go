@@ -29,6 +29,7 @@ type Cache struct {
 	seq   int64
 	group singleflight.Group
 	days  dayCache // the viewers of whole days, for every reading
+	ids   idCache  // the brands' products, for every reading
 }
 
 // call is a reading in flight and how many requests wait for it.
@@ -101,7 +102,7 @@ func (c *Cache) start(brandID string, cl *call, now time.Time) <-chan singleflig
 		defer cl.cancel()
 		f, err := loadFigures(cl.ctx, c.Store, brandID, now)
 		if f != nil {
-			f.days = &c.days
+			f.days, f.ids = &c.days, &c.ids
 		}
 		c.mu.Lock()
 		if c.calls[brandID] == cl {

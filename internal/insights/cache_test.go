@@ -23,7 +23,8 @@ type counted struct {
 	ended   chan error
 }
 
-func (c *counted) RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+// RollupHourCounts is the read each reading starts with.
+func (c *counted) RollupHourCounts(ctx context.Context, brandID string, from, to time.Time, fn func(rollup.Row) error) error {
 	c.reads.Add(1)
 	if c.hold != nil {
 		c.started <- struct{}{}
@@ -34,7 +35,7 @@ func (c *counted) RollupHours(ctx context.Context, brandID, productID string, fr
 			return ctx.Err()
 		}
 	}
-	return c.Store.RollupHours(ctx, brandID, productID, from, to, fn)
+	return c.Store.RollupHourCounts(ctx, brandID, from, to, fn)
 }
 
 func openCounted(t *testing.T) *counted {

@@ -504,11 +504,22 @@ func Sketch(b []byte) (*hyperloglog.Sketch, error) {
 // sketch is sparse and its count all but exact.
 const SketchError = 0.0081
 
+// ProductsKey changes whenever a product of a brand is added or removed:
+// a product is only ever added, or removed by a merge, which bumps the
+// store's erasure version.
+type ProductsKey struct {
+	Version  int64 // the store's erasure version
+	Products int64 // the brand's products
+}
+
 // Store is what a store keeps and answers of the rollups.
 type Store interface {
 	// RollupHours calls fn with each hour row of a brand (product "") or
 	// of one of its products with an hour in [from, to), oldest first.
 	RollupHours(ctx context.Context, brandID, productID string, from, to time.Time, fn func(Row) error) error
+	// RollupHourCounts calls fn with the brand's own hour rows in [from,
+	// to), oldest first, without their viewers.
+	RollupHourCounts(ctx context.Context, brandID string, from, to time.Time, fn func(Row) error) error
 	// RollupCountries returns the brand's country rows of the days in
 	// [from, to).
 	RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]CountryRow, error)
@@ -522,8 +533,20 @@ type Store interface {
 	// per arm of their first view, then order with the revenue of every
 	// session with an arm that bought, and whether it saw the widget.
 	RollupArms(ctx context.Context, brandID string, sessions func(arm string, n int64), order func(arm, session string, value float64, saw bool) error) error
+	// RollupArmRevenues calls sessions as RollupArms does, then revenue
+	// with how many of the sessions with an arm that bought had a revenue,
+	// and how many of those saw the widget: the arms' revenues, a call per
+	// distinct value (or a few) rather than per session.
+	RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, value float64, n, saw int64) error) error
 	// BrandProducts calls fn for every product of the brand.
 	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
+	// BrandProductIDs calls fn for every product of the brand whose ref
+	// is above after, without its title: a brand's list of products reads
+	// only these.
+	BrandProductIDs(ctx context.Context, brandID string, after int64, fn func(ref int64, productID string)) error
+	// BrandProductsKey returns what changes whenever a product of the
+	// brand is added or removed.
+	BrandProductsKey(ctx context.Context, brandID string) (ProductsKey, error)
 	// ProductTitle returns the product's latest title, "" without one or
 	// without the product.
 	ProductTitle(ctx context.Context, brandID, productID string) (string, error)

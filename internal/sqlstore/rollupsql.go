@@ -32,6 +32,16 @@ const armSessions = `SELECT s.arm, s.session_id, s.revenue, CASE WHEN w.session_
 	FROM rollup_sessions s LEFT JOIN widget_sessions w ON w.brand_id = s.brand_id AND w.session_id = s.session_id
 	WHERE s.brand_id = ? AND s.orders > 0`
 
+// armRevenues selects, for the brand, how many of the sessions with an
+// arm that bought had each revenue, and how many of those saw the widget
+// (widget_sessions), by arm: a row per distinct revenue (and count of
+// orders) rather than per session, which gives back each arm's revenues
+// exactly. Grouped in the order of rollup_sessions_bought, so that SQLite
+// streams the groups rather than sort 100,000 rows.
+const armRevenues = `SELECT s.arm, s.revenue, count(*), count(w.session_id)
+	FROM rollup_sessions s LEFT JOIN widget_sessions w ON w.brand_id = s.brand_id AND w.session_id = s.session_id
+	WHERE s.brand_id = ? AND s.orders > 0 GROUP BY s.orders, s.arm, s.revenue`
+
 // sessionOrderValues selects each session's orders and their value
 // (brand_id, session_id, n, v), each order valued as rollup.Order.Value
 // has it: what rollup.Tx.AddSessionOrders keeps, counted again by a build

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 func keyedWrite(w *svc.Write) *svc.Write {
@@ -117,9 +118,17 @@ func testNames(t *testing.T, s svc.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	k0 := productsKey(t, s, "br_1")
 	into, from, err := s.MergeProducts(ctx, "br_1", "FHB-42", "OTHER-SKU")
 	if err != nil || into != "8123" || from != "other" {
 		t.Fatalf("MergeProducts: %q %q %v", into, from, err)
+	}
+	// The dashboard keeps a brand's list of products while its key stays.
+	if k1 := productsKey(t, s, "br_1"); k1 == k0 || k1.Products != k0.Products-1 {
+		t.Fatalf("the brand's products' key %+v, then after a merge %+v", k0, k1)
+	}
+	if ids := productIDs(t, s, "br_1", 0); slices.Contains(ids, "other") || !slices.Contains(ids, "8123") {
+		t.Fatalf("the brand's products after a merge: %v", ids)
 	}
 	if _, _, err := s.MergeProducts(ctx, "br_1", "8123", "other"); svc.ErrorCode(err) != svc.EINVALID {
 		t.Fatalf("merging a product with itself: %v", err)
@@ -148,6 +157,35 @@ func testNames(t *testing.T, s svc.Store) {
 	if late.Result.Lines[0].Product != ref {
 		t.Fatalf("a view of the merged product's id: %+v", late.Result)
 	}
+	// A new product adds to the key, and is read alone after the others.
+	k2 := productsKey(t, s, "br_1")
+	newer := view("newer", "")
+	appendAll(t, s, newer)
+	if k3 := productsKey(t, s, "br_1"); k3.Version != k2.Version || k3.Products != k2.Products+1 {
+		t.Fatalf("the brand's products' key %+v, then after a new product %+v", k2, k3)
+	}
+	if ids := productIDs(t, s, "br_1", int64(ref)); !slices.Contains(ids, "newer") || slices.Contains(ids, "8123") {
+		t.Fatalf("the brand's products after %d: %v", ref, ids)
+	}
+}
+
+func productsKey(t *testing.T, s svc.Store, brand string) rollup.ProductsKey {
+	t.Helper()
+	k, err := s.(rollup.Store).BrandProductsKey(ctx, brand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// productIDs returns the brand's products whose ref is above after.
+func productIDs(t *testing.T, s svc.Store, brand string, after int64) []string {
+	t.Helper()
+	var ids []string
+	if err := s.(rollup.Store).BrandProductIDs(ctx, brand, after, func(_ int64, id string) { ids = append(ids, id) }); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 func sameSet(a, b []string) bool {

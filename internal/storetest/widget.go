@@ -71,6 +71,15 @@ func testWidgetReports(t *testing.T, s svc.Store) {
 	}); err != nil || len(saw) != 2 || !saw["a"] || saw["d"] {
 		t.Errorf("the orders' sessions that saw the widget: %v %v, want a only", saw, err)
 	}
+	// The same sessions, a row per distinct revenue.
+	bySaw := map[bool]int64{}
+	if err := s.(rollup.Store).RollupArmRevenues(ctx, "br_1", func(string, int64) {}, func(_ string, _ float64, n, saw int64) error {
+		bySaw[true] += saw
+		bySaw[false] += n - saw
+		return nil
+	}); err != nil || bySaw[true] != 1 || bySaw[false] != 1 {
+		t.Errorf("the orders' sessions by revenue: %v %v, want one that saw the widget, one not", bySaw, err)
+	}
 	if _, err := s.ForgetSession(ctx, "br_1", "a"); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,12 @@ func (t *Tracker) Counts(ref svc.ProductRef, now time.Time, views, purchases tim
 	return t.engine.Load().Counts(ref, now, views, purchases)
 }
 
+// CountsOf sets out[i] to a product's counts in the windows ws[i] ending
+// now, as Counts does for each, under one look-up of the product.
+func (t *Tracker) CountsOf(ref svc.ProductRef, now time.Time, ws []window.Windows, out []window.Counts) {
+	t.engine.Load().CountsOf(ref, now, ws, out)
+}
+
 // learnProduct puts a stored product into the ref index and, with its
 // verified attributes only, the catalog, which shoppers and other brands
 // see through (docs/security.md, Provenance); keyed says a keyed event

@@ -205,26 +205,48 @@ func (p *product) flush(now uint32) {
 // and its orders and units in (now-purchaseWindow, now], to the second.
 // Windows longer than the engine's horizons are cut to them.
 func (e *Engine) Counts(ref svc.ProductRef, now time.Time, viewWindow, purchaseWindow time.Duration) Counts {
+	var c [1]Counts
+	e.CountsOf(ref, now, []Windows{{viewWindow, purchaseWindow}}, c[:])
+	return c[0]
+}
+
+// Windows are a view window and a purchase window, as Counts takes them.
+type Windows struct{ Views, Purchases time.Duration }
+
+// CountsOf sets out[i] to the product's Counts in ws[i], under one look-up
+// of the product: what a list of every product of a brand reads.
+func (e *Engine) CountsOf(ref svc.ProductRef, now time.Time, ws []Windows, out []Counts) {
 	n := sec(now)
-	vw := min(uint32(viewWindow/time.Second), e.viewHorizon)
-	pw := min(uint32(purchaseWindow/time.Second), e.purchaseHorizon)
 	s := e.shard(ref)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.products[ref]
 	if p == nil {
-		return Counts{}
+		clear(out[:len(ws)])
+		return
 	}
 	p.flush(n)
-	c := Counts{
-		Views:   int64(p.views.sumAfter(n-min(vw, n), n)),
-		Viewers: int64(p.viewers.sumAfter(n-min(vw, n), n)),
+	// Every window ends at n: each timeline's sum up to n is read once.
+	views, viewers := p.views.upTo(n), p.viewers.upTo(n)
+	var orders uint32
+	var units uint64
+	m := p.more
+	if m != nil {
+		orders, units = m.orders.upTo(n), m.units.upTo(n)
 	}
-	if m := p.more; m != nil {
-		c.Purchases = int64(m.orders.sumAfter(n-min(pw, n), n))
-		c.Units = int64(m.units.sumAfter(n-min(pw, n), n))
+	for i, w := range ws {
+		vw := min(uint32(w.Views/time.Second), e.viewHorizon, n)
+		pw := min(uint32(w.Purchases/time.Second), e.purchaseHorizon, n)
+		c := Counts{
+			Views:   int64(views - p.views.upTo(n-vw)),
+			Viewers: int64(viewers - p.viewers.upTo(n-vw)),
+		}
+		if m != nil {
+			c.Purchases = int64(orders - m.orders.upTo(n-pw))
+			c.Units = int64(units - m.units.upTo(n-pw))
+		}
+		out[i] = c
 	}
-	return c
 }
 
 // Stats describe what the engine holds.

@@ -122,6 +122,10 @@ func (t *timeline[T]) prefix(i int) T {
 	return s
 }
 
+// upTo returns the sum of counts at seconds up to s: sumAfter(from, to)
+// is upTo(to) - upTo(from), counts being never negative.
+func (t *timeline[T]) upTo(s uint32) T { return t.prefix(t.after(s) - 1) }
+
 // sumAfter returns the sum of counts at seconds in (from, to].
 func (t *timeline[T]) sumAfter(from, to uint32) T {
 	hi := t.after(to) - 1
