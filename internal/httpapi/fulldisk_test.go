@@ -57,3 +57,45 @@ func TestFullDiskUnavailableAndNotReady(t *testing.T) {
 		t.Fatalf("a write after the disk has room: %d %s", r.status, r.body)
 	}
 }
+
+// Cancellations commit on a path of their own, beside the batches of
+// events: one that the store could not write answered 503 while /readyz
+// stayed 200. It now makes the node not ready, as a failed batch does.
+func TestFullDiskCancelMakesTheNodeNotReady(t *testing.T) {
+	// Not parallel, as TestFullDiskUnavailableAndNotReady.
+	f := newFixtureIn(t, testdisk.Small(t, "8m"))
+	filler := filepath.Join(f.dir, "filler")
+	testdisk.Fill(t, filler)
+	key := []string{"X-svc-Api-Key", f.keys["br_open"]}
+	var failed response
+	var body map[string]any
+	for i := 0; ; i++ {
+		if i == 5000 {
+			t.Fatal("5,000 cancellations on a full disk were all stored")
+		}
+		// A cancellation of an order not seen yet is stored until it comes.
+		body = map[string]any{"brand_id": "br_open", "order_id": fmt.Sprintf("o-%d-%s", i, strings.Repeat("x", 100))}
+		if r := f.do("POST", cancelPath, body, key...); r.status != 200 {
+			failed = r
+			break
+		}
+	}
+	if failed.status != 503 || failed.header.Get("Retry-After") == "" || !strings.HasSuffix(failed.json(t)["type"].(string), "#unavailable") {
+		t.Fatalf("a cancellation on a full disk: %d Retry-After %q %s, want 503 unavailable with Retry-After", failed.status, failed.header.Get("Retry-After"), failed.body)
+	}
+	if r := f.do("GET", "/readyz", nil); r.status != 503 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("readyz after a cancellation the store could not write: %d %s, want 503 with Retry-After", r.status, r.body)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Eventually(t, func() error {
+		if r := f.do("GET", "/readyz", nil); r.status != 200 {
+			return fmt.Errorf("readyz after the disk has room: %d %s", r.status, r.body)
+		}
+		return nil
+	})
+	if r := f.do("POST", cancelPath, body, key...); r.status != 200 {
+		t.Fatalf("the cancellation again once the disk has room: %d %s", r.status, r.body)
+	}
+}
