@@ -47,17 +47,35 @@ type gatedPattern struct {
 	re    *regexp.Regexp
 }
 
-// New builds a Detector from the embedded list.
+// New returns a Detector of the embedded list, which the process compiles
+// once; each Detector keeps its own verdicts on the agents it saw.
 func New() (*Detector, error) {
-	var list []struct {
+	c, err := compiled()
+	if err != nil {
+		return nil, err
+	}
+	return &Detector{literals: c.literals, patterns: c.patterns, seen: make(map[string]bool)}, nil
+}
+
+// list is the embedded list compiled: read only once built, so every
+// Detector of the process shares it. Building the automaton is most of
+// what a server's start costs under the race detector, and tests start
+// many servers in one process.
+type list struct {
+	literals *literals
+	patterns []gatedPattern
+}
+
+var compiled = sync.OnceValues(func() (*list, error) {
+	var entries []struct {
 		Pattern string `json:"pattern"`
 	}
-	if err := json.Unmarshal(listJSON, &list); err != nil {
+	if err := json.Unmarshal(listJSON, &entries); err != nil {
 		return nil, fmt.Errorf("bots: %w", err)
 	}
-	d := &Detector{seen: make(map[string]bool)}
+	c := &list{}
 	var literals []string
-	for _, e := range list {
+	for _, e := range entries {
 		tree, err := syntax.Parse(e.Pattern, syntax.Perl)
 		if err != nil {
 			return nil, fmt.Errorf("bots: pattern %q: %w", e.Pattern, err)
@@ -70,11 +88,11 @@ func New() (*Detector, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bots: pattern %q: %w", e.Pattern, err)
 		}
-		d.patterns = append(d.patterns, gatedPattern{needs: requiredLiteral(tree), re: re})
+		c.patterns = append(c.patterns, gatedPattern{needs: requiredLiteral(tree), re: re})
 	}
-	d.literals = newLiterals(literals)
-	return d, nil
-}
+	c.literals = newLiterals(literals)
+	return c, nil
+})
 
 // IsBot reports whether the User-Agent is a known bot, or one that no
 // browser sends (see notBrowser). An empty one counts as a bot: every

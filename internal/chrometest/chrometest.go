@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
@@ -62,6 +63,81 @@ func Start(t testing.TB, width, height int, extra ...chromedp.ExecAllocatorOptio
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// shared is the browser that Tab opens tabs in: one per test binary, as
+// starting Chromium costs more CPU than most browser tests do.
+var shared struct {
+	mu     sync.Mutex
+	ctx    context.Context // its first tab's; nil until the first Tab
+	cancel func()
+	dir    string // its profile
+}
+
+// Tab opens a tab at the given window size in the browser this test binary
+// shares, in a browser context of its own: no cookie, storage or cache of
+// another test's tab. The tab and its context close when the test ends.
+// A test that needs flags of its own starts its own browser (Start). A
+// package whose tests call Tab runs them through Main.
+func Tab(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	path := Path(t)
+	shared.mu.Lock()
+	if shared.ctx == nil {
+		dir, err := os.MkdirTemp("", "chrometest-")
+		if err != nil {
+			shared.mu.Unlock()
+			t.Fatal(err)
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.NoSandbox, // root in a container
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.UserDataDir(dir),
+		)
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(alloc)
+		if err := chromedp.Do(ctx); err != nil {
+			cancelCtx()
+			cancelAlloc()
+			os.RemoveAll(dir)
+			shared.mu.Unlock()
+			t.Fatal(err)
+		}
+		shared.ctx, shared.dir = ctx, dir
+		shared.cancel = func() { cancelCtx(); cancelAlloc() }
+	}
+	browser := shared.ctx
+	shared.mu.Unlock()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w, err := chromedp.Call(ctx, cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := &cdpbrowser.Bounds{Width: int64(width), Height: int64(height)}
+	if _, err := chromedp.Call(ctx, cdpbrowser.SetWindowBounds, cdpbrowser.SetWindowBoundsParams{WindowID: w.WindowID, Bounds: bounds}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// Main runs the tests of a package whose tests call Tab, then ends the
+// shared browser: call it from TestMain as os.Exit(chrometest.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.ctx != nil {
+		shared.cancel()
+		os.RemoveAll(shared.dir)
+		shared.ctx = nil
+	}
+	return code
 }
 
 // Errors gathers what a target reports as wrong: uncaught exceptions,

@@ -135,7 +135,9 @@ func TestBrowserReports(t *testing.T) {
 
 	// A CSV downloaded as a file.
 	dir := t.TempDir()
-	if _, err := chromedp.Call(e.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
+	// In the tab's own browser context (chrometest.Tab): none is the default one.
+	allow := cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, BrowserContextID: chromedp.FromContext(e.ctx).BrowserContextID}
+	if _, err := chromedp.Call(e.ctx, cdpbrowser.SetDownloadBehavior, allow); err != nil {
 		t.Fatal(err)
 	}
 	download := func(table string) string {

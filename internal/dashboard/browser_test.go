@@ -34,6 +34,9 @@ type env struct {
 	errors chrometest.Errors
 }
 
+// TestMain ends the browser the tests share (chrometest.Tab).
+func TestMain(m *testing.M) { os.Exit(chrometest.Main(m)) }
+
 func newBrowser(t *testing.T) *env {
 	t.Helper()
 	chrometest.Path(t)
@@ -45,7 +48,7 @@ func newBrowser(t *testing.T) *env {
 		t.Skip("no axe-core: run npm ci in internal/script/testdata/axe")
 	}
 	e := &env{t: t, axe: string(axe)}
-	e.ctx = chrometest.Start(t, 1280, 900)
+	e.ctx = chrometest.Tab(t, 1280, 900)
 	e.errors.Listen(t, e.ctx)
 	return e
 }

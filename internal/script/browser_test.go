@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 	"github.com/svc-project/svc/internal/httpapi"
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
 	"github.com/svc-project/svc/internal/viewblock"
@@ -73,11 +75,14 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// TestMain ends the browser the tests share (chrometest.Tab).
+func TestMain(m *testing.M) { os.Exit(chrometest.Main(m)) }
+
 // newEnv starts the service with brand br_shop, which each of set may
 // change first (a holdout, say).
 func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
 	t.Helper()
-	e := &env{t: t, dir: t.TempDir(), html: map[string]string{}, headers: map[string]string{}, bodies: map[string][]string{}, answers: map[string][]int{}}
+	e := &env{t: t, dir: sqlitetest.Dir(t), html: map[string]string{}, headers: map[string]string{}, bodies: map[string][]string{}, answers: map[string][]int{}}
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, e.dir)
 	if err != nil {
@@ -164,7 +169,7 @@ func (e *env) browser() context.Context {
 		e.infos = append(e.infos, text)
 		e.mu.Unlock()
 	}
-	ctx := chrometest.Start(e.t, 1000, 700)
+	ctx := chrometest.Tab(e.t, 1000, 700)
 	e.errors.Listen(e.t, ctx)
 	return ctx
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/svc-project/svc/internal/script"
 	"github.com/svc-project/svc/internal/shops"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 	"github.com/svc-project/svc/internal/tracker"
 )
@@ -67,8 +68,7 @@ func newShopEnv(t *testing.T, holdout int, isBot func(string) bool) *shopEnv {
 	t.Helper()
 	e := &shopEnv{t: t, html: map[string]string{}, cart: map[string]any{}, bodies: map[string][]string{}}
 	ctx := context.Background()
-	dir := t.TempDir()
-	store, err := sqlite.Open(ctx, dir)
+	store, err := sqlite.Open(ctx, sqlitetest.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func newShopEnv(t *testing.T, holdout int, isBot func(string) bool) *shopEnv {
 		e.infos = append(e.infos, text)
 		e.mu.Unlock()
 	}
-	e.ctx = chrometest.Start(t, 1000, 700)
+	e.ctx = chrometest.Tab(t, 1000, 700)
 	e.errors.Listen(t, e.ctx)
 	return e
 }

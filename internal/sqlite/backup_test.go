@@ -9,13 +9,14 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // Exports and erasures are in the conformance suite (internal/storetest);
 // the backup is the embedded store's own.
 
 func withBrand(t *testing.T) *sqlite.Store {
-	s := open(t, t.TempDir())
+	s := open(t, sqlitetest.Dir(t))
 	if err := s.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", Domains: []string{"shop.example"}, CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)
 	}

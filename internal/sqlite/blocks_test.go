@@ -19,7 +19,7 @@ import (
 // br_1, closed when the test ends.
 func storeWithBrand(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), t.TempDir())
+	s, err := Open(context.Background(), migratedDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestBlockRewritesKeepIDs(t *testing.T) {
 // the rows a build from the stored blocks makes.
 func TestRollupsOfWritesAreABuildsRows(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := migratedDir(t)
 	s, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

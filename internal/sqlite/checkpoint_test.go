@@ -13,7 +13,7 @@ import (
 // and a checkpoint copies every committed frame while nobody reads.
 func TestCheckpointBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
+	s, err := Open(ctx, migratedDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

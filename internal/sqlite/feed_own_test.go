@@ -18,7 +18,7 @@ type ownFeed struct {
 }
 
 func newOwnFeed(t *testing.T) *ownFeed {
-	dir := t.TempDir()
+	dir := migratedDir(t)
 	f := &ownFeed{t: t}
 	for _, s := range []**Store{&f.a, &f.b} {
 		var err error

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 func feedView(product string, at time.Time) *svc.Write {
@@ -18,7 +19,7 @@ func feedView(product string, at time.Time) *svc.Write {
 
 func feedStores(t *testing.T) (dir string, a, b *sqlite.Store) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = sqlitetest.Dir(t)
 	a, b = open(t, dir), open(t, dir)
 	if err := a.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)

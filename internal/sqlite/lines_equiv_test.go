@@ -34,7 +34,7 @@ func fmtRec(order int64, r svc.PurchaseRecord) rec {
 // missing prices and currencies, and many orders sharing one second.
 func TestLinesEquivalentToGroupBy(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
+	s, err := Open(ctx, migratedDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

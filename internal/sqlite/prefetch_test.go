@@ -8,6 +8,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // A batch that names many products reads them in one query (prefetch):
@@ -17,7 +18,7 @@ import (
 func TestAppendPrefetchesProducts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t)
 	now := time.Now()
 	order := func(id, title string, ids ...string) *svc.Write {
 		var items []svc.PurchaseItem

@@ -192,8 +192,14 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // CheckWrite commits checkWriteBytes to the log, as a batch of events
 // would: after a full disk failed a commit, a commit of one page may still
-// fit in the log's slack while the next batch does not.
+// fit in the log's slack while the next batch does not. The disk must have
+// that much free, too: once a checkpoint has copied the log, SQLite writes
+// it again from its start, so a check may fit in the log's file on a full
+// disk that fails the next batch to outgrow it.
 func (s *Store) CheckWrite(ctx context.Context) error {
+	if free, ok := diskFree(filepath.Dir(s.path)); ok && free < checkWriteBytes {
+		return fmt.Errorf("sqlite: %d bytes free on the data folder's disk", free)
+	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "UPDATE write_check SET payload = randomblob(?)", checkWriteBytes)
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/storetest"
 )
 
@@ -45,12 +46,12 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 
 // TestConformance runs the suite every store passes.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) svc.Store { return open(t, t.TempDir()) })
+	storetest.Run(t, func(t *testing.T) svc.Store { return open(t, sqlitetest.Dir(t)) })
 	storetest.RunEventLog(t, func(t *testing.T) interface {
 		svc.Store
 		svc.EventLog
 	} {
-		return open(t, t.TempDir())
+		return open(t, sqlitetest.Dir(t))
 	})
 }
 
@@ -58,7 +59,7 @@ func TestConformance(t *testing.T) {
 // as a server and svc import have.
 func TestChangeFeed(t *testing.T) {
 	storetest.RunChangeFeed(t, func(t *testing.T) (a, b storetest.FeedStore) {
-		dir := t.TempDir()
+		dir := sqlitetest.Dir(t)
 		return open(t, dir), open(t, dir)
 	})
 }

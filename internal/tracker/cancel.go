@@ -47,6 +47,9 @@ func (t *Tracker) Cancel(ctx context.Context, c *svc.CancelEvent) error {
 	}
 	if err != nil {
 		if svc.ErrorCode(err) == svc.EINTERNAL {
+			// The store cannot write: not ready until it can, as after a
+			// failed batch (Ready).
+			t.batch.failing.Add(1)
 			err = &svc.Error{Code: svc.EUNAVAILABLE, Message: "the store cannot write; retry later with the same Idempotency-Key", Err: err}
 		}
 		return err
