@@ -19,16 +19,9 @@ import (
 // of the scan.
 func TestProductsScanLikeNamedProduct(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir())
-	if err != nil {
+	s := storeWithBrand(t)
+	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_2", Name: "Two", CreatedAt: time.Unix(0, 0)}, nil); err != nil {
 		t.Fatal(err)
-	}
-	defer s.Close()
-	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
-	for _, b := range []string{"br_1", "br_2"} {
-		if err := s.CreateBrand(ctx, &svc.Brand{ID: b, Name: b, Domains: []string{b + ".example"}, CreatedAt: t0}, nil); err != nil {
-			t.Fatal(err)
-		}
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	text := func(i int) any {
