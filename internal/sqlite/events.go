@@ -310,7 +310,7 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 		sqlstore.SQLite.NamedProducts()+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			return &p, sqlstore.ScanNamedProduct(rows, &p)
+			return &p, scanProduct(rows, &p)
 		}, fn)
 }
 
@@ -338,7 +338,7 @@ func (r reads) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecor
 // oldest first.
 func (r reads) PurchaseLines(ctx context.Context, since time.Time, fn func(svc.PurchaseRecord) error) error {
 	records := svc.PurchaseRecords{Emit: func(_ int64, r svc.PurchaseRecord) error { return fn(r) }}
-	err := scanRanges(ctx, r.db, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
+	err := scanRangesInto(ctx, r.db, "SELECT min(ts), max(ts) FROM purchase_events WHERE ts >= ?",
 		"SELECT "+lineColumns+" WHERE e.ts >= ? AND e.ts < ? ORDER BY e.ts, e.id, i.line",
 		millis(since), nil, scanLine, records.Add)
 	if err != nil {

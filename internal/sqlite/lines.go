@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"database/sql"
+	"fmt"
+	"time"
 
 	"github.com/svc-project/svc"
 )
@@ -16,11 +18,43 @@ import (
 const lineColumns = `e.id, i.product, e.ts, i.quantity, coalesce(e.currency, ''), i.unit_price
 	FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0` // cancelled lines count nothing
 
-func scanLine(rows *sql.Rows) (svc.OrderLine, error) {
-	var l svc.OrderLine
-	var ts int64
-	var price sql.NullFloat64
-	err := rows.Scan(&l.Order, &l.Product, &ts, &l.Quantity, &l.Currency, &price)
-	l.Time, l.UnitPrice, l.Priced = fromMillis(ts), price.Float64, price.Valid
-	return l, err
+// scanLine decodes a row into l, an element of scanRangesInto's batch:
+// every column goes through a sql.Scanner into l's own fields, so that
+// nothing is allocated per row but the currency.
+func scanLine(rows *sql.Rows, l *svc.OrderLine) error {
+	*l = svc.OrderLine{}
+	return rows.Scan(intCol{&l.Order}, intCol{(*int64)(&l.Product)}, millisCol{&l.Time}, intCol{&l.Quantity}, &l.Currency,
+		priceCol{&l.UnitPrice, &l.Priced})
+}
+
+// millisCol scans Unix milliseconds into a time.
+type millisCol struct{ t *time.Time }
+
+func (c millisCol) Scan(src any) error {
+	var ms int64
+	if err := (intCol{&ms}).Scan(src); err != nil {
+		return err
+	}
+	*c.t = fromMillis(ms)
+	return nil
+}
+
+// priceCol scans a nullable REAL: the value, and whether there is one.
+type priceCol struct {
+	v     *float64
+	valid *bool
+}
+
+func (c priceCol) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*c.v, *c.valid = 0, false
+	case float64:
+		*c.v, *c.valid = v, true
+	case int64: // SQLite keeps a whole REAL as an integer when it can
+		*c.v, *c.valid = float64(v), true
+	default:
+		return fmt.Errorf("sqlite: a price column holds %T", src)
+	}
+	return nil
 }

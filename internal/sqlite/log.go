@@ -112,7 +112,7 @@ func viewRecord(v *viewblock.View) svc.ViewRecord {
 // after after and a time at or after since, in id order.
 func (r reads) PurchaseLinesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.PurchaseRecord) error) error {
 	records := svc.PurchaseRecords{Emit: fn}
-	err := scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
+	err := scanRangesInto(ctx, r.db, "SELECT min(id), max(id) FROM purchase_events WHERE id > ?",
 		"SELECT "+lineColumns+" WHERE e.id >= ? AND e.id < ? AND e.ts >= ? ORDER BY e.id, i.line",
 		after, []any{millis(since)}, scanLine, records.Add)
 	if err != nil {

@@ -29,12 +29,14 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 	}
 	var head svc.RecentPurchase // the current order's strings, read once: its lines share them
 	var brandID, eventID, country, city sql.RawBytes
+	names := interned{} // brands and places repeat from order to order
+	// Scanned into once, not declared per row: what Scan is given escapes.
+	var id, ts, units int64
+	var product svc.ProductRef
+	var keyed bool
+	dest := []any{intCol{&id}, &brandID, &eventID, intCol{(*int64)(&product)}, intCol{&ts}, intCol{&units}, &country, &city, &keyed}
 	err := eachRowOf(ctx, r.db, func(rows *sql.Rows) error {
-		var id, ts int64
-		var product svc.ProductRef
-		var units int64
-		var keyed bool
-		if err := rows.Scan(&id, &brandID, &eventID, &product, &ts, &units, &country, &city, &keyed); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if id != cur {
@@ -42,8 +44,8 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 				return err
 			}
 			cur = id
-			head = svc.RecentPurchase{BrandID: string(brandID), Order: string(eventID), Time: fromMillis(ts),
-				Country: string(country), City: string(city), Keyed: keyed}
+			head = svc.RecentPurchase{BrandID: names.of(brandID), Order: string(eventID), Time: fromMillis(ts),
+				Country: names.of(country), City: names.of(city), Keyed: keyed}
 		}
 		for i := range order {
 			if order[i].Product == product {
@@ -62,4 +64,16 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 		return err
 	}
 	return flush()
+}
+
+// interned hands out one string for each distinct text it is given.
+type interned map[string]string
+
+func (m interned) of(b []byte) string {
+	if s, ok := m[string(b)]; ok { // no copy to look up
+		return s
+	}
+	s := string(b)
+	m[s] = s
+	return s
 }
