@@ -65,21 +65,20 @@ func heldTask(t *testing.T, withLeft bool) *Task {
 	return heldTasks[0](pairs)
 }
 
-// shopSets and heldShops hold each of ShopSetNames, and its held-out
-// products as twelve shops, once read or built.
-var shopSets, heldShops = func() (map[string]func() (*Set, error), map[string]func() (*Shops, error)) {
-	sets, shops := map[string]func() (*Set, error){}, map[string]func() (*Shops, error){}
+// heldShops holds each of ShopSetNames' held-out products as twelve
+// shops, the set read and the catalog built once.
+var heldShops = func() map[string]func() (*Shops, error) {
+	shops := map[string]func() (*Shops, error){}
 	for _, name := range ShopSetNames {
-		sets[name] = sync.OnceValues(func() (*Set, error) { return LoadShopSet(name) })
 		shops[name] = sync.OnceValues(func() (*Shops, error) {
-			s, err := sets[name]()
+			s, err := LoadShopSet(name)
 			if err != nil {
 				return nil, err
 			}
 			return NewShops(s, 12, true), nil
 		})
 	}
-	return sets, shops
+	return shops
 }()
 
 func loadShops(t *testing.T, name string) *Shops {
