@@ -13,6 +13,7 @@ import (
 // between a few addresses, keyed and not, and checks after each put that
 // every entry's flag says what the anyURL table says.
 func TestBindsAnyFlag(t *testing.T) {
+	t.Parallel()
 	c := New()
 	rng := rand.New(rand.NewPCG(1, 2))
 	pages := []string{"https://a.example/p/1", "https://www.a.example/p/1/", "https://b.example/x", "https://c.example/y?id=2", "not a url"}

@@ -11,6 +11,7 @@ import (
 // lookup scores at most maxScored of them, and answers nothing, as none
 // is surer than the others.
 func TestSameTitleIsBounded(t *testing.T) {
+	t.Parallel()
 	c := New()
 	title := "Sony WH-1000XM5 Wireless Headphones Black"
 	for i := range 3 * maxVisits {

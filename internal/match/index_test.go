@@ -35,6 +35,7 @@ func TestRefIndex(t *testing.T) {
 // An index filled by Load answers as one filled by Put, and keeps doing
 // so through changed titles, addresses and SKUs (which compact the arena).
 func TestLoadAndCompactAgreeWithPut(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 9))
 	words := []string{"iphone", "galaxy", "case", "black", "white", "pro", "max", "15", "128gb", "charger"}
 	title := func() string {
@@ -132,6 +133,7 @@ func TestLoadAndCompactAgreeWithPut(t *testing.T) {
 // Posting lists must agree with a plain map of word to products through
 // adds (which move, merge and compact lists) and removals.
 func TestPostingsAgreeWithAMap(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 4))
 	var ps postings
 	want := map[uint32]map[uint64]bool{}

@@ -14,7 +14,10 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/match"
@@ -209,7 +212,7 @@ type Answer struct {
 // set, by Offers from the left-hand brand, at the least confidence given.
 func (t *Task) Run(minConfidence float64, offers bool) []Answer {
 	out := make([]Answer, len(t.Queries))
-	for i := range t.Queries {
+	each(len(t.Queries), func(i int) {
 		q := &t.Queries[i]
 		a := Answer{Query: q}
 		mq := match.Query{Title: q.Title, MinConfidence: minConfidence}
@@ -228,8 +231,26 @@ func (t *Task) Run(minConfidence float64, offers bool) []Answer {
 			a.Matched, a.Confidence, a.Right, a.Title = true, h.Confidence, q.Right(t.Titles[h.Ref]), t.Titles[h.Ref]
 		}
 		out[i] = a
-	}
+	})
 	return out
+}
+
+// each calls fn(i) for every i below n, on as many goroutines as Go runs
+// at once: the queries of a run are independent, and the index answers
+// reads concurrently. Each fn writes only its own i's results.
+func each(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Coded keeps the answers to queries that share a model code with a

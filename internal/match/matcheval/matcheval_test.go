@@ -3,30 +3,11 @@ package matcheval
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/svc-project/svc/internal/match"
 )
-
-func load(t *testing.T) []Pair {
-	t.Helper()
-	dir, err := DataDir()
-	if err != nil {
-		// The benchmark is not in the repository (docs/enrichment.md,
-		// Evaluation); .ci/run finds it beside the checkout.
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	pairs, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pairs
-}
 
 // TestHeldOut measures title matching on the held-out part of the
 // Walmart–Amazon benchmark, as a catalog lookup at the default least
@@ -36,7 +17,7 @@ func load(t *testing.T) []Pair {
 // shows: half of the queries have their true match taken out, and a wrong
 // answer is worse than none.
 func TestHeldOut(t *testing.T) {
-	pairs := load(t)
+	t.Parallel()
 	for _, tc := range []struct {
 		name           string
 		withLeft, offs bool
@@ -46,7 +27,7 @@ func TestHeldOut(t *testing.T) {
 		{"both shops, offers", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			task := NewTask(pairs, true, tc.withLeft)
+			task := heldTask(t, tc.withLeft)
 			answers := task.Run(0, tc.offs)
 			f := Sum(answers)
 			t.Logf("%s: %d queries: %s", tc.name, len(task.Queries), f)
@@ -70,10 +51,10 @@ func TestHeldOut(t *testing.T) {
 // than 0.05), the share of right answers is within 0.05 of the mean
 // confidence, sampling aside (checkReliability).
 func TestReliability(t *testing.T) {
-	pairs := load(t)
+	t.Parallel()
 	var answers []Answer
 	for _, withLeft := range []bool{false, true} {
-		answers = append(answers, NewTask(pairs, true, withLeft).Run(0.01, false)...)
+		answers = append(answers, heldTask(t, withLeft).Run(0.01, false)...)
 	}
 	t.Logf("reliability on the held-out lookups (one shop and both shops), default least confidence %.2f:\n%s",
 		match.DefaultMinConfidence, checkReliability(t, answers, 30))

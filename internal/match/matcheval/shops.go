@@ -302,7 +302,7 @@ func (t *Shops) right(q *ShopQuery, ref svc.ProductRef) bool {
 // Run asks every query in its target brand, as search-enrich does.
 func (t *Shops) Run(minConfidence float64) []Answer {
 	out := make([]Answer, len(t.Queries))
-	for i := range t.Queries {
+	each(len(t.Queries), func(i int) {
 		q := &t.Queries[i]
 		a := Answer{Query: &q.Query}
 		h, ok := t.Index.Lookup(brandID(q.Target), match.Query{Title: q.Title, MinConfidence: minConfidence})
@@ -310,7 +310,7 @@ func (t *Shops) Run(minConfidence float64) []Answer {
 			a.Matched, a.Confidence, a.Right, a.Title = true, h.Confidence, t.right(q, h.Ref), t.Set.Listings[t.byRef[h.Ref]].Title
 		}
 		out[i] = a
-	}
+	})
 	return out
 }
 
@@ -373,6 +373,10 @@ func (f OfferFigures) String() string {
 
 // Offers asks every query's offers from its own brand.
 func (t *Shops) Offers(minConfidence float64) OfferFigures {
+	offers := make([][]match.Offer, len(t.Queries))
+	each(len(t.Queries), func(i int) {
+		offers[i] = t.Index.Offers(brandID(t.Queries[i].Brand), match.Query{Title: t.Queries[i].Title, MinConfidence: minConfidence}, "", t.Brands)
+	})
 	var f OfferFigures
 	for i := range t.Queries {
 		q := &t.Queries[i]
@@ -389,7 +393,7 @@ func (t *Shops) Offers(minConfidence float64) OfferFigures {
 			f.WithCounterpart++
 		}
 		found := false
-		for _, o := range t.Index.Offers(brandID(q.Brand), match.Query{Title: q.Title, MinConfidence: minConfidence}, "", t.Brands) {
+		for _, o := range offers[i] {
 			f.Offers++
 			right := t.right(q, o.Ref)
 			k := t.brandOf[t.byRef[o.Ref]]
@@ -485,25 +489,35 @@ func (s *Set) Pairs(minConfidence float64, held bool) PairFigures {
 	return f
 }
 
-// ShopSets loads every set beside Walmart–Amazon: WDC Products and the
+// ShopSetNames are the sets beside Walmart–Amazon: WDC Products and the
 // four categories of WDC LSPC.
+var ShopSetNames = []string{"wdc-products", "lspc-cameras", "lspc-computers", "lspc-shoes", "lspc-watches"}
+
+// LoadShopSet loads one of ShopSetNames.
+func LoadShopSet(name string) (*Set, error) {
+	if name == "wdc-products" {
+		dir, err := SiblingDir("wdc-products")
+		if err != nil {
+			return nil, err
+		}
+		return LoadWDCProducts(dir)
+	}
+	category, ok := strings.CutPrefix(name, "lspc-")
+	if !ok || !slices.Contains(ShopSetNames, name) {
+		return nil, fmt.Errorf("matcheval: no set %q", name)
+	}
+	dir, err := SiblingDir("wdc-lspc")
+	if err != nil {
+		return nil, err
+	}
+	return LoadLSPC(dir, category)
+}
+
+// ShopSets loads every set of ShopSetNames.
 func ShopSets() ([]*Set, error) {
 	var out []*Set
-	dir, err := SiblingDir("wdc-products")
-	if err != nil {
-		return nil, err
-	}
-	s, err := LoadWDCProducts(dir)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, s)
-	dir, err = SiblingDir("wdc-lspc")
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range []string{"cameras", "computers", "shoes", "watches"} {
-		s, err := LoadLSPC(dir, c)
+	for _, name := range ShopSetNames {
+		s, err := LoadShopSet(name)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package matcheval
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -10,23 +9,6 @@ import (
 
 	"github.com/svc-project/svc/internal/match"
 )
-
-func loadShops(t *testing.T) []*Set {
-	t.Helper()
-	if _, err := DataDir(); err != nil {
-		// The sets are not in the repository (docs/enrichment.md,
-		// Evaluation); .ci/run finds them beside the checkout.
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	sets, err := ShopSets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sets
-}
 
 // shopFloors are the least figures of each set's held-out products, just
 // under what is measured (docs/enrichment.md, Many shops), so that a
@@ -51,22 +33,24 @@ var shopFloors = map[string]struct{ precision, recall, absent, offers float64 }{
 // row of docs/enrichment.md's table per set, and each set's reliability;
 // WDC Products' is checked (checkShopsReliability).
 func TestShops(t *testing.T) {
-	sets := loadShops(t)
-	rows := make([]string, len(sets))
+	t.Parallel()
+	rows := make([]string, len(ShopSetNames))
 	var wg sync.WaitGroup
-	for i, s := range sets {
-		t.Run(s.Name, func(t *testing.T) {
+	for i, name := range ShopSetNames {
+		t.Run(name, func(t *testing.T) {
 			// Added here, not before t.Run: a subtest that -run leaves
 			// out never runs, and would never be done.
 			wg.Add(1)
 			defer wg.Done()
 			t.Parallel()
-			if raceEnabled && s.Name != "wdc-products" {
+			if raceEnabled && name != "wdc-products" {
 				// .ci/run's tests run with -race, where the four LSPC
-				// sets take minutes; `go test` without it measures them.
+				// sets take minutes; `go test` without it measures them
+				// (and only then reads them).
 				t.Skip("LSPC is measured without -race")
 			}
-			task := NewShops(s, 12, true)
+			task := loadShops(t, name)
+			s := task.Set
 			answers := task.Run(0.01)
 			f := Sum(AtLeast(answers, match.DefaultMinConfidence))
 			o := task.Offers(0.01)
@@ -129,20 +113,19 @@ func checkShopsReliability(t *testing.T, name string, answers []Answer) {
 // wrong) and how many another (another variant, as an offer with
 // "variant": true would show it).
 func TestVariants(t *testing.T) {
-	var wdc *Set
-	for _, s := range loadShops(t) {
-		if s.Name == "wdc-products" {
-			wdc = s
-		}
-	}
-	task := NewShops(wdc, 12, true)
+	t.Parallel()
+	task := loadShops(t, "wdc-products")
 	shared := slices.Index(match.FeatureNames[:], "code_shared")
 	type count struct{ same, other, queries int }
 	kinds := map[string]*count{}
+	cands := make([][]match.Candidate, len(task.Queries))
+	each(len(task.Queries), func(i int) {
+		cands[i] = task.Index.Candidates(brandID(task.Queries[i].Target), task.Queries[i].Title)
+	})
 	for i := range task.Queries {
 		q := &task.Queries[i]
 		seen := map[string]bool{}
-		for _, c := range task.Index.Candidates(brandID(q.Target), q.Title) {
+		for _, c := range cands[i] {
 			switch c.Vetoed {
 			case "colour", "size", "unit", "variant":
 			default:
