@@ -18,6 +18,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/enrich"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -37,7 +38,7 @@ const snapProducts = 24
 func newSnapshotFixture(t *testing.T) *snapshotFixture {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := sqlitetest.Dir(t) // migrated once per test binary
 	store, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 )
 
 // One brand's maximal batches (5,000 lines, each a new product; three
@@ -31,7 +32,7 @@ func TestBatchDoesNotStallAnotherBrand(t *testing.T) {
 			ctx := context.Background()
 			var s svc.Store
 			if store == "sqlite" {
-				st, err := sqlite.Open(ctx, t.TempDir())
+				st, err := sqlite.Open(ctx, sqlitetest.Dir(t))
 				if err != nil {
 					t.Fatal(err)
 				}
