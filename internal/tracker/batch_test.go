@@ -7,6 +7,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/testwait"
 )
 
@@ -15,7 +16,7 @@ import (
 // event from the store and count it again when the applier gets to it.
 func TestLockCommittedWaitsForTheApplier(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir())
+	store, err := sqlite.Open(ctx, sqlitetest.Dir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

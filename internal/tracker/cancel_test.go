@@ -52,8 +52,8 @@ func TestCancelCountsAsReplay(t *testing.T) {
 	f := newSnapshotFixture(t)
 	tr, _ := f.open(t, false)
 	defer tr.Close()
-	f.send(t, tr, 3000)
-	f.cancelSome(t, tr, 400)
+	f.send(t, tr, 1000)
+	f.cancelSome(t, tr, 140)
 	f.sameAsReplay(t, tr, 5*time.Minute)
 }
 
@@ -109,13 +109,13 @@ func TestCancelProof(t *testing.T) {
 func TestCancelAfterSnapshotSurvivesCrash(t *testing.T) {
 	f := newSnapshotFixture(t)
 	tr, _ := f.open(t, true)
-	f.send(t, tr, 2000)
-	f.cancelSome(t, tr, 100)
+	f.send(t, tr, 700)
+	f.cancelSome(t, tr, 36)
 	if err := tr.saveSnapshot(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	f.send(t, tr, 1000)
-	f.cancelSome(t, tr, 300)
+	f.send(t, tr, 300)
+	f.cancelSome(t, tr, 100)
 	crash(tr)
 	restored, logs := f.open(t, true)
 	wantLog(t, logs, "counts restored from the snapshot")
@@ -128,7 +128,7 @@ func TestCancelAfterSnapshotSurvivesCrash(t *testing.T) {
 func TestSnapshotsDuringCancelsLoseAndDoubleNothing(t *testing.T) {
 	f := newSnapshotFixture(t)
 	tr, _ := f.open(t, true)
-	f.send(t, tr, 1000)
+	f.send(t, tr, 400)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Go(func() {
@@ -145,8 +145,8 @@ func TestSnapshotsDuringCancelsLoseAndDoubleNothing(t *testing.T) {
 		}
 	})
 	for range 3 {
-		f.send(t, tr, 400)
-		f.cancelSome(t, tr, 100)
+		f.send(t, tr, 150)
+		f.cancelSome(t, tr, 40)
 	}
 	close(stop)
 	wg.Wait()

@@ -149,6 +149,9 @@ func TestFollowsAnotherProcessWritingAtOnce(t *testing.T) {
 	tr, _ := f.openFollowing(t)
 	defer tr.Close()
 	done := make(chan struct{})
+	// The test waits for the other process even when it fails: a t.Error
+	// after the test's end would panic and end every test of the package.
+	defer func() { <-done }()
 	go func() {
 		defer close(done)
 		for i := range 6 {
