@@ -18,15 +18,12 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 	err = s.rollupTx(ctx, func(tx Querier, rt rollup.Tx) error {
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
-		views, et := "v.session_id = ? AND p.brand_id = ?", EraseTx{Tx: tx}
-		if s.d.blocks {
-			views, et.Views = "", func(ctx context.Context, brandID, sessionID string) (int64, error) {
-				return s.d.RewriteBlocks(ctx, tx, "true", nil, DropViews(d, func(v *viewblock.View) bool {
-					return v.HasSession && v.Session == sessionID && v.Brand == brandID
-				}))
-			}
-		}
-		if err := CountEvents(ctx, tx, d, -1, views, "c.session_id = ? AND p.brand_id = ?",
+		et := EraseTx{Tx: tx, Views: func(ctx context.Context, brandID, sessionID string) (int64, error) {
+			return s.d.RewriteBlocks(ctx, tx, "true", nil, DropViews(d, func(v *viewblock.View) bool {
+				return v.HasSession && v.Session == sessionID && v.Brand == brandID
+			}))
+		}}
+		if err := CountEvents(ctx, tx, d, -1, "c.session_id = ? AND p.brand_id = ?",
 			"e.session_id = ? AND e.brand_id = ?", sessionID, brandID); err != nil {
 			return err
 		}

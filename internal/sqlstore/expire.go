@@ -34,18 +34,13 @@ func (d *Dialect) InList(col string) string {
 // another node is deleting are skipped, not waited for. It returns how
 // many rows it deleted; the store runs the transaction.
 func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, before, now time.Time, limit int) (int64, error) {
-	var total int64
 	// The events go with what they added to the rollups.
 	delta := &rollup.Delta{}
-	tables := []struct{ table, alias string }{{"view_events", "v"}, {"purchase_events", "e"}, {"cart_events", "c"}}
-	if d.blocks {
-		n, err := d.expireBlocks(ctx, tx, delta, Millis(before), limit)
-		if err != nil {
-			return 0, err
-		}
-		total, tables = n, tables[1:]
+	total, err := d.expireBlocks(ctx, tx, delta, Millis(before), limit)
+	if err != nil {
+		return 0, err
 	}
-	for _, t := range tables {
+	for _, t := range []struct{ table, alias string }{{"purchase_events", "e"}, {"cart_events", "c"}} {
 		ids, err := Collect(ctx, tx, func(r Row) (id int64, err error) { return id, r.Scan(&id) },
 			"SELECT id FROM "+t.table+" WHERE ts < ? ORDER BY ts LIMIT ?"+d.skipLocked, Millis(before), limit)
 		if err != nil {
@@ -56,16 +51,11 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 		}
 		list := d.Int64s(ids)
 		cond := d.InList(t.alias + ".id")
-		var views, orders, carts string
-		switch t.alias {
-		case "v":
-			views = cond
-		case "e":
-			orders = cond
-		default:
-			carts = cond
+		orders, carts := cond, ""
+		if t.alias == "c" {
+			orders, carts = "", cond
 		}
-		if err := CountEvents(ctx, tx, delta, -1, views, carts, orders, list); err != nil {
+		if err := CountEvents(ctx, tx, delta, -1, carts, orders, list); err != nil {
 			return 0, err
 		}
 		n, err := tx.Exec(ctx, "DELETE FROM "+t.table+" WHERE "+d.InList("id"), list)

@@ -96,8 +96,6 @@ func ReadFeed(ctx context.Context, tx Querier, d *Dialect, src FeedSource) (*Fee
 		})
 	}
 	switch {
-	case !d.blocks:
-		err = rows()
 	case src.ViewIDs != nil:
 		if lo, hi, ok := src.ViewIDs(); ok {
 			err = d.blockViewsAfter(ctx, tx, lo, hi, out)

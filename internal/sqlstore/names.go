@@ -111,20 +111,18 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 				return err
 			}
 		}
-		if s.d.blocks {
-			// Every block is read: no index has the products of views.
-			_, err := s.d.RewriteBlocks(ctx, tx, "true", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
-				changed := false
-				for i := range vs {
-					if vs[i].Product == fromRef {
-						vs[i].Product, changed = intoRef, true
-					}
+		// Every block is read: no index has the products of views.
+		_, err := s.d.RewriteBlocks(ctx, tx, "true", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
+			changed := false
+			for i := range vs {
+				if vs[i].Product == fromRef {
+					vs[i].Product, changed = intoRef, true
 				}
-				return vs, changed
-			})
-			if err != nil {
-				return err
 			}
+			return vs, changed
+		})
+		if err != nil {
+			return err
 		}
 		for _, st := range []struct {
 			sql  string

@@ -17,20 +17,11 @@ import (
 // its own rollup.Tx, the write path of the rows (SQLite's prepared
 // statements of many rows, PostgreSQL's arrays and row locks).
 
-// CountEvents adds to d, with the sign, the events the conditions select
-// ("v", "c" and "e" name the tables of views, carts and orders; "" skips
-// the kind). Each condition takes args.
-func CountEvents(ctx context.Context, q Querier, d *rollup.Delta, sign int64, views, carts, orders string, args ...any) error {
-	if views != "" {
-		err := Each(ctx, q, func(r Row) error {
-			v, err := scanView(r)
-			d.AddView(v, sign)
-			return err
-		}, "SELECT "+viewColumns+" FROM "+viewTables+" WHERE "+views, args...)
-		if err != nil {
-			return err
-		}
-	}
+// CountEvents adds to d, with the sign, the carts and orders the
+// conditions select ("c" and "e" name their tables; "" skips the kind).
+// Each condition takes args. Views are counted as their blocks are read
+// (DropViews).
+func CountEvents(ctx context.Context, q Querier, d *rollup.Delta, sign int64, carts, orders string, args ...any) error {
 	if carts != "" {
 		err := Each(ctx, q, func(r Row) error {
 			c, err := scanCart(r)
@@ -66,26 +57,6 @@ func ScanHourRow(r Row) (*rollup.Row, error) {
 	return row, row.SetRevenueText(rev)
 }
 
-// HourSessions calls fn with the session of each view of the key's hour
-// (rollup.Tx).
-func HourSessions(ctx context.Context, q Querier, k rollup.Key, fn func(string)) error {
-	query := `SELECT v.session_id FROM view_events v JOIN products p ON p.id = v.product
-		WHERE v.ts >= ? AND v.ts < ? AND p.brand_id = ? AND v.session_id IS NOT NULL AND v.session_id <> ''`
-	args := []any{k.Hour, k.Hour + rollup.Hour, k.Brand}
-	if k.Product != 0 {
-		query += " AND v.product = ?"
-		args = append(args, k.Product)
-	}
-	return Each(ctx, q, func(r Row) error {
-		var s string
-		if err := r.Scan(&s); err != nil {
-			return err
-		}
-		fn(s)
-		return nil
-	}, query, args...)
-}
-
 // CancelOrder takes a cancellation's units out of the brand's orders with
 // its order id (svc.CancelOrder) in tx, the store's transaction, and
 // counts the orders again in the rollups: they leave as they stood and
@@ -93,13 +64,13 @@ func HourSessions(ctx context.Context, q Querier, k rollup.Key, fn func(string))
 func CancelOrder(ctx context.Context, tx Querier, ct svc.CancelTx, rt rollup.Tx, c *svc.CancelEvent) error {
 	d := &rollup.Delta{}
 	const cond = "e.brand_id = ? AND e.order_id = ?"
-	if err := CountEvents(ctx, tx, d, -1, "", "", cond, c.BrandID, c.OrderID); err != nil {
+	if err := CountEvents(ctx, tx, d, -1, "", cond, c.BrandID, c.OrderID); err != nil {
 		return err
 	}
 	if err := svc.CancelOrder(ctx, ct, c); err != nil {
 		return err
 	}
-	if err := CountEvents(ctx, tx, d, 1, "", "", cond, c.BrandID, c.OrderID); err != nil {
+	if err := CountEvents(ctx, tx, d, 1, "", cond, c.BrandID, c.OrderID); err != nil {
 		return err
 	}
 	return rollup.Apply(ctx, rt, d)
@@ -146,11 +117,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		}
 	}
 	var oldest sql.NullInt64
-	viewsFrom := "SELECT min(ts) AS m FROM view_events"
-	if s.d.blocks {
-		viewsFrom = "SELECT min(min_ts) AS m FROM view_blocks"
-	}
-	if err := s.w.QueryRow(ctx, `SELECT min(m) FROM (`+viewsFrom+` UNION ALL
+	if err := s.w.QueryRow(ctx, `SELECT min(m) FROM (SELECT min(min_ts) AS m FROM view_blocks UNION ALL
 		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours) AS o`).Scan(&oldest); err != nil {
 		return err
@@ -228,7 +195,7 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 	if err != nil {
 		return err
 	}
-	if err := CountEvents(ctx, tx, d, 1, "", "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
+	if err := CountEvents(ctx, tx, d, 1, "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
 		return err
 	}
 	if err := rollup.Apply(ctx, rt, d); err != nil {
@@ -244,19 +211,9 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 	return err
 }
 
-// eachView calls fn with each stored view of [from, to), for a build:
-// from the blocks that may hold one where views are kept in blocks, else
-// from their rows.
+// eachView calls fn with each stored view of [from, to), for a build,
+// from the blocks that may hold one.
 func (s *Store) eachView(ctx context.Context, tx Querier, from, to int64, fn func(rollup.View) error) error {
-	if !s.d.blocks {
-		return Each(ctx, tx, func(r Row) error {
-			v, err := scanView(r)
-			if err != nil {
-				return err
-			}
-			return fn(v)
-		}, "SELECT "+viewColumns+" FROM "+viewTables+" WHERE v.ts >= ? AND v.ts < ?", from, to)
-	}
 	return EachBlock(ctx, tx, blockTimes, "", []any{from, to}, func(b *Block) error {
 		for i := range b.Views {
 			if v := &b.Views[i]; v.TS >= from && v.TS < to {

@@ -12,8 +12,6 @@ import (
 // columns + " FROM " + tables + " WHERE " + a condition of the caller's,
 // and the statements that count sessions' orders in SQL.
 const (
-	viewColumns = "p.brand_id, v.product, v.ts, coalesce(v.session_id, ''), coalesce(v.country, ''), v.arm"
-	viewTables  = "view_events v JOIN products p ON p.id = v.product"
 	cartColumns = "p.brand_id, c.product, c.ts, coalesce(c.session_id, '')"
 	cartTables  = "cart_events c JOIN products p ON p.id = c.product"
 	// Orders come line by line, ordered by "e.id, i.line". Only a keyed
@@ -69,13 +67,6 @@ const recountSessionOrders = `UPDATE rollup_sessions SET orders = o.n, revenue =
 var sessionOrdersOf = `UPDATE rollup_sessions SET orders = o.n, revenue = o.v FROM (` +
 	strings.Replace(sessionOrderValues, "WHERE e.session_id IS NOT NULL", "WHERE e.brand_id = ? AND e.session_id = ? AND e.session_id IS NOT NULL", 1) + `) o
 	WHERE rollup_sessions.brand_id = o.brand_id AND rollup_sessions.session_id = o.session_id`
-
-// scanView reads a row of viewColumns.
-func scanView(r Row) (rollup.View, error) {
-	var v rollup.View
-	err := r.Scan(&v.Brand, &v.Product, &v.At, &v.Session, &v.Country, &v.Arm)
-	return v, err
-}
 
 // scanCart reads a row of cartColumns.
 func scanCart(r Row) (rollup.Cart, error) {

@@ -89,9 +89,6 @@ type Dialect struct {
 	// skipLocked ends a subquery that picks rows to delete: other nodes'
 	// locked rows are left to them.
 	skipLocked string
-	// blocks: views are kept in view_blocks, a block per commit group
-	// (viewblocks.go); else a row each in view_events.
-	blocks bool
 	// triggers turns a table's triggers off (%[1]s the table, %[2]s
 	// DISABLE) and on again (ENABLE) within a transaction; "" where they
 	// are dropped and made again from their text (SQLite).
@@ -105,13 +102,13 @@ var (
 	SQLite = &Dialect{name: "sqlite", touch: "changed = " + NextChange,
 		namesOf: `(SELECT group_concat(n.name, char(31)) FROM product_names n
 			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
-		greatest: "max", least: "min", blocks: true}
+		greatest: "max", least: "min"}
 	PostgreSQL = &Dialect{name: "postgres", numbered: true, forUpdate: " FOR UPDATE", arrays: true, times: true,
 		touch: "txid = pg_current_xact_id()",
 		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
 			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
 		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED",
-		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER", blocks: true}
+		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER"}
 )
 
 // NextChange numbers a product's write for SQLite's change feed: one more

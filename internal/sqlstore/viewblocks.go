@@ -21,11 +21,7 @@ import (
 // twice while the block stands; min_ts and max_ts bound its views' times.
 // PostgreSQL's blocks also keep the transaction that wrote them (txid),
 // which a rewrite keeps too: its change feed tells new blocks by it, as
-// it tells new rows. The readers and writers of views here serve the
-// Dialect whose blocks is set.
-
-// Blocks reports whether the dialect keeps views in blocks.
-func (d *Dialect) Blocks() bool { return d.blocks }
+// it tells new rows.
 
 // BlockColumns are the columns of view_blocks that EachBlock reads.
 const BlockColumns = "id, last, data"
