@@ -6,14 +6,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/storetest"
 )
 
 // BenchmarkAppendViews appends batches of views of known products, as the
@@ -38,40 +37,6 @@ func benchmarkAppendViews(b *testing.B, batchSize int) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	now := time.Now()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.ReadSnapshot(ctx, func(svc.EventReader) error { return nil }); err != nil {
-		b.Fatal(err)
-	}
-	const products = 1000
-	session, country, locale := "s1", "DE", "de-DE"
-	n := 0
-	batch := func() []*svc.Write {
-		ws := make([]*svc.Write, batchSize)
-		for i := range ws {
-			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n%products)},
-				Context: svc.ViewContext{SessionID: &session, Country: &country, Locale: &locale}}
-			ev.Meta = svc.EventMeta{EventID: uuid.Must(uuid.NewV7()).String(), Time: now, ReceivedAt: now}
-			ws[i] = &svc.Write{View: ev, MayRegister: true}
-			n++
-		}
-		return ws
-	}
-	for range (products + batchSize - 1) / batchSize { // every product known
-		if err := s.Append(ctx, batch()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	batches := make([][]*svc.Write, b.N)
-	for i := range batches {
-		batches[i] = batch()
-	}
-	var pid int
-	if err := s.pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		b.Fatal(err)
-	}
 	size := func() int64 {
 		var n int64
 		if err := s.pool.QueryRow(ctx, `SELECT pg_total_relation_size('view_events') +
@@ -80,24 +45,17 @@ func benchmarkAppendViews(b *testing.B, batchSize int) {
 		}
 		return n
 	}
-	size0, cpu0, server0 := size(), cpuTime(), processCPU(b, pid)
-	b.ResetTimer()
-	for i := range b.N {
-		if err := s.Append(ctx, batches[i]); err != nil {
+	server := func() func() {
+		var pid int
+		if err := s.pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 			b.Fatal(err)
 		}
+		cpu0 := processCPU(b, pid)
+		return func() {
+			b.ReportMetric(float64(processCPU(b, pid)-cpu0)/float64(b.N*batchSize)/1e3, "server-cpu-µs/view")
+		}
 	}
-	b.StopTimer()
-	views := float64(b.N * batchSize)
-	b.ReportMetric(float64(cpuTime()-cpu0)/views/1e3, "cpu-µs/view")
-	b.ReportMetric(float64(processCPU(b, pid)-server0)/views/1e3, "server-cpu-µs/view")
-	b.ReportMetric(float64(size()-size0)/views, "disk-B/view")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	storetest.AppendViews(b, s, batchSize, true, func(int) string { return uuid.Must(uuid.NewV7()).String() }, size, server)
 }
 
 // processCPU is the user and system time of a process of this machine

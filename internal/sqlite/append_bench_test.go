@@ -5,21 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/sqlite"
+	"github.com/svc-project/svc/internal/storetest"
 )
 
 // BenchmarkAppendViews appends batches of views of known products, as the
-// group commit does: 32 under load, 1 to 4 at moderate rates. It reports
-// the CPU time of the whole process per view and per commit (user and
-// system: SQLite, database/sql and the fsync's kernel work), which the
-// wall time per batch, mostly the fsync's wait, hides. The sizes together
-// split a commit's fixed cost from a view's. With feed, the store's change
-// feed is followed, as by svc serve: each commit notes its ids (feed.go).
+// group commit does: 32 under load, 1 to 4 at moderate rates
+// (storetest.AppendViews). The sizes together split a commit's fixed cost
+// from a view's. With feed, the store's change feed is followed, as by svc
+// serve: each commit notes its ids (feed.go).
 func BenchmarkAppendViews(b *testing.B) {
 	for _, size := range []int{1, 4, 32} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) { benchmarkAppendViews(b, size, false) })
@@ -28,58 +24,14 @@ func BenchmarkAppendViews(b *testing.B) {
 }
 
 func benchmarkAppendViews(b *testing.B, batchSize int, feed bool) {
-	ctx := context.Background()
 	dir := b.TempDir()
-	s, err := sqlite.Open(ctx, dir)
+	s, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	now := time.Now()
-	if err := s.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
-		b.Fatal(err)
-	}
-	if feed {
-		if _, err := s.ReadSnapshot(ctx, func(svc.EventReader) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}
-	const products = 1000
-	session, country, locale := "s1", "DE", "de-DE"
-	n := 0
-	batch := func() []*svc.Write {
-		ws := make([]*svc.Write, batchSize)
-		for i := range ws {
-			ev := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", n%products)},
-				Context: svc.ViewContext{SessionID: &session, Country: &country, Locale: &locale}}
-			ev.Meta = svc.EventMeta{EventID: fmt.Sprint("e", n), Time: now, ReceivedAt: now}
-			ws[i] = &svc.Write{View: ev, MayRegister: true}
-			n++
-		}
-		return ws
-	}
-	for range (products + batchSize - 1) / batchSize { // every product known to the writer
-		if err := s.Append(ctx, batch()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	batches := make([][]*svc.Write, b.N)
-	for i := range batches {
-		batches[i] = batch()
-	}
-	size0 := dbBytes(b, dir)
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for i := range b.N {
-		if err := s.Append(ctx, batches[i]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	cpu := float64(cpuTime() - cpu0)
-	b.ReportMetric(cpu/float64(b.N*batchSize)/1e3, "cpu-µs/view")
-	b.ReportMetric(cpu/float64(b.N)/1e3, "cpu-µs/commit")
-	b.ReportMetric(float64(dbBytes(b, dir)-size0)/float64(b.N*batchSize), "disk-B/view")
+	storetest.AppendViews(b, s, batchSize, feed, func(n int) string { return fmt.Sprint("e", n) },
+		func() int64 { return dbBytes(b, dir) }, nil)
 }
 
 // dbBytes is the size of the database's pages, those in the log too.
@@ -94,10 +46,4 @@ func dbBytes(b *testing.B, dir string) int64 {
 		b.Fatal(err)
 	}
 	return pages - size
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
