@@ -214,6 +214,9 @@ func TestBrowserFlows(t *testing.T) {
 	// Settings and keys: browser_settings_test.go.
 	e.click(`nav a[href$="/settings"]`)
 	e.navigated("/dashboard/brands/br_acme/settings")
+	// The preview frame loads svc-corner.js and the proof after its page:
+	// signing out before they come would end the session they ask with.
+	e.waitFor(`(()=>{const t=` + frameText + `;return t.trim()!=""})()`)
 
 	// Log out: the dashboard asks to sign in again.
 	e.click(`form.logout button`)
