@@ -34,6 +34,13 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
+		// A batch of views alone leaves its rollups waiting (pending.go).
+		views := viewsOnly(batch)
+		if !views || s.pending.views.Load() >= catchUpViews {
+			if err := s.catchUp(ctx, fast, rollupTx{fast}); err != nil {
+				return err
+			}
+		}
 		if err := fast.prefetch(ctx, batch); err != nil {
 			return err
 		}
@@ -47,7 +54,12 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		return rollup.Apply(ctx, rollupTx{fast}, sqlstore.DeltaOf(batch))
+		if views {
+			s.pending.dirty.Store(true) // before the commit: the next transaction catches up
+			s.pending.views.Add(int64(len(batch)))
+			return nil
+		}
+		return applyBatch(ctx, fast, batch)
 	})
 	if err == nil {
 		appendCommitted()
@@ -55,6 +67,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		s.hours.merge(gen, fast.hoursStaged)
 	} else {
 		s.hours.clear() // a failed commit may have happened after all
+		s.pending.dirty.Store(true)
 	}
 	if !errors.Is(err, errWithSavepoints) {
 		return err
@@ -80,8 +93,33 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch))
+		return applyBatch(ctx, tx, batch) // inTx caught up
 	})
+}
+
+// viewsOnly reports whether the batch holds views alone.
+func viewsOnly(batch []*svc.Write) bool {
+	for _, w := range batch {
+		if w.View == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// applyBatch applies what the batch adds to the rollups in tx, which has
+// caught up with the waiting views, and counts its views as applied.
+func applyBatch(ctx context.Context, tx *preparedTx, batch []*svc.Write) error {
+	if err := rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch)); err != nil {
+		return err
+	}
+	for _, w := range batch {
+		if w.View != nil {
+			_, err := tx.ExecContext(ctx, qRollupThroughNewest)
+			return err
+		}
+	}
+	return nil
 }
 
 // appendCommitted runs between Append's commit and its merges into the

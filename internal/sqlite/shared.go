@@ -11,7 +11,7 @@ import (
 // shared returns the queries both stores share (internal/sqlstore), on the
 // read pool and the writer.
 func (s *Store) shared() *sqlstore.Store {
-	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, s.sharedTx, s.sharedRollupTx)
+	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, s.sharedTx, s.sharedRollupTx).WithFreshRollups(s.applyPending)
 }
 
 // sharedTx runs fn in a write transaction of the writer.

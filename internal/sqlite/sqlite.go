@@ -47,6 +47,7 @@ type Store struct {
 	stmts    stmtCache // of the write path, on w
 	products productCache
 	hours    hourCache // of Append's fast path; emptied by any other write
+	pending  pendingRollups
 	// productsMu orders the writes of products with the updates of the
 	// cache: a commit and the cache change it makes happen as one.
 	productsMu sync.Mutex
@@ -92,6 +93,8 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	r.SetMaxOpenConns(4)
 	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
 	s.Store = s.shared()
+	// Views a crash left waiting are applied by the first transaction.
+	s.pending.dirty.Store(true)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -99,6 +102,10 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if s.stmts, err = prepareAll(ctx, w, writeQueries); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+	if err := s.applyPending(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: apply the rollups of waiting views: %w", err)
 	}
 	s.stopCheckpoints, s.checkpoints = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
@@ -154,7 +161,9 @@ func (s *Store) checkpointLoop() {
 		case <-s.stopCheckpoints:
 			return
 		case <-tick.C:
-			_, _, _ = s.checkpoint(context.Background()) // the next tick tries again
+			// The next tick tries again.
+			_ = s.applyPending(context.Background())
+			_, _, _ = s.checkpoint(context.Background())
 		}
 	}
 }
@@ -213,6 +222,9 @@ func (s *Store) Close() error {
 	if s.stopCheckpoints != nil {
 		s.stopOnce.Do(func() { close(s.stopCheckpoints) })
 		<-s.checkpoints
+		// A clean stop leaves no view waiting (a failure here is caught
+		// up at the next open).
+		_ = s.applyPending(context.Background())
 	}
 	return errors.Join(s.closeFeed(), s.stmts.close(), s.r.Close(), s.w.Close())
 }
@@ -225,12 +237,23 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	if !keepsHours(ctx) {
 		s.hours.clear() // it may change hour rows: none is stale once it holds the writer
+		// Append's fast path catches up itself, or leaves its views waiting.
+		if err := s.catchUp(ctx, s.prepared(tx), s.rollupTx(tx)); err != nil {
+			_ = tx.Rollback()
+			s.pending.dirty.Store(true)
+			return err
+		}
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
+		s.pending.dirty.Store(true) // what it caught up, if anything, waits again
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		s.pending.dirty.Store(true)
+		return err
+	}
+	return nil
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }

@@ -356,6 +356,9 @@ func (s *Store) RollupHourCounts(ctx context.Context, brandID string, from, to t
 
 // rollupHours reads hour rows, their viewers from the column given.
 func (s *Store) rollupHours(ctx context.Context, viewers, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+	if err := s.freshRollups(ctx); err != nil {
+		return err
+	}
 	// Product 0 is the brand's own row; a product the brand lacks, -1,
 	// has none.
 	return Each(ctx, s.r, func(r Row) error {
@@ -376,6 +379,9 @@ func (s *Store) rollupHours(ctx context.Context, viewers, brandID, productID str
 // RollupCountries returns the brand's country rows of the days from up
 // to to (rollup.Store).
 func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CountryRow, error) {
+	if err := s.freshRollups(ctx); err != nil {
+		return nil, err
+	}
 	return Collect(ctx, s.r, func(r Row) (rollup.CountryRow, error) {
 		var c rollup.CountryRow
 		c.Brand = brandID
@@ -421,6 +427,9 @@ func (s *Store) RollupArmRevenues(ctx context.Context, brandID string, sessions 
 
 // armSessionCounts calls sessions with the brand's sessions per arm.
 func (s *Store) armSessionCounts(ctx context.Context, brandID string, sessions func(arm string, n int64)) error {
+	if err := s.freshRollups(ctx); err != nil { // for the orders read after too
+		return err
+	}
 	return Each(ctx, s.r, func(r Row) error {
 		var arm string
 		var n int64
@@ -538,6 +547,9 @@ const RecountSessionCarts = `UPDATE rollup_sessions SET carts = c.n FROM (
 // triggers on rollup_sessions.
 func (s *Store) RollupFunnel(ctx context.Context, brandID string, from, to time.Time) (rollup.Funnel, error) {
 	var f rollup.Funnel
+	if err := s.freshRollups(ctx); err != nil {
+		return f, err
+	}
 	err := s.r.QueryRow(ctx, `SELECT CAST(coalesce(sum(sessions), 0) AS BIGINT), CAST(coalesce(sum(carted), 0) AS BIGINT),
 		CAST(coalesce(sum(bought), 0) AS BIGINT) FROM rollup_funnel WHERE brand_id = ? AND day >= ? AND day < ?`,
 		brandID, Millis(from), Millis(to)).Scan(&f.Sessions, &f.Carted, &f.Bought)
@@ -547,6 +559,9 @@ func (s *Store) RollupFunnel(ctx context.Context, brandID string, from, to time.
 // RollupCities returns the brand's city rows of the days of [from, to)
 // (rollup.Store).
 func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CityRow, error) {
+	if err := s.freshRollups(ctx); err != nil {
+		return nil, err
+	}
 	return Collect(ctx, s.r, func(r Row) (rollup.CityRow, error) {
 		c := rollup.CityRow{CityKey: rollup.CityKey{Brand: brandID}}
 		err := r.Scan(&c.Country, &c.City, &c.Day, &c.Purchases)

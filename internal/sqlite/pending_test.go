@@ -1,0 +1,200 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/holdout"
+	"github.com/svc-project/svc/internal/rollup"
+)
+
+// pendingViews writes n views of the session to p1, a batch of views
+// alone, whose rollups wait.
+func pendingViews(t *testing.T, s *Store, session string, at time.Time, n int) {
+	t.Helper()
+	var ws []*svc.Write
+	for i := range n {
+		ws = append(ws, &svc.Write{MayRegister: true, View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"},
+			Context: svc.ViewContext{SessionID: &session}, Meta: svc.EventMeta{EventID: fmt.Sprint(session, "-", at.UnixMilli(), "-", i),
+				Time: at, ReceivedAt: at, Arm: holdout.ArmShown}}})
+	}
+	if err := s.Append(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Result.Err != nil || w.Result.Status != svc.StatusAccepted {
+			t.Fatalf("%+v", w.Result)
+		}
+	}
+}
+
+// stopMaintenance stops the store's maintenance loop, which applies
+// waiting views within checkpointEvery.
+func stopMaintenance(s *Store) {
+	s.stopOnce.Do(func() { close(s.stopCheckpoints) })
+	<-s.checkpoints
+}
+
+// through is the last view id the rollups count, and the newest stored.
+func through(t *testing.T, s *Store) (counted, newest int64) {
+	t.Helper()
+	if err := s.r.QueryRow(qRollupThrough).Scan(&counted); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.r.QueryRow(qLastViewID).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	return counted, newest
+}
+
+// brandViews is the brand's views of the hour as the dashboard reads them.
+func brandViews(t *testing.T, s *Store, hour time.Time) int64 {
+	t.Helper()
+	var n int64
+	err := s.RollupHours(context.Background(), "br_1", "", hour, hour.Add(time.Hour), func(r rollup.Row) error { n += r.Views; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A batch of views leaves its rollups waiting; a read of the rollups, an
+// order of the session and a report of its widget find them applied.
+func TestViewsRollupsWaitForTheNextWrite(t *testing.T) {
+	ctx := context.Background()
+	s := storeWithBrand(t)
+	stopMaintenance(s)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	pendingViews(t, s, "s1", hour.Add(time.Minute), 3)
+	if counted, newest := through(t, s); counted >= newest {
+		t.Fatalf("the rollups count views up to %d of %d: a batch of views applied them at its commit", counted, newest)
+	}
+	// A report of the widget needs the session's row, which its views make.
+	counted, err := s.RecordWidget(ctx, rollup.WidgetReport{Brand: "br_1", Session: "s1", Kind: rollup.WidgetSeen, At: hour.Add(2 * time.Minute).UnixMilli()})
+	if err != nil || !counted {
+		t.Fatalf("the widget's report of a session whose views wait: counted %v, %v", counted, err)
+	}
+	// An order needs the session's arm, which its first view gives.
+	pendingViews(t, s, "s2", hour.Add(time.Minute), 2)
+	qty, price := int64(1), 10.0
+	o := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: "o1", Currency: new("EUR"),
+		Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &qty, UnitPrice: &price}}}}
+	o.Context.SessionID = new("s2")
+	o.Meta = svc.EventMeta{EventID: "ev-o1", Time: hour.Add(3 * time.Minute), ReceivedAt: hour.Add(3 * time.Minute)}
+	if err := s.Append(ctx, []*svc.Write{{Purchase: o, MayRegister: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if counted, newest := through(t, s); counted != newest {
+		t.Fatalf("after an order the rollups count views up to %d of %d", counted, newest)
+	}
+	bought := map[string]float64{}
+	err = s.RollupArms(ctx, "br_1", func(string, int64) {}, func(arm, session string, value float64, _ bool) error {
+		bought[arm+" "+session] = value
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(bought, map[string]float64{holdout.ArmShown + " s2": 10}) {
+		t.Fatalf("orders of sessions with an arm %v, %v; want s2's in its views' arm", bought, err)
+	}
+	pendingViews(t, s, "s3", hour.Add(time.Minute), 4)
+	if got := brandViews(t, s, hour); got != 9 {
+		t.Fatalf("the dashboard reads %d views of the hour, want 9", got)
+	}
+}
+
+// An erasure and an expiry take out views whose rollups waited: they are
+// applied first, and nothing is taken out that was never added. The ids
+// of expired views are not given again.
+func TestErasureAndExpiryOfWaitingViews(t *testing.T) {
+	ctx := context.Background()
+	s := storeWithBrand(t)
+	now := time.Now().UTC()
+	hour := now.Truncate(time.Hour)
+	pendingViews(t, s, "s1", hour.Add(time.Minute), 2)
+	pendingViews(t, s, "s2", hour.Add(time.Minute), 3)
+	if _, err := s.ForgetSession(ctx, "br_1", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := brandViews(t, s, hour); got != 3 {
+		t.Fatalf("%d views of the hour after erasing s1's 2 of 5, want 3", got)
+	}
+	old := hour.Add(-20 * 24 * time.Hour)
+	pendingViews(t, s, "s4", old, 2) // the newest block
+	_, before := through(t, s)
+	if _, err := s.DeleteExpired(ctx, now.Add(-10*24*time.Hour), now, 100); err != nil {
+		t.Fatal(err)
+	}
+	if got := brandViews(t, s, old.Truncate(time.Hour)); got != 0 {
+		t.Fatalf("%d expired views still counted", got)
+	}
+	pendingViews(t, s, "s5", hour.Add(2*time.Minute), 1)
+	if _, newest := through(t, s); newest <= before {
+		t.Fatalf("a view after the expiry of the newest block got id %d, not after %d", newest, before)
+	}
+	if got := brandViews(t, s, hour); got != 4 {
+		t.Fatalf("%d views of the hour, want 4", got)
+	}
+}
+
+// Views whose rollups a crash left waiting (through behind the blocks)
+// are applied when the store opens: the rows are those of a build.
+func TestWaitingViewsAppliedAtOpen(t *testing.T) {
+	ctx := context.Background()
+	s := storeWithBrand(t)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	for i := range 5 {
+		pendingViews(t, s, fmt.Sprint("s", i%3), hour.Add(time.Duration(i)*time.Minute), i+1)
+	}
+	rows := func(db *sql.DB) (out []string) {
+		err := eachRowOf(ctx, db, func(r *sql.Rows) error {
+			var k string
+			var views int64
+			var viewers []byte
+			out = append(out, "")
+			err := r.Scan(&k, &views, &viewers)
+			out[len(out)-1] = fmt.Sprint(k, views, viewers)
+			return err
+		}, "SELECT brand_id || product || '@' || hour, views, viewers FROM rollup_hours ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if err := s.applyPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := rows(s.r)
+	if len(want) != 2 {
+		t.Fatalf("hour rows %v, want the brand's and p1's", want)
+	}
+	dir := filepath.Dir(s.Path())
+	s.Close()
+	// What a crash after the commits leaves: the blocks, and rollups
+	// without their views.
+	db, err := sql.Open("sqlite", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"DELETE FROM rollup_hours", "DELETE FROM rollup_countries", "UPDATE rollup_views SET through = 0"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if counted, newest := through(t, s); counted != newest || newest != 15 {
+		t.Fatalf("after the open the rollups count views up to %d of %d, want 15", counted, newest)
+	}
+	if got := rows(s.r); !reflect.DeepEqual(got, want) {
+		t.Fatalf("hour rows after the open\n%v\nbefore the crash\n%v", got, want)
+	}
+}
