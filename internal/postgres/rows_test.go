@@ -122,3 +122,34 @@ func TestRowsNotYetMovedAreRead(t *testing.T) {
 		t.Errorf("a build counted %d views, want 4", n)
 	}
 }
+
+// An erasure deletes the session's rows not yet moved as well as its
+// views in blocks, and takes them out of the rollups.
+func TestForgetSessionDeletesRowsNotYetMoved(t *testing.T) {
+	ctx := context.Background()
+	s, _ := rowsStore(t)
+	const ts = 1_764_000_000_000
+	oldRow(t, s, "r1", "p1", ts, "s1")
+	oldRow(t, s, "r2", "p2", ts+1000, "s2")
+	appendView(t, s, "b1", "p2", ts+2000, "s1")
+	if err := s.RebuildRollups(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ForgetSession(ctx, "br_1", "s1")
+	if err != nil || n != 2 {
+		t.Fatalf("erased %d views, %v; want r1 and b1", n, err)
+	}
+	var left []string
+	if err := s.ExportEvents(ctx, "br_1", func(e svc.ExportedEvent) error {
+		left = append(left, e.View.Meta.EventID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(left, []string{"r2"}) {
+		t.Errorf("views left %v, want [r2]", left)
+	}
+	if n := rollupViews(t, s); n != 1 {
+		t.Errorf("the rollups count %d views after the erasure, want 1", n)
+	}
+}
