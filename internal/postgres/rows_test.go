@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // The rows of view_events that a node of the version before writes, or
@@ -151,5 +154,175 @@ func TestForgetSessionDeletesRowsNotYetMoved(t *testing.T) {
 	}
 	if n := rollupViews(t, s); n != 1 {
 		t.Errorf("the rollups count %d views after the erasure, want 1", n)
+	}
+}
+
+// backendPID is the backend of the transaction.
+func backendPID(t *testing.T, tx pgx.Tx) int32 {
+	t.Helper()
+	var pid int32
+	if err := tx.QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitBlockedBy waits until a backend waits for a lock that pid holds,
+// or returns false when done is closed first.
+func waitBlockedBy(t *testing.T, s *Store, pid int32, done <-chan struct{}) bool {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var blocked bool
+		if err := s.pool.QueryRow(context.Background(),
+			"SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))", pid).Scan(&blocked); err != nil {
+			t.Fatal(err)
+		}
+		if blocked {
+			return true
+		}
+		select {
+		case <-done:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("nothing waited for backend %d", pid)
+	return false
+}
+
+// blockViews reads every view of the blocks by event id.
+func blockViews(t *testing.T, s *Store) map[string]viewblock.View {
+	t.Helper()
+	out := map[string]viewblock.View{}
+	err := eachRow(context.Background(), s.pool, func(r pgx.Rows) error {
+		var data []byte
+		if err := r.Scan(&data); err != nil {
+			return err
+		}
+		vs, err := viewblock.Decode(nil, data)
+		for _, v := range vs {
+			out[v.EventID] = v
+		}
+		return err
+	}, "SELECT data FROM view_blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// orphans returns the views of blocks whose product is gone.
+func orphans(t *testing.T, s *Store) []string {
+	t.Helper()
+	var out []string
+	for e, v := range blockViews(t, s) {
+		var ok bool
+		if err := s.pool.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM products WHERE id = $1)", v.Product).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// productRef is the id of a product of br_1.
+func productRef(t *testing.T, s *Store, productID string) int64 {
+	t.Helper()
+	var ref int64
+	if err := s.pool.QueryRow(context.Background(), "SELECT id FROM products WHERE brand_id = 'br_1' AND product_id = $1", productID).Scan(&ref); err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// A move locks the rows it moves: an erasure or a merge that changed them
+// meanwhile (here its statement on the rows, uncommitted) is waited for,
+// and the rows are moved as it left them, not as they were.
+func TestMoveWaitsForRowsChanged(t *testing.T) {
+	for _, c := range []struct{ name, change string }{
+		{"erasure", "DELETE FROM view_events WHERE session_id = 's1'"},
+		{"merge", "UPDATE view_events SET product = (SELECT id FROM products WHERE product_id = 'p1') WHERE product = (SELECT id FROM products WHERE product_id = 'p2')"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, url := rowsStore(t)
+			const ts = 1_764_000_000_000
+			oldRow(t, s, "r1", "p2", ts, "s1")
+			oldRow(t, s, "r2", "p2", ts+1000, "s2")
+			tx, err := s.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, c.change); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			var moveErr error
+			go func() {
+				defer close(done)
+				var other *Store
+				if other, moveErr = Open(ctx, url); moveErr == nil {
+					other.Close()
+				}
+			}()
+			waitBlockedBy(t, s, backendPID(t, tx), done)
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+			if moveErr != nil {
+				t.Fatal(moveErr)
+			}
+			views := blockViews(t, s)
+			p1 := productRef(t, s, "p1")
+			switch c.name {
+			case "erasure":
+				if _, ok := views["r1"]; ok || len(views) != 1 {
+					t.Errorf("blocks hold %v: the erased r1 came back", views)
+				}
+			case "merge":
+				if views["r1"].Product != p1 || views["r2"].Product != p1 {
+					t.Errorf("moved r1 of product %d, r2 of %d, want the merged %d", views["r1"].Product, views["r2"].Product, p1)
+				}
+			}
+		})
+	}
+}
+
+// A merge of products while a move batch is open waits for it, and
+// rewrites the blocks it wrote: no block names the product merged away.
+func TestMergeDuringAMoveBatch(t *testing.T) {
+	ctx := context.Background()
+	s, _ := rowsStore(t)
+	const ts = 1_764_000_000_000
+	oldRow(t, s, "r1", "p2", ts, "s1")
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if n, err := moveBatch(ctx, tx); err != nil || n != 1 {
+		t.Fatal(n, err)
+	}
+	done := make(chan struct{})
+	var mergeErr error
+	go func() {
+		defer close(done)
+		_, _, mergeErr = s.MergeProducts(ctx, "br_1", "p1", "p2")
+	}()
+	waitBlockedBy(t, s, backendPID(t, tx), done)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if mergeErr != nil {
+		t.Fatal(mergeErr)
+	}
+	if o := orphans(t, s); len(o) > 0 {
+		t.Errorf("views %v name the product merged away", o)
 	}
 }
