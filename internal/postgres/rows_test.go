@@ -326,3 +326,45 @@ func TestMergeDuringAMoveBatch(t *testing.T) {
 		t.Errorf("views %v name the product merged away", o)
 	}
 }
+
+// An erasure while a move batch holds the session's rows waits for it,
+// and then erases the views from the batch's blocks: none comes back.
+func TestForgetSessionDuringAMoveBatch(t *testing.T) {
+	ctx := context.Background()
+	s, _ := rowsStore(t)
+	const ts = 1_764_000_000_000
+	oldRow(t, s, "r1", "p1", ts, "s1")
+	oldRow(t, s, "r2", "p2", ts+1000, "s2")
+	if err := s.RebuildRollups(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if n, err := moveBatch(ctx, tx); err != nil || n != 2 {
+		t.Fatal(n, err)
+	}
+	done := make(chan struct{})
+	var erased int64
+	var eraseErr error
+	go func() {
+		defer close(done)
+		erased, eraseErr = s.ForgetSession(ctx, "br_1", "s1")
+	}()
+	waitBlockedBy(t, s, backendPID(t, tx), done)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if eraseErr != nil || erased != 1 {
+		t.Fatalf("erased %d views, %v; want r1", erased, eraseErr)
+	}
+	if views := blockViews(t, s); len(views) != 1 || views["r2"].EventID != "r2" {
+		t.Errorf("blocks hold %v, want r2 alone", views)
+	}
+	if n := rollupViews(t, s); n != 1 {
+		t.Errorf("the rollups count %d views after the erasure, want 1", n)
+	}
+}
