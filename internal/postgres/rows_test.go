@@ -368,3 +368,107 @@ func TestForgetSessionDuringAMoveBatch(t *testing.T) {
 		t.Errorf("the rollups count %d views after the erasure, want 1", n)
 	}
 }
+
+// An Append of a view and a merge of its product away, at once, leave no
+// block naming the product gone: the Append locks its views' products
+// (rows had a foreign key), and the merge waits for it and rewrites its
+// block. The Append is held open after its block's insert by a lock on
+// its hour's rollup row, which the merge does not touch.
+func TestAppendAndMergeLeaveNoOrphan(t *testing.T) {
+	ctx := context.Background()
+	s, _ := rowsStore(t)
+	const ts = 1_764_000_000_000
+	appendView(t, s, "b0", "p1", ts, "")
+	hold, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(ctx)
+	if _, err := hold.Exec(ctx, "SELECT 1 FROM rollup_hours WHERE brand_id = 'br_1' AND product = 0 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	holdPID := backendPID(t, hold)
+
+	appended := make(chan struct{})
+	w := &svc.Write{View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p2"},
+		Meta: svc.EventMeta{EventID: "a1", Time: time.UnixMilli(ts + 1000), ReceivedAt: time.UnixMilli(ts + 1000)}}}
+	var appendErr error
+	go func() {
+		defer close(appended)
+		appendErr = s.Append(ctx, []*svc.Write{w})
+	}()
+	waitBlockedBy(t, s, holdPID, appended)
+	var appendPID int32
+	if err := s.pool.QueryRow(ctx, "SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", holdPID).Scan(&appendPID); err != nil {
+		t.Fatal(err)
+	}
+
+	merged := make(chan struct{})
+	var mergeErr error
+	go func() {
+		defer close(merged)
+		_, _, mergeErr = s.MergeProducts(ctx, "br_1", "p1", "p2")
+	}()
+	waitBlockedBy(t, s, appendPID, merged) // without the lock, the merge ends first
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-appended
+	<-merged
+	if appendErr != nil || w.Result.Status != svc.StatusAccepted {
+		t.Fatal(appendErr, w.Result)
+	}
+	if mergeErr != nil {
+		t.Fatal(mergeErr)
+	}
+	if o := orphans(t, s); len(o) > 0 {
+		t.Errorf("views %v name the product merged away", o)
+	}
+	if v := blockViews(t, s)["a1"]; v.Product != productRef(t, s, "p1") {
+		t.Errorf("a1 names product %d, want p1 it was merged into", v.Product)
+	}
+}
+
+// A product merged away between an Append's look-up and its lock is
+// found gone, and the batch decided again: its view goes to the product
+// the id now names. The merge is its statements, held open.
+func TestAppendDecidesAgainWhenItsProductIsMergedAway(t *testing.T) {
+	ctx := context.Background()
+	s, _ := rowsStore(t)
+	const ts = 1_764_000_000_000
+	merge, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer merge.Rollback(ctx)
+	if _, err := merge.Exec(ctx, "SELECT 1 FROM products WHERE product_id IN ('p1', 'p2') ORDER BY id FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	appended := make(chan struct{})
+	w := &svc.Write{View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p2"},
+		Meta: svc.EventMeta{EventID: "a1", Time: time.UnixMilli(ts), ReceivedAt: time.UnixMilli(ts)}}}
+	var appendErr error
+	go func() {
+		defer close(appended)
+		appendErr = s.Append(ctx, []*svc.Write{w})
+	}()
+	waitBlockedBy(t, s, backendPID(t, merge), appended)
+	for _, q := range []string{
+		"INSERT INTO product_names (brand_id, name, product_id, created_at) VALUES ('br_1', 'p2', 'p1', 0)",
+		"DELETE FROM products WHERE product_id = 'p2'",
+	} {
+		if _, err := merge.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := merge.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-appended
+	if appendErr != nil || w.Result.Status != svc.StatusAccepted {
+		t.Fatal(appendErr, w.Result)
+	}
+	if v := blockViews(t, s)["a1"]; v.Product != productRef(t, s, "p1") {
+		t.Errorf("a1 names product %d, want p1, which p2 now names", v.Product)
+	}
+}
