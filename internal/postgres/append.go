@@ -25,8 +25,8 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	err := s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
-	for range 3 { // a refund raced the batch's order (rare): decide again
-		if !errors.Is(err, errPendingRaced) {
+	for range 3 { // a refund raced the batch's order, or a merge its product (rare): decide again
+		if !errors.Is(err, errPendingRaced) && !errors.Is(err, errProductRaced) {
 			break
 		}
 		err = s.appendTx(ctx, func(tx pgx.Tx, xid *int64) error { return appendBatch(ctx, tx, batch, xid) })
@@ -776,6 +776,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	if len(views) > 0 {
+		queueProductLocks(q, views)
 		if err := b.queueBlock(q, views); err != nil {
 			return err
 		}
@@ -798,6 +799,37 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 		return nil
 	}
 	return tx.SendBatch(ctx, q).Close()
+}
+
+// errProductRaced: a product of the batch's views was merged away after
+// the batch read it; the batch is decided again, and finds the product's
+// id a name of the one it was merged into.
+var errProductRaced = errors.New("postgres: a product of the batch was merged away meanwhile")
+
+// queueProductLocks queues the lock of the products the views name (FOR
+// KEY SHARE, what a row's foreign key took), in id order, until the
+// batch commits. A block has no foreign key: a merge of products, which
+// locks both products (FOR UPDATE) before it rewrites the blocks and
+// deletes the product merged away, must wait for the block to commit and
+// then rewrite it, rather than leave it naming a product gone. A product
+// already gone fails the batch with errProductRaced.
+func queueProductLocks(q *pgx.Batch, views []viewblock.View) {
+	refs := make([]int64, 0, len(views))
+	for i := range views {
+		refs = append(refs, views[i].Product)
+	}
+	slices.Sort(refs)
+	refs = slices.Compact(refs)
+	q.Queue("SELECT count(*) FROM (SELECT 1 FROM products WHERE id = ANY($1) ORDER BY id FOR KEY SHARE) l", refs).QueryRow(func(row pgx.Row) error {
+		var n int
+		if err := row.Scan(&n); err != nil {
+			return err
+		}
+		if n < len(refs) {
+			return errProductRaced
+		}
+		return nil
+	})
 }
 
 // queueBlock queues the insert of the batch's accepted views as one block

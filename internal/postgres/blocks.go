@@ -65,11 +65,19 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 
 // moveBatch moves the oldest rows of view_events, at most a batch, into
 // blocks of one transaction's rows each, and returns how many it moved.
+//
+// The rows are locked as they are read (FOR UPDATE), so that an erasure
+// or a merge of products, which lock or change them, cannot delete or
+// change them between the read and the delete: it waits for the batch's
+// commit and then finds its blocks, or the batch waits for it and reads
+// the rows as it left them (a deleted row is skipped). They are locked in
+// a subquery, so that the product joined is that of the row as locked.
 func moveBatch(ctx context.Context, tx pgx.Tx) (int, error) {
 	var views []viewblock.View
 	var txids []string
 	rows, err := tx.Query(ctx, "SELECT "+sqlstore.MovedViewColumns+`, v.txid::text
-		FROM view_events v LEFT JOIN products p ON p.id = v.product ORDER BY v.id LIMIT $1`, moveSizes.batch)
+		FROM (SELECT * FROM view_events ORDER BY id LIMIT $1 FOR UPDATE) v LEFT JOIN products p ON p.id = v.product
+		ORDER BY v.id`, moveSizes.batch)
 	if err != nil {
 		return 0, err
 	}

@@ -444,3 +444,29 @@ func TestHourCacheAfterAWriteBetweenCommitAndMerge(t *testing.T) {
 		t.Fatalf("views of the hour rows kept on the write path %v, built from the blocks %v", kept, built)
 	}
 }
+
+// An erasure deletes the session's rows of view_events too, should any
+// be left beside the blocks (the start moves them; the code is shared
+// with PostgreSQL, where they may wait).
+func TestEraseRowsNotYetMoved(t *testing.T) {
+	ctx := context.Background()
+	s := storeWithBrand(t)
+	now := time.Now()
+	session := "s1"
+	w := &svc.Write{MayRegister: true, View: &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"},
+		Context: svc.ViewContext{SessionID: &session}, Meta: svc.EventMeta{EventID: "b1", Time: now, ReceivedAt: now}}}
+	if err := s.Append(ctx, []*svc.Write{w}); err != nil || w.Result.Status != svc.StatusAccepted {
+		t.Fatal(err, w.Result)
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO view_events (id, event_id, product, ts, received_at, session_id, keyed)
+		SELECT 1000, 'r1', id, ?, ?, 's1', 0 FROM products WHERE product_id = 'p1'`, now.UnixMilli(), now.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ForgetSession(ctx, "br_1", "s1"); err != nil || n != 2 {
+		t.Fatalf("erased %d views, want b1 and r1: %v", n, err)
+	}
+	var rows int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM view_events").Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("rows left in view_events: %d %v", rows, err)
+	}
+}

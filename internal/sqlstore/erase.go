@@ -19,9 +19,19 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 		// What the session's events added to the rollups goes with them.
 		d := &rollup.Delta{}
 		et := EraseTx{Tx: tx, Views: func(ctx context.Context, brandID, sessionID string) (int64, error) {
-			return s.d.RewriteBlocks(ctx, tx, "true", nil, DropViews(d, func(v *viewblock.View) bool {
+			// The session's rows not yet moved into blocks go too, with
+			// what they added to the rollups (the version before counted
+			// its rows as they were written). First: their locks wait
+			// for a move batch that holds them (postgres.moveBatch), whose
+			// blocks the rewrite below then reads.
+			rows, err := s.d.dropViewRows(ctx, tx, d, "v.session_id = ? AND p.brand_id = ?", sessionID, brandID)
+			if err != nil {
+				return 0, err
+			}
+			n, err := s.d.RewriteBlocks(ctx, tx, "true", nil, DropViews(d, func(v *viewblock.View) bool {
 				return v.HasSession && v.Session == sessionID && v.Brand == brandID
 			}))
+			return n + rows, err
 		}}
 		if err := CountEvents(ctx, tx, d, -1, "c.session_id = ? AND p.brand_id = ?",
 			"e.session_id = ? AND e.brand_id = ?", sessionID, brandID); err != nil {
@@ -46,9 +56,9 @@ func (s *Store) ForgetSession(ctx context.Context, brandID, sessionID string) (n
 // Store's (placeholders rewritten).
 type EraseTx struct {
 	Tx Querier
-	// Views deletes the session's views where they are kept in blocks
-	// (Dialect.Blocks), every block read as no index has sessions; nil:
-	// the rows of view_events.
+	// Views deletes the session's views where they are kept in blocks,
+	// every block read as no index has sessions, and the rows of
+	// view_events not yet moved into blocks; nil: only the rows.
 	Views func(ctx context.Context, brandID, sessionID string) (int64, error)
 }
 
@@ -91,4 +101,25 @@ func (s *Store) ErasureVersion(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	return v, err
+}
+
+// dropViewRows deletes the rows of view_events (v, joined to its product
+// p) that the condition selects, rows of the version before not yet moved
+// into blocks, and adds them to delta with sign -1. It returns how many
+// it deleted. The rows are locked as they are read (PostgreSQL): a move
+// batch holding them is waited for, and they are then gone, moved.
+func (d *Dialect) dropViewRows(ctx context.Context, tx Querier, delta *rollup.Delta, cond string, args ...any) (int64, error) {
+	lock := ""
+	if d.forUpdate != "" {
+		lock = d.forUpdate + " OF v"
+	}
+	ids, err := Collect(ctx, tx, func(r Row) (int64, error) {
+		v, err := ScanMovedView(r)
+		delta.AddView(RollupView(&v), -1)
+		return v.ID, err
+	}, "SELECT "+MovedViewColumns+" FROM view_events v JOIN products p ON p.id = v.product WHERE "+cond+" ORDER BY v.id"+lock, args...)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return tx.Exec(ctx, "DELETE FROM view_events WHERE "+d.InList("id"), d.Int64s(ids))
 }

@@ -111,6 +111,12 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 				return err
 			}
 		}
+		// The rows not yet moved first: a move batch that holds them
+		// (postgres.moveBatch) commits before the update goes on, and
+		// the blocks read after it then hold its views.
+		if _, err := tx.Exec(ctx, "UPDATE view_events SET product = ? WHERE product = ?", intoRef, fromRef); err != nil {
+			return err
+		}
 		// Every block is read: no index has the products of views.
 		_, err := s.d.RewriteBlocks(ctx, tx, "true", nil, func(vs []viewblock.View) ([]viewblock.View, bool) {
 			changed := false
@@ -128,7 +134,6 @@ func (s *Store) MergeProducts(ctx context.Context, brandID, into, from string) (
 			sql  string
 			args []any
 		}{
-			{"UPDATE view_events SET product = ? WHERE product = ?", []any{intoRef, fromRef}},
 			{"UPDATE cart_events SET product = ? WHERE product = ?", []any{intoRef, fromRef}},
 			{"UPDATE purchase_items SET product = ? WHERE product = ?", []any{intoRef, fromRef}},
 			{"UPDATE order_cancels SET product = ? WHERE product = ?", []any{intoRef, fromRef}},

@@ -10,6 +10,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/viewblock"
 )
 
 // The dashboard's rollups (internal/rollup): their reads, their build
@@ -118,7 +119,7 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 	}
 	var oldest sql.NullInt64
 	if err := s.w.QueryRow(ctx, `SELECT min(m) FROM (SELECT min(min_ts) AS m FROM view_blocks UNION ALL
-		SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
+		SELECT min(ts) FROM view_events UNION ALL SELECT min(ts) FROM purchase_events UNION ALL SELECT min(ts) FROM cart_events UNION ALL
 		SELECT min(hour) FROM rollup_hours) AS o`).Scan(&oldest); err != nil {
 		return err
 	}
@@ -212,11 +213,11 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 }
 
 // eachView calls fn with each stored view of [from, to), for a build,
-// from the blocks that may hold one.
+// from the blocks that may hold one and the rows not yet moved.
 func (s *Store) eachView(ctx context.Context, tx Querier, from, to int64, fn func(rollup.View) error) error {
-	return EachBlock(ctx, tx, blockTimes, "", []any{from, to}, func(b *Block) error {
-		for i := range b.Views {
-			if v := &b.Views[i]; v.TS >= from && v.TS < to {
+	return eachStored(ctx, tx, from, to, func(_ int64, vs []viewblock.View) error {
+		for i := range vs {
+			if v := &vs[i]; v.TS >= from && v.TS < to {
 				if err := fn(RollupView(v)); err != nil {
 					return err
 				}

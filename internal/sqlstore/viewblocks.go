@@ -166,14 +166,54 @@ func RollupView(v *viewblock.View) rollup.View {
 // [from, to).
 const blockTimes = "max_ts >= ? AND min_ts < ?"
 
+// storedViews is every stored view whose time may fall in [from, to)
+// (arguments: from, to, twice), in one statement and so one snapshot:
+// the blocks, and the rows of view_events that a node of the version
+// before wrote and that wait to be moved (postgres.moveViewRows; none
+// once moved), each as a block of one view, its data NULL (a block's
+// other columns are). All in the order of their oldest time, then id, as
+// each table's index on times gives them. One statement: a move may
+// commit at any time, and in any snapshot a view is a row or in a block,
+// never both.
+const storedViews = `SELECT min_ts, id, data, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+	FROM view_blocks WHERE ` + blockTimes + `
+	UNION ALL SELECT v.ts, v.id, NULL, ` + MovedViewColumns + `
+	FROM view_events v LEFT JOIN products p ON p.id = v.product WHERE v.ts >= ? AND v.ts < ?
+	ORDER BY 1, 2`
+
+// eachStored calls fn with each block, or row of the version before, that
+// may hold a view of [from, to) (storedViews): lo bounds its views' times
+// from below. The views' slice is reused from one call to the next.
+func eachStored(ctx context.Context, q Queryer, from, to int64, fn func(lo int64, vs []viewblock.View) error) error {
+	var vs []viewblock.View
+	var m movedRow
+	return Each(ctx, q, func(r Row) error {
+		var lo, id int64
+		var data []byte
+		if err := r.Scan(append([]any{&lo, &id, &data}, m.dest()...)...); err != nil {
+			return err
+		}
+		if data == nil { // a row
+			vs = append(vs[:0], m.view())
+			return fn(lo, vs)
+		}
+		var err error
+		if vs, err = viewblock.Decode(vs[:0], data); err != nil {
+			return err
+		}
+		return fn(lo, vs)
+	}, storedViews, from, to, from, to)
+}
+
 // EachViewInTime calls fn with every stored view of [from, to) that keep
-// accepts, in the order of their times, then ids. Blocks overlap in time
+// accepts, in the order of their times, then ids: those of blocks and
+// those of rows not yet moved (storedViews). Blocks overlap in time
 // (a keyed event's timestamp is its own), so they are read in the order
 // of their oldest view and merged: the views read and not yet given wait,
 // sorted, until a block begins after them. They are few: blocks are
 // commit groups of one moment.
 func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
-	var pending, merged, vs []viewblock.View
+	var pending, merged []viewblock.View
 	emitBefore := func(t int64) error {
 		i := 0
 		for ; i < len(pending) && pending[i].TS < t; i++ {
@@ -184,17 +224,8 @@ func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*v
 		pending = pending[:copy(pending, pending[i:])]
 		return nil
 	}
-	err := Each(ctx, q, func(r Row) error {
-		var lo int64
-		var data []byte
-		if err := r.Scan(&lo, &data); err != nil {
-			return err
-		}
+	err := eachStored(ctx, q, from, to, func(lo int64, vs []viewblock.View) error {
 		if err := emitBefore(max(lo, from)); err != nil {
-			return err
-		}
-		var err error
-		if vs, err = viewblock.Decode(vs[:0], data); err != nil {
 			return err
 		}
 		kept := vs[:0]
@@ -209,7 +240,7 @@ func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*v
 		merged = mergeViews(merged[:0], pending, kept)
 		pending, merged = merged, pending
 		return nil
-	}, "SELECT min_ts, data FROM view_blocks WHERE "+blockTimes+" ORDER BY min_ts, id", from, to)
+	})
 	if err != nil {
 		return err
 	}
@@ -377,11 +408,11 @@ func (d *Dialect) addBlockViews(ctx context.Context, q Queryer, views []viewbloc
 }
 
 // BlockHourSessions calls fn with the session of each view of the key's
-// hour (rollup.Tx's HourSessions).
+// hour (rollup.Tx's HourSessions), of blocks and of rows not yet moved.
 func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(string)) error {
-	return EachBlock(ctx, q, blockTimes, "", []any{k.Hour, k.Hour + rollup.Hour}, func(b *Block) error {
-		for i := range b.Views {
-			v := &b.Views[i]
+	return eachStored(ctx, q, k.Hour, k.Hour+rollup.Hour, func(_ int64, vs []viewblock.View) error {
+		for i := range vs {
+			v := &vs[i]
 			if v.TS >= k.Hour && v.TS < k.Hour+rollup.Hour && v.Brand == k.Brand && v.HasSession && v.Session != "" &&
 				(k.Product == 0 || v.Product == k.Product) {
 				fn(v.Session)
@@ -398,23 +429,49 @@ const MovedViewColumns = `v.id, v.event_id, coalesce(p.brand_id, ''), v.product,
 
 // ScanMovedView scans a row of MovedViewColumns, then into extra.
 func ScanMovedView(r Row, extra ...any) (viewblock.View, error) {
+	var m movedRow
+	err := r.Scan(append(m.dest(), extra...)...)
+	return m.view(), err
+}
+
+// movedRow is where a scan of MovedViewColumns goes: every column may be
+// NULL, as where storedViews reads a block.
+type movedRow struct {
+	id, product, ts, given, received         *int64
+	eventID, brand, session, country, locale *string
+	arm                                      *string
+	keyed                                    *bool
+}
+
+func (m *movedRow) dest() []any {
+	return []any{&m.id, &m.eventID, &m.brand, &m.product, &m.ts, &m.given, &m.received, &m.session, &m.country, &m.locale, &m.keyed, &m.arm}
+}
+
+// view is the row's view.
+func (m *movedRow) view() viewblock.View {
 	var v viewblock.View
-	var given *int64
-	var session, country, locale *string
-	err := r.Scan(append([]any{&v.ID, &v.EventID, &v.Brand, &v.Product, &v.TS, &given, &v.ReceivedAt, &session, &country, &locale, &v.Keyed, &v.Arm}, extra...)...)
-	if given != nil {
-		v.Given, v.HasGiven = *given, true
+	val := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
 	}
-	if session != nil {
-		v.Session, v.HasSession = *session, true
+	str := func(p *string) (string, bool) {
+		if p == nil {
+			return "", false
+		}
+		return *p, true
 	}
-	if country != nil {
-		v.Country, v.HasCountry = *country, true
-	}
-	if locale != nil {
-		v.Locale, v.HasLocale = *locale, true
-	}
-	return v, err
+	v.ID, v.Product, v.TS, v.ReceivedAt = val(m.id), val(m.product), val(m.ts), val(m.received)
+	v.Given, v.HasGiven = val(m.given), m.given != nil
+	v.EventID, _ = str(m.eventID)
+	v.Brand, _ = str(m.brand)
+	v.Arm, _ = str(m.arm)
+	v.Session, v.HasSession = str(m.session)
+	v.Country, v.HasCountry = str(m.country)
+	v.Locale, v.HasLocale = str(m.locale)
+	v.Keyed = m.keyed != nil && *m.keyed
+	return v
 }
 
 // MoveViewRows runs batch, which moves rows of view_events into blocks
