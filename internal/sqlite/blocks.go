@@ -21,7 +21,7 @@ const (
 	// block's range, and after every id the rollups have counted, so
 	// that an id the rollups counted is never given again once its block
 	// expired (pending.go).
-	qViewIDsAfter = "SELECT max((" + qLastViewID + "), (SELECT through FROM rollup_views))"
+	qViewIDsAfter = "SELECT max((" + qLastViewID + "), (SELECT views FROM rollup_through))"
 	qBlockPut     = "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)"
 )
 
@@ -97,7 +97,7 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 			}
 			// The version that wrote them counted them in the rollups, and
 			// inTx caught up with every block before.
-			if _, err := tx.ExecContext(ctx, "UPDATE rollup_views SET through = max(through, ?)", views[len(views)-1].ID); err != nil {
+			if _, err := tx.ExecContext(ctx, "UPDATE rollup_through SET views = max(views, ?)", views[len(views)-1].ID); err != nil {
 				return err
 			}
 			n = len(views)

@@ -34,9 +34,8 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
-		// A batch of views alone leaves its rollups waiting (pending.go).
-		views := viewsOnly(batch)
-		if !views || s.pending.views.Load() >= catchUpViews {
+		// The batch's rollups wait (pending.go), unless many do.
+		if s.pending.events.Load() >= catchUpEvents {
 			if err := s.catchUp(ctx, fast, rollupTx{fast}); err != nil {
 				return err
 			}
@@ -54,12 +53,8 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		if views {
-			s.pending.dirty.Store(true) // before the commit: the next transaction catches up
-			s.pending.views.Add(int64(len(batch)))
-			return nil
-		}
-		return applyBatch(ctx, fast, batch)
+		s.pending.wait(len(batch)) // before the commit: the next transaction catches up
+		return nil
 	})
 	if err == nil {
 		appendCommitted()
@@ -93,33 +88,9 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		return applyBatch(ctx, tx, batch) // inTx caught up
+		s.pending.wait(len(batch))
+		return nil
 	})
-}
-
-// viewsOnly reports whether the batch holds views alone.
-func viewsOnly(batch []*svc.Write) bool {
-	for _, w := range batch {
-		if w.View == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// applyBatch applies what the batch adds to the rollups in tx, which has
-// caught up with the waiting views, and counts its views as applied.
-func applyBatch(ctx context.Context, tx *preparedTx, batch []*svc.Write) error {
-	if err := rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch)); err != nil {
-		return err
-	}
-	for _, w := range batch {
-		if w.View != nil {
-			_, err := tx.ExecContext(ctx, qRollupThroughNewest)
-			return err
-		}
-	}
-	return nil
 }
 
 // appendCommitted runs between Append's commit and its merges into the
@@ -406,6 +377,9 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			return err
 		}
 		total = n
+		if _, err := tx.ExecContext(ctx, qRollupThroughKept); err != nil { // inTx caught up
+			return err
+		}
 		if err := maxIDs(ctx, tx, s.stmts, &left); err != nil {
 			return err
 		}

@@ -41,10 +41,24 @@ func stopMaintenance(s *Store) {
 	<-s.checkpoints
 }
 
+// pendingOrder writes an order of one p1 at 10 EUR, whose rollups wait.
+func pendingOrder(t *testing.T, s *Store, id, session string, at time.Time) {
+	t.Helper()
+	qty, price := int64(1), 10.0
+	o := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: id, Currency: new("EUR"),
+		Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &qty, UnitPrice: &price}}}}
+	o.Context.SessionID = &session
+	o.Meta = svc.EventMeta{EventID: "ev-" + id, Time: at, ReceivedAt: at}
+	w := &svc.Write{Purchase: o, MayRegister: true}
+	if err := s.Append(context.Background(), []*svc.Write{w}); err != nil || w.Result.Err != nil {
+		t.Fatal(err, w.Result.Err)
+	}
+}
+
 // through is the last view id the rollups count, and the newest stored.
 func through(t *testing.T, s *Store) (counted, newest int64) {
 	t.Helper()
-	if err := s.r.QueryRow(qRollupThrough).Scan(&counted); err != nil {
+	if err := s.r.QueryRow("SELECT views FROM rollup_through").Scan(&counted); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.r.QueryRow(qLastViewID).Scan(&newest); err != nil {
@@ -56,16 +70,26 @@ func through(t *testing.T, s *Store) (counted, newest int64) {
 // brandViews is the brand's views of the hour as the dashboard reads them.
 func brandViews(t *testing.T, s *Store, hour time.Time) int64 {
 	t.Helper()
-	var n int64
-	err := s.RollupHours(context.Background(), "br_1", "", hour, hour.Add(time.Hour), func(r rollup.Row) error { n += r.Views; return nil })
+	return brandHour(t, s, hour).Views
+}
+
+// brandHour is the brand's row of the hour as the dashboard reads it.
+func brandHour(t *testing.T, s *Store, hour time.Time) (sum rollup.Row) {
+	t.Helper()
+	err := s.RollupHours(context.Background(), "br_1", "", hour, hour.Add(time.Hour), func(r rollup.Row) error {
+		sum.Views += r.Views
+		sum.Purchases += r.Purchases
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return sum
 }
 
-// A batch of views leaves its rollups waiting; a read of the rollups, an
-// order of the session and a report of its widget find them applied.
+// A group commit leaves its rollups waiting; a read of the rollups and a
+// report of the session's widget find them applied, and an order finds
+// its session's row, which the session's first view makes.
 func TestViewsRollupsWaitForTheNextWrite(t *testing.T) {
 	ctx := context.Background()
 	s := storeWithBrand(t)
@@ -82,17 +106,7 @@ func TestViewsRollupsWaitForTheNextWrite(t *testing.T) {
 	}
 	// An order needs the session's arm, which its first view gives.
 	pendingViews(t, s, "s2", hour.Add(time.Minute), 2)
-	qty, price := int64(1), 10.0
-	o := &svc.PurchaseEvent{BrandID: "br_1", Order: svc.Order{OrderID: "o1", Currency: new("EUR"),
-		Items: []svc.PurchaseItem{{ProductID: "p1", Quantity: &qty, UnitPrice: &price}}}}
-	o.Context.SessionID = new("s2")
-	o.Meta = svc.EventMeta{EventID: "ev-o1", Time: hour.Add(3 * time.Minute), ReceivedAt: hour.Add(3 * time.Minute)}
-	if err := s.Append(ctx, []*svc.Write{{Purchase: o, MayRegister: true}}); err != nil {
-		t.Fatal(err)
-	}
-	if counted, newest := through(t, s); counted != newest {
-		t.Fatalf("after an order the rollups count views up to %d of %d", counted, newest)
-	}
+	pendingOrder(t, s, "o1", "s2", hour.Add(3*time.Minute))
 	bought := map[string]float64{}
 	err = s.RollupArms(ctx, "br_1", func(string, int64) {}, func(arm, session string, value float64, _ bool) error {
 		bought[arm+" "+session] = value
@@ -107,9 +121,10 @@ func TestViewsRollupsWaitForTheNextWrite(t *testing.T) {
 	}
 }
 
-// An erasure and an expiry take out views whose rollups waited: they are
-// applied first, and nothing is taken out that was never added. The ids
-// of expired views are not given again.
+// An erasure and an expiry take out events whose rollups waited: they
+// are applied first, and nothing is taken out that was never added. An
+// id the rollups counted and an erasure freed is counted again when it
+// is given again.
 func TestErasureAndExpiryOfWaitingViews(t *testing.T) {
 	ctx := context.Background()
 	s := storeWithBrand(t)
@@ -117,11 +132,17 @@ func TestErasureAndExpiryOfWaitingViews(t *testing.T) {
 	hour := now.Truncate(time.Hour)
 	pendingViews(t, s, "s1", hour.Add(time.Minute), 2)
 	pendingViews(t, s, "s2", hour.Add(time.Minute), 3)
+	pendingOrder(t, s, "o1", "s1", hour.Add(2*time.Minute)) // the newest order
 	if _, err := s.ForgetSession(ctx, "br_1", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := brandViews(t, s, hour); got != 3 {
-		t.Fatalf("%d views of the hour after erasing s1's 2 of 5, want 3", got)
+	if got := brandHour(t, s, hour); got.Views != 3 || got.Purchases != 0 {
+		t.Fatalf("%d views and %d orders of the hour after erasing s1's 2 of 5 and its order, want 3 and 0", got.Views, got.Purchases)
+	}
+	// The next order may take the erased one's id: it is counted.
+	pendingOrder(t, s, "o2", "s2", hour.Add(2*time.Minute))
+	if got := brandHour(t, s, hour); got.Purchases != 1 {
+		t.Fatalf("%d orders of the hour after a new one, want 1", got.Purchases)
 	}
 	old := hour.Add(-20 * 24 * time.Hour)
 	pendingViews(t, s, "s4", old, 2) // the newest block
@@ -180,7 +201,7 @@ func TestWaitingViewsAppliedAtOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"DELETE FROM rollup_hours", "DELETE FROM rollup_countries", "UPDATE rollup_views SET through = 0"} {
+	for _, q := range []string{"DELETE FROM rollup_hours", "DELETE FROM rollup_countries", "UPDATE rollup_through SET views = 0, carts = 0, orders = 0"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,14 @@ func (s *Store) sharedTx(ctx context.Context, fn func(sqlstore.Querier) error) e
 // sharedRollupTx runs fn in a transaction that writes events, with its
 // rollups: the feed leaves out what it wrote (inEventTx).
 func (s *Store) sharedRollupTx(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
-	return s.inEventTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}, s.rollupTx(tx)) })
+	return s.inEventTx(ctx, func(tx *sql.Tx) error {
+		if err := fn(sqlQ{tx}, s.rollupTx(tx)); err != nil {
+			return err
+		}
+		// It may have deleted the newest cart or order (an erasure).
+		_, err := tx.ExecContext(ctx, qRollupThroughKept)
+		return err
+	})
 }
 
 // sqlQ is a pool or a transaction of database/sql as sqlstore runs it.
