@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,5 +218,69 @@ func TestWaitingViewsAppliedAtOpen(t *testing.T) {
 	}
 	if got := rows(s.r); !reflect.DeepEqual(got, want) {
 		t.Fatalf("hour rows after the open\n%v\nbefore the crash\n%v", got, want)
+	}
+}
+
+// Applied a few at a time, as the maintenance loop does, waiting views,
+// carts and orders leave the rows a build makes, and each order is in its
+// session's arm.
+func TestWaitingEventsAppliedInSteps(t *testing.T) {
+	ctx := context.Background()
+	s := storeWithBrand(t)
+	stopMaintenance(s)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	for i := range 6 {
+		session := fmt.Sprint("s", i%4)
+		pendingViews(t, s, session, hour.Add(time.Duration(i)*time.Minute), 1+i%3)
+		if i%2 == 1 {
+			pendingOrder(t, s, fmt.Sprint("o", i), session, hour.Add(time.Duration(i)*time.Minute+time.Second))
+		}
+	}
+	steps := 0
+	for none := false; !none; steps++ {
+		err := s.inTx(inSteps(ctx), func(tx *sql.Tx) error {
+			p := s.prepared(tx)
+			var err error
+			none, err = s.applyWaiting(ctx, p, rollupTx{p}, 2)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if steps < 4 {
+		t.Fatalf("%d steps of 2 for 12 views and 3 orders", steps)
+	}
+	read := func() (rows []string) {
+		err := eachRowOf(ctx, s.r, func(r *sql.Rows) error {
+			var k string
+			var viewers []byte
+			rows = append(rows, "")
+			err := r.Scan(&k, &viewers)
+			rows[len(rows)-1] = k + fmt.Sprint(viewers)
+			return err
+		}, `SELECT brand_id || ' ' || product || ' ' || hour || ' ' || views || ' ' || purchases || ' ' || units || ' ' || revenue, viewers
+			FROM rollup_hours ORDER BY brand_id, product, hour`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var arms []string
+		err = s.RollupArms(ctx, "br_1", func(arm string, n int64) { arms = append(arms, fmt.Sprint(arm, n)) },
+			func(arm, session string, value float64, _ bool) error { arms = append(arms, arm+session); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(arms)
+		return append(rows, arms...)
+	}
+	stepped := read()
+	if err := s.RebuildRollups(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if built := read(); !reflect.DeepEqual(stepped, built) {
+		t.Fatalf("applied in steps:\n%v\nbuilt:\n%v", stepped, built)
+	}
+	if !slices.Contains(stepped, holdout.ArmShown+"s1") || !slices.Contains(stepped, holdout.ArmShown+"s3") {
+		t.Fatalf("the orders of s1 and s3 are not in their sessions' arm: %v", stepped)
 	}
 }

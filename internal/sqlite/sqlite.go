@@ -151,18 +151,21 @@ const (
 // checkpointLoop checkpoints the log from a reader connection, so that
 // copying pages into the database and its fsync do not hold up a commit:
 // at SQLite's default the commit that crossed 1,000 pages of log did it,
-// and every writer waited for that one.
+// and every writer waited for that one. It also applies the rollups of
+// the events that wait for them, a step at a time (pending.go).
 func (s *Store) checkpointLoop() {
 	defer close(s.checkpoints)
 	tick := time.NewTicker(checkpointEvery)
 	defer tick.Stop()
+	rollups := time.NewTicker(catchUpEvery)
+	defer rollups.Stop()
 	for {
-		select {
+		select { // the next tick tries again
 		case <-s.stopCheckpoints:
 			return
+		case <-rollups.C:
+			_ = s.applyInSteps(context.Background())
 		case <-tick.C:
-			// The next tick tries again.
-			_ = s.applyPending(context.Background())
 			_, _, _ = s.checkpoint(context.Background())
 		}
 	}
@@ -237,7 +240,10 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	if !keepsHours(ctx) {
 		s.hours.clear() // it may change hour rows: none is stale once it holds the writer
-		// Append's fast path catches up itself, or leaves its views waiting.
+	}
+	// Append's fast path catches up itself, or leaves its events waiting;
+	// a step of applyInSteps applies some.
+	if !keepsHours(ctx) && !isStep(ctx) {
 		if err := s.catchUp(ctx, s.prepared(tx), s.rollupTx(tx)); err != nil {
 			_ = tx.Rollback()
 			s.pending.dirty.Store(true)
