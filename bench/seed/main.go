@@ -113,13 +113,6 @@ func seed(ctx context.Context, o options) error {
 		}
 		fmt.Printf("%d orders, %s\n", o.purchases, s.elapsed())
 	}
-	// A store of the version before, whose rollups are not built yet: the
-	// first start builds them from every event, so none waits to be
-	// applied (internal/sqlite/pending.go).
-	if _, err := db.ExecContext(ctx, `UPDATE rollup_through SET views = coalesce((SELECT max(last) FROM view_blocks), 0),
-		carts = coalesce((SELECT max(id) FROM cart_events), 0), orders = coalesce((SELECT max(id) FROM purchase_events), 0)`); err != nil {
-		return err
-	}
 	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return err
 	}

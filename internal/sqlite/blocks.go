@@ -17,12 +17,7 @@ const (
 	// qLastViewID is the largest view id given: the end of the newest
 	// block's range, which a rewrite keeps.
 	qLastViewID = "SELECT coalesce((SELECT last FROM view_blocks ORDER BY id DESC LIMIT 1), 0)"
-	// qViewIDsAfter is where a new block's ids start: after the newest
-	// block's range, and after every id the rollups have counted, so
-	// that an id the rollups counted is never given again once its block
-	// expired (pending.go).
-	qViewIDsAfter = "SELECT max((" + qLastViewID + "), (SELECT views FROM rollup_through))"
-	qBlockPut     = "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)"
+	qBlockPut   = "INSERT INTO view_blocks (id, last, min_ts, max_ts, n, data) VALUES (?, ?, ?, ?, ?, ?)"
 )
 
 // writeBlock stores views, ids not yet given, as a new block after the
@@ -32,7 +27,7 @@ func (p *preparedTx) writeBlock(ctx context.Context, views []viewblock.View) err
 		return nil
 	}
 	var last int64
-	if err := p.QueryRowContext(ctx, qViewIDsAfter).Scan(&last); err != nil {
+	if err := p.QueryRowContext(ctx, qLastViewID).Scan(&last); err != nil {
 		return err
 	}
 	lo, hi := views[0].TS, views[0].TS
@@ -79,9 +74,6 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 				return err
 			}
 			if views[0].ID <= last {
-				if err := tx.QueryRowContext(ctx, qViewIDsAfter).Scan(&last); err != nil {
-					return err
-				}
 				for i := range views {
 					views[i].ID = last + 1 + int64(i)
 				}
@@ -94,11 +86,6 @@ func (s *Store) moveViewRows(ctx context.Context) error {
 					return err
 				}
 				rest = rest[len(b):]
-			}
-			// The version that wrote them counted them in the rollups, and
-			// inTx caught up with every block before.
-			if _, err := tx.ExecContext(ctx, "UPDATE rollup_through SET views = max(views, ?)", views[len(views)-1].ID); err != nil {
-				return err
 			}
 			n = len(views)
 			_, err = tx.ExecContext(ctx, "DELETE FROM view_events WHERE id <= ?", moved)

@@ -322,9 +322,6 @@ func TestRollupsOfWritesAreABuildsRows(t *testing.T) {
 	}
 	batch(2, now)
 	rows := func() []string {
-		if err := s.applyPending(ctx); err != nil { // the views wait behind their commits
-			t.Fatal(err)
-		}
 		var out []string
 		err := eachRowOf(ctx, s.r, func(r *sql.Rows) error {
 			var brand string
@@ -413,9 +410,6 @@ func TestHourCacheAfterAWriteBetweenCommitAndMerge(t *testing.T) {
 		}
 	}
 	views := func() (out []int64) {
-		if err := s.applyPending(ctx); err != nil { // the views wait behind their commits
-			t.Fatal(err)
-		}
 		err := eachRowOf(ctx, s.r, func(r *sql.Rows) error {
 			var v int64
 			out = append(out, v)

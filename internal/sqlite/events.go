@@ -34,12 +34,6 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		fast = s.prepared(sqlTx)
 		fast.memo(&s.products)
 		fast.hours, fast.hoursStaged = &s.hours, make(map[rollup.Key]*rollup.Row)
-		// The batch's rollups wait (pending.go), unless many do.
-		if s.pending.events.Load() >= catchUpEvents {
-			if err := s.catchUp(ctx, fast, rollupTx{fast}); err != nil {
-				return err
-			}
-		}
 		if err := fast.prefetch(ctx, batch); err != nil {
 			return err
 		}
@@ -53,8 +47,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		if err := fast.flushViews(ctx); err != nil {
 			return errWithSavepoints
 		}
-		s.pending.wait(len(batch)) // before the commit: the next transaction catches up
-		return nil
+		return rollup.Apply(ctx, rollupTx{fast}, sqlstore.DeltaOf(batch))
 	})
 	if err == nil {
 		appendCommitted()
@@ -62,7 +55,6 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 		s.hours.merge(gen, fast.hoursStaged)
 	} else {
 		s.hours.clear() // a failed commit may have happened after all
-		s.pending.dirty.Store(true)
 	}
 	if !errors.Is(err, errWithSavepoints) {
 		return err
@@ -88,8 +80,7 @@ func (s *Store) Append(ctx context.Context, batch []*svc.Write) error {
 				return err
 			}
 		}
-		s.pending.wait(len(batch))
-		return nil
+		return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(batch))
 	})
 }
 
@@ -377,9 +368,6 @@ func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit 
 			return err
 		}
 		total = n
-		if _, err := tx.ExecContext(ctx, qRollupThroughKept); err != nil { // inTx caught up
-			return err
-		}
 		if err := maxIDs(ctx, tx, s.stmts, &left); err != nil {
 			return err
 		}

@@ -43,4 +43,4 @@ const (
 	nextChange = sqlstore.NextChange
 )
 
-var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qProductOf, qNameInsert, qProductTouch, qMaxIDs, qDataVersion, qLastViewID, qViewIDsAfter, qBlockPut, qRollupThrough, qRollupThroughSet, qNewestEvents}, rollupQueries...)
+var writeQueries = append([]string{qSavepoint, qRollbackTo, qRelease, qIdempotencyGet, qIdempotencyPut, qOrderGet, qPendingGet, qPurchaseInsert, qItemInsert, qCartInsert, qProductGet, qProductInsert, qProductUpdate, qProductOf, qNameInsert, qProductTouch, qMaxIDs, qDataVersion, qLastViewID, qBlockPut}, rollupQueries...)

@@ -11,7 +11,7 @@ import (
 // shared returns the queries both stores share (internal/sqlstore), on the
 // read pool and the writer.
 func (s *Store) shared() *sqlstore.Store {
-	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, s.sharedTx, s.sharedRollupTx).WithFreshRollups(s.applyPending)
+	return sqlstore.New(sqlstore.SQLite, sqlQ{s.r}, sqlQ{s.w}, s.sharedTx, s.sharedRollupTx)
 }
 
 // sharedTx runs fn in a write transaction of the writer.
@@ -22,14 +22,7 @@ func (s *Store) sharedTx(ctx context.Context, fn func(sqlstore.Querier) error) e
 // sharedRollupTx runs fn in a transaction that writes events, with its
 // rollups: the feed leaves out what it wrote (inEventTx).
 func (s *Store) sharedRollupTx(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
-	return s.inEventTx(ctx, func(tx *sql.Tx) error {
-		if err := fn(sqlQ{tx}, s.rollupTx(tx)); err != nil {
-			return err
-		}
-		// It may have deleted the newest cart or order (an erasure).
-		_, err := tx.ExecContext(ctx, qRollupThroughKept)
-		return err
-	})
+	return s.inEventTx(ctx, func(tx *sql.Tx) error { return fn(sqlQ{tx}, s.rollupTx(tx)) })
 }
 
 // sqlQ is a pool or a transaction of database/sql as sqlstore runs it.

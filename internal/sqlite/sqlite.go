@@ -47,7 +47,6 @@ type Store struct {
 	stmts    stmtCache // of the write path, on w
 	products productCache
 	hours    hourCache // of Append's fast path; emptied by any other write
-	pending  pendingRollups
 	// productsMu orders the writes of products with the updates of the
 	// cache: a commit and the cache change it makes happen as one.
 	productsMu sync.Mutex
@@ -93,8 +92,6 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	r.SetMaxOpenConns(4)
 	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
 	s.Store = s.shared()
-	// Views a crash left waiting are applied by the first transaction.
-	s.pending.dirty.Store(true)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -102,10 +99,6 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if s.stmts, err = prepareAll(ctx, w, writeQueries); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
-	}
-	if err := s.applyPending(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sqlite: apply the rollups of waiting views: %w", err)
 	}
 	s.stopCheckpoints, s.checkpoints = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
@@ -151,22 +144,17 @@ const (
 // checkpointLoop checkpoints the log from a reader connection, so that
 // copying pages into the database and its fsync do not hold up a commit:
 // at SQLite's default the commit that crossed 1,000 pages of log did it,
-// and every writer waited for that one. It also applies the rollups of
-// the events that wait for them, a step at a time (pending.go).
+// and every writer waited for that one.
 func (s *Store) checkpointLoop() {
 	defer close(s.checkpoints)
 	tick := time.NewTicker(checkpointEvery)
 	defer tick.Stop()
-	rollups := time.NewTicker(catchUpEvery)
-	defer rollups.Stop()
 	for {
-		select { // the next tick tries again
+		select {
 		case <-s.stopCheckpoints:
 			return
-		case <-rollups.C:
-			_ = s.applyInSteps(context.Background())
 		case <-tick.C:
-			_, _, _ = s.checkpoint(context.Background())
+			_, _, _ = s.checkpoint(context.Background()) // the next tick tries again
 		}
 	}
 }
@@ -225,9 +213,6 @@ func (s *Store) Close() error {
 	if s.stopCheckpoints != nil {
 		s.stopOnce.Do(func() { close(s.stopCheckpoints) })
 		<-s.checkpoints
-		// A clean stop leaves no view waiting (a failure here is caught
-		// up at the next open).
-		_ = s.applyPending(context.Background())
 	}
 	return errors.Join(s.closeFeed(), s.stmts.close(), s.r.Close(), s.w.Close())
 }
@@ -241,25 +226,11 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if !keepsHours(ctx) {
 		s.hours.clear() // it may change hour rows: none is stale once it holds the writer
 	}
-	// Append's fast path catches up itself, or leaves its events waiting;
-	// a step of applyInSteps applies some.
-	if !keepsHours(ctx) && !isStep(ctx) {
-		if err := s.catchUp(ctx, s.prepared(tx), s.rollupTx(tx)); err != nil {
-			_ = tx.Rollback()
-			s.pending.dirty.Store(true)
-			return err
-		}
-	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		s.pending.dirty.Store(true) // what it caught up, if anything, waits again
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		s.pending.dirty.Store(true)
-		return err
-	}
-	return nil
+	return tx.Commit()
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }

@@ -187,24 +187,15 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 			return err
 		}
 	}
-	// The views an hour at a time: a delta holds the session id of each
-	// of its views until it is applied, and a day of 20 M views held 8.4
-	// GB. An hour's rows are its own, so each is still written once.
-	for hour := day; hour < day+rollup.Day; hour += rollup.Hour {
-		d := &rollup.Delta{NoSessions: true}
-		err := s.eachView(ctx, tx, hour, hour+rollup.Hour, func(v rollup.View) error {
-			d.AddView(v, 1)
-			sessions.add(v)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := rollup.Apply(ctx, rt, d); err != nil {
-			return err
-		}
-	}
 	d := &rollup.Delta{NoSessions: true}
+	err := s.eachView(ctx, tx, day, day+rollup.Day, func(v rollup.View) error {
+		d.AddView(v, 1)
+		sessions.add(v)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if err := CountEvents(ctx, tx, d, 1, "c.ts >= ? AND c.ts < ?", "e.ts >= ? AND e.ts < ?", day, day+rollup.Day); err != nil {
 		return err
 	}
@@ -217,7 +208,7 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 			return err
 		}
 	}
-	_, err := tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
+	_, err = tx.Exec(ctx, "UPDATE rollup_build SET built_until = ?", day+rollup.Day)
 	return err
 }
 
@@ -366,9 +357,6 @@ func (s *Store) RollupHourCounts(ctx context.Context, brandID string, from, to t
 
 // rollupHours reads hour rows, their viewers from the column given.
 func (s *Store) rollupHours(ctx context.Context, viewers, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
-	if err := s.freshRollups(ctx); err != nil {
-		return err
-	}
 	// Product 0 is the brand's own row; a product the brand lacks, -1,
 	// has none.
 	return Each(ctx, s.r, func(r Row) error {
@@ -389,9 +377,6 @@ func (s *Store) rollupHours(ctx context.Context, viewers, brandID, productID str
 // RollupCountries returns the brand's country rows of the days from up
 // to to (rollup.Store).
 func (s *Store) RollupCountries(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CountryRow, error) {
-	if err := s.freshRollups(ctx); err != nil {
-		return nil, err
-	}
 	return Collect(ctx, s.r, func(r Row) (rollup.CountryRow, error) {
 		var c rollup.CountryRow
 		c.Brand = brandID
@@ -437,9 +422,6 @@ func (s *Store) RollupArmRevenues(ctx context.Context, brandID string, sessions 
 
 // armSessionCounts calls sessions with the brand's sessions per arm.
 func (s *Store) armSessionCounts(ctx context.Context, brandID string, sessions func(arm string, n int64)) error {
-	if err := s.freshRollups(ctx); err != nil { // for the orders read after too
-		return err
-	}
 	return Each(ctx, s.r, func(r Row) error {
 		var arm string
 		var n int64
@@ -557,9 +539,6 @@ const RecountSessionCarts = `UPDATE rollup_sessions SET carts = c.n FROM (
 // triggers on rollup_sessions.
 func (s *Store) RollupFunnel(ctx context.Context, brandID string, from, to time.Time) (rollup.Funnel, error) {
 	var f rollup.Funnel
-	if err := s.freshRollups(ctx); err != nil {
-		return f, err
-	}
 	err := s.r.QueryRow(ctx, `SELECT CAST(coalesce(sum(sessions), 0) AS BIGINT), CAST(coalesce(sum(carted), 0) AS BIGINT),
 		CAST(coalesce(sum(bought), 0) AS BIGINT) FROM rollup_funnel WHERE brand_id = ? AND day >= ? AND day < ?`,
 		brandID, Millis(from), Millis(to)).Scan(&f.Sessions, &f.Carted, &f.Bought)
@@ -569,9 +548,6 @@ func (s *Store) RollupFunnel(ctx context.Context, brandID string, from, to time.
 // RollupCities returns the brand's city rows of the days of [from, to)
 // (rollup.Store).
 func (s *Store) RollupCities(ctx context.Context, brandID string, from, to time.Time) ([]rollup.CityRow, error) {
-	if err := s.freshRollups(ctx); err != nil {
-		return nil, err
-	}
 	return Collect(ctx, s.r, func(r Row) (rollup.CityRow, error) {
 		c := rollup.CityRow{CityKey: rollup.CityKey{Brand: brandID}}
 		err := r.Scan(&c.Country, &c.City, &c.Day, &c.Purchases)

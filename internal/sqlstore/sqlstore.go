@@ -279,25 +279,6 @@ type Store struct {
 	inTx func(context.Context, func(Querier) error) error
 	// rollupTx runs the writes of events that keep the rollups.
 	rollupTx RollupTx
-	// fresh, if set, brings the rollups up to every stored event before
-	// they are read: SQLite's wait behind the commit of views.
-	fresh func(context.Context) error
-}
-
-// WithFreshRollups makes every read of the rollups call fresh first, and
-// returns s.
-func (s *Store) WithFreshRollups(fresh func(context.Context) error) *Store {
-	s.fresh = fresh
-	return s
-}
-
-// freshRollups brings the rollups up to every stored event, where they
-// may wait.
-func (s *Store) freshRollups(ctx context.Context) error {
-	if s.fresh == nil {
-		return nil
-	}
-	return s.fresh(ctx)
 }
 
 // New returns the shared part of a store: read runs reads (a pool), write
