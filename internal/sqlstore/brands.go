@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 
 	"github.com/svc-project/svc"
 )
@@ -15,27 +16,20 @@ type BrandTx struct {
 
 // InsertBrand stores a new brand (svc.BrandTx).
 func (b BrandTx) InsertBrand(ctx context.Context, br *svc.Brand) (bool, error) {
-	domains, err := b.d.Strings(br.Domains)
+	values, err := brandSettingValues(b.d, br)
 	if err != nil {
 		return false, err
 	}
-	return affected(b.tx.Exec(ctx, "INSERT INTO brands ("+brandColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		append([]any{br.ID, br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, Millis(br.CreatedAt), br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...)...))
+	return affected(b.tx.Exec(ctx, qBrandInsert, append([]any{br.ID, Millis(br.CreatedAt)}, values...)...))
 }
 
 // UpdateBrand replaces a brand's fields but its creation time (svc.BrandTx).
 func (b BrandTx) UpdateBrand(ctx context.Context, br *svc.Brand) (bool, error) {
-	domains, err := b.d.Strings(br.Domains)
+	values, err := brandSettingValues(b.d, br)
 	if err != nil {
 		return false, err
 	}
-	return affected(b.tx.Exec(ctx, `UPDATE brands SET name = ?, domains = ?, require_key = ?, closed_catalog = ?,
-		min_viewers = ?, min_purchases = ?, holdout = ?, widget_variant = ?, widget_position = ?, languages = ?,
-		recent_delay = ?, recent_window = ?, recent_max = ?, recent_k = ?, widget_font = ?, min_carts = ?, widget_accent = ? WHERE id = ?`,
-		append(append([]any{br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
-			append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...), br.ID)...))
+	return affected(b.tx.Exec(ctx, qBrandUpdate, append(values, br.ID)...))
 }
 
 // BumpConfigVersion changes the number ConfigVersion returns (svc.BrandTx).
@@ -47,13 +41,44 @@ func (b BrandTx) BumpConfigVersion(ctx context.Context) error {
 // affected reports whether a statement changed a row.
 func affected(n int64, err error) (bool, error) { return err == nil && n > 0, err }
 
-const brandColumns = "id, name, domains, require_key, closed_catalog, min_viewers, min_purchases, created_at, holdout, widget_variant, widget_position, languages, " + recentColumns + ", " + widgetColumns
+// brandSettingColumns are a brand's columns but its id and creation
+// time, in the order of brandSettingValues and brandSettingDest: a new
+// setting is a column here, its value and its destination, and the
+// statements follow.
+const brandSettingColumns = "name, domains, require_key, closed_catalog, min_viewers, min_purchases, holdout, widget_variant, widget_position, languages, " +
+	recentColumns + ", " + widgetColumns
+
+const brandColumns = "id, created_at, " + brandSettingColumns
+
+var (
+	qBrandInsert = "INSERT INTO brands (" + brandColumns + ") VALUES (" + placeholders(2+len(strings.Split(brandSettingColumns, ", "))) + ") ON CONFLICT (id) DO NOTHING"
+	qBrandUpdate = "UPDATE brands SET " + strings.ReplaceAll(brandSettingColumns, ", ", " = ?, ") + " = ? WHERE id = ?"
+)
+
+// placeholders is n ? placeholders, separated by commas.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// brandSettingValues are the values of brandSettingColumns.
+func brandSettingValues(d *Dialect, br *svc.Brand) ([]any, error) {
+	domains, err := d.Strings(br.Domains)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{br.Name, domains, br.RequireKey, br.ClosedCatalog, br.MinViewers, br.MinPurchases, br.Holdout, br.WidgetVariant, br.WidgetPosition, br.Languages},
+		append(recentRow(br.Recent).values(), widgetValues(br.Widget)...)...), nil
+}
+
+// brandSettingDest are where a scan of brandSettingColumns goes.
+func (s *Store) brandSettingDest(b *svc.Brand, recent *recentSettings) []any {
+	return append([]any{&b.Name, s.d.ScanStrings(&b.Domains), &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages},
+		append(recent.dest(), widgetDest(&b.Widget)...)...)
+}
 
 func (s *Store) scanBrand(row Row) (*svc.Brand, error) {
 	var b svc.Brand
 	var created int64
 	var recent recentSettings
-	if err := row.Scan(append([]any{&b.ID, &b.Name, s.d.ScanStrings(&b.Domains), &b.RequireKey, &b.ClosedCatalog, &b.MinViewers, &b.MinPurchases, &created, &b.Holdout, &b.WidgetVariant, &b.WidgetPosition, &b.Languages}, append(recent.dest(), widgetDest(&b.Widget)...)...)...); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &created}, s.brandSettingDest(&b, &recent)...)...); err != nil {
 		return nil, err
 	}
 	b.Recent = recent.settings()

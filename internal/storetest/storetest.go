@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -176,11 +177,23 @@ func testBrands(t *testing.T, s svc.Store) {
 		b.Widget != (svc.WidgetSettings{Font: "inherit", MinCarts: 4}) {
 		t.Fatalf("updated brand %+v (its creation time stays)", b)
 	}
+	// Every setting, each a value of its own, reads back as written: the
+	// stores' columns, values and scans are in step.
+	every := &svc.Brand{ID: "br_1", Name: "Every", Domains: []string{"c.example"}, RequireKey: true, ClosedCatalog: true, MinViewers: 7, MinPurchases: 3,
+		Holdout: 20, WidgetVariant: "inline toasts", WidgetPosition: "end", Languages: "de,en", CreatedAt: t0,
+		Widget: svc.WidgetSettings{Font: "inherit", MinCarts: 6, Accent: "#123456"},
+		Recent: svc.RecentSettings{Delay: 7 * time.Minute, Window: 30 * time.Hour, MaxItems: 9, K: 4}}
+	if err := s.UpdateBrand(ctx, every); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Brand(ctx, "br_1"); err != nil || !reflect.DeepEqual(b, every) {
+		t.Fatalf("brand read back as\n%+v\nwritten as\n%+v (%v)", b, every, err)
+	}
 	if err := s.UpdateBrand(ctx, &svc.Brand{ID: "br_nope", Name: "x"}); svc.ErrorCode(err) != svc.ENOTFOUND {
 		t.Fatalf("update of a missing brand: %v", err)
 	}
-	if v1, _ := s.ConfigVersion(ctx); v1 != v0+3 {
-		t.Fatalf("config version %d -> %d, want 3 changes", v0, v1)
+	if v1, _ := s.ConfigVersion(ctx); v1 != v0+4 {
+		t.Fatalf("config version %d -> %d, want 4 changes", v0, v1)
 	}
 }
 
