@@ -187,10 +187,11 @@ const storedViews = `SELECT min_ts, id, data, NULL, NULL, NULL, NULL, NULL, NULL
 func eachStored(ctx context.Context, q Queryer, from, to int64, fn func(lo int64, vs []viewblock.View) error) error {
 	var vs []viewblock.View
 	var m movedRow
+	var lo, id int64
+	var data []byte
+	dest := append([]any{&lo, &id, &data}, m.dest()...) // once: a replay scans a row a block
 	return Each(ctx, q, func(r Row) error {
-		var lo, id int64
-		var data []byte
-		if err := r.Scan(append([]any{&lo, &id, &data}, m.dest()...)...); err != nil {
+		if err := r.Scan(dest...); err != nil {
 			return err
 		}
 		if data == nil { // a row
