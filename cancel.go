@@ -11,29 +11,29 @@ import (
 // (docs/spec.md, Order cancellation). Items nil cancels the whole order;
 // otherwise each item takes out up to its quantity of the product's units.
 type CancelEvent struct {
-	BrandID string       `json:"brand_id"`
-	OrderID string       `json:"order_id"`
-	Items   []CancelItem `json:"items"`
+	BrandID string
+	OrderID string
+	Items   []CancelItem
 
-	Meta EventMeta `json:"-"` // EventID and ReceivedAt; a cancellation is always keyed
+	Meta EventMeta // EventID and ReceivedAt; a cancellation is always keyed
 
 	// IfCounted takes out only orders stored already, and records nothing
 	// for an order not seen yet (a platform's "not counted yet", such as a
 	// WooCommerce order whose first payment failed): when that order comes
 	// it counts.
-	IfCounted bool `json:"-"`
+	IfCounted bool
 
 	// IdempotencyKey and BodyHash work as a Write's: a repeat answers the
 	// first answer again.
-	IdempotencyKey string       `json:"-"`
-	BodyHash       [32]byte     `json:"-"`
-	Result         CancelResult `json:"-"` // set by CancelOrder
+	IdempotencyKey string
+	BodyHash       [32]byte
+	Result         CancelResult // set by CancelOrder
 }
 
 // CancelItem is the quantity of one product to take out of an order.
 type CancelItem struct {
-	ProductID string `json:"product_id"`
-	Quantity  *int64 `json:"quantity"`
+	ProductID string
+	Quantity  *int64
 }
 
 // CancelResult is what became of a cancellation.
@@ -78,23 +78,23 @@ const StatusIgnored = "ignored"
 // Validate returns every bad field of the cancellation, or nil.
 func (c *CancelEvent) Validate() []FieldError {
 	var fe fieldErrors
-	fe.id("brand_id", c.BrandID, true)
-	fe.id("order_id", c.OrderID, true)
+	fe.id("BrandID", c.BrandID, true)
+	fe.id("OrderID", c.OrderID, true)
 	switch n := len(c.Items); {
 	case c.Items == nil:
 	case n == 0:
-		fe.add("items", "must have 1 to %d lines, or be left out to cancel the whole order", MaxOrderItems)
+		fe.add("Items", "must have 1 to %d lines, or be left out to cancel the whole order", MaxOrderItems)
 	case n > MaxOrderItems:
-		fe.add("items", "must have at most %d lines", MaxOrderItems)
+		fe.add("Items", "must have at most %d lines", MaxOrderItems)
 	}
 	for i := range min(len(c.Items), MaxOrderItems) {
 		it := &c.Items[i]
-		p := fmt.Sprintf("items[%d].", i)
-		fe.id(p+"product_id", it.ProductID, true)
+		p := fmt.Sprintf("Items[%d].", i)
+		fe.id(p+"ProductID", it.ProductID, true)
 		if it.Quantity == nil {
-			fe.add(p+"quantity", "is required")
+			fe.add(p+"Quantity", "is required")
 		} else if q := *it.Quantity; q < 1 || q > MaxQuantity {
-			fe.add(p+"quantity", "must be an integer from 1 to %d", MaxQuantity)
+			fe.add(p+"Quantity", "must be an integer from 1 to %d", MaxQuantity)
 		}
 	}
 	return fe

@@ -5,12 +5,12 @@ import "time"
 // CartEvent is one add-to-cart (docs/spec.md, Add to cart): a view's body
 // with the quantity added. Its rules are a view's.
 type CartEvent struct {
-	BrandID  string      `json:"brand_id"`
-	Product  ViewProduct `json:"product"`
-	Context  ViewContext `json:"context"`
-	Quantity *int64      `json:"quantity"` // nil: 1
+	BrandID  string
+	Product  ViewProduct
+	Context  ViewContext
+	Quantity *int64 // nil: 1
 
-	Meta EventMeta `json:"-"`
+	Meta EventMeta
 }
 
 // Validate returns every bad field of the cart event, or nil.
@@ -18,7 +18,7 @@ func (e *CartEvent) Validate() []FieldError {
 	v := ViewEvent{BrandID: e.BrandID, Product: e.Product, Context: e.Context}
 	fe := fieldErrors(v.Validate())
 	if q := e.Quantity; q != nil && (*q < 1 || *q > MaxQuantity) {
-		fe.add("quantity", "must be an integer from 1 to %d", MaxQuantity)
+		fe.add("Quantity", "must be an integer from 1 to %d", MaxQuantity)
 	}
 	return fe
 }

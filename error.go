@@ -20,11 +20,13 @@ const (
 )
 
 // FieldError names one bad field of a request and what is wrong with it.
-// Field is a path in the request: "order.items[2].quantity", or a query
-// parameter or header name.
+// Field is a path of Go field names in the domain's type, such as
+// "Order.Items[2].Quantity", which internal/wire names as the API does
+// ("order.items[2].quantity"); or a brand setting's, query parameter's or
+// header's name, which every layer names alike.
 type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
+	Field   string
+	Message string
 }
 
 // Error is the error every layer of svc returns. Message is safe to show to a

@@ -13,46 +13,46 @@ import (
 // ViewEvent is one product page view (docs/spec.md, Product view). Pointer fields are
 // optional: nil means absent, and a present field must be valid.
 type ViewEvent struct {
-	BrandID string      `json:"brand_id"`
-	Product ViewProduct `json:"product"`
-	Context ViewContext `json:"context"`
+	BrandID string
+	Product ViewProduct
+	Context ViewContext
 
-	Meta EventMeta `json:"-"`
+	Meta EventMeta
 }
 
 // ViewProduct is the product of a view.
 type ViewProduct struct {
-	ProductID string  `json:"product_id"`
-	SKU       *string `json:"sku"`
-	Title     *string `json:"title"`
-	URL       *string `json:"url"`
+	ProductID string
+	SKU       *string
+	Title     *string
+	URL       *string
 	// The maker's identifiers (identifiers.go): a GTIN of 8 to 14
 	// digits, the part number and the maker's name.
-	GTIN  *string `json:"gtin"`
-	MPN   *string `json:"mpn"`
-	Brand *string `json:"brand"`
+	GTIN  *string
+	MPN   *string
+	Brand *string
 	// Aliases are other ids the page knows the product by (names.go):
 	// variant ids, SKUs, its JSON-LD sku, productID or @id, its URL
 	// without the query. A keyed event registers them as the product's
 	// names; an anonymous one only resolves through names registered.
-	Aliases []string `json:"aliases"`
+	Aliases []string
 }
 
 // ViewContext is the circumstances of a view.
 type ViewContext struct {
-	Timestamp *string `json:"timestamp"`
-	SessionID *string `json:"session_id"`
-	Country   *string `json:"country"`
-	Locale    *string `json:"locale"`
+	Timestamp *string
+	SessionID *string
+	Country   *string
+	Locale    *string
 }
 
 // PurchaseEvent is one completed order (docs/spec.md, Purchase).
 type PurchaseEvent struct {
-	BrandID string          `json:"brand_id"`
-	Order   Order           `json:"order"`
-	Context PurchaseContext `json:"context"`
+	BrandID string
+	Order   Order
+	Context PurchaseContext
 
-	Meta EventMeta `json:"-"`
+	Meta EventMeta
 
 	// sent are the order's lines as sent, when TakeOutPending took units
 	// out of Order.Items: a write decided again (a retried batch) starts
@@ -62,36 +62,36 @@ type PurchaseEvent struct {
 
 // Order is the order of a purchase.
 type Order struct {
-	OrderID    string         `json:"order_id"`
-	Currency   *string        `json:"currency"`
-	TotalValue *float64       `json:"total_value"`
-	Items      []PurchaseItem `json:"items"`
+	OrderID    string
+	Currency   *string
+	TotalValue *float64
+	Items      []PurchaseItem
 }
 
 // PurchaseItem is one line of an order.
 type PurchaseItem struct {
-	ProductID string   `json:"product_id"`
-	SKU       *string  `json:"sku"`
-	Title     *string  `json:"title"`
-	Quantity  *int64   `json:"quantity"`
-	UnitPrice *float64 `json:"unit_price"`
-	GTIN      *string  `json:"gtin"`
-	MPN       *string  `json:"mpn"`
-	Brand     *string  `json:"brand"`
+	ProductID string
+	SKU       *string
+	Title     *string
+	Quantity  *int64
+	UnitPrice *float64
+	GTIN      *string
+	MPN       *string
+	Brand     *string
 	// Aliases are the line's other names, which a keyed source registers
 	// for its product (names.go): a platform's variant id and SKU. Set by
 	// the connectors and the import, not read from the API's JSON.
-	Aliases []string `json:"-"`
+	Aliases []string
 }
 
 // PurchaseContext is the circumstances of a purchase.
 type PurchaseContext struct {
-	Timestamp *string `json:"timestamp"`
-	SessionID *string `json:"session_id"`
+	Timestamp *string
+	SessionID *string
 	// Country and City are where the order goes, coarsely: the recent
 	// purchases feed shows them only when enough orders share them.
-	Country *string `json:"country"`
-	City    *string `json:"city"`
+	Country *string
+	City    *string
 }
 
 // EventMeta is what the server adds to an event it accepts.
@@ -225,56 +225,56 @@ func (fe *fieldErrors) timestamp(field string, v *string) {
 // Validate returns every bad field of the view, or nil.
 func (e *ViewEvent) Validate() []FieldError {
 	var fe fieldErrors
-	fe.id("brand_id", e.BrandID, true)
-	fe.id("product.product_id", e.Product.ProductID, true)
-	fe.optID("product.sku", e.Product.SKU)
-	fe.title("product.title", e.Product.Title)
-	fe.url("product.url", e.Product.URL)
-	fe.identifiers("product.", e.Product.GTIN, e.Product.MPN, e.Product.Brand)
+	fe.id("BrandID", e.BrandID, true)
+	fe.id("Product.ProductID", e.Product.ProductID, true)
+	fe.optID("Product.SKU", e.Product.SKU)
+	fe.title("Product.Title", e.Product.Title)
+	fe.url("Product.URL", e.Product.URL)
+	fe.identifiers("Product.", e.Product.GTIN, e.Product.MPN, e.Product.Brand)
 	if e.Product.Aliases != nil {
-		fe.aliases("product.aliases", e.Product.Aliases)
+		fe.aliases("Product.Aliases", e.Product.Aliases)
 	}
-	fe.timestamp("context.timestamp", e.Context.Timestamp)
-	fe.optID("context.session_id", e.Context.SessionID)
-	fe.pattern("context.country", e.Context.Country, isCountry, "two upper-case letters, such as DE")
-	fe.pattern("context.locale", e.Context.Locale, isLocale, "a language-region tag of the form xx-XX, such as de-DE")
+	fe.timestamp("Context.Timestamp", e.Context.Timestamp)
+	fe.optID("Context.SessionID", e.Context.SessionID)
+	fe.pattern("Context.Country", e.Context.Country, isCountry, "two upper-case letters, such as DE")
+	fe.pattern("Context.Locale", e.Context.Locale, isLocale, "a language-region tag of the form xx-XX, such as de-DE")
 	return fe
 }
 
 // Validate returns every bad field of the purchase, or nil.
 func (e *PurchaseEvent) Validate() []FieldError {
 	var fe fieldErrors
-	fe.id("brand_id", e.BrandID, true)
-	fe.id("order.order_id", e.Order.OrderID, true)
-	fe.pattern("order.currency", e.Order.Currency, isCurrency, "three upper-case letters, such as EUR")
-	fe.amount("order.total_value", e.Order.TotalValue)
+	fe.id("BrandID", e.BrandID, true)
+	fe.id("Order.OrderID", e.Order.OrderID, true)
+	fe.pattern("Order.Currency", e.Order.Currency, isCurrency, "three upper-case letters, such as EUR")
+	fe.amount("Order.TotalValue", e.Order.TotalValue)
 	switch n := len(e.Order.Items); {
 	case n == 0:
-		fe.add("order.items", "is required: 1 to %d lines", MaxOrderItems)
+		fe.add("Order.Items", "is required: 1 to %d lines", MaxOrderItems)
 	case n > MaxOrderItems:
-		fe.add("order.items", "must have at most %d lines", MaxOrderItems)
+		fe.add("Order.Items", "must have at most %d lines", MaxOrderItems)
 	}
 	for i := range e.Order.Items {
 		if i == MaxOrderItems {
 			break
 		}
 		it := &e.Order.Items[i]
-		p := fmt.Sprintf("order.items[%d].", i)
-		fe.id(p+"product_id", it.ProductID, true)
-		fe.optID(p+"sku", it.SKU)
-		fe.title(p+"title", it.Title)
+		p := fmt.Sprintf("Order.Items[%d].", i)
+		fe.id(p+"ProductID", it.ProductID, true)
+		fe.optID(p+"SKU", it.SKU)
+		fe.title(p+"Title", it.Title)
 		if it.Quantity == nil {
-			fe.add(p+"quantity", "is required")
+			fe.add(p+"Quantity", "is required")
 		} else if q := *it.Quantity; q < 1 || q > MaxQuantity {
-			fe.add(p+"quantity", "must be an integer from 1 to %d", MaxQuantity)
+			fe.add(p+"Quantity", "must be an integer from 1 to %d", MaxQuantity)
 		}
-		fe.amount(p+"unit_price", it.UnitPrice)
+		fe.amount(p+"UnitPrice", it.UnitPrice)
 		fe.identifiers(p, it.GTIN, it.MPN, it.Brand)
 	}
-	fe.timestamp("context.timestamp", e.Context.Timestamp)
-	fe.optID("context.session_id", e.Context.SessionID)
-	fe.pattern("context.country", e.Context.Country, isCountry, "two upper-case letters, such as DE")
-	fe.city("context.city", e.Context.City)
+	fe.timestamp("Context.Timestamp", e.Context.Timestamp)
+	fe.optID("Context.SessionID", e.Context.SessionID)
+	fe.pattern("Context.Country", e.Context.Country, isCountry, "two upper-case letters, such as DE")
+	fe.city("Context.City", e.Context.City)
 	return fe
 }
 
@@ -295,9 +295,9 @@ func Stamp(meta *EventMeta, given *string, keyed bool, now time.Time, retention 
 	t = t.UTC()
 	switch {
 	case keyed && t.After(now.Add(ClockSkew)):
-		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be more than %s in the future", FormatDuration(ClockSkew))}}
+		return []FieldError{{Field: "Context.Timestamp", Message: fmt.Sprintf("must not be more than %s in the future", FormatDuration(ClockSkew))}}
 	case keyed && t.Before(now.Add(-retention)):
-		return []FieldError{{Field: "context.timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", FormatDuration(retention))}}
+		return []FieldError{{Field: "Context.Timestamp", Message: fmt.Sprintf("must not be older than the retention of %s", FormatDuration(retention))}}
 	case keyed:
 		meta.Time = t
 	case !t.Equal(meta.Time):

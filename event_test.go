@@ -38,7 +38,7 @@ func TestStamp(t *testing.T) {
 				t.Fatalf("errors %v", errs)
 			}
 			if tt.wantErr {
-				if errs[0].Field != "context.timestamp" {
+				if errs[0].Field != "Context.Timestamp" {
 					t.Fatalf("field %q", errs[0].Field)
 				}
 				return
@@ -82,10 +82,10 @@ func TestTextFieldsRefuseControlCharacters(t *testing.T) {
 			errs []svc.FieldError
 			want []string
 		}{
-			{view.Validate(), []string{"brand_id", "product.product_id", "product.sku", "product.title", "product.url", "context.session_id"}},
-			{buy.Validate(), []string{"order.order_id", "order.items[0].product_id", "order.items[0].sku", "order.items[0].title", "context.session_id"}},
-			{search.Validate(), []string{"query", "results[0].url", "results[0].title"}},
-			{product.Validate(), []string{"context.url", "product.title", "product.brand", "product.sku"}},
+			{view.Validate(), []string{"BrandID", "Product.ProductID", "Product.SKU", "Product.Title", "Product.URL", "Context.SessionID"}},
+			{buy.Validate(), []string{"Order.OrderID", "Order.Items[0].ProductID", "Order.Items[0].SKU", "Order.Items[0].Title", "Context.SessionID"}},
+			{search.Validate(), []string{"Query", "Results[0].URL", "Results[0].Title"}},
+			{product.Validate(), []string{"Context.URL", "Product.Title", "Product.Brand", "Product.SKU"}},
 		} {
 			got := map[string]string{}
 			for _, e := range c.errs {

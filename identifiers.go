@@ -82,13 +82,13 @@ func (fe *fieldErrors) name(field string, v *string) {
 // and the three names were most of a view's validation allocations.
 func (fe *fieldErrors) identifiers(prefix string, gtin, mpn, brand *string) {
 	if gtin != nil {
-		fe.gtin(prefix+"gtin", gtin)
+		fe.gtin(prefix+"GTIN", gtin)
 	}
 	if mpn != nil {
-		fe.name(prefix+"mpn", mpn)
+		fe.name(prefix+"MPN", mpn)
 	}
 	if brand != nil {
-		fe.name(prefix+"brand", brand)
+		fe.name(prefix+"Brand", brand)
 	}
 }
 

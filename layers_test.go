@@ -43,8 +43,9 @@ var layers = map[string]int{
 	"internal/apidoc":          1,
 	"internal/apidoc/spec":     1, // for the generator and tests, not the served binary
 	"internal/chrometest":      1, // browser tests' Chromium, over testwait
-	"internal/shops":           2, // reads history files with internal/strictjson
+	"internal/shops":           3, // reads history files with internal/strictjson and internal/wire
 	"internal/strictjson":      1,
+	"internal/wire":            2, // the JSON shapes of clients' bodies, over internal/strictjson
 	"internal/match":           1,
 	"internal/postgres":        2, // over internal/sqlstore
 	"internal/prices":          1,

@@ -46,18 +46,18 @@ func OrderKeyHash(key string) string {
 // OrderSessionLink is the body of POST /api/collect/order-session: the
 // order-received page's order and key, and its session.
 type OrderSessionLink struct {
-	BrandID   string `json:"brand_id"`
-	OrderID   string `json:"order_id"`
-	OrderKey  string `json:"order_key"`
-	SessionID string `json:"session_id"`
+	BrandID   string
+	OrderID   string
+	OrderKey  string
+	SessionID string
 }
 
 // Validate returns every bad field of the link, or nil.
 func (l *OrderSessionLink) Validate() []FieldError {
 	var fe fieldErrors
-	fe.id("brand_id", l.BrandID, true)
-	fe.id("order_id", l.OrderID, true)
-	fe.id("order_key", l.OrderKey, true)
-	fe.id("session_id", l.SessionID, true)
+	fe.id("BrandID", l.BrandID, true)
+	fe.id("OrderID", l.OrderID, true)
+	fe.id("OrderKey", l.OrderKey, true)
+	fe.id("SessionID", l.SessionID, true)
 	return fe
 }

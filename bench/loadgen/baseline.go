@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // The baselines tell what this machine can do at all, so that svc's
@@ -36,8 +36,8 @@ const fixedProof = `{"brand_id":"br_baseline000","product_id":"p1","views_last_6
 // collect paths are the durable baseline's.
 func baselineHandler(log *durableLog) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/collect/product-view", decodeAndAccept[svc.ViewEvent](log))
-	mux.HandleFunc("POST /api/collect/product-purchase", decodeAndAccept[svc.PurchaseEvent](log))
+	mux.HandleFunc("POST /api/collect/product-view", decodeAndAccept[wire.View](log))
+	mux.HandleFunc("POST /api/collect/product-purchase", decodeAndAccept[wire.Purchase](log))
 	mux.HandleFunc("POST /api/collect/batch", decodeBatch(log))
 	mux.HandleFunc("GET /api/svc/product-proof", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -97,9 +97,9 @@ func decodeBatch(log *durableLog) http.HandlerFunc {
 			switch {
 			case err != nil:
 			case head.Type == "product-view":
-				err = json.Unmarshal(raw, new(svc.ViewEvent))
+				err = json.Unmarshal(raw, new(wire.View))
 			case head.Type == "product-purchase":
-				err = json.Unmarshal(raw, new(svc.PurchaseEvent))
+				err = json.Unmarshal(raw, new(wire.Purchase))
 			default:
 				err = errors.New("unknown type")
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/svc-project/svc/internal/signing"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/tracker"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 func testCatalog(products int) *Catalog {
@@ -122,8 +123,9 @@ func TestBodiesAreValidEvents(t *testing.T) {
 		brand := &cat.Brands[0]
 		switch r.Endpoint {
 		case View:
-			var ev svc.ViewEvent
-			decodeStrict(t, r.Body, &ev)
+			var body wire.View
+			decodeStrict(t, r.Body, &body)
+			ev := body.Event()
 			if fe := ev.Validate(); fe != nil {
 				t.Fatalf("%s: %v", r.Body, fe)
 			}
@@ -132,8 +134,9 @@ func TestBodiesAreValidEvents(t *testing.T) {
 				t.Errorf("url %s is not on the brand's domain %s", *ev.Product.URL, brand.Domain)
 			}
 		case Purchase:
-			var ev svc.PurchaseEvent
-			decodeStrict(t, r.Body, &ev)
+			var body wire.Purchase
+			decodeStrict(t, r.Body, &body)
+			ev := body.Event()
 			if fe := ev.Validate(); fe != nil {
 				t.Fatalf("%s: %v", r.Body, fe)
 			}
@@ -216,15 +219,16 @@ func TestBatchBodies(t *testing.T) {
 			switch head.Type {
 			case "product-view":
 				kinds[View]++
-				var ev svc.ViewEvent
-				decodeStrict(t, body, &ev)
-				if fe := ev.Validate(); fe != nil {
+				var view wire.View
+				decodeStrict(t, body, &view)
+				if fe := view.Event().Validate(); fe != nil {
 					t.Fatalf("%s: %v", raw, fe)
 				}
 			case "product-purchase":
 				kinds[Purchase]++
-				var ev svc.PurchaseEvent
-				decodeStrict(t, body, &ev)
+				var purchase wire.Purchase
+				decodeStrict(t, body, &purchase)
+				ev := purchase.Event()
 				if fe := ev.Validate(); fe != nil {
 					t.Fatalf("%s: %v", raw, fe)
 				}
@@ -248,7 +252,7 @@ func TestBatchBodies(t *testing.T) {
 // viewRequest is one valid view, as the durable baseline tests send it.
 func viewRequest(t *testing.T) Request {
 	t.Helper()
-	body, err := json.Marshal(svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}})
+	body, err := json.Marshal(wire.View{BrandID: "br_1", Product: wire.ViewProduct{ProductID: "p1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

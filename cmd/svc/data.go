@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // A brand's data, for operators: backups, exports and erasure.
@@ -66,16 +67,16 @@ func isDir(path string) bool {
 // time the event counts at; given_timestamp the client's, when it was
 // replaced by the receive time.
 type exportLine struct {
-	Type           string           `json:"type"` // one of exportTypes
-	EventID        string           `json:"event_id"`
-	BrandID        string           `json:"brand_id"`
-	Product        *svc.ViewProduct `json:"product,omitempty"`  // a view's
-	Order          *svc.Order       `json:"order,omitempty"`    // a purchase's
-	Quantity       *int64           `json:"quantity,omitempty"` // a cart's
-	Context        any              `json:"context"`            // *svc.ViewContext or *svc.PurchaseContext
-	ReceivedAt     time.Time        `json:"received_at"`
-	Keyed          bool             `json:"keyed"`
-	GivenTimestamp *time.Time       `json:"given_timestamp,omitempty"`
+	Type           string            `json:"type"` // one of exportTypes
+	EventID        string            `json:"event_id"`
+	BrandID        string            `json:"brand_id"`
+	Product        *wire.ViewProduct `json:"product,omitempty"`  // a view's or a cart's
+	Order          *wire.Order       `json:"order,omitempty"`    // a purchase's
+	Quantity       *int64            `json:"quantity,omitempty"` // a cart's
+	Context        any               `json:"context"`            // wire.ViewContext or wire.PurchaseContext
+	ReceivedAt     time.Time         `json:"received_at"`
+	Keyed          bool              `json:"keyed"`
+	GivenTimestamp *time.Time        `json:"given_timestamp,omitempty"`
 }
 
 // The types of export lines. docs/operations.md names them, and a test
@@ -141,13 +142,16 @@ func writeExport(ctx context.Context, store svc.EventStore, brandID string, w io
 		var line exportLine
 		var m *svc.EventMeta
 		if v := e.View; v != nil {
-			line.Type, line.BrandID, line.Product, line.Context, m = exportView, v.BrandID, &v.Product, &v.Context, &v.Meta
+			p := wire.ViewProduct(v.Product)
+			line.Type, line.BrandID, line.Product, line.Context, m = exportView, v.BrandID, &p, wire.ViewContext(v.Context), &v.Meta
 		} else if c := e.Cart; c != nil {
-			line.Type, line.BrandID, line.Product, line.Context, m = exportCart, c.BrandID, &c.Product, &c.Context, &c.Meta
+			p := wire.ViewProduct(c.Product)
+			line.Type, line.BrandID, line.Product, line.Context, m = exportCart, c.BrandID, &p, wire.ViewContext(c.Context), &c.Meta
 			line.Quantity = c.Quantity
 		} else {
 			p := e.Purchase
-			line.Type, line.BrandID, line.Order, line.Context, m = exportPurchase, p.BrandID, &p.Order, &p.Context, &p.Meta
+			o := wire.FromOrder(&p.Order)
+			line.Type, line.BrandID, line.Order, line.Context, m = exportPurchase, p.BrandID, &o, wire.PurchaseContext(p.Context), &p.Meta
 		}
 		line.EventID, line.ReceivedAt, line.Keyed, line.GivenTimestamp = m.EventID, m.ReceivedAt, m.Keyed, m.GivenTime
 		n++

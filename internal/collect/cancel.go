@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // Cancellation is a cancellation, or a refund of some units, on its way
@@ -37,7 +38,7 @@ func (p *Pipeline) Cancel(ctx context.Context, src Source, c *Cancellation) erro
 	ce := c.Cancel
 
 	// 3. Every bad field.
-	fields := svc.MergeFieldErrors(c.DecodeErrors, ce.Validate())
+	fields := svc.MergeFieldErrors(c.DecodeErrors, wire.Names(ce.Validate()))
 	fields = append(fields, checkKey(&c.IdempotencyKey, c.KeyField)...)
 	fields = append(fields, src.brandField(ce.BrandID, fields)...)
 	if len(fields) > 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/holdout"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // Kind is the kind of sender an event comes from, which decides how far
@@ -206,7 +207,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 	}
 
 	// 3. Every bad field.
-	fields := svc.MergeFieldErrors(ev.DecodeErrors, validate(w))
+	fields := svc.MergeFieldErrors(ev.DecodeErrors, wire.Names(validate(w)))
 	fields = append(fields, checkKey(&ev.IdempotencyKey, ev.KeyField)...)
 	if src.Kind == History {
 		if len(fields) == 0 {
@@ -215,7 +216,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 			}
 		}
 	} else {
-		fields = append(fields, svc.Stamp(meta, ts, src.keyed(), now, p.Retention)...)
+		fields = append(fields, wire.Names(svc.Stamp(meta, ts, src.keyed(), now, p.Retention))...)
 	}
 	if pu := w.Purchase; pu != nil && !src.keyed() && p.Budget != nil {
 		fields = append(fields, p.Budget.OrderFields(pu)...)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/collect"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // Limits of the batch endpoint (docs/spec.md, Batch).
@@ -60,14 +61,14 @@ func decodeClean[E any](raw []byte) (any, *string, bool) {
 }
 
 var batchKinds = map[string]*batchKind{
-	"product-view": newBatchKind[svc.ViewEvent]("view", func(ev any) *svc.Write {
-		return &svc.Write{View: ev.(*svc.ViewEvent)}
+	"product-view": newBatchKind[wire.View]("view", func(ev any) *svc.Write {
+		return &svc.Write{View: ev.(*wire.View).Event()}
 	}),
-	"product-purchase": newBatchKind[svc.PurchaseEvent]("purchase", func(ev any) *svc.Write {
-		return &svc.Write{Purchase: ev.(*svc.PurchaseEvent)}
+	"product-purchase": newBatchKind[wire.Purchase]("purchase", func(ev any) *svc.Write {
+		return &svc.Write{Purchase: ev.(*wire.Purchase).Event()}
 	}),
-	"product-cart": newBatchKind[svc.CartEvent]("cart", func(ev any) *svc.Write {
-		return &svc.Write{Cart: ev.(*svc.CartEvent)}
+	"product-cart": newBatchKind[wire.Cart]("cart", func(ev any) *svc.Write {
+		return &svc.Write{Cart: ev.(*wire.Cart).Event()}
 	}),
 }
 
@@ -107,11 +108,11 @@ func (k *batchKind) decode(raw []byte) (ev any, idempotencyKey *string, fields [
 
 // batchResult is the answer about one event of a batch.
 type batchResult struct {
-	Status   string           `json:"status"` // accepted, duplicate, invalid, conflict or failed
-	EventID  string           `json:"event_id,omitempty"`
-	Replayed bool             `json:"replayed,omitempty"` // the first answer of its idempotency_key
-	Errors   []svc.FieldError `json:"errors,omitempty"`   // of an invalid event
-	Detail   string           `json:"detail,omitempty"`   // of a conflict or a failure
+	Status   string       `json:"status"` // accepted, duplicate, invalid, conflict or failed
+	EventID  string       `json:"event_id,omitempty"`
+	Replayed bool         `json:"replayed,omitempty"` // the first answer of its idempotency_key
+	Errors   []FieldError `json:"errors,omitempty"`   // of an invalid event
+	Detail   string       `json:"detail,omitempty"`   // of a conflict or a failure
 }
 
 // collectBatch records up to MaxBatchEvents events (MaxBatchLines order
@@ -319,7 +320,7 @@ func invalidResult(i int, fields []svc.FieldError) batchResult {
 	for j := range fields {
 		fields[j].Field = fmt.Sprintf("events[%d]", i) + dotted(fields[j].Field)
 	}
-	return batchResult{Status: "invalid", Errors: fields}
+	return batchResult{Status: "invalid", Errors: fieldErrors(fields)}
 }
 
 // readEvent decodes one event of a batch for the pipeline, or returns

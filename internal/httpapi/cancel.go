@@ -5,6 +5,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/collect"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // collectCancel cancels an order or refunds some of its units. Only a
@@ -19,11 +20,12 @@ func (s *Server) collectCancel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {
-	var ev svc.CancelEvent
-	body, decodeErrors, err := decodeJSON(w, r, &ev) // 1. size and syntax
+	var in wire.Cancel
+	body, decodeErrors, err := decodeJSON(w, r, &in) // 1. size and syntax
 	if err != nil {
 		return ack{}, err
 	}
+	ev := in.Event()
 	key, _, err := s.authenticate(r) // 2. the key, which is required
 	switch {
 	case err != nil:
@@ -32,7 +34,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) (ack, error) {
 		return ack{}, svc.Errorf(svc.EUNAUTHORIZED, "cancelling an order needs the brand's API key in the X-svc-Api-Key header")
 	}
 	// 3 to 5, and the store: the pipeline's.
-	c := collect.Cancellation{Cancel: &ev, DecodeErrors: decodeErrors, KeyField: "Idempotency-Key"}
+	c := collect.Cancellation{Cancel: ev, DecodeErrors: decodeErrors, KeyField: "Idempotency-Key"}
 	if h := r.Header.Get("Idempotency-Key"); h != "" {
 		c.IdempotencyKey, c.Hash = &h, func() [32]byte { return bodyHash(body) }
 	}

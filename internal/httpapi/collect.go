@@ -5,6 +5,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/collect"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // ack is the answer to an accepted event.
@@ -39,22 +40,22 @@ func writeAck(w http.ResponseWriter, a ack) error {
 }
 
 func (s *Server) collectView(w http.ResponseWriter, r *http.Request) error {
-	var ev svc.ViewEvent
-	a, err := s.collect(w, r, &ev, &svc.Write{View: &ev})
-	return s.count("view", ev.BrandID, a, err)
+	var body wire.View
+	a, err := s.collect(w, r, &body, func() *svc.Write { return &svc.Write{View: body.Event()} })
+	return s.count("view", body.BrandID, a, err)
 }
 
 func (s *Server) collectPurchase(w http.ResponseWriter, r *http.Request) error {
-	var ev svc.PurchaseEvent
-	a, err := s.collect(w, r, &ev, &svc.Write{Purchase: &ev})
-	return s.count("purchase", ev.BrandID, a, err)
+	var body wire.Purchase
+	a, err := s.collect(w, r, &body, func() *svc.Write { return &svc.Write{Purchase: body.Event()} })
+	return s.count("purchase", body.BrandID, a, err)
 }
 
 // collectCart records an add-to-cart: a view's rules, and a quantity.
 func (s *Server) collectCart(w http.ResponseWriter, r *http.Request) error {
-	var ev svc.CartEvent
-	a, err := s.collect(w, r, &ev, &svc.Write{Cart: &ev})
-	return s.count("cart", ev.BrandID, a, err)
+	var body wire.Cart
+	a, err := s.collect(w, r, &body, func() *svc.Write { return &svc.Write{Cart: body.Event()} })
+	return s.count("cart", body.BrandID, a, err)
 }
 
 // count records the outcome of one collect request in the metrics, and a
@@ -78,15 +79,17 @@ func (s *Server) count(kind, brandID string, a ack, err error) error {
 	return err
 }
 
-// collect decodes an event into v, the event of wr, proves its key, and
-// hands it to the pipeline (internal/collect), which runs the checks of
-// docs/decisions.md (Order of checks) in their order and gives it to the
-// core; then it writes the acknowledgement.
-func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, wr *svc.Write) (ack, error) {
+// collect decodes an event's body into v, makes it the domain's write
+// with write, proves its key, and hands it to the pipeline
+// (internal/collect), which runs the checks of docs/decisions.md (Order of
+// checks) in their order and gives it to the core; then it writes the
+// acknowledgement.
+func (s *Server) collect(w http.ResponseWriter, r *http.Request, v any, write func() *svc.Write) (ack, error) {
 	body, decodeErrors, err := decodeJSON(w, r, v) // 1. size and syntax
 	if err != nil {
 		return ack{}, err
 	}
+	wr := write()
 	key, cred, err := s.authenticate(r) // 2. the key
 	if err != nil {
 		return ack{}, err

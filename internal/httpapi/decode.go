@@ -8,6 +8,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/strictjson"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // MaxBodyBytes is the largest request body accepted (docs/spec.md, Limits).
@@ -31,6 +32,16 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) (body []byte, _ [
 	}
 	fields, err := unmarshal(body, v)
 	return body, fields, err
+}
+
+// checked merges the fields of a wrong JSON type that decoding found with
+// the bad fields the domain's validation found, renamed as the API spells
+// them (internal/wire): an error naming every bad field once, or nil.
+func checked(decodeErrors, invalid []svc.FieldError) error {
+	if fields := svc.MergeFieldErrors(decodeErrors, wire.Names(invalid)); len(fields) > 0 {
+		return svc.Invalid(fields)
+	}
+	return nil
 }
 
 // The strict decoding every reader of events shares (internal/strictjson).

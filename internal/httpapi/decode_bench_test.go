@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // Bodies as the load generator (bench/loadgen) and svc.js send them.
@@ -31,23 +31,23 @@ func benchmarkDecode[E any](b *testing.B, body []byte) {
 	}
 }
 
-func BenchmarkDecodeView(b *testing.B)     { benchmarkDecode[svc.ViewEvent](b, benchView) }
-func BenchmarkDecodePurchase(b *testing.B) { benchmarkDecode[svc.PurchaseEvent](b, benchPurchase) }
+func BenchmarkDecodeView(b *testing.B)     { benchmarkDecode[wire.View](b, benchView) }
+func BenchmarkDecodePurchase(b *testing.B) { benchmarkDecode[wire.Purchase](b, benchPurchase) }
 
 // BenchmarkDecodeUnknownMember is a valid body with a member we do not
 // read: it takes the slow path, which checks names member by member.
-func BenchmarkDecodeUnknownMember(b *testing.B) { benchmarkDecode[svc.ViewEvent](b, benchUnknown) }
+func BenchmarkDecodeUnknownMember(b *testing.B) { benchmarkDecode[wire.View](b, benchUnknown) }
 
 // BenchmarkDecodeWrongTypes is the slow path that names every badly typed
 // field; valid bodies never take it.
-func BenchmarkDecodeWrongTypes(b *testing.B) { benchmarkDecode[svc.ViewEvent](b, benchBadTypes) }
+func BenchmarkDecodeWrongTypes(b *testing.B) { benchmarkDecode[wire.View](b, benchBadTypes) }
 
 // BenchmarkUnmarshalView is the JSON decoding alone, without the request.
 func BenchmarkUnmarshalView(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchView)))
 	for b.Loop() {
-		var ev svc.ViewEvent
+		var ev wire.View
 		if fe, err := unmarshal(benchView, &ev); err != nil || fe != nil {
 			b.Fatal(fe, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // viewField and purchaseField are what a field error may name in a
@@ -16,8 +17,8 @@ var viewField = regexp.MustCompile(`^(brand_id|product(\.(product_id|sku|title|u
 
 var purchaseField = regexp.MustCompile(`^(brand_id|context(\.(timestamp|session_id))?|order(\.(order_id|currency|total_value)|\.items(\[\d+\](\.(product_id|sku|title|quantity|unit_price))?)?)?)$`)
 
-// fuzzDecode checks the decoding and validation of one body as the collect
-// handler does them: no panic; an unreadable body is one EINVALID error with
+// fuzzDecode checks the decoding into the shape E and the validation of one
+// body as the collect handler does them: no panic; an unreadable body is one EINVALID error with
 // a message; otherwise every error names a field of the body once, with a
 // message; and a body without errors round-trips: marshalled and decoded
 // again, it is the same event and still valid.
@@ -39,7 +40,7 @@ func fuzzDecode[E any](t *testing.T, body []byte, bodyField *regexp.Regexp, vali
 		}
 		return
 	}
-	errs := svc.MergeFieldErrors(typeErrs, validate(ev))
+	errs := svc.MergeFieldErrors(typeErrs, wire.Names(validate(ev)))
 	seen := map[string]bool{}
 	for _, e := range errs {
 		if !bodyField.MatchString(e.Field) || e.Message == "" || seen[e.Field] {
@@ -84,7 +85,9 @@ func FuzzDecodeView(f *testing.F) {
 	for _, s := range viewSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, viewField, (*svc.ViewEvent).Validate) })
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, body, viewField, func(v *wire.View) []svc.FieldError { return v.Event().Validate() })
+	})
 }
 
 var purchaseSeeds = []string{
@@ -102,7 +105,9 @@ func FuzzDecodePurchase(f *testing.F) {
 	for _, s := range purchaseSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) { fuzzDecode(t, body, purchaseField, (*svc.PurchaseEvent).Validate) })
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, body, purchaseField, func(p *wire.Purchase) []svc.FieldError { return p.Event().Validate() })
+	})
 }
 
 // The enrichment bodies go through the same decoder.
@@ -123,7 +128,7 @@ func FuzzDecodeSearchEnrich(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fuzzDecode(t, body, searchField, (*svc.SearchEnrichRequest).Validate)
+		fuzzDecode(t, body, searchField, func(r *wire.SearchEnrich) []svc.FieldError { return r.Request().Validate() })
 	})
 }
 
@@ -132,6 +137,6 @@ func FuzzDecodeProductEnrich(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fuzzDecode(t, body, productField, (*svc.ProductEnrichRequest).Validate)
+		fuzzDecode(t, body, productField, func(r *wire.ProductEnrich) []svc.FieldError { return r.Request().Validate() })
 	})
 }

@@ -3,8 +3,8 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/shops"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // collectOrderSession links a shop's order to the session of its
@@ -15,17 +15,18 @@ import (
 // on one of its domains; the order key is the proof that the page is the
 // order's own.
 func (s *Server) collectOrderSession(w http.ResponseWriter, r *http.Request) error {
-	var l svc.OrderSessionLink
-	_, decodeErrors, err := decodeJSON(w, r, &l)
+	var body wire.OrderSession
+	_, decodeErrors, err := decodeJSON(w, r, &body)
 	if err != nil {
 		return err
 	}
+	l := body.Link()
 	key, cred, err := s.authenticate(r)
 	if err != nil {
 		return err
 	}
-	if fields := svc.MergeFieldErrors(decodeErrors, l.Validate()); len(fields) > 0 {
-		return svc.Invalid(fields)
+	if err := checked(decodeErrors, l.Validate()); err != nil {
+		return err
 	}
 	if _, err := s.auth.Authorize(l.BrandID, key, cred.Origin); err != nil {
 		return err

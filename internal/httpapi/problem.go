@@ -27,11 +27,30 @@ const ProblemTypeBase = "https://github.com/svc-project/svc/blob/main/docs/error
 
 // Problem is an RFC 9457 problem details body.
 type Problem struct {
-	Type   string           `json:"type"`
-	Title  string           `json:"title"`
-	Status int              `json:"status"`
-	Detail string           `json:"detail,omitempty"`
-	Errors []svc.FieldError `json:"errors,omitempty"`
+	Type   string       `json:"type"`
+	Title  string       `json:"title"`
+	Status int          `json:"status"`
+	Detail string       `json:"detail,omitempty"`
+	Errors []FieldError `json:"errors,omitempty"`
+}
+
+// FieldError is how a problem names one bad field: the domain's
+// svc.FieldError, whose Field the layers below have named as the API does.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// fieldErrors is errs as a problem writes them.
+func fieldErrors(errs []svc.FieldError) []FieldError {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]FieldError, len(errs))
+	for i, e := range errs {
+		out[i] = FieldError(e)
+	}
+	return out
 }
 
 // handlerFunc is a handler that returns its error instead of writing it.
@@ -50,7 +69,7 @@ func (s *Server) handle(fn handlerFunc) http.Handler {
 		status := statusOf[code]
 		p := Problem{Type: ProblemTypeBase + code, Title: http.StatusText(status), Status: status}
 		if e, ok := err.(*svc.Error); ok && code != svc.EINTERNAL {
-			p.Detail, p.Errors = e.Message, e.Fields
+			p.Detail, p.Errors = e.Message, fieldErrors(e.Fields)
 		} else {
 			p.Detail = "internal error; retry later"
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/strictjson"
+	"github.com/svc-project/svc/internal/wire"
 )
 
 // Past orders, read for svc import: Shopify's order export (CSV) and svc's
@@ -95,11 +96,11 @@ func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, long bool, er
 
 // exportLine is what ReadExport reads of a line of svc export.
 type exportLine struct {
-	Type    string              `json:"type"`
-	BrandID string              `json:"brand_id"`
-	Order   *svc.Order          `json:"order"`
-	Context svc.PurchaseContext `json:"context"`
-	Keyed   *bool               `json:"keyed"`
+	Type    string               `json:"type"`
+	BrandID string               `json:"brand_id"`
+	Order   *wire.Order          `json:"order"`
+	Context wire.PurchaseContext `json:"context"`
+	Keyed   *bool                `json:"keyed"`
 }
 
 func exportRecord(n int, line []byte, brandID string) Record {
@@ -129,7 +130,7 @@ func exportRecord(n int, line []byte, brandID string) Record {
 	case l.Type != "purchase" || l.Order == nil:
 		return Record{Line: n, Err: fmt.Errorf("type %q is not a purchase", l.Type)}
 	}
-	e := &svc.PurchaseEvent{BrandID: brandID, Order: *l.Order, Context: l.Context}
+	e := &svc.PurchaseEvent{BrandID: brandID, Order: l.Order.Order(), Context: svc.PurchaseContext(l.Context)}
 	e.Meta.Keyed = l.Keyed == nil || *l.Keyed
 	return Record{Line: n, Action: &Action{Kind: Purchase, Order: e, OrderID: e.Order.OrderID}}
 }
