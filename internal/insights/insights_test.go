@@ -2,11 +2,13 @@ package insights
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/holdout"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // events is an Exporter over a fixed list.
@@ -154,5 +156,27 @@ func TestArms(t *testing.T) {
 	e := d.Experiment(10)
 	if e.Arms.Shown.Conversion != 1 || e.Arms.HeldOut.Conversion != 0.5 || e.Difference.CI95 == nil || e.Holdout != 10 {
 		t.Errorf("experiment %+v", e)
+	}
+}
+
+// A step counted apart from the one before can outnumber it: sessions buy
+// without a cart svc saw. Its share of the step before is left out rather
+// than shown over 100%; its share of the first step stays.
+func TestFunnelStepOverTheOneBefore(t *testing.T) {
+	f := funnelSteps(rollup.Funnel{Sessions: 200, Carted: 1, Bought: 29})
+	got := func(i int) (int64, float64, float64) {
+		return f.Steps[i].Sessions, f.Steps[i].FromPrevious, f.Steps[i].FromFirst
+	}
+	if n, prev, first := got(0); n != 200 || prev != 1 || first != 1 {
+		t.Errorf("viewed: %d %v %v", n, prev, first)
+	}
+	if n, prev, first := got(1); n != 1 || prev != 0.005 || first != 0.005 {
+		t.Errorf("carted: %d %v %v", n, prev, first)
+	}
+	if n, prev, first := got(2); n != 29 || !math.IsNaN(prev) || first != 0.145 {
+		t.Errorf("bought: %d %v %v, want 29 NaN 0.145", n, prev, first)
+	}
+	if f := funnelSteps(rollup.Funnel{Sessions: 10, Carted: 4, Bought: 2}); f.Steps[2].FromPrevious != 0.5 {
+		t.Errorf("bought after carts: %v, want 0.5", f.Steps[2].FromPrevious)
 	}
 }

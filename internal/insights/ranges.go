@@ -138,7 +138,11 @@ type FunnelStep struct {
 	Name     string
 	Sessions int64
 	// FromPrevious and FromFirst are the step's sessions over the step
-	// before's and the first's; NaN when that step has none.
+	// before's and the first's; NaN when that step has none. FromPrevious
+	// is NaN too when this step has more sessions than the one before:
+	// each step is counted on its own (a shop that reports no carts has
+	// sessions that buy without one), and 2,900% of the step before
+	// would read as a conversion.
 	FromPrevious, FromFirst float64
 }
 
@@ -149,13 +153,21 @@ func (f *Figures) Funnel(ctx context.Context, w Window) (Funnel, error) {
 	if err != nil {
 		return Funnel{}, err
 	}
+	return funnelSteps(r), nil
+}
+
+// funnelSteps are the steps of the funnel r, with their shares.
+func funnelSteps(r rollup.Funnel) Funnel {
 	n := []int64{r.Sessions, r.Carted, r.Bought}
 	var out Funnel
 	for i, name := range []string{"Viewed", "Added to cart", "Bought"} {
 		s := FunnelStep{Name: name, Sessions: n[i], FromPrevious: ratio(n[i], n[max(i-1, 0)]), FromFirst: ratio(n[i], n[0])}
+		if n[i] > n[max(i-1, 0)] {
+			s.FromPrevious = math.NaN()
+		}
 		out.Steps = append(out.Steps, s)
 	}
-	return out, nil
+	return out
 }
 
 func ratio(n, of int64) float64 {
