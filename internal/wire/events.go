@@ -102,12 +102,14 @@ func (p *Purchase) Event() *svc.PurchaseEvent {
 // Order is the domain's order. Items keeps nil apart from empty, which
 // validation tells apart.
 func (o *Order) Order() svc.Order {
-	return svc.Order{OrderID: o.OrderID, Currency: o.Currency, TotalValue: o.TotalValue, Items: each(o.Items, func(it PurchaseItem) svc.PurchaseItem { return svc.PurchaseItem(it) })}
+	return svc.Order{OrderID: o.OrderID, Currency: o.Currency, TotalValue: o.TotalValue,
+		Items: each(o.Items, func(it PurchaseItem) svc.PurchaseItem { return svc.PurchaseItem(it) })}
 }
 
 // FromOrder is the JSON shape of an order, as svc export writes it.
 func FromOrder(o *svc.Order) Order {
-	return Order{OrderID: o.OrderID, Currency: o.Currency, TotalValue: o.TotalValue, Items: each(o.Items, func(it svc.PurchaseItem) PurchaseItem { return PurchaseItem(it) })}
+	return Order{OrderID: o.OrderID, Currency: o.Currency, TotalValue: o.TotalValue,
+		Items: each(o.Items, func(it svc.PurchaseItem) PurchaseItem { return PurchaseItem(it) })}
 }
 
 // FromPurchase is the body of a purchase, for clients written in Go.
@@ -131,7 +133,8 @@ type CancelItem struct {
 
 // Event is the cancellation the body describes.
 func (c *Cancel) Event() *svc.CancelEvent {
-	return &svc.CancelEvent{BrandID: c.BrandID, OrderID: c.OrderID, Items: each(c.Items, func(it CancelItem) svc.CancelItem { return svc.CancelItem(it) })}
+	return &svc.CancelEvent{BrandID: c.BrandID, OrderID: c.OrderID,
+		Items: each(c.Items, func(it CancelItem) svc.CancelItem { return svc.CancelItem(it) })}
 }
 
 // OrderSession is the body of POST /api/collect/order-session: the
