@@ -399,7 +399,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 				[]string{"their revenue per session", strconv.FormatFloat(e.Unseen.RevenuePerSession, 'f', 2, 64)})
 		}
 	case "products":
-		top, _, err := d.Ranking(r.Context(), h.cfg.Tracker, -1)
+		top, err := d.Top(r.Context(), h.cfg.Tracker, -1)
 		if err != nil {
 			return err
 		}

@@ -497,23 +497,37 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 }
 
 // Ranking returns the first n products (all with n < 0) of two rankings
-// of Products, without titles: top by purchases then views over 7 days,
-// and trending (views in the last 24 hours above the 6 days' mean) by
-// trend, ties in the order of the products' ids. A page shows 10 of each:
-// picking them costs a pass over the rows, not a sort of them all.
+// of Products, without titles: Top's, and trending (views in the last 24
+// hours above the 6 days' mean) by trend, ties in the order of the
+// products' ids. A page shows 10 of each: picking them costs a pass over
+// the rows, not a sort of them all.
 func (f *Figures) Ranking(ctx context.Context, live Live, n int) (top, trending []ProductRow, err error) {
 	rows, err := f.Products(ctx, live)
 	if err != nil {
 		return nil, nil, err
 	}
-	top = firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
-		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
-	})
 	// Trending needs a baseline: a product with no views in the 6 days
 	// before is new, not trending (else a new brand's trending is its top).
 	trending = firstOf(rows, n, func(r *ProductRow) bool { return r.Day.Views > 0 && r.Week.Views != r.Day.Views && r.Trend > 1 },
 		func(x, y *ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
-	return top, trending, nil
+	return topOf(rows, n), trending, nil
+}
+
+// Top returns the first n products (all with n < 0) by purchases then
+// views over 7 days, without titles, ties in the order of the products'
+// ids: the products' CSV, which needs no trending.
+func (f *Figures) Top(ctx context.Context, live Live, n int) ([]ProductRow, error) {
+	rows, err := f.Products(ctx, live)
+	if err != nil {
+		return nil, err
+	}
+	return topOf(rows, n), nil
+}
+
+func topOf(rows []ProductRow, n int) []ProductRow {
+	return firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
+		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
+	})
 }
 
 // firstOf returns the first n rows (all with n < 0) that keep, in the

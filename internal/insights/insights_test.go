@@ -180,3 +180,28 @@ func TestFunnelStepOverTheOneBefore(t *testing.T) {
 		t.Errorf("bought after carts: %v, want 0.5", f.Steps[2].FromPrevious)
 	}
 }
+
+// The products' order, as the CSV takes all of them and a page its first
+// few: purchases, then views over 7 days, ties in the rows' order.
+func TestTopOrdersByPurchasesThenViews(t *testing.T) {
+	row := func(id string, purchases, views int64) ProductRow {
+		return ProductRow{ProductID: id, Week: Totals{Purchases: purchases, Views: views}}
+	}
+	rows := []ProductRow{row("a", 1, 5), row("b", 3, 1), row("c", 1, 5), row("d", 1, 9), row("e", 0, 0)}
+	ids := func(rs []ProductRow) string {
+		var s string
+		for _, r := range rs {
+			s += r.ProductID
+		}
+		return s
+	}
+	if got := ids(topOf(rows, -1)); got != "bdace" {
+		t.Errorf("all: %s, want bdace", got)
+	}
+	if got := ids(topOf(rows, 3)); got != "bda" {
+		t.Errorf("first 3: %s, want bda", got)
+	}
+	if got := ids(rows); got != "abcde" {
+		t.Errorf("the rows were reordered: %s", got)
+	}
+}
