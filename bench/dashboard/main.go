@@ -300,7 +300,7 @@ func largestBrand(ctx context.Context, store *sqlite.Store) (string, int, error)
 	best, most := "", -1
 	for _, b := range bs {
 		n := 0
-		if err := store.BrandProducts(ctx, b.ID, func(int64, string, string) { n++ }); err != nil {
+		if err := store.BrandTitles(ctx, b.ID, func(int64, string) { n++ }); err != nil {
 			return "", 0, err
 		}
 		if n > most {

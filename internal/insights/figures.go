@@ -525,9 +525,30 @@ func (f *Figures) Top(ctx context.Context, live Live, n int) ([]ProductRow, erro
 }
 
 func topOf(rows []ProductRow, n int) []ProductRow {
-	return firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
-		return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
+	if n >= 0 && n < len(rows) {
+		return firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
+			return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
+		})
+	}
+	// Every row, as the CSV takes them: their keys sorted in a slice of
+	// their own. Through indexes into the rows, each comparison read two
+	// rows of 176 bytes far apart: 51 ms for 100,000 (bench/RESULTS.md).
+	type key struct {
+		purchases, views int64
+		at               int32
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		keys[i] = key{rows[i].Week.Purchases, rows[i].Week.Views, int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.at, y.at))
 	})
+	out := make([]ProductRow, len(keys))
+	for k, key := range keys {
+		out[k] = rows[key.at]
+	}
+	return out
 }
 
 // firstOf returns the first n rows (all with n < 0) that keep, in the
@@ -585,7 +606,7 @@ func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 	for i, r := range rows {
 		at[r.Ref] = i
 	}
-	return f.src.BrandProducts(ctx, f.BrandID, func(ref int64, _, title string) {
+	return f.src.BrandTitles(ctx, f.BrandID, func(ref int64, title string) {
 		if i, ok := at[ref]; ok {
 			rows[i].Title = title
 		}

@@ -538,8 +538,9 @@ type Store interface {
 	// and how many of those saw the widget: the arms' revenues, a call per
 	// distinct value (or a few) rather than per session.
 	RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, value float64, n, saw int64) error) error
-	// BrandProducts calls fn for every product of the brand.
-	BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error
+	// BrandTitles calls fn for every product of the brand with its title,
+	// "" without one.
+	BrandTitles(ctx context.Context, brandID string, fn func(ref int64, title string)) error
 	// BrandProductIDs calls fn for every product of the brand whose ref
 	// is above after, without its title: a brand's list of products reads
 	// only these.

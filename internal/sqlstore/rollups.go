@@ -442,17 +442,19 @@ func (s *Store) armSessionCounts(ctx context.Context, brandID string, sessions f
 	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = ? AND sessions > 0", brandID)
 }
 
-// BrandProducts calls fn for every product of the brand (rollup.Store).
-func (s *Store) BrandProducts(ctx context.Context, brandID string, fn func(ref int64, productID, title string)) error {
+// BrandTitles calls fn for every product of the brand with its title
+// (rollup.Store): two columns, as each column read costs through the
+// driver (bench/RESULTS.md).
+func (s *Store) BrandTitles(ctx context.Context, brandID string, fn func(ref int64, title string)) error {
 	return Each(ctx, s.r, func(r Row) error {
 		var ref int64
-		var id, title string
-		if err := r.Scan(&ref, &id, &title); err != nil {
+		var title string
+		if err := r.Scan(&ref, &title); err != nil {
 			return err
 		}
-		fn(ref, id, title)
+		fn(ref, title)
 		return nil
-	}, "SELECT id, product_id, coalesce(title, '') FROM products WHERE brand_id = ?", brandID)
+	}, "SELECT id, coalesce(title, '') FROM products WHERE brand_id = ?", brandID)
 }
 
 // BrandProductIDs calls fn for every product of the brand whose ref is

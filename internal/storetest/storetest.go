@@ -5,12 +5,14 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/rollup"
 )
 
 // Open returns a new, empty store, closed when the test ends.
@@ -508,6 +510,17 @@ func testProductAttributes(t *testing.T, s svc.Store) {
 	ps = allProducts(t, s)
 	if len(ps) != 1 || *ps[0].Title != "Newest" || *ps[0].SKU != "SKU-1" || *ps[0].URL != url {
 		t.Fatalf("products after a batch %+v", ps)
+	}
+	// The dashboard's titles are the latest; a product without one has "".
+	bare := view("p2", "")
+	appendAll(t, s, bare)
+	titles := map[int64]string{}
+	if err := s.(rollup.Store).BrandTitles(ctx, "br_1", func(ref int64, title string) { titles[ref] = title }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{int64(ps[0].Ref): "Newest", int64(bare.Result.Lines[0].Product): ""}
+	if !maps.Equal(titles, want) {
+		t.Fatalf("the brand's titles %v, want %v", titles, want)
 	}
 }
 
