@@ -38,7 +38,7 @@ func (p *Pipeline) Cancel(ctx context.Context, src Source, c *Cancellation) erro
 	ce := c.Cancel
 
 	// 3. Every bad field.
-	fields := svc.MergeFieldErrors(c.DecodeErrors, wire.Names(ce.Validate()))
+	fields := wire.Merge(c.DecodeErrors, ce.Validate())
 	fields = append(fields, checkKey(&c.IdempotencyKey, c.KeyField)...)
 	fields = append(fields, src.brandField(ce.BrandID, fields)...)
 	if len(fields) > 0 {

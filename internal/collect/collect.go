@@ -207,7 +207,7 @@ func (p *Pipeline) Check(src Source, ev *Event) error {
 	}
 
 	// 3. Every bad field.
-	fields := svc.MergeFieldErrors(ev.DecodeErrors, wire.Names(validate(w)))
+	fields := wire.Merge(ev.DecodeErrors, validate(w))
 	fields = append(fields, checkKey(&ev.IdempotencyKey, ev.KeyField)...)
 	if src.Kind == History {
 		if len(fields) == 0 {

@@ -34,11 +34,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) (body []byte, _ [
 	return body, fields, err
 }
 
-// checked merges the fields of a wrong JSON type that decoding found with
-// the bad fields the domain's validation found, renamed as the API spells
-// them (internal/wire): an error naming every bad field once, or nil.
+// checked is an error naming every bad field once (wire.Merge), or nil.
 func checked(decodeErrors, invalid []svc.FieldError) error {
-	if fields := svc.MergeFieldErrors(decodeErrors, wire.Names(invalid)); len(fields) > 0 {
+	if fields := wire.Merge(decodeErrors, invalid); len(fields) > 0 {
 		return svc.Invalid(fields)
 	}
 	return nil

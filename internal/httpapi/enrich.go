@@ -12,39 +12,35 @@ import (
 // Answers are never cached: the counts move.
 
 func (s *Server) searchEnrich(w http.ResponseWriter, r *http.Request) error {
-	var body wire.SearchEnrich
-	decodeErrors, err := s.decodeEnrich(w, r, &body)
+	req, err := decodeEnrich(s, w, r, (*wire.SearchEnrich).Request)
 	if err != nil {
-		return err
-	}
-	req := body.Request()
-	if err := checked(decodeErrors, req.Validate()); err != nil {
 		return err
 	}
 	return writeEnriched(w, s.enrich.Search(req, r.Header.Get("Accept-Language")))
 }
 
 func (s *Server) productEnrich(w http.ResponseWriter, r *http.Request) error {
-	var body wire.ProductEnrich
-	decodeErrors, err := s.decodeEnrich(w, r, &body)
+	req, err := decodeEnrich(s, w, r, (*wire.ProductEnrich).Request)
 	if err != nil {
-		return err
-	}
-	req := body.Request()
-	if err := checked(decodeErrors, req.Validate()); err != nil {
 		return err
 	}
 	return writeEnriched(w, s.enrich.Product(req, r.Header.Get("Accept-Language")))
 }
 
-// decodeEnrich checks the key and decodes the body into v, returning its
-// fields of a wrong JSON type.
-func (s *Server) decodeEnrich(w http.ResponseWriter, r *http.Request, v any) ([]svc.FieldError, error) {
+// decodeEnrich checks the key, decodes the body into its shape B and
+// returns the request it describes, or an error naming every bad field.
+func decodeEnrich[B any, R interface{ Validate() []svc.FieldError }](s *Server, w http.ResponseWriter, r *http.Request, request func(*B) R) (R, error) {
+	var none R
 	if _, _, err := s.authenticate(r); err != nil {
-		return nil, err
+		return none, err
 	}
-	_, decodeErrors, err := decodeJSON(w, r, v)
-	return decodeErrors, err
+	var body B
+	_, decodeErrors, err := decodeJSON(w, r, &body)
+	if err != nil {
+		return none, err
+	}
+	req := request(&body)
+	return req, checked(decodeErrors, req.Validate())
 }
 
 func writeEnriched(w http.ResponseWriter, v any) error {

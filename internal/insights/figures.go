@@ -527,7 +527,7 @@ func (f *Figures) Top(ctx context.Context, live Live, n int) ([]ProductRow, erro
 func topOf(rows []ProductRow, n int) []ProductRow {
 	if n >= 0 && n < len(rows) {
 		return firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
-			return cmp.Or(cmp.Compare(y.Week.Purchases, x.Week.Purchases), cmp.Compare(y.Week.Views, x.Week.Views))
+			return topOrder(x.Week.Purchases, x.Week.Views, y.Week.Purchases, y.Week.Views)
 		})
 	}
 	// Every row, as the CSV takes them: their keys sorted in a slice of
@@ -542,13 +542,18 @@ func topOf(rows []ProductRow, n int) []ProductRow {
 		keys[i] = key{rows[i].Week.Purchases, rows[i].Week.Views, int32(i)}
 	}
 	slices.SortFunc(keys, func(x, y key) int {
-		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.at, y.at))
+		return cmp.Or(topOrder(x.purchases, x.views, y.purchases, y.views), cmp.Compare(x.at, y.at))
 	})
 	out := make([]ProductRow, len(keys))
 	for k, key := range keys {
 		out[k] = rows[key.at]
 	}
 	return out
+}
+
+// topOrder orders products by purchases, then views, most first.
+func topOrder(xPurchases, xViews, yPurchases, yViews int64) int {
+	return cmp.Or(cmp.Compare(yPurchases, xPurchases), cmp.Compare(yViews, xViews))
 }
 
 // firstOf returns the first n rows (all with n < 0) that keep, in the

@@ -34,12 +34,6 @@ func (v *View) Event() *svc.ViewEvent {
 	return &svc.ViewEvent{BrandID: v.BrandID, Product: svc.ViewProduct(v.Product), Context: svc.ViewContext(v.Context)}
 }
 
-// FromView is the body of a view: for clients written in Go, such as the
-// load generator and tests.
-func FromView(e *svc.ViewEvent) View {
-	return View{BrandID: e.BrandID, Product: ViewProduct(e.Product), Context: ViewContext(e.Context)}
-}
-
 // Cart is the body of an add-to-cart (docs/spec.md, Add to cart): a view's
 // and a quantity.
 type Cart struct {
@@ -110,11 +104,6 @@ func (o *Order) Order() svc.Order {
 func FromOrder(o *svc.Order) Order {
 	return Order{OrderID: o.OrderID, Currency: o.Currency, TotalValue: o.TotalValue,
 		Items: each(o.Items, func(it svc.PurchaseItem) PurchaseItem { return PurchaseItem(it) })}
-}
-
-// FromPurchase is the body of a purchase, for clients written in Go.
-func FromPurchase(e *svc.PurchaseEvent) Purchase {
-	return Purchase{BrandID: e.BrandID, Order: FromOrder(&e.Order), Context: PurchaseContext(e.Context)}
 }
 
 // Cancel is the body of an order cancellation (docs/spec.md, Order

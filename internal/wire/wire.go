@@ -86,3 +86,9 @@ func Names(errs []svc.FieldError) []svc.FieldError {
 	}
 	return errs
 }
+
+// Merge is every bad field of a body once: the decoder's (already in the
+// API's names) first, then those of the domain's validation, renamed.
+func Merge(decodeErrors, invalid []svc.FieldError) []svc.FieldError {
+	return svc.MergeFieldErrors(decodeErrors, Names(invalid))
+}
