@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/urlcanon":        0,
 	"internal/viewblock":       0, // the embedded store's blocks of views
 	"internal/hashtable":       0,
+	"internal/binenc":          0,
 	"internal/match/matchtest": 0,
 	"internal/postgres/pgtest": 0,
 

@@ -243,6 +243,10 @@ type EventLog interface {
 	// after the given one took out of an order at or after since, in
 	// position order. Cancellation positions are never reused.
 	CancelsAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r CancelRecord) error) error
+	// RecentPurchasesAfter calls fn for each product of every order with
+	// a position after the given one and a time at or after since, in
+	// position order, as RecentPurchases reads them.
+	RecentPurchasesAfter(ctx context.Context, after int64, since time.Time, fn func(pos int64, r RecentPurchase) error) error
 }
 
 // LogPosition is a point of an EventLog: the positions of the newest view

@@ -73,7 +73,7 @@ func newLarge(nBrands, perBrand int) *large {
 			for v := range 1 + r.IntN(20) {
 				src.engine.AddView(ref, now.Add(-time.Duration(r.IntN(86400))*time.Second), uint64(v), now)
 			}
-			src.cat.prices.Add(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
+			src.cat.PriceHistory().Add(ref, now.Add(-time.Hour), "EUR", 10+float64(r.IntN(500)))
 			src.engine.AddPurchase(ref, now.Add(-time.Hour), 1, now)
 		}
 	}

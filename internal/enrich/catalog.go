@@ -10,7 +10,7 @@ import (
 )
 
 // PriceWindow is how far back price insight looks (docs/enrichment.md, Price).
-const PriceWindow = 30 * 24 * time.Hour
+const PriceWindow = prices.Window
 
 // Catalog gathers what enrichment reads besides the counts: the products
 // indexed for matching, with their verified attributes only; the unit
@@ -20,7 +20,7 @@ const PriceWindow = 30 * 24 * time.Hour
 // is asked with. It is safe for concurrent use.
 type Catalog struct {
 	index  *match.Index
-	prices *prices.History
+	prices atomic.Pointer[prices.History] // swapped whole by a load
 	dir    atomic.Pointer[directory]
 }
 
@@ -32,7 +32,9 @@ type directory struct {
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{index: match.New(), prices: prices.New()}
+	c := &Catalog{index: match.New()}
+	c.prices.Store(prices.New())
+	return c
 }
 
 // Load fills the index at a start or a recount, parsing on every core:
@@ -57,11 +59,7 @@ func (c *Catalog) Learn(p svc.Product, keyed bool) {
 
 // LearnPrice records the price one order paid for a product, if it has one
 // and is inside the PriceWindow ending now.
-func (c *Catalog) LearnPrice(r svc.PurchaseRecord, now time.Time) {
-	if r.UnitPrice != nil && r.Currency != "" && r.Time.After(now.Add(-PriceWindow)) {
-		c.prices.Add(r.Product, r.Time, r.Currency, *r.UnitPrice)
-	}
-}
+func (c *Catalog) LearnPrice(r svc.PurchaseRecord, now time.Time) { c.prices.Load().Learn(r, now) }
 
 // Cancel replaces the price an order's line paid with what a cancellation
 // left of it.
@@ -69,19 +67,26 @@ func (c *Catalog) Cancel(r svc.CancelRecord, now time.Time) {
 	if r.Currency == "" || !r.Time.After(now.Add(-PriceWindow)) {
 		return
 	}
+	h := c.prices.Load()
 	if r.PriceBefore != nil {
-		c.prices.Remove(r.Product, r.Time, r.Currency, *r.PriceBefore)
+		h.Remove(r.Product, r.Time, r.Currency, *r.PriceBefore)
 	}
 	if r.PriceAfter != nil {
-		c.prices.Add(r.Product, r.Time, r.Currency, *r.PriceAfter)
+		h.Add(r.Product, r.Time, r.Currency, *r.PriceAfter)
 	}
 }
 
-// ForgetPrices drops every price, before a recount loads them again.
-func (c *Catalog) ForgetPrices() { c.prices.Clear() }
+// PriceHistory is the prices paid, which a snapshot of the counts keeps.
+func (c *Catalog) PriceHistory() *prices.History { return c.prices.Load() }
+
+// SetPriceHistory puts h in place of the prices paid: a start or a
+// recount fills a history aside, and swaps it in whole with the counts,
+// so that no reader sees one half filled, and a recount that fails leaves
+// the prices as they were.
+func (c *Catalog) SetPriceHistory(h *prices.History) { c.prices.Store(h) }
 
 // Sweep frees the prices older than the PriceWindow ending now.
-func (c *Catalog) Sweep(now time.Time) { c.prices.Sweep(now.Add(-PriceWindow)) }
+func (c *Catalog) Sweep(now time.Time) { c.prices.Load().Sweep(now.Add(-PriceWindow)) }
 
 // Product returns a product with its verified attributes, as last learnt.
 func (c *Catalog) Product(ref svc.ProductRef) (*svc.Product, bool) {
@@ -95,7 +100,7 @@ func (c *Catalog) Product(ref svc.ProductRef) (*svc.Product, bool) {
 // Prices returns the statistics of a product's unit prices in the currency
 // over the PriceWindow ending now.
 func (c *Catalog) Prices(ref svc.ProductRef, currency string, now time.Time) prices.Stats {
-	return c.prices.Stats(ref, now.Add(-PriceWindow), currency)
+	return c.prices.Load().Stats(ref, now.Add(-PriceWindow), currency)
 }
 
 // directory returns the brands by domain, built again when the brands'

@@ -18,6 +18,10 @@ import (
 type History struct {
 	mu        sync.RWMutex
 	byProduct map[svc.ProductRef]*series
+	// gen counts the cuts (saved.go). A series of an older generation may
+	// be a cut's, which is encoded while the history goes on: it is copied
+	// before it changes.
+	gen uint64
 }
 
 // series are one product's unit prices, in the order they were added.
@@ -25,6 +29,19 @@ type series struct {
 	points    []point
 	sorted    bool // by time: most are added in order
 	lastMilli int64
+	gen       uint64 // the history's when the series was made
+}
+
+// writable returns the product's series, copied first if a cut may hold
+// it; called under the write lock.
+func (h *History) writable(ref svc.ProductRef, s *series) *series {
+	if s.gen == h.gen {
+		return s
+	}
+	c := *s
+	c.points, c.gen = slices.Clone(s.points), h.gen
+	h.byProduct[ref] = &c
+	return &c
 }
 
 // point is one purchased line's unit price.
@@ -32,6 +49,18 @@ type point struct {
 	at       int64 // unix milliseconds
 	price    float64
 	currency [3]byte
+}
+
+// Window is how far back the prices paid are kept: price insight's
+// window (docs/enrichment.md, Price).
+const Window = 30 * 24 * time.Hour
+
+// Learn records the price one order paid for a product, if it has one
+// and is inside the Window ending now.
+func (h *History) Learn(r svc.PurchaseRecord, now time.Time) {
+	if r.UnitPrice != nil && r.Currency != "" && r.Time.After(now.Add(-Window)) {
+		h.Add(r.Product, r.Time, r.Currency, *r.UnitPrice)
+	}
 }
 
 // New returns an empty history.
@@ -50,9 +79,10 @@ func (h *History) Add(ref svc.ProductRef, at time.Time, currency string, unitPri
 	defer h.mu.Unlock()
 	s := h.byProduct[ref]
 	if s == nil {
-		s = &series{sorted: true}
+		s = &series{sorted: true, gen: h.gen}
 		h.byProduct[ref] = s
 	}
+	s = h.writable(ref, s)
 	ms := at.UnixMilli()
 	if ms < s.lastMilli {
 		s.sorted = false
@@ -111,6 +141,7 @@ func (h *History) Sweep(before time.Time) {
 	defer h.mu.Unlock()
 	for ref, s := range h.byProduct {
 		if !s.sorted {
+			s = h.writable(ref, s)
 			slices.SortFunc(s.points, func(a, b point) int { return cmp.Compare(a.at, b.at) })
 			s.sorted = true
 		}
@@ -119,6 +150,7 @@ func (h *History) Sweep(before time.Time) {
 		case j == len(s.points):
 			delete(h.byProduct, ref)
 		case j > 0:
+			s = h.writable(ref, s)
 			s.points = slices.Clip(append(s.points[:0], s.points[j:]...))
 		}
 	}
@@ -139,6 +171,7 @@ func (h *History) Remove(ref svc.ProductRef, at time.Time, currency string, unit
 	}
 	for i, p := range s.points {
 		if p.at == ms && p.currency == cur && p.price == unitPrice {
+			s = h.writable(ref, s)
 			s.points = slices.Delete(s.points, i, i+1)
 			break
 		}

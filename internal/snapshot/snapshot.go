@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/binenc"
 	"github.com/svc-project/svc/internal/window"
 )
 
@@ -37,9 +38,10 @@ import (
 // have been reused); each product then gets the events committed after its
 // shard's position. Anything else is a full replay, with the reason logged.
 //
-// The snapshot holds only the engine: the products are loaded from the
-// store meanwhile, and the prices paid, for enrichment, come from the same
-// one pass over the window's orders that counts those after the marks.
+// Beside the engine, the snapshot keeps what the caller keeps of the same
+// orders (Kept: the recent purchases and the prices paid), cut at one log
+// position with the last shard and caught up after it the same way. The
+// products are loaded from the store meanwhile.
 
 // File is the snapshot file of one server's counts.
 type File struct {
@@ -61,6 +63,25 @@ func (f *File) Path() string { return f.path }
 // metaVersion tags what a snapshot's meta holds, for later formats.
 const metaVersion = 1
 
+// Kept is what a snapshot keeps beside the counts: what the caller derives
+// from the same orders, which a start would otherwise read from every
+// order of its window (the recent purchases and the prices paid; 3.6 of a
+// restore's 10.7 CPU-seconds, bench/RESULTS.md).
+type Kept interface {
+	// Cut copies what is kept; it is called while the commit path is
+	// held, and what it returns encodes the copy after the path is let go.
+	Cut() (encode func(b []byte) ([]byte, error))
+	// Restore replaces what is kept with what encode wrote.
+	Restore(b []byte) error
+	// Load reads what is kept from the store, for a snapshot without it.
+	Load(ctx context.Context, src svc.EventReader) error
+	// Order adds a product of an order committed after the cut.
+	Order(r svc.RecentPurchase)
+	// Cancel takes out what a cancellation committed after the cut
+	// removed from an order before it.
+	Cancel(r svc.CancelRecord, now time.Time)
+}
+
 // CommitPath is the group commit that feeds the engine being saved.
 type CommitPath interface {
 	// Lock holds the commit path before the cut of a shard, once every
@@ -71,10 +92,11 @@ type CommitPath interface {
 	Unlock()
 }
 
-// Save writes the counts of e, as of the store's erasure version, to the
-// file: a temporary file, synced, renamed over the last one, and the
-// folder synced, so that the file is always a whole snapshot.
-func (f *File) Save(ctx context.Context, e *window.Engine, cp CommitPath, erasure int64) (err error) {
+// Save writes the counts of e, and what kept keeps if it is not nil, as
+// of the store's erasure version, to the file: a temporary file, synced,
+// renamed over the last one, and the folder synced, so that the file is
+// always a whole snapshot.
+func (f *File) Save(ctx context.Context, e *window.Engine, kept Kept, cp CommitPath, erasure int64) (err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	start := time.Now()
@@ -94,7 +116,7 @@ func (f *File) Save(ctx context.Context, e *window.Engine, cp CommitPath, erasur
 		}
 	}()
 	bw := bufio.NewWriterSize(out, 1<<20)
-	held, most, err := f.encode(ctx, bw, e, cp, erasure)
+	held, most, err := f.encode(ctx, bw, e, kept, cp, erasure)
 	if err != nil {
 		return err
 	}
@@ -111,9 +133,10 @@ func (f *File) Save(ctx context.Context, e *window.Engine, cp CommitPath, erasur
 }
 
 // encode writes every shard of e, each cut at the log position it
-// reflects, and returns how long the commit path was held in all and at
-// most at once, from taking it to letting it go at each cut.
-func (f *File) encode(ctx context.Context, w io.Writer, e *window.Engine, cp CommitPath, erasure int64) (held, most time.Duration, err error) {
+// reflects, then what kept keeps, cut with the last shard, and returns how
+// long the commit path was held in all and at most at once, from taking
+// it to letting it go at each cut.
+func (f *File) encode(ctx context.Context, w io.Writer, e *window.Engine, kept Kept, cp CommitPath, erasure int64) (held, most time.Duration, err error) {
 	meta := binary.AppendUvarint(nil, metaVersion)
 	meta = binary.AppendVarint(meta, erasure)
 	enc, err := e.NewEncoder(w, f.load.Now(), meta)
@@ -131,6 +154,10 @@ func (f *File) encode(ctx context.Context, w io.Writer, e *window.Engine, cp Com
 			cp.Unlock()
 			return held, most, err
 		}
+		var encodeKept func([]byte) ([]byte, error)
+		if kept != nil && i == window.Shards-1 {
+			encodeKept = kept.Cut()
+		}
 		// The shard is locked before the commit path is let go.
 		err = enc.EncodeShard(appendPosition(nil, pos), func() {
 			cp.Unlock()
@@ -140,6 +167,15 @@ func (f *File) encode(ctx context.Context, w io.Writer, e *window.Engine, cp Com
 		})
 		if err != nil {
 			return held, most, err
+		}
+		if encodeKept != nil {
+			b, err := encodeKept(binenc.AppendBytes(nil, appendPosition(nil, pos)))
+			if err != nil {
+				return held, most, err
+			}
+			if err := enc.EncodeKept(b); err != nil {
+				return held, most, err
+			}
 		}
 	}
 	return held, most, nil
@@ -235,8 +271,9 @@ func decodePosition(b []byte) (svc.LogPosition, error) {
 // version given. It returns a nil engine when it did not restore, with the
 // reason logged, and the caller replays every event; haveProducts then
 // says whether the products were loaded all the same. beside, if not nil,
-// stands for the loader's Beside: what it fills is new at each load.
-func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, beside func(context.Context, svc.EventReader) error) (e *window.Engine, haveProducts bool, err error) {
+// stands for the loader's Beside: what it fills is new at each load, and
+// so is kept, restored from the file or else loaded from src.
+func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, beside func(context.Context, svc.EventReader) error, kept Kept) (e *window.Engine, haveProducts bool, err error) {
 	l := f.load
 	if beside != nil {
 		l.Beside = beside
@@ -279,8 +316,14 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 		<-besideErr // read again by the full replay
 		return nil, perr == nil, errors.Join(err, perr)
 	}
+	keptAt, err := f.restoreKept(ctx, snap.Kept, kept, src)
+	if err != nil {
+		<-products
+		<-besideErr
+		return nil, false, err
+	}
 	decoded := time.Since(start)
-	views, lines, err := f.catchUp(ctx, snap.Engine, marks, now)
+	views, lines, err := f.catchUp(ctx, snap.Engine, marks, kept, keptAt, now)
 	if err := errors.Join(err, <-products, <-besideErr); err != nil {
 		return nil, false, err
 	}
@@ -350,19 +393,75 @@ func (f *File) marks(ctx context.Context, snap *window.Snapshot, erasure int64) 
 	return marks, "", nil
 }
 
-// catchUp adds to e the events committed after each shard's mark. One pass
-// over the orders of the window, in the log's order (a scan by row id,
-// cheaper than the replay's by time), counts the lines after their shard's
-// mark and hands every line's price over; the price history keeps prices
-// of products the indexes do not hold yet, so they need not wait for the
-// products to load.
-func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, now time.Time) (views, lines int, err error) {
+// keptAt is where a restored Kept stands in the log; nil when it was
+// loaded from the store, and every price is to be handed over again.
+type keptAt = *svc.LogPosition
+
+// restoreKept restores kept from the file's section b, and returns its
+// mark; or, for a file without it or one that cannot continue from the
+// store, loads it from src and returns nil.
+func (f *File) restoreKept(ctx context.Context, b []byte, kept Kept, src svc.EventReader) (keptAt, error) {
+	if kept == nil {
+		return nil, nil
+	}
+	why := "the snapshot keeps none"
+	if b != nil {
+		d := binenc.Decoder{B: b}
+		p, err := decodePosition(d.Bytes())
+		switch {
+		case d.Err != nil || err != nil:
+			why = "bad log position"
+		default:
+			ok, err := f.log.Continues(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				why = "the newest events it reflects are no longer stored"
+				break
+			}
+			if err := kept.Restore(d.B); err != nil {
+				why = err.Error()
+				break
+			}
+			return &p, nil
+		}
+	}
+	f.load.Logger.Info("recent purchases and prices: reading them from the store", "why", why)
+	return nil, kept.Load(ctx, src)
+}
+
+// catchUp adds to e, and to kept, the events committed after each shard's
+// mark and kept's. One pass over the orders of the window, in the log's
+// order (a scan by row id, cheaper than the replay's by time), counts the
+// lines after their shard's mark and hands each line's price over, every
+// line's unless kept holds the prices up to its mark; the price history
+// keeps prices of products the indexes do not hold yet, so they need not
+// wait for the products to load.
+func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, kept Kept, at keptAt, now time.Time) (views, lines int, err error) {
 	first := marks[0]
 	for _, m := range marks {
 		first.Views = min(first.Views, m.Views)
+		first.Orders = min(first.Orders, m.Orders)
 	}
-	err = f.log.PurchaseLinesAfter(ctx, 0, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
-		f.load.Price(r)
+	var pricedTo int64 // the prices of lines up to it are kept
+	if at != nil {
+		pricedTo = at.Orders
+		first.Orders = min(first.Orders, at.Orders)
+		err = f.log.RecentPurchasesAfter(ctx, at.Orders, now.Add(-svc.MaxRecentWindow), func(_ int64, r svc.RecentPurchase) error {
+			kept.Order(r)
+			return nil
+		})
+		if err != nil {
+			return 0, 0, err
+		}
+	} else {
+		first.Orders = 0
+	}
+	err = f.log.PurchaseLinesAfter(ctx, first.Orders, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
+		if pos > pricedTo {
+			f.load.Price(r)
+		}
 		if pos > marks[window.ShardOf(r.Product)].Orders {
 			e.AddPurchase(r.Product, r.Time, r.Units, now)
 			lines++
@@ -378,9 +477,15 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 	for _, m := range marks {
 		first.Cancels = min(first.Cancels, m.Cancels)
 	}
+	if at != nil {
+		first.Cancels = min(first.Cancels, at.Cancels)
+	}
 	err = f.log.CancelsAfter(ctx, first.Cancels, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.CancelRecord) error {
 		if m := marks[window.ShardOf(r.Product)]; pos > m.Cancels && r.Order <= m.Orders {
 			e.RemovePurchase(r.Product, r.Time, r.Orders, r.Units, now)
+		}
+		if at != nil && pos > at.Cancels && r.Order <= at.Orders {
+			kept.Cancel(r, now)
 		}
 		return nil
 	})

@@ -16,11 +16,25 @@ import (
 // sort every line of the window in two temporary B-trees before the first
 // row, half of what the feed's load cost at start (bench/RESULTS.md).
 func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc.RecentPurchase) error) error {
+	return r.recentPurchases(ctx, "e.ts >= ? ORDER BY e.ts, e.id, i.line", []any{millis(since)},
+		func(_ int64, p svc.RecentPurchase) error { return fn(p) })
+}
+
+// RecentPurchasesAfter calls fn for each product of every order with an
+// id after after and a time at or after since, in id order (svc.EventLog),
+// as RecentPurchases reads them.
+func (r reads) RecentPurchasesAfter(ctx context.Context, after int64, since time.Time, fn func(int64, svc.RecentPurchase) error) error {
+	return r.recentPurchases(ctx, "e.id > ? AND e.ts >= ? ORDER BY e.id, i.line", []any{after, millis(since)}, fn)
+}
+
+// recentPurchases reads the purchases that where selects, each order's
+// lines together, with the order's id.
+func (r reads) recentPurchases(ctx context.Context, where string, args []any, fn func(int64, svc.RecentPurchase) error) error {
 	var order []svc.RecentPurchase // the current order's products, in the order of their first line
 	cur := int64(-1)
 	flush := func() error {
 		for _, p := range order {
-			if err := fn(p); err != nil {
+			if err := fn(cur, p); err != nil {
 				return err
 			}
 		}
@@ -59,7 +73,7 @@ func (r reads) RecentPurchases(ctx context.Context, since time.Time, fn func(svc
 		return nil
 	}, `SELECT e.id, e.brand_id, e.event_id, i.product, e.ts, i.quantity, coalesce(e.country, ''), coalesce(e.city, ''), e.keyed
 		FROM purchase_events e JOIN purchase_items i ON i.purchase = e.id AND i.quantity > 0
-		WHERE e.ts >= ? ORDER BY e.ts, e.id, i.line`, millis(since))
+		WHERE `+where, args...)
 	if err != nil {
 		return err
 	}

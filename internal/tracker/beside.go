@@ -10,11 +10,12 @@ import (
 )
 
 // beside is what is kept beside the engine: add-to-carts and the recent
-// purchases of each brand. They are not in the snapshot file: every load
-// reads them from the store, at the same moment as the engine's events,
-// and swaps them in with it, so that a recount after an erasure leaves
-// nothing of what it removed. Cancellations take out what they remove as
-// they come, with the engine (applyCancels).
+// purchases of each brand. Every load reads them at the same moment as
+// the engine's events, and swaps them in with it, so that a recount after
+// an erasure leaves nothing of what it removed: the carts from the store,
+// the recent purchases from the snapshot file when a restore has it
+// (kept.go), else from the store. Cancellations take out what they remove
+// as they come, with the engine (applyCancels).
 type beside struct {
 	carts     *carts.Counter
 	purchases *purchasefeed.Feed
@@ -36,6 +37,12 @@ func (s *beside) load(ctx context.Context, r svc.EventReader, now time.Time) err
 		return err
 	}
 	return s.purchases.Load(ctx, r, now)
+}
+
+// cartsLoader loads the carts alone, for a restore, which restores the
+// recent purchases as kept.
+func (s *beside) cartsLoader(now time.Time) func(context.Context, svc.EventReader) error {
+	return func(ctx context.Context, r svc.EventReader) error { return s.carts.Load(ctx, r, now) }
 }
 
 // sweep frees what aged out.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
 )
@@ -29,56 +30,49 @@ type feedState struct {
 // lock: no event committed meanwhile is missed or counted twice. A recount
 // must come through here.
 //
-// A recount also reloads the prices paid, cleared under the same lock, so
-// that no order of the feed is counted in both.
+// The prices paid are loaded too, into a history of their own that is
+// swapped in with the engine: a recount's readers never see them half
+// loaded, and one that fails leaves them as they were, with the counts.
 func (t *Tracker) load(ctx context.Context, e *window.Engine, recount bool) error {
 	opts := snapshot.Options{Startup: !recount, HaveProducts: !recount && t.haveProducts}
-	side := newBeside()
+	side, paid := newBeside(), prices.New()
+	l := t.loader()
+	l.Price = func(r svc.PurchaseRecord) { paid.Learn(r, t.cfg.Now()) }
 	f := t.cfg.ChangeFeed
 	if f == nil {
-		if recount {
-			t.cat.ForgetPrices()
-		}
 		opts.Parallel = true
-		l := t.loader()
 		l.Beside = side.loader(t.cfg.Now())
 		if err := l.Rebuild(ctx, t.store, e, opts); err != nil {
-			t.failedRecount(recount)
 			return err
 		}
-		t.engine.Store(e)
-		t.beside.Store(side)
+		t.swapIn(e, side, paid)
 		return nil
 	}
 	t.changes.mu.Lock()
 	defer t.changes.mu.Unlock()
-	if recount {
-		t.cat.ForgetPrices()
-	}
 	// A snapshot is one transaction: it answers one query at a time.
 	cur, err := f.ReadSnapshot(ctx, func(r svc.EventReader) error {
-		if err := t.loader().Rebuild(ctx, r, e, opts); err != nil {
+		if err := l.Rebuild(ctx, r, e, opts); err != nil {
 			return err
 		}
 		return side.load(ctx, r, t.cfg.Now())
 	})
 	if err != nil {
-		t.failedRecount(recount)
 		return err
 	}
-	t.engine.Store(e)
-	t.beside.Store(side)
+	t.swapIn(e, side, paid)
 	t.changes.cursor = cur
 	return nil
 }
 
-// failedRecount leaves no prices rather than some twice: a recount that
-// failed may have loaded part of them, and the feed would add them again.
-// The next recount, at the next poll, loads them all.
-func (t *Tracker) failedRecount(recount bool) {
-	if recount {
-		t.cat.ForgetPrices()
+// swapIn makes a loaded engine, what came beside it and the prices paid
+// the ones read and fed; paid is nil when the load filled the catalog's.
+func (t *Tracker) swapIn(e *window.Engine, side *beside, paid *prices.History) {
+	if paid != nil {
+		t.cat.SetPriceHistory(paid)
 	}
+	t.engine.Store(e)
+	t.beside.Store(side)
 }
 
 // restore loads the counts from the snapshot file and the events committed
@@ -90,7 +84,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	f := t.cfg.ChangeFeed
 	if f == nil {
 		side := newBeside()
-		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, side.loader(t.cfg.Now()))
+		e, haveProducts, err := t.snaps.Restore(ctx, t.store, erasure, side.cartsLoader(t.cfg.Now()), kept{t, side})
 		if err != nil {
 			return false, fmt.Errorf("restore counts: %w", err)
 		}
@@ -98,8 +92,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 		if e == nil {
 			return false, nil
 		}
-		t.engine.Store(e)
-		t.beside.Store(side)
+		t.swapIn(e, side, nil) // the restore filled the catalog's prices
 		return true, nil
 	}
 	t.changes.mu.Lock()
@@ -112,13 +105,13 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 			return errors.New("restore counts: the change feed's snapshot is no event log")
 		}
 		side = newBeside()
-		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, side.loader(t.cfg.Now()))
+		restored, haveProducts, err := snapshot.New(t.snaps.Path(), log, t.loader()).Restore(ctx, r, erasure, side.cartsLoader(t.cfg.Now()), kept{t, side})
 		if err != nil {
 			return fmt.Errorf("restore counts: %w", err)
 		}
 		if e = restored; e == nil {
-			// The refused restore read the carts and purchases already: the replay
-			// reads them again, into new ones.
+			// The refused restore read the carts already: the replay reads
+			// them again, into new ones.
 			e, side = snapshot.NewEngine(), newBeside()
 			l := t.loader()
 			l.Beside = side.loader(t.cfg.Now())
@@ -132,8 +125,7 @@ func (t *Tracker) restore(ctx context.Context, erasure int64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	t.engine.Store(e)
-	t.beside.Store(side)
+	t.swapIn(e, side, nil) // the restore filled the catalog's prices
 	t.changes.cursor = cur
 	return true, nil
 }

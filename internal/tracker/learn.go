@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/prices"
 	"github.com/svc-project/svc/internal/purchasefeed"
 	"github.com/svc-project/svc/internal/snapshot"
 	"github.com/svc-project/svc/internal/window"
@@ -20,7 +21,8 @@ type Catalog interface {
 	Learn(p svc.Product, keyed bool)
 	LearnPrice(r svc.PurchaseRecord, now time.Time)
 	Cancel(r svc.CancelRecord, now time.Time) // the price a cancellation changed
-	ForgetPrices()                            // before a recount loads them again
+	PriceHistory() *prices.History            // which a snapshot keeps
+	SetPriceHistory(h *prices.History)        // filled aside by a load, swapped in whole
 	Sweep(now time.Time)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/enrich"
+	"github.com/svc-project/svc/internal/purchasefeed"
 	"github.com/svc-project/svc/internal/sqlite"
 	"github.com/svc-project/svc/internal/sqlite/sqlitetest"
 	"github.com/svc-project/svc/internal/window"
@@ -180,6 +181,13 @@ func sameCounts(t *testing.T, want, got *Tracker, now time.Time, later ...time.D
 			t.Fatalf("p%d: prices %+v, want %+v", p, b, a)
 		}
 	}
+	// The recent purchases, every one the feed holds.
+	all := purchasefeed.Rules{RecentSettings: svc.RecentSettings{Window: svc.MaxRecentWindow, MaxItems: 1 << 20, K: 1}, MinPurchases: 1}
+	a := want.beside.Load().purchases.Recent("br_1", 0, all, now)
+	b := got.beside.Load().purchases.Recent("br_1", 0, all, now)
+	if !slices.Equal(a, b) {
+		t.Fatalf("recent purchases: %d, want %d (a full replay)\n got %v\nwant %v", len(b), len(a), b, a)
+	}
 }
 
 func wantLog(t *testing.T, logs *bytes.Buffer, msg string) {
@@ -201,6 +209,29 @@ func TestRestartFromSnapshotCountsAsReplay(t *testing.T) {
 	defer restored.Close()
 	wantLog(t, logs, "counts restored from the snapshot")
 	wantLog(t, logs, "views_after=0 purchase_lines_after=0")
+	if strings.Contains(logs.String(), "reading them from the store") {
+		t.Fatalf("the recent purchases and prices were read from the store, not the snapshot:\n%s", logs)
+	}
+	f.sameAsReplay(t, restored, 5*time.Minute)
+}
+
+// A snapshot written before it kept the recent purchases and prices (or
+// whose kept section is refused) restores the counts, and reads those
+// from the store.
+func TestSnapshotWithoutKeptReadsThemFromTheStore(t *testing.T) {
+	f := newSnapshotFixture(t)
+	tr, _ := f.open(t, true)
+	f.send(t, tr, 600)
+	if err := tr.snaps.Save(context.Background(), tr.engine.Load(), nil, commitPath{tr}, tr.erasure.Load()); err != nil {
+		t.Fatal(err)
+	}
+	f.send(t, tr, 200)
+	f.cancelSome(t, tr, 40)
+	crash(tr)
+	restored, logs := f.open(t, true)
+	defer restored.Close()
+	wantLog(t, logs, "counts restored from the snapshot")
+	wantLog(t, logs, `recent purchases and prices: reading them from the store" why="the snapshot keeps none"`)
 	f.sameAsReplay(t, restored, 5*time.Minute)
 }
 
@@ -413,6 +444,7 @@ func TestErasureInvalidatesSnapshot(t *testing.T) {
 		t.Fatalf("forget: %d, %v", n, err)
 	}
 	restored.followErasures(ctx)
+	f.sameAsReplay(t, restored) // the prices too: a recount swaps them in whole
 	if _, err := os.Stat(f.path); !os.IsNotExist(err) {
 		t.Fatalf("the snapshot is still there after a recount: %v", err)
 	}

@@ -14,7 +14,7 @@ func (t *Tracker) loader() snapshot.Loader {
 
 // saveSnapshot writes the counts to the snapshot file.
 func (t *Tracker) saveSnapshot(ctx context.Context) error {
-	return t.snaps.Save(ctx, t.engine.Load(), commitPath{t}, t.erasure.Load())
+	return t.snaps.Save(ctx, t.engine.Load(), kept{t: t}, commitPath{t}, t.erasure.Load())
 }
 
 // commitPath lets a save cut each shard while no batch is committed or

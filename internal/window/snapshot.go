@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/binenc"
 )
 
 // A snapshot is the engine's logical state in a compact binary form, so
 // that a restart loads it instead of replaying every stored event:
 //
-//	file    = magic section{1 + Shards}
+//	file    = magic section{1 + Shards} [section]
 //	section = length:u32le payload crc32c(payload):u32le
 //	header  = version horizons(2) key(16 bytes) shards base meta
 //	shard   = mark products ref{products} product{...}
@@ -35,7 +36,9 @@ import (
 // and a torn or damaged file is refused.
 //
 // The mark and meta are the caller's: the engine keeps them opaque. Mark
-// says where the shard's state stands in the caller's event log.
+// says where the shard's state stands in the caller's event log. So is
+// the optional last section (Encoder.EncodeKept): what the caller keeps
+// beside the counts, saved with them in the one file.
 
 // Shards is the number of shards a snapshot writes, one at a time.
 const Shards = numShards
@@ -82,7 +85,7 @@ func (e *Engine) NewEncoder(w io.Writer, now time.Time, meta []byte) (*Encoder, 
 	b = binary.LittleEndian.AppendUint64(b, e.key[1])
 	b = binary.AppendUvarint(b, numShards)
 	b = binary.AppendUvarint(b, uint64(enc.base))
-	b = appendBytes(b, meta)
+	b = binenc.AppendBytes(b, meta)
 	if _, err := io.WriteString(w, snapshotMagic); err != nil {
 		return nil, err
 	}
@@ -96,7 +99,7 @@ func (e *Engine) NewEncoder(w io.Writer, now time.Time, meta []byte) (*Encoder, 
 // go in locked, so that the shard is held only for a copy of its arrays
 // (about a millisecond for 1/256 of 20 million events), not its encoding.
 func (enc *Encoder) EncodeShard(mark []byte, locked func()) error {
-	if enc.next == numShards {
+	if enc.next >= numShards {
 		locked()
 		return errors.New("window: every shard is written")
 	}
@@ -106,12 +109,22 @@ func (enc *Encoder) EncodeShard(mark []byte, locked func()) error {
 	locked()
 	enc.copyShard(s)
 	s.mu.Unlock()
-	b, err := enc.appendShard(appendBytes(enc.buf[:0], mark))
+	b, err := enc.appendShard(binenc.AppendBytes(enc.buf[:0], mark))
 	enc.buf = b
 	if err != nil {
 		return err
 	}
 	return enc.writeSection(b)
+}
+
+// EncodeKept writes the caller's last section, after every shard: it is
+// read back whole as Snapshot.Kept.
+func (enc *Encoder) EncodeKept(payload []byte) error {
+	if enc.next != numShards {
+		return errors.New("window: the kept section goes after every shard")
+	}
+	enc.next++ // once
+	return enc.writeSection(payload)
 }
 
 // shardCopy is a shard's state copied into arenas reused from shard to
@@ -305,16 +318,13 @@ func (enc *Encoder) writeSection(payload []byte) error {
 	return nil
 }
 
-func appendBytes(b, v []byte) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
-}
-
 // Snapshot is a decoded snapshot.
 type Snapshot struct {
 	Engine  *Engine
 	Written time.Time // the clock of the writer when it began
 	Meta    []byte
 	Marks   [Shards][]byte // each shard's mark
+	Kept    []byte         // the caller's last section, nil when there is none
 }
 
 // ShardOf returns the shard that holds a product's counts, to index
@@ -334,16 +344,16 @@ func LoadSnapshot(r io.Reader, viewHorizon, purchaseHorizon time.Duration) (*Sna
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{b: head}
-	version := d.uvarint()
-	if d.err == nil && version != snapshotVersion {
+	d := decoder{Decoder: binenc.Decoder{B: head}}
+	version := d.Uvarint()
+	if d.Err == nil && version != snapshotVersion {
 		return nil, fmt.Errorf("%w: format version %d, want %d", ErrMismatch, version, snapshotVersion)
 	}
-	vh, ph := d.uvarint(), d.uvarint()
-	k0, k1 := d.uint64(), d.uint64()
-	shards, base := d.uvarint(), d.uvarint()
-	meta := d.bytes()
-	if d.err != nil || len(d.b) > 0 || base > math.MaxUint32 {
+	vh, ph := d.Uvarint(), d.Uvarint()
+	k0, k1 := d.Uint64(), d.Uint64()
+	shards, base := d.Uvarint(), d.Uvarint()
+	meta := d.Bytes()
+	if d.Err != nil || len(d.B) > 0 || base > math.MaxUint32 {
 		return nil, fmt.Errorf("%w: header", ErrCorrupt)
 	}
 	if shards != numShards || vh != uint64(viewHorizon/time.Second) || ph != uint64(purchaseHorizon/time.Second) {
@@ -393,11 +403,17 @@ func LoadSnapshot(r io.Reader, viewHorizon, purchaseHorizon time.Duration) (*Sna
 	if err != nil {
 		return nil, err
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the last shard", ErrCorrupt)
-	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if _, err := br.Peek(1); err == io.EOF {
+		return snap, nil
+	}
+	if snap.Kept, err = readSection(br, nil); err != nil {
+		return nil, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the last section", ErrCorrupt)
 	}
 	return snap, nil
 }
@@ -435,95 +451,38 @@ func readSection(r io.Reader, buf []byte) ([]byte, error) {
 }
 
 func (snap *Snapshot) decodeShard(i int, b []byte, base uint32) error {
-	d := decoder{b: b, base: base}
-	snap.Marks[i] = slices.Clone(d.bytes())
-	n := d.count(2) // a product takes at least a ref and five counts
+	d := decoder{Decoder: binenc.Decoder{B: b}, base: base}
+	snap.Marks[i] = slices.Clone(d.Bytes())
+	n := d.Count(2) // a product takes at least a ref and five counts
 	s := &snap.Engine.shards[i]
 	s.products = make(map[svc.ProductRef]*product, n)
 	var ref svc.ProductRef
-	for k := 0; k < n && d.err == nil; k++ {
-		delta := d.uvarint()
+	for k := 0; k < n && d.Err == nil; k++ {
+		delta := d.Uvarint()
 		if (k > 0 && delta == 0) || delta > math.MaxInt64-uint64(ref) {
-			d.fail("product refs out of order")
+			d.Fail("product refs out of order")
 			break
 		}
 		ref += svc.ProductRef(delta)
 		if ShardOf(ref) != i {
-			d.fail("a product in the wrong shard")
+			d.Fail("a product in the wrong shard")
 			break
 		}
 		s.products[ref] = d.product()
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.fail("data after the last product")
+	if d.Err == nil && len(d.B) > 0 {
+		d.Fail("data after the last product")
 	}
-	if d.err != nil {
-		return fmt.Errorf("%w: shard %d: %v", ErrCorrupt, i, d.err)
+	if d.Err != nil {
+		return fmt.Errorf("%w: shard %d: %v", ErrCorrupt, i, d.Err)
 	}
 	return nil
 }
 
-// decoder reads a section; the first error sticks, and every read after
-// it returns zero.
+// decoder reads a section, whose seconds are offsets from base.
 type decoder struct {
-	b    []byte
+	binenc.Decoder
 	base uint32
-	err  error
-}
-
-func (d *decoder) fail(what string) {
-	if d.err == nil {
-		d.err = errors.New(what)
-	}
-	d.b = nil
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("bad number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) uint64() uint64 {
-	if len(d.b) < 8 {
-		d.fail("short")
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.count(1)
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a number of items that take at least size bytes each, so
-// that a damaged count cannot make a large allocation.
-func (d *decoder) count(size int) int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)/size) {
-		d.fail("count beyond the data")
-		return 0
-	}
-	return int(n)
 }
 
 // secs reads an ascending list of seconds (see secWriter).
@@ -537,12 +496,12 @@ func (r *secReader) next() uint32 {
 	var v int64
 	if !r.started {
 		r.started = true
-		v = int64(r.d.base) + r.d.varint()
+		v = int64(r.d.base) + r.d.Varint()
 	} else {
-		v = int64(r.prev) + 1 + int64(min(r.d.uvarint(), math.MaxUint32))
+		v = int64(r.prev) + 1 + int64(min(r.d.Uvarint(), math.MaxUint32))
 	}
 	if v < 0 || v > math.MaxUint32 {
-		r.d.fail("a second out of range")
+		r.d.Fail("a second out of range")
 		return 0
 	}
 	r.prev = uint32(v)
@@ -550,7 +509,7 @@ func (r *secReader) next() uint32 {
 }
 
 func decodeTimeline[T uint32 | uint64](d *decoder, t *timeline[T]) {
-	n := d.count(2)
+	n := d.Count(2)
 	if n == 0 {
 		return
 	}
@@ -558,13 +517,13 @@ func decodeTimeline[T uint32 | uint64](d *decoder, t *timeline[T]) {
 	r := secReader{d: d}
 	for i := range pts {
 		pts[i].sec = r.next()
-		c := d.uvarint()
+		c := d.Uvarint()
 		if uint64(T(c)) != c {
-			d.fail("a count out of range")
+			d.Fail("a count out of range")
 		}
 		pts[i].tree = T(c)
 	}
-	if d.err == nil {
+	if d.Err == nil {
 		t.load(pts)
 	}
 }
@@ -573,35 +532,35 @@ func (d *decoder) product() *product {
 	p := &product{}
 	decodeTimeline(d, &p.views)
 
-	sessions := d.count(8)
-	groups := d.count(2)
+	sessions := d.Count(8)
+	groups := d.Count(2)
 	if sessions > 0 {
 		p.latest = fittedSessions(sessions)
 		pts := make([]point[uint32], groups)
 		r := secReader{d: d}
 		total := 0
-		for g := 0; g < groups && d.err == nil; g++ {
+		for g := 0; g < groups && d.Err == nil; g++ {
 			s := r.next()
-			k := d.count(8)
+			k := d.Count(8)
 			if k == 0 || total+k > sessions {
-				d.fail("an empty group of sessions, or more than counted")
+				d.Fail("an empty group of sessions, or more than counted")
 				break
 			}
 			pts[g] = point[uint32]{s, uint32(k)}
 			for range k {
-				h := d.uint64()
+				h := d.Uint64()
 				if h == 0 {
-					d.fail("session hash 0")
+					d.Fail("session hash 0")
 					break
 				}
 				p.latest.put(h, s)
 			}
 			total += k
 		}
-		if d.err == nil && (total != sessions || p.latest.len() != sessions) {
-			d.fail("sessions counted twice or missing")
+		if d.Err == nil && (total != sessions || p.latest.len() != sessions) {
+			d.Fail("sessions counted twice or missing")
 		}
-		if d.err == nil {
+		if d.Err == nil {
 			p.viewers.load(pts)
 		}
 	}
@@ -613,15 +572,15 @@ func (d *decoder) product() *product {
 	if !orders.empty() || !units.empty() {
 		p.extra().orders, p.extra().units = orders, units
 	}
-	if n := d.count(10); n > 0 {
+	if n := d.Count(10); n > 0 {
 		m := p.extra()
 		m.pending = make([]pending, n)
 		for i := range m.pending {
-			s := int64(d.base) + d.varint()
-			session := d.uint64()
-			units := d.uvarint()
+			s := int64(d.base) + d.Varint()
+			session := d.Uint64()
+			units := d.Uvarint()
 			if s < 0 || s > math.MaxUint32 || units > math.MaxUint32 {
-				d.fail("a pending event out of range")
+				d.Fail("a pending event out of range")
 				break
 			}
 			m.pending[i] = pending{sec: uint32(s), session: session, units: uint32(units)}

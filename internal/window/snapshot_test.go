@@ -119,6 +119,53 @@ func TestSnapshotOfAnEmptyEngine(t *testing.T) {
 	}
 }
 
+// TestSnapshotKeepsTheCallersSection: the optional last section comes back
+// whole, a file without one has none, and one damaged or followed by more
+// is refused.
+func TestSnapshotKeepsTheCallersSection(t *testing.T) {
+	e, now := busyEngine(t, 2)
+	counts := encode(t, e, now, "m", func(int) string { return "x" })
+	var buf bytes.Buffer
+	enc, err := e.NewEncoder(&buf, now, []byte("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.EncodeKept([]byte("early")); err == nil {
+		t.Fatal("a kept section before the shards was written")
+	}
+	for range Shards {
+		if err := enc.EncodeShard([]byte("x"), func() {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.EncodeKept([]byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.EncodeKept([]byte("twice")); err == nil {
+		t.Fatal("a second kept section was written")
+	}
+	withKept := buf.Bytes()
+	snap, err := load(withKept)
+	if err != nil || string(snap.Kept) != "kept" {
+		t.Fatalf("kept %q, %v", snap.Kept, err)
+	}
+	sameCounts(t, e, snap.Engine, now)
+	if snap, err := load(counts); err != nil || snap.Kept != nil {
+		t.Fatalf("without a kept section: %q, %v", snap.Kept, err)
+	}
+	bad := bytes.Clone(withKept)
+	bad[len(bad)-6] ^= 1
+	if _, err := load(bad); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a damaged kept section: %v", err)
+	}
+	if _, err := load(append(bytes.Clone(withKept), 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a byte after the kept section: %v", err)
+	}
+	if _, err := load(withKept[:len(withKept)-1]); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a torn kept section: %v", err)
+	}
+}
+
 func TestSnapshotRefusesDamage(t *testing.T) {
 	e, now := busyEngine(t, 2)
 	b := encode(t, e, now, "m", func(int) string { return "x" })
