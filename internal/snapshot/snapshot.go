@@ -317,6 +317,7 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 		return nil, perr == nil, errors.Join(err, perr)
 	}
 	keptAt, err := f.restoreKept(ctx, snap.Kept, kept, src)
+	snap.Kept = nil // decoded: tens of MB the engine need not hold
 	if err != nil {
 		<-products
 		<-besideErr
