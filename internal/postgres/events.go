@@ -70,7 +70,7 @@ func (s *Store) Views(ctx context.Context, since time.Time, fn func(svc.ViewReco
 }
 
 func views(ctx context.Context, q querier, since time.Time, fn func(svc.ViewRecord) error) error {
-	return sqlstore.EachViewInTime(ctx, sqlstore.PostgreSQL.Wrap(pgQ{q}), millis(since), 1<<62, nil, func(v *viewblock.View) error {
+	return sqlstore.EachViewInTime(ctx, sqlstore.PostgreSQL.Wrap(pgQ{q}), millis(since), 1<<62, viewblock.DecodeCounted, nil, func(v *viewblock.View) error {
 		return fn(svc.ViewRecord{Product: svc.ProductRef(v.Product), Time: fromMillis(v.TS), SessionID: v.Session})
 	})
 }

@@ -316,7 +316,7 @@ func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error 
 
 // Views calls fn for every view at or after since, oldest first.
 func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecord) error) error {
-	return sqlstore.EachViewInTime(ctx, rowsOf{r.db}, millis(since), 1<<62, nil, func(v *viewblock.View) error {
+	return sqlstore.EachViewInTime(ctx, rowsOf{r.db}, millis(since), 1<<62, viewblock.DecodeCounted, nil, func(v *viewblock.View) error {
 		return fn(viewRecord(v))
 	})
 }

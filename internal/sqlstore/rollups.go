@@ -224,7 +224,7 @@ func (s *Store) buildDay(ctx context.Context, tx Querier, rt rollup.Tx, day int6
 // eachView calls fn with each stored view of [from, to), for a build,
 // from the blocks that may hold one and the rows not yet moved.
 func (s *Store) eachView(ctx context.Context, tx Querier, from, to int64, fn func(rollup.View) error) error {
-	return eachStored(ctx, tx, from, to, func(_ int64, vs []viewblock.View) error {
+	return eachStored(ctx, tx, from, to, viewblock.DecodeCounted, func(_ int64, vs []viewblock.View) error {
 		for i := range vs {
 			if v := &vs[i]; v.TS >= from && v.TS < to {
 				if err := fn(RollupView(v)); err != nil {

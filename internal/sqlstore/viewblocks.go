@@ -183,8 +183,10 @@ const storedViews = `SELECT min_ts, id, data, NULL, NULL, NULL, NULL, NULL, NULL
 
 // eachStored calls fn with each block, or row of the version before, that
 // may hold a view of [from, to) (storedViews): lo bounds its views' times
-// from below. The views' slice is reused from one call to the next.
-func eachStored(ctx context.Context, q Queryer, from, to int64, fn func(lo int64, vs []viewblock.View) error) error {
+// from below. The views' slice is reused from one call to the next. Their
+// event ids are read only with decode viewblock.Decode: a replay, a
+// build and an erasure's sessions need none (viewblock.DecodeCounted).
+func eachStored(ctx context.Context, q Queryer, from, to int64, decode viewDecoder, fn func(lo int64, vs []viewblock.View) error) error {
 	var vs []viewblock.View
 	var m movedRow
 	var lo, id int64
@@ -199,12 +201,15 @@ func eachStored(ctx context.Context, q Queryer, from, to int64, fn func(lo int64
 			return fn(lo, vs)
 		}
 		var err error
-		if vs, err = viewblock.Decode(vs[:0], data); err != nil {
+		if vs, err = decode(vs[:0], data); err != nil {
 			return err
 		}
 		return fn(lo, vs)
 	}, storedViews, from, to, from, to)
 }
+
+// viewDecoder is viewblock.Decode, or viewblock.DecodeCounted.
+type viewDecoder func(dst []viewblock.View, b []byte) ([]viewblock.View, error)
 
 // EachViewInTime calls fn with every stored view of [from, to) that keep
 // accepts, in the order of their times, then ids: those of blocks and
@@ -213,7 +218,7 @@ func eachStored(ctx context.Context, q Queryer, from, to int64, fn func(lo int64
 // of their oldest view and merged: the views read and not yet given wait,
 // sorted, until a block begins after them. They are few: blocks are
 // commit groups of one moment.
-func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
+func EachViewInTime(ctx context.Context, q Queryer, from, to int64, decode viewDecoder, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
 	var pending, merged []viewblock.View
 	emitBefore := func(t int64) error {
 		i := 0
@@ -225,7 +230,7 @@ func EachViewInTime(ctx context.Context, q Queryer, from, to int64, keep func(*v
 		pending = pending[:copy(pending, pending[i:])]
 		return nil
 	}
-	err := eachStored(ctx, q, from, to, func(lo int64, vs []viewblock.View) error {
+	err := eachStored(ctx, q, from, to, decode, func(lo int64, vs []viewblock.View) error {
 		if err := emitBefore(max(lo, from)); err != nil {
 			return err
 		}
@@ -328,7 +333,7 @@ func (d *Dialect) ExportBlockViews(ctx context.Context, q Queryer, brandID strin
 	if err != nil {
 		return err
 	}
-	return EachViewInTime(ctx, q, minTime, maxTime, func(v *viewblock.View) bool { return v.Brand == brandID },
+	return EachViewInTime(ctx, q, minTime, maxTime, viewblock.Decode, func(v *viewblock.View) bool { return v.Brand == brandID },
 		func(v *viewblock.View) error {
 			return emit(svc.ExportedEvent{View: viewRowOf(v, products[v.Product]).Event(brandID)})
 		})
@@ -411,7 +416,7 @@ func (d *Dialect) addBlockViews(ctx context.Context, q Queryer, views []viewbloc
 // BlockHourSessions calls fn with the session of each view of the key's
 // hour (rollup.Tx's HourSessions), of blocks and of rows not yet moved.
 func BlockHourSessions(ctx context.Context, q Queryer, k rollup.Key, fn func(string)) error {
-	return eachStored(ctx, q, k.Hour, k.Hour+rollup.Hour, func(_ int64, vs []viewblock.View) error {
+	return eachStored(ctx, q, k.Hour, k.Hour+rollup.Hour, viewblock.DecodeCounted, func(_ int64, vs []viewblock.View) error {
 		for i := range vs {
 			v := &vs[i]
 			if v.TS >= k.Hour && v.TS < k.Hour+rollup.Hour && v.Brand == k.Brand && v.HasSession && v.Session != "" &&

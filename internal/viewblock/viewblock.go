@@ -253,7 +253,14 @@ func (r *reader) fail() {
 const minViewBytes = 8
 
 // Decode appends the views of the block b to dst.
-func Decode(dst []View, b []byte) ([]View, error) {
+func Decode(dst []View, b []byte) ([]View, error) { return decode(dst, b, true) }
+
+// DecodeCounted appends the views of the block b to dst without their
+// event ids, which what counts views (a replay) never reads: a string of
+// 36 bytes a view was a third of a full replay's garbage.
+func DecodeCounted(dst []View, b []byte) ([]View, error) { return decode(dst, b, false) }
+
+func decode(dst []View, b []byte, eventIDs bool) ([]View, error) {
 	if len(b) == 0 || b[0] != version {
 		return dst, fmt.Errorf("viewblock: version %v: %w", b[:min(len(b), 1)], ErrCorrupt)
 	}
@@ -288,14 +295,17 @@ func Decode(dst []View, b []byte) ([]View, error) {
 	}
 	for i := range vs {
 		k := r.uvarint()
-		if k == 0 {
+		switch {
+		case k == 0:
 			u := r.bytes(16)
-			if r.err != nil {
+			if r.err != nil || !eventIDs {
 				break
 			}
 			vs[i].EventID = formatUUID(u)
-		} else {
+		case eventIDs:
 			vs[i].EventID = string(r.bytes(k - 1))
+		default:
+			r.bytes(k - 1)
 		}
 	}
 	for i := range vs {

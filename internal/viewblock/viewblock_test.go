@@ -3,6 +3,7 @@ package viewblock
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
@@ -120,4 +121,59 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoded: %v\n%+v\n%+v", err, again, vs)
 		}
 	})
+}
+
+// busyBlock is a commit group of 4,096 views with UUID event ids, over
+// 300 sessions and 1,000 products.
+func busyBlock() []View {
+	vs := make([]View, 4096)
+	for i := range vs {
+		vs[i] = View{ID: int64(1000 + i), EventID: fmt.Sprintf("0190a1b2-c3d4-7e5f-8a9b-%012x", i), Brand: "acme",
+			Product: int64(i * 7919 % 1000), TS: 1_700_000_000_000 + int64(i), ReceivedAt: 1_700_000_000_000 + int64(i),
+			Session: fmt.Sprint("s", i%300), HasSession: true, Arm: "shown"}
+	}
+	return vs
+}
+
+// TestDecodeCounted: every column but the event ids, as Decode reads them.
+func TestDecodeCounted(t *testing.T) {
+	vs := append(sample(), busyBlock()...)
+	for i := range vs {
+		vs[i].ID = int64(i + 1)
+	}
+	b := Append(nil, vs)
+	got, err := DecodeCounted(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range vs {
+		vs[i].EventID = ""
+	}
+	if !reflect.DeepEqual(got, vs) {
+		t.Fatal("DecodeCounted differs from the views but for their event ids")
+	}
+	if _, err := DecodeCounted(nil, b[:len(b)-1]); err == nil {
+		t.Fatal("a torn block decoded")
+	}
+}
+
+// BenchmarkDecode decodes a block of 4,096 views, as an export does
+// (every column) and as a replay does (without event ids).
+func BenchmarkDecode(b *testing.B) {
+	block := Append(nil, busyBlock())
+	for _, tc := range []struct {
+		name   string
+		decode func([]View, []byte) ([]View, error)
+	}{{"every-column", Decode}, {"counted", DecodeCounted}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var vs []View
+			for b.Loop() {
+				var err error
+				if vs, err = tc.decode(vs[:0], block); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
