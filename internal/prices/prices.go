@@ -126,14 +126,6 @@ func (h *History) Stats(ref svc.ProductRef, since time.Time, currency string) St
 	return Stats{Purchases: n, Median: median, Min: ps[0], Max: ps[n-1]}
 }
 
-// Clear forgets every price, before they are loaded again from the store
-// after an erasure.
-func (h *History) Clear() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	clear(h.byProduct)
-}
-
 // Sweep forgets prices paid before the cutoff.
 func (h *History) Sweep(before time.Time) {
 	cut := before.UnixMilli()

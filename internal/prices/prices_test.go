@@ -66,9 +66,4 @@ func TestSweep(t *testing.T) {
 	if _, ok := h.byProduct[2]; ok {
 		t.Error("a product with no prices left is still held")
 	}
-	h.Add(2, t0.Add(4*time.Hour), "EUR", 6)
-	h.Clear()
-	if got := h.Stats(1, time.Time{}, "EUR"); got != (Stats{}) {
-		t.Errorf("after Clear: %+v", got)
-	}
 }

@@ -41,7 +41,6 @@ func TestHistoryRoundTrip(t *testing.T) {
 		break
 	}
 	h.Sweep(saveT0.Add(30 * time.Hour))
-	h.Clear()
 	b, err := cut.AppendBinary([]byte("head"))
 	if err != nil {
 		t.Fatal(err)

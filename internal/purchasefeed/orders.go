@@ -38,18 +38,9 @@ func (f *Feed) CancelLine(r svc.CancelRecord) {
 func (f *Feed) Load(ctx context.Context, r svc.EventReader, now time.Time) error {
 	defer f.Trim()
 	return r.RecentPurchases(ctx, now.Add(-svc.MaxRecentWindow), func(p svc.RecentPurchase) error {
-		f.AddRecent(p)
+		f.Add(p) // a city without its country is no place (add)
 		return nil
 	})
-}
-
-// AddRecent records a product of an order as the store's reader gives it:
-// the products of an order one after the other, as Add takes them.
-func (f *Feed) AddRecent(p svc.RecentPurchase) {
-	if p.Country == "" {
-		p.City = ""
-	}
-	f.Add(p)
 }
 
 func deref(s *string) string {

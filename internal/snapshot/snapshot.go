@@ -71,14 +71,18 @@ type Kept interface {
 	// Cut copies what is kept; it is called while the commit path is
 	// held, and what it returns encodes the copy after the path is let go.
 	Cut() (encode func(b []byte) ([]byte, error))
-	// Restore replaces what is kept with what encode wrote.
+	// Restore replaces what is kept with what encode wrote: all of it,
+	// or, refused, none.
 	Restore(b []byte) error
-	// Load reads what is kept from the store, for a snapshot without it.
+	// Load reads from the store, for a snapshot that keeps none, what
+	// the restore's pass over the orders does not give (the recent
+	// purchases: the prices come from Loader.Price).
 	Load(ctx context.Context, src svc.EventReader) error
-	// Order adds a product of an order committed after the cut.
+	// Order adds a product of an order committed after the cut (its
+	// price comes from Loader.Price).
 	Order(r svc.RecentPurchase)
 	// Cancel takes out what a cancellation committed after the cut
-	// removed from an order before it.
+	// removed from an order before it: from the purchases and the prices.
 	Cancel(r svc.CancelRecord, now time.Time)
 }
 
@@ -316,7 +320,7 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 		<-besideErr // read again by the full replay
 		return nil, perr == nil, errors.Join(err, perr)
 	}
-	keptAt, err := f.restoreKept(ctx, snap.Kept, kept, src)
+	at, err := f.restoreKept(ctx, snap.Kept, kept, src)
 	snap.Kept = nil // decoded: tens of MB the engine need not hold
 	if err != nil {
 		<-products
@@ -324,7 +328,7 @@ func (f *File) Restore(ctx context.Context, src svc.EventReader, erasure int64, 
 		return nil, false, err
 	}
 	decoded := time.Since(start)
-	views, lines, err := f.catchUp(ctx, snap.Engine, marks, kept, keptAt, now)
+	views, lines, err := f.catchUp(ctx, snap.Engine, marks, kept, at, now)
 	if err := errors.Join(err, <-products, <-besideErr); err != nil {
 		return nil, false, err
 	}
@@ -394,14 +398,15 @@ func (f *File) marks(ctx context.Context, snap *window.Snapshot, erasure int64) 
 	return marks, "", nil
 }
 
-// keptAt is where a restored Kept stands in the log; nil when it was
-// loaded from the store, and every price is to be handed over again.
-type keptAt = *svc.LogPosition
+// keptMark is where a restored Kept stands in the log (the last shard's
+// mark); nil when it was loaded from the store, and every price is to be
+// handed over again.
+type keptMark = *svc.LogPosition
 
 // restoreKept restores kept from the file's section b, and returns its
 // mark; or, for a file without it or one that cannot continue from the
 // store, loads it from src and returns nil.
-func (f *File) restoreKept(ctx context.Context, b []byte, kept Kept, src svc.EventReader) (keptAt, error) {
+func (f *File) restoreKept(ctx context.Context, b []byte, kept Kept, src svc.EventReader) (keptMark, error) {
 	if kept == nil {
 		return nil, nil
 	}
@@ -439,7 +444,7 @@ func (f *File) restoreKept(ctx context.Context, b []byte, kept Kept, src svc.Eve
 // line's unless kept holds the prices up to its mark; the price history
 // keeps prices of products the indexes do not hold yet, so they need not
 // wait for the products to load.
-func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, kept Kept, at keptAt, now time.Time) (views, lines int, err error) {
+func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shards]svc.LogPosition, kept Kept, at keptMark, now time.Time) (views, lines int, err error) {
 	first := marks[0]
 	for _, m := range marks {
 		first.Views = min(first.Views, m.Views)

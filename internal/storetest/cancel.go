@@ -3,6 +3,7 @@ package storetest
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -301,6 +302,46 @@ func RunEventLog(t *testing.T, open func(t *testing.T) interface {
 	svc.EventLog
 }) {
 	t.Run("CancelsInTheLog", func(t *testing.T) { testCancelsInTheLog(t, open(t)) })
+	t.Run("RecentPurchasesAfter", func(t *testing.T) { testRecentPurchasesAfter(t, open(t)) })
+}
+
+// The purchases after a position come in the log's order, with their
+// order's position, as RecentPurchases reads them: since filters by the
+// orders' time, and a line cancelled whole is left out.
+func testRecentPurchasesAfter(t *testing.T, s interface {
+	svc.Store
+	svc.EventLog
+}) {
+	withBrand(t, s, "br_1")
+	old := purchase("R-0", "p1", 1)
+	old.Purchase.Meta.Time = t0.Add(-48 * time.Hour)
+	appendAll(t, s, purchase("R-1", "p1", 2), old)
+	p0, err := s.LogPosition(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Backdated, R-4 more than R-2: by time, R-4 would come first.
+	r2, r4 := purchase("R-2", "p2", 3), purchase("R-4", "p3", 2)
+	r2.Purchase.Meta.Time, r4.Purchase.Meta.Time = t0.Add(-time.Hour), t0.Add(-2*time.Hour)
+	appendAll(t, s, purchase("R-3", "p1", 1), r2, r4)
+	cancel(t, s, cancelOf("R-3", item("p1", 1)))
+	cancel(t, s, cancelOf("R-4", item("p3", 1)))
+	var got []string
+	var last int64
+	err = s.RecentPurchasesAfter(ctx, p0.Orders, t0.Add(-24*time.Hour), func(pos int64, r svc.RecentPurchase) error {
+		if pos <= p0.Orders || pos < last {
+			t.Errorf("position %d after %d, last %d", pos, p0.Orders, last)
+		}
+		last = pos
+		got = append(got, fmt.Sprintf("%s %d", r.Order, r.Units))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ev-R-2-p2 3", "ev-R-4-p3 1"}; !slices.Equal(got, want) {
+		t.Fatalf("purchases after the position: %v, want %v", got, want)
+	}
 }
 
 // An event log hands the cancellations after a position, with the
