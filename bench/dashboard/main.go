@@ -299,11 +299,11 @@ func largestBrand(ctx context.Context, store *sqlite.Store) (string, int, error)
 	}
 	best, most := "", -1
 	for _, b := range bs {
-		n := 0
-		if err := store.BrandTitles(ctx, b.ID, func(int64, string) { n++ }); err != nil {
+		k, err := store.BrandProductsKey(ctx, b.ID)
+		if err != nil {
 			return "", 0, err
 		}
-		if n > most {
+		if n := int(k.Products); n > most {
 			best, most = b.ID, n
 		}
 	}

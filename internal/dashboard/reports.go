@@ -452,7 +452,13 @@ func share(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "
 // defuse keeps a spreadsheet from reading a cell as a formula: product
 // titles come from shoppers' browsers (OWASP, CSV injection).
 func defuse(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v == "" {
+		return v
+	}
+	// A switch, not strings.ContainsRune: 600,000 cells of the products'
+	// CSV spent 17 ms in it.
+	switch v[0] {
+	case '=', '+', '-', '@', '\t', '\r':
 		if _, err := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(v, ",", ""), "%"), 64); err != nil {
 			return "'" + v
 		}

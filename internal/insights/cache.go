@@ -23,13 +23,14 @@ type Cache struct {
 	// then waits for a reading but the first. 0: none.
 	Stale time.Duration
 
-	mu    sync.Mutex
-	data  map[string]*Figures
-	calls map[string]*call // by brand: the reading in flight
-	seq   int64
-	group singleflight.Group
-	days  dayCache // the viewers of whole days, for every reading
-	ids   idCache  // the brands' products, for every reading
+	mu     sync.Mutex
+	data   map[string]*Figures
+	calls  map[string]*call // by brand: the reading in flight
+	seq    int64
+	group  singleflight.Group
+	days   dayCache   // the viewers of whole days, for every reading
+	ids    idCache    // the brands' products, for every reading
+	titles titleCache // the brands' titles, likewise
 }
 
 // call is a reading in flight and how many requests wait for it.
@@ -102,7 +103,7 @@ func (c *Cache) start(brandID string, cl *call, now time.Time) <-chan singleflig
 		defer cl.cancel()
 		f, err := loadFigures(cl.ctx, c.Store, brandID, now)
 		if f != nil {
-			f.days, f.ids = &c.days, &c.ids
+			f.days, f.ids, f.titles = &c.days, &c.ids, &c.titles
 		}
 		c.mu.Lock()
 		if c.calls[brandID] == cl {

@@ -63,6 +63,8 @@ type Figures struct {
 	src  Source
 	days *dayCache // whole days' viewers, shared by the readings; nil: none
 	ids  *idCache  // the brands' products, shared likewise; nil: none
+	// The brands' titles, shared likewise; nil: read every time.
+	titles *titleCache
 	// The experiment's arms, read when first asked for: only the overview
 	// and the experiment endpoint need them (a row per session that
 	// bought).
@@ -595,7 +597,9 @@ func firstOf(rows []ProductRow, n int, keep func(*ProductRow) bool, compare func
 // reads every title of the brand.
 const titlesOneByOne = 64
 
-// Titled sets the titles of rows, from the store.
+// Titled sets the titles of rows, from the store: a few one by one, more
+// from the brand's titles, kept across readings while they do not change
+// (titleCache).
 func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 	if len(rows) <= titlesOneByOne {
 		for i := range rows {
@@ -607,15 +611,11 @@ func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 		}
 		return nil
 	}
-	at := make(map[int64]int, len(rows))
-	for i, r := range rows {
-		at[r.Ref] = i
+	cache := f.titles
+	if cache == nil {
+		cache = &titleCache{}
 	}
-	return f.src.BrandTitles(ctx, f.BrandID, func(ref int64, title string) {
-		if i, ok := at[ref]; ok {
-			rows[i].Title = title
-		}
-	})
+	return cache.titled(ctx, f.src, f.BrandID, rows)
 }
 
 // ProductTitle returns a product's latest title, "" without one.

@@ -512,6 +512,16 @@ type ProductsKey struct {
 	Products int64 // the brand's products
 }
 
+// TitlesMark is how far BrandTitles read a brand's titles: the store's
+// erasure version, which a merge of two products bumps as it removes
+// one, and its change feed's mark of its products' writes (SQLite's
+// products.changed, PostgreSQL's snapshot), both kept in the database:
+// every node sees a title another wrote. The zero mark: nothing read.
+type TitlesMark struct {
+	Erasures int64
+	Changes  string
+}
+
 // Store is what a store keeps and answers of the rollups.
 type Store interface {
 	// RollupHours calls fn with each hour row of a brand (product "") or
@@ -538,9 +548,13 @@ type Store interface {
 	// and how many of those saw the widget: the arms' revenues, a call per
 	// distinct value (or a few) rather than per session.
 	RollupArmRevenues(ctx context.Context, brandID string, sessions func(arm string, n int64), revenue func(arm string, value float64, n, saw int64) error) error
-	// BrandTitles calls fn for every product of the brand with its title,
-	// "" without one.
-	BrandTitles(ctx context.Context, brandID string, fn func(ref int64, title string)) error
+	// BrandTitles calls fn for the products of the brand with their
+	// titles ("" without one) and returns the mark to read the next
+	// changes from: with the zero mark, or whole (a product was removed
+	// since after: its ref may come back), every product; else those
+	// registered or written since after, by any process or node. A title
+	// written while it reads is read now or the next time, never missed.
+	BrandTitles(ctx context.Context, brandID string, after TitlesMark, fn func(ref int64, title string)) (next TitlesMark, whole bool, err error)
 	// BrandProductIDs calls fn for every product of the brand whose ref
 	// is above after, without its title: a brand's list of products reads
 	// only these.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/svc-project/svc"
@@ -442,11 +443,25 @@ func (s *Store) armSessionCounts(ctx context.Context, brandID string, sessions f
 	}, "SELECT arm, sessions FROM rollup_arms WHERE brand_id = ? AND sessions > 0", brandID)
 }
 
-// BrandTitles calls fn for every product of the brand with its title
-// (rollup.Store): two columns, as each column read costs through the
-// driver (bench/RESULTS.md).
-func (s *Store) BrandTitles(ctx context.Context, brandID string, fn func(ref int64, title string)) error {
-	return Each(ctx, s.r, func(r Row) error {
+// BrandTitles calls fn for the brand's products with their titles, every
+// one or those written after a mark (rollup.Store): two columns, as each
+// column read costs through the driver (bench/RESULTS.md). The mark is
+// read before the rows, each in its own snapshot: a title written between
+// them is read now and again next time; none committed after the mark is
+// left out of the next call's rows.
+func (s *Store) BrandTitles(ctx context.Context, brandID string, after rollup.TitlesMark, fn func(ref int64, title string)) (next rollup.TitlesMark, whole bool, err error) {
+	if err := s.r.QueryRow(ctx, "SELECT (SELECT version FROM erasure_version), "+s.d.changeMark).Scan(&next.Erasures, &next.Changes); err != nil {
+		return next, false, err
+	}
+	whole = after.Changes == "" || after.Erasures != next.Erasures
+	q, args := "SELECT id, coalesce(title, '') FROM products WHERE brand_id = ?", []any{brandID}
+	if !whole {
+		q = s.d.titlesSince
+		for range strings.Count(q, "?") - 1 {
+			args = append(args, after.Changes)
+		}
+	}
+	return next, whole, Each(ctx, s.r, func(r Row) error {
 		var ref int64
 		var title string
 		if err := r.Scan(&ref, &title); err != nil {
@@ -454,7 +469,7 @@ func (s *Store) BrandTitles(ctx context.Context, brandID string, fn func(ref int
 		}
 		fn(ref, title)
 		return nil
-	}, "SELECT id, coalesce(title, '') FROM products WHERE brand_id = ?", brandID)
+	}, q, args...)
 }
 
 // BrandProductIDs calls fn for every product of the brand whose ref is

@@ -42,6 +42,7 @@ var tests = []struct {
 	{"KeyedOrdersApartFromAnonymous", testKeyedOrdersApart},
 	{"ClosedCatalog", testClosedCatalog},
 	{"ProductAttributesFollowTheLatestEvent", testProductAttributes},
+	{"BrandTitlesSinceAMark", testBrandTitlesSince},
 	{"ProductIdentifiers", testProductIdentifiers},
 	{"ProductProvenance", testProductProvenance},
 	{"ProductNames", testNames},
@@ -515,13 +516,79 @@ func testProductAttributes(t *testing.T, s svc.Store) {
 	bare := view("p2", "")
 	appendAll(t, s, bare)
 	titles := map[int64]string{}
-	if err := s.(rollup.Store).BrandTitles(ctx, "br_1", func(ref int64, title string) { titles[ref] = title }); err != nil {
+	if _, _, err := s.(rollup.Store).BrandTitles(ctx, "br_1", rollup.TitlesMark{}, func(ref int64, title string) { titles[ref] = title }); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]string{int64(ps[0].Ref): "Newest", int64(bare.Result.Lines[0].Product): ""}
 	if !maps.Equal(titles, want) {
 		t.Fatalf("the brand's titles %v, want %v", titles, want)
 	}
+}
+
+// testBrandTitlesSince: the dashboard keeps a brand's titles across
+// readings, and asks for those written since its mark: every change of a
+// title, a new product and a merge must show.
+func testBrandTitlesSince(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	withBrand(t, s, "br_2")
+	read := func(after rollup.TitlesMark) (map[int64]string, rollup.TitlesMark, bool) {
+		t.Helper()
+		got := map[int64]string{}
+		next, whole, err := s.(rollup.Store).BrandTitles(ctx, "br_1", after, func(ref int64, title string) { got[ref] = title })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, next, whole
+	}
+	titled := func(w *svc.Write, title string) *svc.Write {
+		w.View.Product.Title = &title
+		return w
+	}
+	w1, w2 := titled(view("p1", ""), "One"), titled(view("p2", ""), "Two")
+	appendAll(t, s, w1, w2)
+	ref1, ref2 := int64(w1.Result.Lines[0].Product), int64(w2.Result.Lines[0].Product)
+	check := func(step string, got, want map[int64]string, whole, wantWhole bool) {
+		t.Helper()
+		if !maps.Equal(got, want) || whole != wantWhole {
+			t.Fatalf("%s: titles %v (whole %v), want %v (whole %v)", step, got, whole, want, wantWhole)
+		}
+	}
+	got, m0, whole := read(rollup.TitlesMark{})
+	check("first read", got, map[int64]string{ref1: "One", ref2: "Two"}, whole, true)
+	got, m1, whole := read(m0)
+	check("nothing written", got, map[int64]string{}, whole, false)
+
+	appendAll(t, s, titled(view("p1", ""), "One, renamed"))
+	got, m2, whole := read(m1)
+	check("a title changed", got, map[int64]string{ref1: "One, renamed"}, whole, false)
+
+	// A new product of the brand; another brand's product is not its.
+	w3 := titled(view("p3", ""), "Three")
+	other := titled(view("p9", ""), "Other brand's")
+	other.View.BrandID = "br_2"
+	appendAll(t, s, w3, other)
+	ref3 := int64(w3.Result.Lines[0].Product)
+	got, m3, whole := read(m2)
+	check("a new product", got, map[int64]string{ref3: "Three"}, whole, false)
+
+	// A purchase line's title, in a batch beside a view that changes none.
+	p := purchase("o1", "p2", 1)
+	two := "Two, from the order"
+	p.Purchase.Order.Items[0].Title = &two
+	appendAll(t, s, p, view("p3", ""))
+	got, m4, _ := read(m3)
+	if got[ref2] != two || got[ref1] != "" {
+		t.Fatalf("after an order's title: %v", got)
+	}
+	got, m5, whole := read(m4)
+	check("nothing written again", got, map[int64]string{}, whole, false)
+
+	// A merge removes a product: every title is read again.
+	if _, _, err := s.MergeProducts(ctx, "br_1", "p1", "p3"); err != nil {
+		t.Fatal(err)
+	}
+	got, _, whole = read(m5)
+	check("a merge", got, map[int64]string{ref1: "One, renamed", ref2: two}, whole, true)
 }
 
 func testEnsureProduct(t *testing.T, s svc.Store) {
