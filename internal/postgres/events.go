@@ -55,13 +55,18 @@ func (s *Store) Products(ctx context.Context, fn func(*svc.Product) error) error
 }
 
 func products(ctx context.Context, q querier, fn func(*svc.Product) error) error {
+	names, err := sqlstore.PostgreSQL.ProductNamesByKey(ctx, sqlstore.PostgreSQL.Wrap(pgQ{q}))
+	if err != nil {
+		return err
+	}
 	return eachRow(ctx, q, func(rows pgx.Rows) error {
 		var p svc.Product
 		if err := sqlstore.ScanNamedProduct(rows, &p); err != nil {
 			return err
 		}
+		p.Names = names[sqlstore.ProductKey{BrandID: p.BrandID, ProductID: p.ProductID}]
 		return fn(&p)
-	}, sqlstore.PostgreSQL.NamedProducts()+" ORDER BY id")
+	}, sqlstore.PostgreSQL.ProductsNamedApart()+" ORDER BY id")
 }
 
 // Views calls fn for every view at or after since, oldest first.

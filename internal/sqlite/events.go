@@ -306,11 +306,17 @@ func (s *Store) EnsureProduct(ctx context.Context, p *svc.Product) (*svc.Product
 // on several connections while fn runs: at start, fn (the catalog) and the
 // decoding are the two halves of loading a million products.
 func (r reads) Products(ctx context.Context, fn func(*svc.Product) error) error {
+	names, err := sqlstore.SQLite.ProductNamesByKey(ctx, rowsOf{r.db})
+	if err != nil {
+		return err
+	}
 	return scanRanges(ctx, r.db, "SELECT min(id), max(id) FROM products WHERE id >= ?",
-		sqlstore.SQLite.NamedProducts()+" WHERE id >= ? AND id < ? ORDER BY id",
+		sqlstore.SQLite.ProductsNamedApart()+" WHERE id >= ? AND id < ? ORDER BY id",
 		0, nil, func(rows *sql.Rows) (*svc.Product, error) {
 			var p svc.Product
-			return &p, scanProduct(rows, &p)
+			err := scanProduct(rows, &p)
+			p.Names = names[sqlstore.ProductKey{BrandID: p.BrandID, ProductID: p.ProductID}]
+			return &p, err
 		}, fn)
 }
 

@@ -18,7 +18,35 @@ const productOf = `SELECT product_id FROM products WHERE brand_id = ? AND produc
 // NamedProducts reads whole products, as svc.Product's fields in order,
 // with their names (ScanNamedProduct).
 func (d *Dialect) NamedProducts() string {
-	return "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, " + d.namesOf + " FROM products"
+	return productColumns + `(SELECT ` + d.namesAgg + ` FROM product_names n
+		WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id) FROM products`
+}
+
+// productColumns are NamedProducts' columns but the names.
+const productColumns = "SELECT id, brand_id, product_id, sku, title, url, gtin, mpn, maker, verified, "
+
+// ProductsNamedApart is NamedProducts for a scan of every product, as a
+// start does, their names NULL: ProductNamesByKey reads them in one pass.
+// NamedProducts' subquery is an index seek a product, a million at start
+// when few have names (a restore 0.8 CPU-s more, bench/RESULTS.md).
+func (d *Dialect) ProductsNamedApart() string { return productColumns + "NULL FROM products" }
+
+// ProductKey is a product by its brand and id.
+type ProductKey struct{ BrandID, ProductID string }
+
+// ProductNamesByKey returns the names of every product that has some.
+func (d *Dialect) ProductNamesByKey(ctx context.Context, q Queryer) (map[ProductKey][]string, error) {
+	out := map[ProductKey][]string{}
+	err := Each(ctx, q, func(r Row) error {
+		var k ProductKey
+		var names string
+		if err := r.Scan(&k.BrandID, &k.ProductID, &names); err != nil {
+			return err
+		}
+		out[k] = strings.Split(names, "\x1f")
+		return nil
+	}, "SELECT n.brand_id, n.product_id, "+d.namesAgg+" FROM product_names n GROUP BY n.brand_id, n.product_id")
+	return out, err
 }
 
 // ScanNamedProduct scans a row of NamedProducts into p.

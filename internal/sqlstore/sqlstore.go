@@ -83,9 +83,9 @@ type Dialect struct {
 	// titlesSince reads the id and title of a brand's products written
 	// after such a mark: the brand, then the mark for each other ?.
 	changeMark, titlesSince string
-	// namesOf joins a product's names (of the row "products") with a
-	// control character, which no name holds.
-	namesOf string
+	// namesAgg joins the names of product_names n with a control
+	// character, which no name holds.
+	namesAgg string
 	// greatest and least are the larger and smaller of two values.
 	greatest, least string
 	// lock locks the tables named by %s against other nodes' writes
@@ -108,9 +108,8 @@ var (
 		changeMark: "(SELECT CAST(coalesce(max(changed), 0) AS TEXT) FROM products)",
 		// +brand_id: the index on changed, not the brand's every product.
 		titlesSince: "SELECT id, coalesce(title, '') FROM products WHERE +brand_id = ? AND changed > CAST(? AS INTEGER)",
-		namesOf: `(SELECT group_concat(n.name, char(31)) FROM product_names n
-			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
-		greatest: "max", least: "min"}
+		namesAgg:    "group_concat(n.name, char(31))",
+		greatest:    "max", least: "min"}
 	PostgreSQL = &Dialect{name: "postgres", numbered: true, forUpdate: " FOR UPDATE", arrays: true, times: true,
 		touch:      "txid = pg_current_xact_id()",
 		changeMark: "pg_current_snapshot()::text",
@@ -118,8 +117,7 @@ var (
 		// the mark's snapshot does not see.
 		titlesSince: `SELECT id, coalesce(title, '') FROM products WHERE brand_id = ?
 			AND txid >= pg_snapshot_xmin(CAST(? AS pg_snapshot)) AND NOT pg_visible_in_snapshot(txid, CAST(? AS pg_snapshot))`,
-		namesOf: `(SELECT string_agg(n.name, chr(31) ORDER BY n.created_at, n.name) FROM product_names n
-			WHERE n.brand_id = products.brand_id AND n.product_id = products.product_id)`,
+		namesAgg: "string_agg(n.name, chr(31) ORDER BY n.created_at, n.name)",
 		greatest: "greatest", least: "least", lock: "LOCK TABLE %s IN EXCLUSIVE MODE", skipLocked: " FOR UPDATE SKIP LOCKED",
 		triggers: "ALTER TABLE %[1]s %[2]s TRIGGER USER"}
 )
