@@ -63,18 +63,7 @@ func (c *Catalog) LearnPrice(r svc.PurchaseRecord, now time.Time) { c.prices.Loa
 
 // Cancel replaces the price an order's line paid with what a cancellation
 // left of it.
-func (c *Catalog) Cancel(r svc.CancelRecord, now time.Time) {
-	if r.Currency == "" || !r.Time.After(now.Add(-PriceWindow)) {
-		return
-	}
-	h := c.prices.Load()
-	if r.PriceBefore != nil {
-		h.Remove(r.Product, r.Time, r.Currency, *r.PriceBefore)
-	}
-	if r.PriceAfter != nil {
-		h.Add(r.Product, r.Time, r.Currency, *r.PriceAfter)
-	}
-}
+func (c *Catalog) Cancel(r svc.CancelRecord, now time.Time) { c.prices.Load().Cancel(r, now) }
 
 // PriceHistory is the prices paid, which a snapshot of the counts keeps.
 func (c *Catalog) PriceHistory() *prices.History { return c.prices.Load() }

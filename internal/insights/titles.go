@@ -53,10 +53,11 @@ func (c *titleCache) titled(ctx context.Context, src Source, brandID string, row
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	read := make(map[int64]string, min(len(rows), 1024))
+	size := min(len(rows), 1024) // the titles written since the mark
 	if b.titles == nil {
-		read = make(map[int64]string, len(rows))
+		size = len(rows) // every title
 	}
+	read := make(map[int64]string, size)
 	next, whole, err := src.BrandTitles(ctx, brandID, b.mark, func(ref int64, title string) { read[ref] = title })
 	if err != nil {
 		return err

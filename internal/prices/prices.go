@@ -63,6 +63,20 @@ func (h *History) Learn(r svc.PurchaseRecord, now time.Time) {
 	}
 }
 
+// Cancel replaces the price an order's line paid with what a
+// cancellation left of it, if the order is inside the Window ending now.
+func (h *History) Cancel(r svc.CancelRecord, now time.Time) {
+	if r.Currency == "" || !r.Time.After(now.Add(-Window)) {
+		return
+	}
+	if r.PriceBefore != nil {
+		h.Remove(r.Product, r.Time, r.Currency, *r.PriceBefore)
+	}
+	if r.PriceAfter != nil {
+		h.Add(r.Product, r.Time, r.Currency, *r.PriceAfter)
+	}
+}
+
 // New returns an empty history.
 func New() *History {
 	return &History{byProduct: make(map[svc.ProductRef]*series)}

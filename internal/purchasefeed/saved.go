@@ -19,7 +19,7 @@ import (
 //
 // Counts and numbers are uvarints, an entry's time a zigzag gap from the
 // brand's entry before, its places indexes into the list of places (0 is
-// none). Decode checks every index and the order of times, so that a
+// none). UnmarshalBinary checks every index and the order of times, so that a
 // damaged feed is refused, not shown.
 
 // Cut is the feed as it stood when Cut was called.

@@ -448,12 +448,15 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 	first := marks[0]
 	for _, m := range marks {
 		first.Views = min(first.Views, m.Views)
-		first.Orders = min(first.Orders, m.Orders)
 	}
-	var pricedTo int64 // the prices of lines up to it are kept
+	// The pass over the orders starts after the oldest mark, or at the
+	// first order when the prices of every line are to be handed over.
+	var pricedTo, ordersFrom int64 // the prices of lines up to pricedTo are kept
 	if at != nil {
-		pricedTo = at.Orders
-		first.Orders = min(first.Orders, at.Orders)
+		pricedTo, ordersFrom = at.Orders, at.Orders
+		for _, m := range marks {
+			ordersFrom = min(ordersFrom, m.Orders)
+		}
 		err = f.log.RecentPurchasesAfter(ctx, at.Orders, now.Add(-svc.MaxRecentWindow), func(_ int64, r svc.RecentPurchase) error {
 			kept.Order(r)
 			return nil
@@ -461,10 +464,8 @@ func (f *File) catchUp(ctx context.Context, e *window.Engine, marks [window.Shar
 		if err != nil {
 			return 0, 0, err
 		}
-	} else {
-		first.Orders = 0
 	}
-	err = f.log.PurchaseLinesAfter(ctx, first.Orders, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
+	err = f.log.PurchaseLinesAfter(ctx, ordersFrom, now.Add(-svc.MaxPurchaseWindow), func(pos int64, r svc.PurchaseRecord) error {
 		if pos > pricedTo {
 			f.load.Price(r)
 		}

@@ -28,7 +28,7 @@ const productColumns = "SELECT id, brand_id, product_id, sku, title, url, gtin, 
 // ProductsNamedApart is NamedProducts for a scan of every product, as a
 // start does, their names NULL: ProductNamesByKey reads them in one pass.
 // NamedProducts' subquery is an index seek a product, a million at start
-// when few have names (a restore 0.8 CPU-s more, bench/RESULTS.md).
+// when few have names (about 1 CPU-s of a restore, bench/RESULTS.md).
 func (d *Dialect) ProductsNamedApart() string { return productColumns + "NULL FROM products" }
 
 // ProductKey is a product by its brand and id.
