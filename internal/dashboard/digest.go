@@ -142,11 +142,10 @@ func (h *Handler) digest(ctx context.Context, m *svc.Member, start time.Time, to
 	}
 	data.Conversion = [2]float64{conversion(data.Last), conversion(data.Before)}
 	// The products seen in the last 7 days, each read over both weeks.
-	rows, err := d.Products(ctx, h.cfg.Tracker)
-	if err != nil {
+	var rows []insights.ProductRow
+	if err := d.EachProduct(ctx, h.cfg.Tracker, func(p insights.ProductRow) bool { rows = append(rows, p); return true }); err != nil {
 		return mail.Message{}, err
 	}
-	rows = slices.Clone(rows) // the reading's: titled here
 	if err := d.Titled(ctx, rows); err != nil {
 		return mail.Message{}, err
 	}

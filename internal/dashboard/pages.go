@@ -35,21 +35,19 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
-	rows, err := d.Products(r.Context(), h.cfg.Tracker)
-	if err != nil {
-		return err
-	}
 	top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker, listLen)
 	if err != nil {
 		return err
 	}
 	var withheld []insights.ProductRow
-	for _, p := range rows {
+	err = d.EachProduct(r.Context(), h.cfg.Tracker, func(p insights.ProductRow) bool {
 		if p.Withheld(b) {
-			if withheld = append(withheld, p); len(withheld) == listLen {
-				break
-			}
+			withheld = append(withheld, p)
 		}
+		return len(withheld) < listLen
+	})
+	if err != nil {
+		return err
 	}
 	for _, l := range [][]insights.ProductRow{top, trending, withheld} {
 		if err := d.Titled(r.Context(), l); err != nil {

@@ -351,7 +351,9 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 		return err
 	}
 	var rows [][]string
-	var more func(i int, row []string) []string // the rows after rows, nil past the last
+	// The rows after rows, handed to emit one at a time until it returns
+	// false (the client went away).
+	var each func(emit func(row []string) bool) error
 	switch table {
 	case "totals", "chart", "funnel", "countries", "cities", "widget":
 		rep, err := h.reports(r.Context(), d, b, rg, table == "widget")
@@ -399,49 +401,49 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 				[]string{"their revenue per session", strconv.FormatFloat(e.Unseen.RevenuePerSession, 'f', 2, 64)})
 		}
 	case "products":
-		top, err := d.Top(r.Context(), h.cfg.Tracker, -1)
-		if err != nil {
-			return err
-		}
-		if err := d.Titled(r.Context(), top); err != nil {
-			return err
-		}
 		rows = append(rows, []string{"product_id", "title", "views 24 h", "viewers now", "purchases 24 h", "purchases 7 d"})
 		// A row at a time, into one slice: a brand may have 100,000.
-		more = func(i int, row []string) []string {
-			if i >= len(top) {
-				return nil
-			}
-			p := &top[i]
-			return append(row[:0], p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
-				strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10))
+		each = func(emit func([]string) bool) error {
+			var row []string
+			return d.EachTop(r.Context(), h.cfg.Tracker, func(p *insights.ProductRow) bool {
+				row = append(row[:0], p.ProductID, p.Title, strconv.FormatInt(p.Day.Views, 10), strconv.FormatInt(p.LiveViewers, 10),
+					strconv.FormatInt(p.Day.Purchases, 10), strconv.FormatInt(p.Week.Purchases, 10))
+				return emit(row)
+			})
 		}
 	default:
 		return svc.Errorf(svc.ENOTFOUND, "no table %q", table)
 	}
 	name := b.ID + "-" + table + "-" + rg.Cur.From.Format("20060102") + "-" + rg.Cur.To.Add(-time.Nanosecond).Format("20060102") + ".csv"
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+strings.Map(safeFileRune, name)+`"`)
 	cw := csv.NewWriter(w)
-	write := func(row []string) bool {
+	put := func(row []string) bool {
 		for i, v := range row {
 			row[i] = defuse(v)
 		}
 		return cw.Write(row) == nil // else the client went away
 	}
-	for _, row := range rows {
-		if !write(row) {
-			return nil
+	// The answer starts with the first row each gives, so that an error
+	// before it is a problem, not a cut file.
+	started := false
+	start := func() bool {
+		started = true
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+strings.Map(safeFileRune, name)+`"`)
+		for _, row := range rows {
+			if !put(row) {
+				return false
+			}
+		}
+		return true
+	}
+	if each != nil {
+		// After the first row, an error can only cut the file.
+		if err := each(func(row []string) bool { return (started || start()) && put(row) }); err != nil && !started {
+			return err
 		}
 	}
-	var row []string
-	for i := 0; more != nil; i++ {
-		if row = more(i, row); row == nil {
-			break
-		}
-		if !write(row) {
-			return nil
-		}
+	if !started && !start() {
+		return nil
 	}
 	cw.Flush()
 	return nil

@@ -35,6 +35,11 @@ func (r *rollupsOnly) RollupHours(ctx context.Context, brandID, productID string
 	return r.Store.RollupHours(ctx, brandID, productID, from, to, fn)
 }
 
+func (r *rollupsOnly) RollupHourSums(ctx context.Context, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+	r.hours.Add(1)
+	return r.Store.RollupHourSums(ctx, brandID, productID, from, to, fn)
+}
+
 var _ insights.Source = (*rollupsOnly)(nil)
 
 // seeded is a server over a store with one brand of many products and

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/insights"
 )
 
 // The settings page's preview is the real widget: a frame whose page
@@ -123,16 +124,16 @@ func (h *Handler) sample(r *http.Request, b *svc.Brand) (productSample, error) {
 	if err != nil {
 		return productSample{}, err
 	}
-	rows, err := d.Products(r.Context(), h.cfg.Tracker)
-	if err != nil {
-		return productSample{}, err
-	}
 	var best int64 = -1
 	out := productSample{ProductID: exampleProduct, Title: "An example product"}
-	for _, p := range rows {
+	err = d.EachProduct(r.Context(), h.cfg.Tracker, func(p insights.ProductRow) bool {
 		if p.LiveViewers > best && h.cfg.Tracker.KnownProduct(b.ID, p.ProductID) {
 			best, out = p.LiveViewers, productSample{ProductID: p.ProductID}
 		}
+		return true
+	})
+	if err != nil {
+		return productSample{}, err
 	}
 	if best >= 0 {
 		out.Title, err = d.ProductTitle(r.Context(), out.ProductID)

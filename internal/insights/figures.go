@@ -76,10 +76,36 @@ type Figures struct {
 	}
 	products struct {
 		sync.Mutex
-		rows []ProductRow
-		live []LiveCounts // rows[i]'s
+		refs []int64  // the brand's products (idCache's, shared)
+		ids  []string // refs[i]'s id
+		rows []productCounts
 		done bool
 	}
+}
+
+// productCounts is a product's row as a reading keeps it: 80 bytes, where
+// a ProductRow is 176 and a brand may have 100,000 (its garbage was the
+// most of a page's memory, bench/RESULTS.md). A ProductRow is made from it
+// for the rows a page shows, one at a time for the CSV.
+type productCounts struct {
+	at int32 // in Figures.products' refs and ids
+	// Views of the last 24 hours and 7 days, orders and units of the 7
+	// days; the live counts (viewers of the hour, orders of the day).
+	dayViews, weekViews, weekPurchases, weekUnits int64
+	liveViewers, livePurchases                    int64
+	live                                          LiveCounts
+}
+
+// row makes the ProductRow of c, without its title.
+func (f *Figures) row(c *productCounts) ProductRow {
+	p := &f.products
+	r := ProductRow{Ref: p.refs[c.at], ProductID: p.ids[c.at],
+		Day:         Totals{Views: c.dayViews, Purchases: c.livePurchases},
+		Week:        Totals{Views: c.weekViews, Purchases: c.weekPurchases, Units: c.weekUnits},
+		LiveViewers: c.liveViewers, LivePurchases: c.livePurchases}
+	before := float64(r.Week.Views-r.Day.Views) / 6
+	r.Trend = (float64(r.Day.Views) + 1) / (before + 1)
+	return r
 }
 
 // loadFigures reads the brand's hour rows without their sketches: a
@@ -206,49 +232,69 @@ func (f *Figures) Counts(w Window) Totals {
 }
 
 // ProductTotals reads one product's figures (the brand's with "") over
-// any window. The viewers of each whole UTC day come merged from the
-// reading's day cache, when it has one.
+// any window. The viewers of each day's hours come merged from the
+// reading's day cache, when it has one, keyed by the digests of their
+// sketches: the sketches are read only for the hours of a day whose
+// merge the cache lacks.
 func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window) (Totals, error) {
 	var a tally
-	var day int64
-	var hours [][]byte // the sketches of the whole day being read
-	flush := func() error {
-		if len(hours) == 0 {
-			return nil
-		}
-		sk, err := f.days.merged(f.BrandID, productID, day, hours)
-		hours = hours[:0]
-		if err != nil {
-			return err
-		}
-		return a.merge(sk)
+	if f.days == nil {
+		err := f.src.RollupHours(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
+			a.add(r)
+			return a.mergeBytes(r.Viewers)
+		})
+		return a.totals(), err
 	}
-	from, to := w.From.UnixMilli(), w.To.UnixMilli()
-	err := f.src.RollupHours(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
+	var hours []hourSum // those with viewers, oldest first
+	err := f.src.RollupHourSums(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
 		a.add(r)
-		if len(r.Viewers) == 0 {
-			return nil
+		if r.ViewersSum == 0 && len(r.Viewers) > 0 { // written before the digests
+			r.ViewersSum = rollup.ViewersSum(r.Viewers)
 		}
-		if d := rollup.Floor(r.Hour, rollup.Day); f.days != nil && d >= from && d+rollup.Day <= to {
-			if d != day {
-				if err := flush(); err != nil {
-					return err
-				}
-				day = d
-			}
-			hours = append(hours, r.Viewers)
-			return nil
+		if r.ViewersSum != 0 {
+			hours = append(hours, hourSum{r.Hour, r.ViewersSum, r.Viewers})
 		}
-		sk, err := rollup.Sketch(r.Viewers)
-		if err != nil {
-			return err
-		}
-		return a.merge(sk)
+		return nil
 	})
-	if err == nil {
-		err = flush()
+	if err != nil {
+		return a.totals(), err
 	}
-	return a.totals(), err
+	// A span is the hours of one UTC day: merged, or read and merged.
+	for len(hours) > 0 {
+		day := rollup.Floor(hours[0].hour, rollup.Day)
+		n := 1
+		for n < len(hours) && rollup.Floor(hours[n].hour, rollup.Day) == day {
+			n++
+		}
+		sk, err := f.days.merged(ctx, f, productID, hours[:n])
+		if err != nil {
+			return a.totals(), err
+		}
+		if err := a.merge(sk); err != nil {
+			return a.totals(), err
+		}
+		hours = hours[n:]
+	}
+	return a.totals(), nil
+}
+
+// hourSum is an hour's viewers as ProductTotals reads them: their digest,
+// and the sketch where it came with it.
+type hourSum struct {
+	hour, sum int64
+	viewers   []byte
+}
+
+// mergeBytes adds a stored sketch's viewers.
+func (a *tally) mergeBytes(viewers []byte) error {
+	if len(viewers) == 0 {
+		return nil
+	}
+	sk, err := rollup.Sketch(viewers)
+	if err != nil {
+		return err
+	}
+	return a.merge(sk)
 }
 
 // Overview returns today so far (UTC) against the same hours of
@@ -427,13 +473,13 @@ func liveCounts(c5, c30 window.Counts) LiveCounts {
 // once.
 func (f *Figures) EachLive(ctx context.Context, live Live, now time.Time, fn func(productID string, c LiveCounts)) error {
 	if now.Equal(f.At) {
-		rows, err := f.Products(ctx, live)
+		rows, err := f.counted(ctx, live)
 		if err != nil {
 			return err
 		}
-		for i, c := range f.products.live {
-			if c != (LiveCounts{}) {
-				fn(rows[i].ProductID, c)
+		for i := range rows {
+			if c := rows[i].live; c != (LiveCounts{}) {
+				fn(f.products.ids[rows[i].at], c)
 			}
 		}
 		return nil
@@ -456,11 +502,10 @@ func (f *Figures) EachLive(ctx context.Context, live Live, now time.Time, fn fun
 	return nil
 }
 
-// Products returns every product of the brand seen in the last 7 days,
-// in the order of their ids, with the exact counts of the windows ending
-// now (live), read once per Figures. Their titles are not read: Titled
-// reads those of the rows a page shows (a brand may have 100,000).
-func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error) {
+// counted returns every product of the brand seen in the last 7 days, in
+// the order of their ids, with the exact counts of the windows ending now
+// (live), read once per Figures.
+func (f *Figures) counted(ctx context.Context, live Live) ([]productCounts, error) {
 	p := &f.products
 	p.Lock()
 	defer p.Unlock()
@@ -475,10 +520,9 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 	if err != nil {
 		return nil, err
 	}
-	// Sized at once: appended, 100,000 rows of 176 bytes allocated 4 times
-	// theirs as the slice grew.
-	out := make([]ProductRow, 0, len(refs))
-	p.live = make([]LiveCounts, 0, len(refs))
+	// Sized at once: appended, the rows allocated 4 times theirs as the
+	// slice grew.
+	out := make([]productCounts, 0, len(refs))
 	var c [5]window.Counts
 	for i, ref := range refs {
 		live.CountsOf(svc.ProductRef(ref), f.At, productWindows, c[:])
@@ -486,106 +530,122 @@ func (f *Figures) Products(ctx context.Context, live Live) ([]ProductRow, error)
 		if w.Views == 0 && w.Purchases == 0 {
 			continue
 		}
-		p.live = append(p.live, liveCounts(c[3], c[4]))
-		row := ProductRow{Ref: ref, ProductID: ids[i],
-			Day:  Totals{Views: d.Views, Purchases: live1.Purchases},
-			Week: Totals{Views: w.Views, Purchases: w.Purchases, Units: w.Units}, LiveViewers: live1.Viewers, LivePurchases: live1.Purchases}
-		before := float64(row.Week.Views-row.Day.Views) / 6
-		row.Trend = (float64(row.Day.Views) + 1) / (before + 1)
-		out = append(out, row)
+		out = append(out, productCounts{at: int32(i), dayViews: d.Views,
+			weekViews: w.Views, weekPurchases: w.Purchases, weekUnits: w.Units,
+			liveViewers: live1.Viewers, livePurchases: live1.Purchases, live: liveCounts(c[3], c[4])})
 	}
-	p.rows, p.done = out, true
+	p.refs, p.ids, p.rows, p.done = refs, ids, out, true
 	return out, nil
 }
 
-// Ranking returns the first n products (all with n < 0) of two rankings
-// of Products, without titles: Top's, and trending (views in the last 24
+// EachProduct calls fn with every product of the brand seen in the last 7
+// days, in the order of their ids, with the exact counts of the windows
+// ending now (live), read once per Figures, until fn returns false. Their
+// titles are not read: Titled reads those of the rows a page shows (a
+// brand may have 100,000).
+func (f *Figures) EachProduct(ctx context.Context, live Live, fn func(ProductRow) bool) error {
+	rows, err := f.counted(ctx, live)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		if !fn(f.row(&rows[i])) {
+			break
+		}
+	}
+	return nil
+}
+
+// Ranking returns the first n products of two rankings of the brand's
+// products, without titles: Top's, and trending (views in the last 24
 // hours above the 6 days' mean) by trend, ties in the order of the
 // products' ids. A page shows 10 of each: picking them costs a pass over
 // the rows, not a sort of them all.
 func (f *Figures) Ranking(ctx context.Context, live Live, n int) (top, trending []ProductRow, err error) {
-	rows, err := f.Products(ctx, live)
+	rows, err := f.counted(ctx, live)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Trending needs a baseline: a product with no views in the 6 days
 	// before is new, not trending (else a new brand's trending is its top).
-	trending = firstOf(rows, n, func(r *ProductRow) bool { return r.Day.Views > 0 && r.Week.Views != r.Day.Views && r.Trend > 1 },
-		func(x, y *ProductRow) int { return cmp.Compare(y.Trend, x.Trend) })
-	return topOf(rows, n), trending, nil
+	isTrending := func(i int) bool {
+		c := &rows[i]
+		return c.dayViews > 0 && c.weekViews != c.dayViews && trendOf(c) > 1
+	}
+	byTrend := func(i, j int) int { return cmp.Compare(trendOf(&rows[j]), trendOf(&rows[i])) }
+	for _, i := range firstOf(len(rows), n, isTrending, byTrend) {
+		trending = append(trending, f.row(&rows[i]))
+	}
+	for _, i := range firstOf(len(rows), n, func(int) bool { return true }, func(i, j int) int { return topOrder(&rows[i], &rows[j]) }) {
+		top = append(top, f.row(&rows[i]))
+	}
+	return top, trending, nil
 }
 
-// Top returns the first n products (all with n < 0) by purchases then
-// views over 7 days, without titles, ties in the order of the products'
-// ids: the products' CSV, which needs no trending.
-func (f *Figures) Top(ctx context.Context, live Live, n int) ([]ProductRow, error) {
-	rows, err := f.Products(ctx, live)
+// trendOf is ProductRow.Trend's.
+func trendOf(c *productCounts) float64 {
+	before := float64(c.weekViews-c.dayViews) / 6
+	return (float64(c.dayViews) + 1) / (before + 1)
+}
+
+// EachTop calls fn with every product of the brand seen in the last 7
+// days, titled, by purchases then views over 7 days, ties in the order of
+// the products' ids, until fn returns false: the products' CSV. The rows
+// are made one at a time: 100,000 ProductRows were 18 MB a request.
+func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) bool) error {
+	rows, err := f.counted(ctx, live)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return topOf(rows, n), nil
-}
-
-func topOf(rows []ProductRow, n int) []ProductRow {
-	if n >= 0 && n < len(rows) {
-		return firstOf(rows, n, func(r *ProductRow) bool { return true }, func(x, y *ProductRow) int {
-			return topOrder(x.Week.Purchases, x.Week.Views, y.Week.Purchases, y.Week.Views)
-		})
-	}
-	// Every row, as the CSV takes them: their keys sorted in a slice of
-	// their own. Through indexes into the rows, each comparison read two
-	// rows of 176 bytes far apart: 51 ms for 100,000 (bench/RESULTS.md).
+	// The keys sorted in a slice of their own: through indexes into the
+	// rows, each comparison read two rows far apart (bench/RESULTS.md).
 	type key struct {
 		purchases, views int64
 		at               int32
 	}
 	keys := make([]key, len(rows))
 	for i := range rows {
-		keys[i] = key{rows[i].Week.Purchases, rows[i].Week.Views, int32(i)}
+		keys[i] = key{rows[i].weekPurchases, rows[i].weekViews, int32(i)}
 	}
 	slices.SortFunc(keys, func(x, y key) int {
-		return cmp.Or(topOrder(x.purchases, x.views, y.purchases, y.views), cmp.Compare(x.at, y.at))
+		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.at, y.at))
 	})
-	out := make([]ProductRow, len(keys))
+	refs := make([]int64, len(keys))
 	for k, key := range keys {
-		out[k] = rows[key.at]
+		refs[k] = f.products.refs[rows[key.at].at]
 	}
-	return out
+	titles, err := f.titlesOf(ctx, refs)
+	if err != nil {
+		return err
+	}
+	for k, key := range keys {
+		r := f.row(&rows[key.at])
+		r.Title = titles[k]
+		if !fn(&r) {
+			break
+		}
+	}
+	return nil
 }
 
-// topOrder orders products by purchases, then views, most first.
-func topOrder(xPurchases, xViews, yPurchases, yViews int64) int {
-	return cmp.Or(cmp.Compare(yPurchases, xPurchases), cmp.Compare(yViews, xViews))
+// topOrder orders products by purchases, then views over 7 days, most
+// first.
+func topOrder(x, y *productCounts) int {
+	return cmp.Or(cmp.Compare(y.weekPurchases, x.weekPurchases), cmp.Compare(y.weekViews, x.weekViews))
 }
 
-// firstOf returns the first n rows (all with n < 0) that keep, in the
-// order of compare, ties in the rows' own order: a stable sort's first n.
-func firstOf(rows []ProductRow, n int, keep func(*ProductRow) bool, compare func(x, y *ProductRow) int) []ProductRow {
-	if n < 0 || n >= len(rows) {
-		// A stable sort of 100,000 rows moved them O(n log² n) times: this
-		// sorts their indexes, ties in the rows' order, and moves each once.
-		var at []int32
-		for i := range rows {
-			if keep(&rows[i]) {
-				at = append(at, int32(i))
-			}
-		}
-		slices.SortFunc(at, func(i, j int32) int { return cmp.Or(compare(&rows[i], &rows[j]), cmp.Compare(i, j)) })
-		out := make([]ProductRow, len(at))
-		for k, i := range at {
-			out[k] = rows[i]
-		}
-		return out
-	}
-	out := make([]ProductRow, 0, n+1)
+// firstOf returns the indexes of the first n of rows 0 to len-1 that
+// keep, in the order of compare, ties in the rows' own order: a stable
+// sort's first n, in a pass over the rows.
+func firstOf(rows, n int, keep func(i int) bool, compare func(i, j int) int) []int {
+	out := make([]int, 0, n+1)
 	for i := range rows {
-		r := &rows[i]
-		if !keep(r) || len(out) == n && compare(r, &out[n-1]) >= 0 {
+		if !keep(i) || len(out) == n && compare(i, out[n-1]) >= 0 {
 			continue
 		}
 		// After every row that it does not come before: stable.
-		k := sort.Search(len(out), func(k int) bool { return compare(r, &out[k]) < 0 })
-		out = slices.Insert(out, k, *r)
+		k := sort.Search(len(out), func(k int) bool { return compare(i, out[k]) < 0 })
+		out = slices.Insert(out, k, i)
 		if len(out) > n {
 			out = out[:n]
 		}
@@ -611,11 +671,26 @@ func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 		}
 		return nil
 	}
+	refs := make([]int64, len(rows))
+	for i := range rows {
+		refs[i] = rows[i].Ref
+	}
+	titles, err := f.titlesOf(ctx, refs)
+	for i := range titles {
+		rows[i].Title = titles[i]
+	}
+	return err
+}
+
+// titlesOf returns the titles of the brand's products refs, from the
+// brand's titles kept across readings while they do not change
+// (titleCache).
+func (f *Figures) titlesOf(ctx context.Context, refs []int64) ([]string, error) {
 	cache := f.titles
 	if cache == nil {
 		cache = &titleCache{}
 	}
-	return cache.titled(ctx, f.src, f.BrandID, rows)
+	return cache.titles(ctx, f.src, f.BrandID, refs)
 }
 
 // ProductTitle returns a product's latest title, "" without one.

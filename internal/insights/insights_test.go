@@ -184,10 +184,13 @@ func TestFunnelStepOverTheOneBefore(t *testing.T) {
 // The products' order, as the CSV takes all of them and a page its first
 // few: purchases, then views over 7 days, ties in the rows' order.
 func TestTopOrdersByPurchasesThenViews(t *testing.T) {
-	row := func(id string, purchases, views int64) ProductRow {
-		return ProductRow{ProductID: id, Week: Totals{Purchases: purchases, Views: views}}
+	t.Parallel()
+	f := &Figures{BrandID: "br_1", src: openCounted(t)}
+	p := &f.products
+	p.refs, p.ids, p.done = []int64{1, 2, 3, 4, 5}, []string{"a", "b", "c", "d", "e"}, true
+	for i, c := range [][2]int64{{1, 5}, {3, 1}, {1, 5}, {1, 9}, {0, 0}} {
+		p.rows = append(p.rows, productCounts{at: int32(i), weekPurchases: c[0], weekViews: c[1], dayViews: c[1]})
 	}
-	rows := []ProductRow{row("a", 1, 5), row("b", 3, 1), row("c", 1, 5), row("d", 1, 9), row("e", 0, 0)}
 	ids := func(rs []ProductRow) string {
 		var s string
 		for _, r := range rs {
@@ -195,13 +198,28 @@ func TestTopOrdersByPurchasesThenViews(t *testing.T) {
 		}
 		return s
 	}
-	if got := ids(topOf(rows, -1)); got != "bdace" {
+	var all []ProductRow
+	if err := f.EachTop(context.Background(), nil, func(r *ProductRow) bool { all = append(all, *r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(all); got != "bdace" {
 		t.Errorf("all: %s, want bdace", got)
 	}
-	if got := ids(topOf(rows, 3)); got != "bda" {
+	top, _, err := f.Ranking(context.Background(), nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(top); got != "bda" {
 		t.Errorf("first 3: %s, want bda", got)
 	}
-	if got := ids(rows); got != "abcde" {
+	var order []ProductRow
+	if err := f.EachProduct(context.Background(), nil, func(r ProductRow) bool { order = append(order, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(order); got != "abcde" {
 		t.Errorf("the rows were reordered: %s", got)
+	}
+	if order[3].Week.Purchases != 1 || order[3].Week.Views != 9 || order[3].Ref != 4 {
+		t.Errorf("d's row: %+v", order[3])
 	}
 }

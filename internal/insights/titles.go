@@ -38,8 +38,8 @@ type brandTitles struct {
 // read alone.
 const titlesKept = 400_000
 
-// titled sets the titles of rows, products of the brand.
-func (c *titleCache) titled(ctx context.Context, src Source, brandID string, rows []ProductRow) error {
+// titles returns the titles of refs, products of the brand.
+func (c *titleCache) titles(ctx context.Context, src Source, brandID string, refs []int64) ([]string, error) {
 	c.mu.Lock()
 	b := c.brands[brandID]
 	if b == nil {
@@ -53,14 +53,14 @@ func (c *titleCache) titled(ctx context.Context, src Source, brandID string, row
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	size := min(len(rows), 1024) // the titles written since the mark
+	size := min(len(refs), 1024) // the titles written since the mark
 	if b.titles == nil {
-		size = len(rows) // every title
+		size = len(refs) // every title
 	}
 	read := make(map[int64]string, size)
 	next, whole, err := src.BrandTitles(ctx, brandID, b.mark, func(ref int64, title string) { read[ref] = title })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if whole || b.titles == nil {
 		b.titles = read
@@ -70,8 +70,9 @@ func (c *titleCache) titled(ctx context.Context, src Source, brandID string, row
 		}
 	}
 	b.mark = next
-	for i := range rows {
-		rows[i].Title = b.titles[rows[i].Ref]
+	out := make([]string, len(refs))
+	for i, ref := range refs {
+		out[i] = b.titles[ref]
 	}
 
 	c.mu.Lock()
@@ -88,5 +89,5 @@ func (c *titleCache) titled(ctx context.Context, src Source, brandID string, row
 		c.kept = b.counted
 	}
 	c.mu.Unlock()
-	return nil
+	return out, nil
 }

@@ -45,6 +45,7 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 	var gone, kept []rollup.Key
 	var views, carts, purchases, units, priced, last []int64
+	var sums []*int64 // NULL without viewers
 	var revenue []string
 	var viewers [][]byte
 	for _, row := range rows {
@@ -55,15 +56,20 @@ func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 		kept = append(kept, row.Key)
 		views, carts, purchases, units = append(views, row.Views), append(carts, row.Carts), append(purchases, row.Purchases), append(units, row.Units)
 		priced, revenue, last, viewers = append(priced, row.PricedUnits), append(revenue, row.RevenueText()), append(last, row.LastAt), append(viewers, row.Viewers)
+		var sum *int64
+		if len(row.Viewers) > 0 {
+			sum = new(rollup.ViewersSum(row.Viewers))
+		}
+		sums = append(sums, sum)
 	}
 	q := &pgx.Batch{}
 	if len(kept) > 0 {
 		b, p, h := rollupKeyColumns(kept)
 		q.Queue(`UPDATE rollup_hours r SET views = u.v, carts = u.c, purchases = u.pu, units = u.un, priced_units = u.pr,
-			revenue = u.rev, last_at = u.la, viewers = u.vw
+			revenue = u.rev, last_at = u.la, viewers = u.vw, viewers_sum = u.vs
 			FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
-				$9::numeric[], $10::bigint[], $11::bytea[]) AS u(b, p, h, v, c, pu, un, pr, rev, la, vw)
-			WHERE r.brand_id = u.b AND r.product = u.p AND r.hour = u.h`, b, p, h, views, carts, purchases, units, priced, revenue, last, viewers)
+				$9::numeric[], $10::bigint[], $11::bytea[], $12::bigint[]) AS u(b, p, h, v, c, pu, un, pr, rev, la, vw, vs)
+			WHERE r.brand_id = u.b AND r.product = u.p AND r.hour = u.h`, b, p, h, views, carts, purchases, units, priced, revenue, last, viewers, sums)
 	}
 	if len(gone) > 0 {
 		b, p, h := rollupKeyColumns(gone)

@@ -20,7 +20,7 @@ func (s *Store) rollupTx(tx *sql.Tx) rollupTx { return rollupTx{s.prepared(tx)} 
 // and written many in one statement (sizes 1, 2, 4 ... 64): a statement
 // costs more in database/sql and the driver than its row in SQLite.
 const (
-	rollupColumns  = "brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers"
+	rollupColumns  = "brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at, viewers, viewers_sum"
 	qRollupDelete  = "DELETE FROM rollup_hours WHERE brand_id = ? AND product = ? AND hour = ?"
 	qRollupCountry = `INSERT INTO rollup_countries (brand_id, country, day, views, purchases) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET views = views + excluded.views, purchases = purchases + excluded.purchases`
@@ -43,7 +43,7 @@ var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []stri
 			first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`)
 		gets = append(gets, "SELECT "+sqlstore.HourRowColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?)", n-1)+")")
-		row := "(?" + strings.Repeat(", ?", 10) + ")"
+		row := "(?" + strings.Repeat(", ?", 11) + ")"
 		puts = append(puts, "INSERT OR REPLACE INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1))
 	}
 	return gets, puts, sessions
@@ -114,10 +114,10 @@ func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 	}
 	for rest := kept; len(rest) > 0; {
 		n := 1 << chunk(len(rest))
-		args := make([]any, 0, 11*n)
+		args := make([]any, 0, 12*n)
 		for _, row := range rest[:n] {
 			args = append(args, row.Brand, row.Product, row.Hour, row.Views, row.Carts, row.Purchases, row.Units,
-				row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers)
+				row.PricedUnits, row.RevenueText(), row.LastAt, row.Viewers, viewersSum(row.Viewers))
 		}
 		if _, err := r.p.ExecContext(ctx, rollupPuts[chunk(n)], args...); err != nil {
 			return err
@@ -204,3 +204,12 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 }
 
 var _ rollup.Store = (*Store)(nil)
+
+// viewersSum is the value of rollup_hours.viewers_sum for viewers: NULL
+// without any.
+func viewersSum(viewers []byte) any {
+	if len(viewers) == 0 {
+		return nil
+	}
+	return rollup.ViewersSum(viewers)
+}

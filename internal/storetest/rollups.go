@@ -184,6 +184,17 @@ func checkRollups(t *testing.T, s svc.Store, brand string, products []string, st
 		if err := rs.RollupHours(ctx, brand, p, from, to, func(r rollup.Row) error { got[r.Hour] = r; return nil }); err != nil {
 			t.Fatal(err)
 		}
+		// Every path that writes a sketch writes its digest beside it.
+		sums := map[int64]rollup.Row{}
+		if err := rs.RollupHourSums(ctx, brand, p, from, to, func(r rollup.Row) error { sums[r.Hour] = r; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for h, g := range got {
+			if s := sums[h]; s.ViewersSum != rollup.ViewersSum(g.Viewers) || s.Viewers != nil || s.Views != g.Views {
+				t.Errorf("%s: %s product %q, hour %s: digest %d, viewers %d bytes, views %d; want %d, none, %d", step, brand, p,
+					time.UnixMilli(h).UTC().Format(time.RFC3339), s.ViewersSum, len(s.Viewers), s.Views, rollup.ViewersSum(g.Viewers), g.Views)
+			}
+		}
 		for h, w := range want.hours[p] {
 			g, ok := got[h]
 			delete(got, h)
