@@ -3,6 +3,7 @@ package insights
 import (
 	"cmp"
 	"context"
+	"math"
 	"math/big"
 	"slices"
 	"sort"
@@ -74,26 +75,64 @@ type Figures struct {
 		shown, held holdout.Arm
 		saw, unseen holdout.Arm // sessions that saw the widget, and the others
 	}
-	products struct {
-		sync.Mutex
-		refs []int64  // the brand's products (idCache's, shared)
-		ids  []string // refs[i]'s id
-		rows []productCounts
-		done bool
-	}
+	products productsRead
 }
 
-// productCounts is a product's row as a reading keeps it: 80 bytes, where
-// a ProductRow is 176 and a brand may have 100,000 (its garbage was the
-// most of a page's memory, bench/RESULTS.md). A ProductRow is made from it
-// for the rows a page shows, one at a time for the CSV.
+// productsRead are the brand's products with counts, as a reading keeps
+// them: 44 bytes a product, where a ProductRow is 176 and a brand may have
+// 100,000 (their garbage was most of a page's memory, bench/RESULTS.md). A
+// ProductRow is made for the rows a page shows, one at a time for the CSV.
+type productsRead struct {
+	sync.Mutex
+	refs []int64  // the brand's products (idCache's, shared)
+	ids  []string // refs[i]'s id
+	rows []packedCounts
+	wide map[int]productCounts // rows[i] with a count past 2³²−1
+	done bool
+}
+
+// productCounts are a product's counts.
 type productCounts struct {
-	at int32 // in Figures.products' refs and ids
+	at int32 // in productsRead's refs and ids
 	// Views of the last 24 hours and 7 days, orders and units of the 7
 	// days; the live counts (viewers of the hour, orders of the day).
 	dayViews, weekViews, weekPurchases, weekUnits int64
 	liveViewers, livePurchases                    int64
 	live                                          LiveCounts
+}
+
+// packedCounts are productCounts in 32 bits each, as all but a giant's
+// fit; a row with one that does not is wide, and kept whole apart.
+type packedCounts struct {
+	at   int32
+	n    [9]uint32
+	wide bool
+}
+
+// pack packs c; ok is false when a count does not fit.
+func pack(c productCounts) (p packedCounts, ok bool) {
+	n := [9]int64{c.dayViews, c.weekViews, c.weekPurchases, c.weekUnits, c.liveViewers, c.livePurchases,
+		c.live.Viewers5, c.live.Views30, c.live.Purchases30}
+	p.at = c.at
+	for i, v := range n {
+		if v < 0 || v > math.MaxUint32 {
+			return packedCounts{at: c.at, wide: true}, false
+		}
+		p.n[i] = uint32(v)
+	}
+	return p, true
+}
+
+// get returns the counts of rows[i].
+func (p *productsRead) get(i int) productCounts {
+	r := &p.rows[i]
+	if r.wide {
+		return p.wide[i]
+	}
+	n := &r.n
+	return productCounts{at: r.at, dayViews: int64(n[0]), weekViews: int64(n[1]), weekPurchases: int64(n[2]), weekUnits: int64(n[3]),
+		liveViewers: int64(n[4]), livePurchases: int64(n[5]),
+		live: LiveCounts{Viewers5: int64(n[6]), Views30: int64(n[7]), Purchases30: int64(n[8])}}
 }
 
 // row makes the ProductRow of c, without its title.
@@ -473,13 +512,13 @@ func liveCounts(c5, c30 window.Counts) LiveCounts {
 // once.
 func (f *Figures) EachLive(ctx context.Context, live Live, now time.Time, fn func(productID string, c LiveCounts)) error {
 	if now.Equal(f.At) {
-		rows, err := f.counted(ctx, live)
+		p, err := f.counted(ctx, live)
 		if err != nil {
 			return err
 		}
-		for i := range rows {
-			if c := rows[i].live; c != (LiveCounts{}) {
-				fn(f.products.ids[rows[i].at], c)
+		for i := range p.rows {
+			if c := p.get(i); c.live != (LiveCounts{}) {
+				fn(p.ids[c.at], c.live)
 			}
 		}
 		return nil
@@ -505,12 +544,12 @@ func (f *Figures) EachLive(ctx context.Context, live Live, now time.Time, fn fun
 // counted returns every product of the brand seen in the last 7 days, in
 // the order of their ids, with the exact counts of the windows ending now
 // (live), read once per Figures.
-func (f *Figures) counted(ctx context.Context, live Live) ([]productCounts, error) {
+func (f *Figures) counted(ctx context.Context, live Live) (*productsRead, error) {
 	p := &f.products
 	p.Lock()
 	defer p.Unlock()
 	if p.done {
-		return p.rows, nil
+		return p, nil
 	}
 	cache := f.ids
 	if cache == nil {
@@ -522,7 +561,7 @@ func (f *Figures) counted(ctx context.Context, live Live) ([]productCounts, erro
 	}
 	// Sized at once: appended, the rows allocated 4 times theirs as the
 	// slice grew.
-	out := make([]productCounts, 0, len(refs))
+	out := make([]packedCounts, 0, len(refs))
 	var c [5]window.Counts
 	for i, ref := range refs {
 		live.CountsOf(svc.ProductRef(ref), f.At, productWindows, c[:])
@@ -530,12 +569,20 @@ func (f *Figures) counted(ctx context.Context, live Live) ([]productCounts, erro
 		if w.Views == 0 && w.Purchases == 0 {
 			continue
 		}
-		out = append(out, productCounts{at: int32(i), dayViews: d.Views,
+		counts := productCounts{at: int32(i), dayViews: d.Views,
 			weekViews: w.Views, weekPurchases: w.Purchases, weekUnits: w.Units,
-			liveViewers: live1.Viewers, livePurchases: live1.Purchases, live: liveCounts(c[3], c[4])})
+			liveViewers: live1.Viewers, livePurchases: live1.Purchases, live: liveCounts(c[3], c[4])}
+		packed, ok := pack(counts)
+		if !ok {
+			if p.wide == nil {
+				p.wide = map[int]productCounts{}
+			}
+			p.wide[len(out)] = counts
+		}
+		out = append(out, packed)
 	}
 	p.refs, p.ids, p.rows, p.done = refs, ids, out, true
-	return out, nil
+	return p, nil
 }
 
 // EachProduct calls fn with every product of the brand seen in the last 7
@@ -544,12 +591,13 @@ func (f *Figures) counted(ctx context.Context, live Live) ([]productCounts, erro
 // titles are not read: Titled reads those of the rows a page shows (a
 // brand may have 100,000).
 func (f *Figures) EachProduct(ctx context.Context, live Live, fn func(ProductRow) bool) error {
-	rows, err := f.counted(ctx, live)
+	p, err := f.counted(ctx, live)
 	if err != nil {
 		return err
 	}
-	for i := range rows {
-		if !fn(f.row(&rows[i])) {
+	for i := range p.rows {
+		c := p.get(i)
+		if !fn(f.row(&c)) {
 			break
 		}
 	}
@@ -562,22 +610,31 @@ func (f *Figures) EachProduct(ctx context.Context, live Live, fn func(ProductRow
 // products' ids. A page shows 10 of each: picking them costs a pass over
 // the rows, not a sort of them all.
 func (f *Figures) Ranking(ctx context.Context, live Live, n int) (top, trending []ProductRow, err error) {
-	rows, err := f.counted(ctx, live)
+	p, err := f.counted(ctx, live)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Trending needs a baseline: a product with no views in the 6 days
 	// before is new, not trending (else a new brand's trending is its top).
 	isTrending := func(i int) bool {
-		c := &rows[i]
-		return c.dayViews > 0 && c.weekViews != c.dayViews && trendOf(c) > 1
+		c := p.get(i)
+		return c.dayViews > 0 && c.weekViews != c.dayViews && trendOf(&c) > 1
 	}
-	byTrend := func(i, j int) int { return cmp.Compare(trendOf(&rows[j]), trendOf(&rows[i])) }
-	for _, i := range firstOf(len(rows), n, isTrending, byTrend) {
-		trending = append(trending, f.row(&rows[i]))
+	byTrend := func(i, j int) int {
+		x, y := p.get(i), p.get(j)
+		return cmp.Compare(trendOf(&y), trendOf(&x))
 	}
-	for _, i := range firstOf(len(rows), n, func(int) bool { return true }, func(i, j int) int { return topOrder(&rows[i], &rows[j]) }) {
-		top = append(top, f.row(&rows[i]))
+	byTop := func(i, j int) int {
+		x, y := p.get(i), p.get(j)
+		return topOrder(&x, &y)
+	}
+	for _, i := range firstOf(len(p.rows), n, isTrending, byTrend) {
+		c := p.get(i)
+		trending = append(trending, f.row(&c))
+	}
+	for _, i := range firstOf(len(p.rows), n, func(int) bool { return true }, byTop) {
+		c := p.get(i)
+		top = append(top, f.row(&c))
 	}
 	return top, trending, nil
 }
@@ -593,7 +650,7 @@ func trendOf(c *productCounts) float64 {
 // the products' ids, until fn returns false: the products' CSV. The rows
 // are made one at a time: 100,000 ProductRows were 18 MB a request.
 func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) bool) error {
-	rows, err := f.counted(ctx, live)
+	p, err := f.counted(ctx, live)
 	if err != nil {
 		return err
 	}
@@ -603,23 +660,26 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 		purchases, views int64
 		at               int32
 	}
-	keys := make([]key, len(rows))
-	for i := range rows {
-		keys[i] = key{rows[i].weekPurchases, rows[i].weekViews, int32(i)}
+	keys := make([]key, len(p.rows))
+	for i := range p.rows {
+		c := p.get(i)
+		keys[i] = key{c.weekPurchases, c.weekViews, int32(i)}
 	}
 	slices.SortFunc(keys, func(x, y key) int {
 		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.at, y.at))
 	})
 	refs := make([]int64, len(keys))
 	for k, key := range keys {
-		refs[k] = f.products.refs[rows[key.at].at]
+		refs[k] = p.refs[p.rows[key.at].at]
 	}
 	titles, err := f.titlesOf(ctx, refs)
 	if err != nil {
 		return err
 	}
+	var r ProductRow // one for every row: fn's pointer would move each to the heap
 	for k, key := range keys {
-		r := f.row(&rows[key.at])
+		c := p.get(int(key.at))
+		r = f.row(&c)
 		r.Title = titles[k]
 		if !fn(&r) {
 			break

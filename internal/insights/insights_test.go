@@ -189,8 +189,12 @@ func TestTopOrdersByPurchasesThenViews(t *testing.T) {
 	p := &f.products
 	p.refs, p.ids, p.done = []int64{1, 2, 3, 4, 5}, []string{"a", "b", "c", "d", "e"}, true
 	for i, c := range [][2]int64{{1, 5}, {3, 1}, {1, 5}, {1, 9}, {0, 0}} {
-		p.rows = append(p.rows, productCounts{at: int32(i), weekPurchases: c[0], weekViews: c[1], dayViews: c[1]})
+		packed, _ := pack(productCounts{at: int32(i), weekPurchases: c[0], weekViews: c[1], dayViews: c[1]})
+		p.rows = append(p.rows, packed)
 	}
+	// A giant's counts do not fit in 32 bits: kept whole.
+	p.wide = map[int]productCounts{1: {at: 1, weekPurchases: 3, weekViews: 1, dayViews: 1, weekUnits: 1 << 40}}
+	p.rows[1] = packedCounts{at: 1, wide: true}
 	ids := func(rs []ProductRow) string {
 		var s string
 		for _, r := range rs {
@@ -221,5 +225,11 @@ func TestTopOrdersByPurchasesThenViews(t *testing.T) {
 	}
 	if order[3].Week.Purchases != 1 || order[3].Week.Views != 9 || order[3].Ref != 4 {
 		t.Errorf("d's row: %+v", order[3])
+	}
+	if order[1].Week.Units != 1<<40 || order[1].Week.Purchases != 3 {
+		t.Errorf("b's row, wide: %+v", order[1])
+	}
+	if c := (productCounts{at: 7, weekUnits: 1 << 32}); func() bool { _, ok := pack(c); return ok }() {
+		t.Error("2^32 units packed in 32 bits")
 	}
 }
