@@ -437,9 +437,13 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 		return true
 	}
 	if each != nil {
-		// After the first row, an error can only cut the file.
-		if err := each(func(row []string) bool { return (started || start()) && put(row) }); err != nil && !started {
-			return err
+		if err := each(func(row []string) bool { return (started || start()) && put(row) }); err != nil {
+			if !started {
+				return err
+			}
+			// After the first row, an error can only cut the file.
+			h.cfg.Log.Warn("dashboard: csv cut", "brand", b.ID, "table", table, "err", err)
+			return nil
 		}
 	}
 	if !started && !start() {

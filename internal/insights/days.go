@@ -39,14 +39,19 @@ const daysKept = 1024
 var daySeed = maphash.MakeSeed()
 
 // merged returns the merge of hours, of one day of the reading's brand
-// or of its product (f's store's), which the caller must not change.
-func (c *dayCache) merged(ctx context.Context, f *Figures, product string, hours []hourSum) (*hyperloglog.Sketch, error) {
+// or of its product (f's store's), which the caller must not change; keep
+// says whether the cache keeps it.
+func (c *dayCache) merged(ctx context.Context, f *Figures, product string, hours []hourSum, keep bool) (*hyperloglog.Sketch, error) {
 	var h maphash.Hash
 	h.SetSeed(daySeed)
 	for _, r := range hours {
-		var n [16]byte
+		// The views too: a node of the version before the digests, in a
+		// rolling upgrade of PostgreSQL, changes a sketch without them
+		// (migration 00031 clears the digest then), and its views with it.
+		var n [24]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(r.hour))
 		binary.LittleEndian.PutUint64(n[8:], uint64(r.sum))
+		binary.LittleEndian.PutUint64(n[16:], uint64(r.views))
 		h.Write(n[:])
 	}
 	k := dayKey{f.BrandID, product, hours[0].hour, len(hours), h.Sum64()}
@@ -95,7 +100,7 @@ func (c *dayCache) merged(ctx context.Context, f *Figures, product string, hours
 			return nil, err
 		}
 	}
-	if !changed {
+	if keep && !changed {
 		c.mu.Lock()
 		c.put(k, sk)
 		c.mu.Unlock()

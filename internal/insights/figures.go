@@ -87,7 +87,7 @@ type productsRead struct {
 	refs []int64  // the brand's products (idCache's, shared)
 	ids  []string // refs[i]'s id
 	rows []packedCounts
-	wide map[int]productCounts // rows[i] with a count past 2³²−1
+	wide map[int]productCounts // by row position: rows[i] with a count past 2³²−1
 	done bool
 }
 
@@ -291,21 +291,24 @@ func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window)
 			r.ViewersSum = rollup.ViewersSum(r.Viewers)
 		}
 		if r.ViewersSum != 0 {
-			hours = append(hours, hourSum{r.Hour, r.ViewersSum, r.Viewers})
+			hours = append(hours, hourSum{r.Hour, r.ViewersSum, r.Views, r.Viewers})
 		}
 		return nil
 	})
 	if err != nil {
 		return a.totals(), err
 	}
-	// A span is the hours of one UTC day: merged, or read and merged.
+	// A span is the hours of one UTC day, but the current hour, which
+	// changes with every view and is a span of its own, not kept: merged,
+	// or read and merged.
+	current := rollup.Floor(f.At.UnixMilli(), rollup.Hour)
 	for len(hours) > 0 {
 		day := rollup.Floor(hours[0].hour, rollup.Day)
 		n := 1
-		for n < len(hours) && rollup.Floor(hours[n].hour, rollup.Day) == day {
+		for n < len(hours) && rollup.Floor(hours[n].hour, rollup.Day) == day && hours[n].hour != current {
 			n++
 		}
-		sk, err := f.days.merged(ctx, f, productID, hours[:n])
+		sk, err := f.days.merged(ctx, f, productID, hours[:n], hours[0].hour != current)
 		if err != nil {
 			return a.totals(), err
 		}
@@ -318,10 +321,10 @@ func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window)
 }
 
 // hourSum is an hour's viewers as ProductTotals reads them: their digest,
-// and the sketch where it came with it.
+// the hour's views, and the sketch where it came with it.
 type hourSum struct {
-	hour, sum int64
-	viewers   []byte
+	hour, sum, views int64
+	viewers          []byte
 }
 
 // mergeBytes adds a stored sketch's viewers.
@@ -658,7 +661,7 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 	// rows, each comparison read two rows far apart (bench/RESULTS.md).
 	type key struct {
 		purchases, views int64
-		at               int32
+		row              int32 // in p.rows
 	}
 	keys := make([]key, len(p.rows))
 	for i := range p.rows {
@@ -666,11 +669,11 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 		keys[i] = key{c.weekPurchases, c.weekViews, int32(i)}
 	}
 	slices.SortFunc(keys, func(x, y key) int {
-		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.at, y.at))
+		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.row, y.row))
 	})
 	refs := make([]int64, len(keys))
 	for k, key := range keys {
-		refs[k] = p.refs[p.rows[key.at].at]
+		refs[k] = p.refs[p.rows[key.row].at]
 	}
 	titles, err := f.titlesOf(ctx, refs)
 	if err != nil {
@@ -678,7 +681,7 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 	}
 	var r ProductRow // one for every row: fn's pointer would move each to the heap
 	for k, key := range keys {
-		c := p.get(int(key.at))
+		c := p.get(int(key.row))
 		r = f.row(&c)
 		r.Title = titles[k]
 		if !fn(&r) {
@@ -698,6 +701,9 @@ func topOrder(x, y *productCounts) int {
 // keep, in the order of compare, ties in the rows' own order: a stable
 // sort's first n, in a pass over the rows.
 func firstOf(rows, n int, keep func(i int) bool, compare func(i, j int) int) []int {
+	if n <= 0 {
+		return nil
+	}
 	out := make([]int, 0, n+1)
 	for i := range rows {
 		if !keep(i) || len(out) == n && compare(i, out[n-1]) >= 0 {

@@ -2,6 +2,7 @@ package insights
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/holdout"
 	"github.com/svc-project/svc/internal/rollup"
+	"github.com/svc-project/svc/internal/window"
 )
 
 // events is an Exporter over a fixed list.
@@ -231,5 +233,96 @@ func TestTopOrdersByPurchasesThenViews(t *testing.T) {
 	}
 	if c := (productCounts{at: 7, weekUnits: 1 << 32}); func() bool { _, ok := pack(c); return ok }() {
 		t.Error("2^32 units packed in 32 bits")
+	}
+}
+
+// liveByID is a window engine's counts, by product id: CountsOf fills
+// productWindows' five (the 7 days, the live windows, the day, and the
+// real-time panel's two) with the same counts.
+type liveByID struct {
+	ids    map[int64]string
+	counts map[string]window.Counts
+}
+
+func (l liveByID) CountsOf(ref svc.ProductRef, _ time.Time, ws []window.Windows, out []window.Counts) {
+	for i := range ws {
+		out[i] = l.counts[l.ids[int64(ref)]]
+	}
+}
+
+// The products of a reading, through their counts: the rows of products
+// without counts are left out, so that a row's place is not its
+// product's; a giant's counts are kept whole; each row keeps its own
+// ref, id and title.
+func TestProductsThroughTheirCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openCounted(t)
+	var batch []*svc.Write
+	for i := range 7 {
+		v := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: fmt.Sprint("p", i), Title: ptr(fmt.Sprint("T", i))}}
+		v.Meta = svc.EventMeta{EventID: fmt.Sprint("e", i), Time: now, ReceivedAt: now, Keyed: true}
+		batch = append(batch, &svc.Write{View: v, MayRegister: true})
+	}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	live := liveByID{ids: map[int64]string{}, counts: map[string]window.Counts{
+		"p1": {Views: 5, Purchases: 1}, "p3": {Views: 1, Purchases: 3},
+		"p4": {Views: 9, Purchases: 1, Units: 1 << 40}, "p6": {Views: 5, Purchases: 1, Viewers: 2}}}
+	refs := map[string]int64{}
+	if err := s.BrandProductIDs(ctx, "br_1", 0, func(ref int64, id string) { live.ids[ref], refs[id] = id, ref }); err != nil {
+		t.Fatal(err)
+	}
+	f, err := loadFigures(ctx, s, "br_1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, rows []ProductRow, want string) {
+		t.Helper()
+		var got string
+		for _, r := range rows {
+			got += r.ProductID + " "
+			if r.Ref != refs[r.ProductID] || r.Title != "" && r.Title != "T"+r.ProductID[1:] {
+				t.Errorf("%s: %s has ref %d and title %q, want %d and T%s", what, r.ProductID, r.Ref, r.Title, refs[r.ProductID], r.ProductID[1:])
+			}
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", what, got, want)
+		}
+	}
+	var top, all []ProductRow
+	if err := f.EachTop(ctx, live, func(r *ProductRow) bool { top = append(top, *r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	check("by purchases then views", top, "p3 p4 p1 p6 ")
+	for _, r := range top {
+		if r.Title == "" {
+			t.Errorf("%s has no title", r.ProductID)
+		}
+	}
+	if err := f.EachProduct(ctx, live, func(r ProductRow) bool { all = append(all, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	check("in the order of ids", all, "p1 p3 p4 p6 ")
+	if all[2].Week.Units != 1<<40 || all[2].Week.Views != 9 || all[2].LiveViewers != 0 {
+		t.Errorf("p4, the giant: %+v", all[2])
+	}
+	first, _, err := f.Ranking(ctx, live, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the first 2", first, "p3 p4 ")
+	var lived []string
+	if err := f.EachLive(ctx, live, f.At, func(id string, c LiveCounts) {
+		if id == "p6" && (c.Viewers5 != 2 || c.Views30 != 5 || c.Purchases30 != 1) {
+			t.Errorf("%s's live counts: %+v", id, c)
+		}
+		lived = append(lived, id)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(lived) != "[p1 p3 p4 p6]" {
+		t.Errorf("live: %v", lived)
 	}
 }
