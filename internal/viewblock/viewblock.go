@@ -211,7 +211,16 @@ type reader struct {
 	err error
 }
 
+// uvarint reads a uvarint; one of a byte, most of a block's, inline.
 func (r *reader) uvarint() uint64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return uint64(b[0])
+	}
+	return r.longUvarint()
+}
+
+func (r *reader) longUvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.fail()
@@ -221,7 +230,16 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a varint; one of a byte inline, as uvarint.
 func (r *reader) varint() int64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return int64(b[0]>>1) ^ -int64(b[0]&1) // zigzag, as binary.Varint
+	}
+	return r.longVarint()
+}
+
+func (r *reader) longVarint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
 		r.fail()
