@@ -175,6 +175,26 @@ type ViewRecord struct {
 	SessionID string
 }
 
+// CountedView is a stored view as a replay counts it (ViewCounter).
+type CountedView struct {
+	Product   ProductRef
+	UnixMilli int64  // its time, in milliseconds since 1970
+	Session   uint64 // its session under the counting engine's hash, 0 for none
+}
+
+// ViewCounter is implemented by an EventReader that hands its views over
+// as a replay counts them: a start replays tens of millions, and their
+// session ids as strings, each hashed once read, were most of the garbage
+// of a replay and a good part of its time.
+type ViewCounter interface {
+	// CountedViews calls fn with every view at or after since, in the
+	// order of Views, a batch at a time; fn must not keep the slice. A
+	// view's Session is hash of its session id's bytes, which hash must
+	// not keep (0 for none, and hash returns 0 for no bytes); hash is
+	// called once for each distinct session of a stored block.
+	CountedViews(ctx context.Context, since time.Time, hash func(session []byte) uint64, fn func([]CountedView) error) error
+}
+
 // PurchaseRecord is one product of a stored order.
 type PurchaseRecord struct {
 	Product ProductRef

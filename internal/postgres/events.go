@@ -80,6 +80,15 @@ func views(ctx context.Context, q querier, since time.Time, fn func(svc.ViewReco
 	})
 }
 
+// CountedViews is svc.ViewCounter's: Views as a replay counts them.
+func (s *Store) CountedViews(ctx context.Context, since time.Time, hash func([]byte) uint64, fn func([]svc.CountedView) error) error {
+	return countedViews(ctx, s.pool, since, hash, fn)
+}
+
+func countedViews(ctx context.Context, q querier, since time.Time, hash func([]byte) uint64, fn func([]svc.CountedView) error) error {
+	return sqlstore.EachCountedView(ctx, sqlstore.PostgreSQL.Wrap(pgQ{q}), millis(since), 1<<62, false, hash, fn)
+}
+
 // Carts calls fn for every add-to-cart at or after since, oldest first.
 func (s *Store) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return carts(ctx, s.pool, since, fn)

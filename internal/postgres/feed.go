@@ -48,6 +48,10 @@ func (r snapshotReader) Views(ctx context.Context, since time.Time, fn func(svc.
 	return views(ctx, r.tx, since, fn)
 }
 
+func (r snapshotReader) CountedViews(ctx context.Context, since time.Time, hash func([]byte) uint64, fn func([]svc.CountedView) error) error {
+	return countedViews(ctx, r.tx, since, hash, fn)
+}
+
 func (r snapshotReader) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return carts(ctx, r.tx, since, fn)
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -94,6 +95,20 @@ func TestRowsNotYetMovedAreRead(t *testing.T) {
 	}
 	if w := []int64{ts - 1000, ts, ts + 1000, ts + 2000}; !reflect.DeepEqual(replayed, w) {
 		t.Errorf("replayed views of times %v, want %v", replayed, w)
+	}
+	var counted []int64
+	var sessions []string
+	if err := s.CountedViews(ctx, time.UnixMilli(0), func(b []byte) uint64 { return uint64(len(b)) }, func(vs []svc.CountedView) error {
+		for _, v := range vs {
+			counted = append(counted, v.UnixMilli)
+			sessions = append(sessions, fmt.Sprint(v.Session))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(counted, replayed) || !reflect.DeepEqual(sessions, []string{"0", "2", "2", "2"}) {
+		t.Errorf("counted views of times %v and sessions %v, want %v and [0 2 2 2]", counted, sessions, replayed)
 	}
 	var inSnapshot int
 	if _, err := s.ReadSnapshot(ctx, func(r svc.EventReader) error {

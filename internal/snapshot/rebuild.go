@@ -154,20 +154,22 @@ func (l Loader) loadProducts(ctx context.Context, src svc.EventReader) error {
 }
 
 // replayViews feeds the stored views to the engine from several goroutines,
-// each owning the products whose ref falls to it.
+// each owning the products whose ref falls to it. A store that hands its
+// views over as they are counted (svc.ViewCounter) hashes each session of
+// a block once, on the reading goroutine, and decodes no string.
 func replayViews(ctx context.Context, src svc.EventReader, e *window.Engine, now time.Time) (int, error) {
 	const batch = 4096
 	workers := max(runtime.GOMAXPROCS(0), 2)
-	queues := make([]chan []svc.ViewRecord, workers)
-	pending := make([][]svc.ViewRecord, workers)
-	free := make(chan []svc.ViewRecord, 4*workers) // batches come back for reuse
+	queues := make([]chan []svc.CountedView, workers)
+	pending := make([][]svc.CountedView, workers)
+	free := make(chan []svc.CountedView, 4*workers) // batches come back for reuse
 	var wg sync.WaitGroup
 	for i := range queues {
-		queues[i] = make(chan []svc.ViewRecord, 4)
+		queues[i] = make(chan []svc.CountedView, 4)
 		wg.Go(func() {
 			for b := range queues[i] {
-				for _, r := range b {
-					e.AddView(r.Product, r.Time, e.SessionHash(r.SessionID), now)
+				for _, v := range b {
+					e.AddViewUnixMilli(v.Product, v.UnixMilli, v.Session, now)
 				}
 				select {
 				case free <- b[:0]:
@@ -177,23 +179,37 @@ func replayViews(ctx context.Context, src svc.EventReader, e *window.Engine, now
 		})
 	}
 	views := 0
-	err := src.Views(ctx, now.Add(-svc.MaxViewWindow), func(r svc.ViewRecord) error {
-		w := int(uint64(r.Product) % uint64(workers))
+	add := func(v svc.CountedView) {
+		w := int(uint64(v.Product) % uint64(workers))
 		if pending[w] == nil {
 			select {
 			case pending[w] = <-free:
 			default:
-				pending[w] = make([]svc.ViewRecord, 0, batch)
+				pending[w] = make([]svc.CountedView, 0, batch)
 			}
 		}
-		pending[w] = append(pending[w], r)
+		pending[w] = append(pending[w], v)
 		if len(pending[w]) == batch {
 			queues[w] <- pending[w]
 			pending[w] = nil
 		}
 		views++
-		return nil
-	})
+	}
+	since := now.Add(-svc.MaxViewWindow)
+	var err error
+	if vc, ok := src.(svc.ViewCounter); ok {
+		err = vc.CountedViews(ctx, since, e.SessionHashBytes, func(vs []svc.CountedView) error {
+			for _, v := range vs {
+				add(v)
+			}
+			return nil
+		})
+	} else {
+		err = src.Views(ctx, since, func(r svc.ViewRecord) error {
+			add(svc.CountedView{Product: r.Product, UnixMilli: r.Time.UnixMilli(), Session: e.SessionHash(r.SessionID)})
+			return nil
+		})
+	}
 	for w, q := range queues {
 		if len(pending[w]) > 0 {
 			q <- pending[w]

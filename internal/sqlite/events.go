@@ -327,6 +327,11 @@ func (r reads) Views(ctx context.Context, since time.Time, fn func(svc.ViewRecor
 	})
 }
 
+// CountedViews is svc.ViewCounter's: Views as a replay counts them.
+func (r reads) CountedViews(ctx context.Context, since time.Time, hash func([]byte) uint64, fn func([]svc.CountedView) error) error {
+	return sqlstore.EachCountedView(ctx, rowsOf{r.db}, millis(since), 1<<62, true, hash, fn)
+}
+
 // Carts calls fn for every add-to-cart at or after since, oldest first.
 func (r reads) Carts(ctx context.Context, since time.Time, fn func(svc.CartRecord) error) error {
 	return eachRowOf(ctx, r.db, func(rows *sql.Rows) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,6 +58,21 @@ func TestViewsInOrderAcrossRanges(t *testing.T) {
 	})
 	if err != nil || len(seen) != want {
 		t.Fatalf("%d views, want %d: %v", len(seen), want, err)
+	}
+	// Views as a replay counts them: the same, in the same order.
+	var views, counted []svc.CountedView
+	hash := func(b []byte) uint64 {
+		if len(b) == 0 {
+			return 0
+		}
+		return uint64(len(b))<<32 | uint64(b[len(b)-1])
+	}
+	_ = s.Views(ctx, since, func(r svc.ViewRecord) error {
+		views = append(views, svc.CountedView{Product: r.Product, UnixMilli: r.Time.UnixMilli(), Session: hash([]byte(r.SessionID))})
+		return nil
+	})
+	if err := s.CountedViews(ctx, since, hash, func(vs []svc.CountedView) error { counted = append(counted, vs...); return nil }); err != nil || !slices.Equal(counted, views) {
+		t.Fatalf("counted views differ from Views (%v)", err)
 	}
 
 	stop := errors.New("stop")

@@ -116,7 +116,40 @@ func countViews(t *testing.T, s svc.EventReader) int {
 	if err := s.Views(ctx, t0.Add(-100*24*time.Hour), func(svc.ViewRecord) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
+	checkCounted(t, s, t0.Add(-100*24*time.Hour))
 	return n
+}
+
+// checkCounted checks that the store's CountedViews, where it has them,
+// hand over the views of Views, in the same order.
+func checkCounted(t *testing.T, s svc.EventReader, since time.Time) {
+	t.Helper()
+	vc, ok := s.(svc.ViewCounter)
+	if !ok {
+		return
+	}
+	hash := func(b []byte) uint64 {
+		if len(b) == 0 {
+			return 0
+		}
+		return uint64(len(b))<<56 | uint64(b[0])<<8 | uint64(b[len(b)-1])
+	}
+	var want, got []svc.CountedView
+	if err := s.Views(ctx, since, func(r svc.ViewRecord) error {
+		want = append(want, svc.CountedView{Product: r.Product, UnixMilli: r.Time.UnixMilli(), Session: hash([]byte(r.SessionID))})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := vc.CountedViews(ctx, since, hash, func(vs []svc.CountedView) error {
+		got = append(got, vs...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("CountedViews since %v:\n%+v\nViews:\n%+v", since, got, want)
+	}
 }
 
 func purchaseLines(t *testing.T, s svc.EventReader) []svc.PurchaseRecord {
@@ -643,6 +676,8 @@ func testViewsAndPurchaseLines(t *testing.T, s svc.Store) {
 		t.Fatalf("lines %+v", two.Result.Lines)
 	}
 
+	checkCounted(t, s, t0.Add(-time.Hour))
+	checkCounted(t, s, t0.Add(-24*time.Hour))
 	var got []svc.ViewRecord
 	_ = s.Views(ctx, t0.Add(-time.Hour), func(r svc.ViewRecord) error { got = append(got, r); return nil })
 	if len(got) != 1 || got[0].SessionID != "s-1" || !got[0].Time.Equal(t0) || got[0].Product != v2.Result.Lines[0].Product {

@@ -211,7 +211,16 @@ type reader struct {
 	err error
 }
 
+// uvarint reads a uvarint; one of a byte, most of a block's, inline.
 func (r *reader) uvarint() uint64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return uint64(b[0])
+	}
+	return r.longUvarint()
+}
+
+func (r *reader) longUvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.fail()
@@ -221,7 +230,16 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a varint; one of a byte inline, as uvarint.
 func (r *reader) varint() int64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return int64(b[0]>>1) ^ -int64(b[0]&1) // zigzag, as binary.Varint
+	}
+	return r.longVarint()
+}
+
+func (r *reader) longVarint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
 		r.fail()
@@ -358,6 +376,132 @@ func decode(dst []View, b []byte, eventIDs bool) ([]View, error) {
 	}
 	for i := range vs {
 		vs[i].Arm = str()
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	if r.err != nil {
+		return dst[:start], r.err
+	}
+	return dst, nil
+}
+
+// Counted is a stored view as a replay counts it: its session as the
+// hash that the counting engine keeps, 0 for none.
+type Counted struct {
+	ID, Product, TS int64
+	Session         uint64
+}
+
+// CountDecoder decodes blocks into Counted views, hashing each distinct
+// session of a block once and decoding no string: a replay of 20 million
+// views decoded a string a view, then hashed it. Its tables are reused
+// from one block to the next; it is not safe for concurrent use.
+type CountDecoder struct {
+	// Hash is the session hash of the engine the views go to; it is
+	// called with bytes it must not keep.
+	Hash   func(session []byte) uint64
+	strs   [][]byte // the block's string table, slices of the block
+	hashes []uint64 // Hash of strs[i], when hashed[i]
+	hashed []bool
+}
+
+// Decode appends the views of the block b to dst, with the errors of
+// Decode for a block it cannot read.
+func (d *CountDecoder) Decode(dst []Counted, b []byte) ([]Counted, error) {
+	if len(b) == 0 || b[0] != version {
+		return dst, fmt.Errorf("viewblock: version %v: %w", b[:min(len(b), 1)], ErrCorrupt)
+	}
+	r := &reader{b: b[1:]}
+	n := r.uvarint()
+	ns := r.uvarint()
+	if n > uint64(len(b))/minViewBytes || ns > uint64(len(b)) {
+		return dst, ErrCorrupt
+	}
+	d.strs = d.strs[:0]
+	for range ns {
+		d.strs = append(d.strs, r.bytes(r.uvarint()))
+	}
+	d.hashes = append(d.hashes[:0], make([]uint64, ns)...)
+	d.hashed = append(d.hashed[:0], make([]bool, ns)...)
+	index := func() uint64 { // a string's index, checked as Decode checks it
+		i := r.uvarint()
+		if i >= ns {
+			r.fail()
+			return 0
+		}
+		return i
+	}
+	start := len(dst)
+	dst = append(dst, make([]Counted, n)...)
+	vs := dst[start:]
+	var prev int64
+	for i := range vs {
+		prev += r.varint()
+		vs[i].ID = prev
+	}
+	for range vs { // event ids, which counting never reads
+		if k := r.uvarint(); k == 0 {
+			r.bytes(16)
+		} else {
+			r.bytes(k - 1)
+		}
+	}
+	for range vs { // brands
+		index()
+	}
+	prev = 0
+	for i := range vs {
+		prev += r.varint()
+		vs[i].Product = prev
+	}
+	prev = 0
+	for i := range vs {
+		prev += r.varint()
+		vs[i].TS = prev
+	}
+	for range vs { // received times
+		r.varint()
+	}
+	flags := r.bytes(n)
+	if r.err != nil {
+		return dst[:start], r.err
+	}
+	for _, f := range flags {
+		if f >= fKeyed<<1 {
+			r.fail()
+		}
+	}
+	for _, f := range flags {
+		if f&fGiven != 0 {
+			r.varint()
+		}
+	}
+	for i, f := range flags {
+		if f&fSession == 0 {
+			continue
+		}
+		s := index()
+		if r.err != nil {
+			break
+		}
+		if !d.hashed[s] {
+			d.hashes[s], d.hashed[s] = d.Hash(d.strs[s]), true
+		}
+		vs[i].Session = d.hashes[s]
+	}
+	for _, f := range flags {
+		if f&fCountry != 0 {
+			index()
+		}
+	}
+	for _, f := range flags {
+		if f&fLocale != 0 {
+			index()
+		}
+	}
+	for range vs { // arms
+		index()
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()

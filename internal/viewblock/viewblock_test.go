@@ -112,8 +112,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		vs, err := Decode(nil, b)
+		counted, cerr := testDecoder(nil).Decode(nil, b)
+		if (err == nil) != (cerr == nil) {
+			t.Fatalf("Decode: %v; CountDecoder: %v", err, cerr)
+		}
 		if err != nil {
 			return
+		}
+		if want := countedOf(vs); !reflect.DeepEqual(counted, want) && len(vs) > 0 {
+			t.Fatalf("CountDecoder:\n%+v\nwant\n%+v", counted, want)
 		}
 		// What decodes encodes back to a block of the same views.
 		again, err := Decode(nil, Append(nil, vs))
@@ -175,5 +182,89 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// testHash stands for the engine's session hash: 0 for the empty session,
+// as Engine.SessionHash.
+func testHash(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return 1 + uint64(len(b))<<32 + uint64(b[len(b)-1])
+}
+
+// testDecoder is a CountDecoder of testHash that counts its calls.
+func testDecoder(calls *int) *CountDecoder {
+	return &CountDecoder{Hash: func(b []byte) uint64 {
+		if calls != nil {
+			*calls++
+		}
+		return testHash(b)
+	}}
+}
+
+// countedOf is what a replay counts of vs.
+func countedOf(vs []View) []Counted {
+	out := make([]Counted, len(vs))
+	for i, v := range vs {
+		out[i] = Counted{ID: v.ID, Product: v.Product, TS: v.TS}
+		if v.HasSession {
+			out[i].Session = testHash([]byte(v.Session))
+		}
+	}
+	return out
+}
+
+// A CountDecoder reads what Decode reads of a view's id, product, time
+// and session, hashing each distinct session of a block once, and fails
+// where Decode fails.
+func TestCountDecoder(t *testing.T) {
+	vs := append(sample(), busyBlock()...)
+	for i := range vs {
+		vs[i].ID = int64(i + 1)
+	}
+	vs[5].HasSession, vs[5].Session = false, ""
+	b := Append(nil, vs)
+	calls := 0
+	d := testDecoder(&calls)
+	got, err := d.Decode([]Counted{{ID: -1}}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]Counted{{ID: -1}}, countedOf(vs)...); !reflect.DeepEqual(got, want) {
+		t.Fatal("the counted views differ from Decode's")
+	}
+	if calls != 301 { // busyBlock's 300, which hold sample's "s1", and ""
+		t.Fatalf("%d hashes for 301 distinct sessions", calls)
+	}
+	// The tables are reused, and a second block hashes its own sessions.
+	small := Append(nil, sample()[2:])
+	if got, err := d.Decode(nil, small); err != nil || !reflect.DeepEqual(got, countedOf(sample()[2:])) {
+		t.Fatalf("second block: %v %+v", err, got)
+	}
+	for _, blk := range [][]byte{Append(nil, sample()), small} {
+		for i := range blk {
+			if _, err := d.Decode(nil, blk[:i]); err == nil {
+				t.Fatalf("a block cut at %d of %d decoded", i, len(blk))
+			}
+		}
+		if _, err := d.Decode(nil, append(bytes.Clone(blk), 0)); err == nil {
+			t.Fatal("a block with a byte more decoded")
+		}
+	}
+}
+
+// BenchmarkCountDecoder decodes a block of 4,096 views as a replay does.
+func BenchmarkCountDecoder(b *testing.B) {
+	block := Append(nil, busyBlock())
+	b.ReportAllocs()
+	d := testDecoder(nil)
+	var vs []Counted
+	for b.Loop() {
+		var err error
+		if vs, err = d.Decode(vs[:0], block); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

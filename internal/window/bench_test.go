@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -69,4 +70,38 @@ func BenchmarkAddPurchase(b *testing.B) {
 		now := t0.Add(time.Duration(i/1000) * time.Second)
 		e.AddPurchase(svc.ProductRef(i%1000), now, int64(1+i%3), now)
 	}
+}
+
+// BenchmarkReplay counts 1,000,000 views of 50,000 products, popular by a
+// Zipf law as bench/seed's, by 250,000 sessions over a day, in time order,
+// into an empty engine, and trims it: a replay at start, a twentieth of
+// the size of bench/RESULTS.md's. It reports the engine's bytes before and
+// after the trim, and the bytes allocated, the garbage the replay leaves.
+func BenchmarkReplay(b *testing.B) {
+	const products, views, sessions = 50_000, 1_000_000, 250_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, products-1)
+	type view struct {
+		ref     svc.ProductRef
+		at      int64
+		session uint64
+	}
+	vs := make([]view, views)
+	start := t0.Add(-24 * time.Hour).UnixMilli()
+	for i := range vs {
+		vs[i] = view{svc.ProductRef(zipf.Uint64()), start + int64(i)*86_400_000/views, 1 + uint64(rng.IntN(sessions))*0x9e3779b97f4a7c15}
+	}
+	b.ReportAllocs()
+	var before, st Stats
+	for b.Loop() {
+		e := newEngine()
+		for _, v := range vs {
+			e.AddViewUnixMilli(v.ref, v.at, v.session, t0)
+		}
+		before = e.Sweep(t0)
+		e.Trim()
+		st = e.Sweep(t0)
+	}
+	b.ReportMetric(float64(before.Bytes), "untrimmed-bytes")
+	b.ReportMetric(float64(st.Bytes), "engine-bytes")
 }

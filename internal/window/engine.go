@@ -117,14 +117,41 @@ func (e *Engine) shard(ref svc.ProductRef) *shard {
 // product's session table, and one whose key a snapshot can carry over a
 // restart (maphash's seed cannot be saved).
 func (e *Engine) SessionHash(sessionID string) uint64 {
-	if sessionID == "" {
+	// Hash only reads its input: the string's bytes need no copy.
+	return e.SessionHashBytes(unsafe.Slice(unsafe.StringData(sessionID), len(sessionID)))
+}
+
+// SessionHashBytes is SessionHash of the session id whose bytes are b,
+// without a string: a replay hashes sessions as a stored block holds them.
+func (e *Engine) SessionHashBytes(b []byte) uint64 {
+	if len(b) == 0 {
 		return 0
 	}
-	// Hash only reads its input: the string's bytes need no copy.
-	if h := siphash.Hash(e.key[0], e.key[1], unsafe.Slice(unsafe.StringData(sessionID), len(sessionID))); h != 0 {
+	if h := siphash.Hash(e.key[0], e.key[1], b); h != 0 {
 		return h
 	}
 	return 1
+}
+
+// AddViewUnixMilli is AddView of a view at unixMilli, milliseconds since
+// 1970, as a store keeps its time: a replay's views need no time.Time.
+func (e *Engine) AddViewUnixMilli(ref svc.ProductRef, unixMilli int64, session uint64, now time.Time) {
+	e.add(ref, pending{sec: secOfMilli(unixMilli), session: session}, sec(now))
+}
+
+// secOfMilli is sec of time.UnixMilli(ms).
+func secOfMilli(ms int64) uint32 {
+	s := ms / 1000
+	if ms%1000 < 0 {
+		s-- // toward the past, as time.Time's Unix
+	}
+	if s < 0 {
+		return 0
+	}
+	if s > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(s)
 }
 
 // AddView counts a view of the product at time at, by the session with hash
@@ -143,11 +170,22 @@ func (e *Engine) add(ref svc.ProductRef, ev pending, now uint32) {
 	s := e.shard(ref)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.product(ref).add(ev, now)
+}
+
+// product returns the product's counts, new ones if it has none; s.mu is
+// held.
+func (s *shard) product(ref svc.ProductRef) *product {
 	p := s.products[ref]
 	if p == nil {
 		p = &product{}
 		s.products[ref] = p
 	}
+	return p
+}
+
+// add counts the event, or keeps it until its second comes.
+func (p *product) add(ev pending, now uint32) {
 	if ev.sec > now {
 		m := p.extra()
 		m.pending = append(m.pending, ev)

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -228,5 +229,31 @@ func TestTrimKeepsCounts(t *testing.T) {
 	}
 	if got := e.Counts(1, now.Add(time.Minute), time.Hour, time.Hour); got.Views != before[1].Views+1 {
 		t.Errorf("the pending view after Trim: %d views, want %d", got.Views, before[1].Views+1)
+	}
+}
+
+// AddViewUnixMilli counts what AddView counts of the same time, to the
+// second, and SessionHashBytes hashes as SessionHash.
+func TestAddViewUnixMilli(t *testing.T) {
+	a, b := newKeyed(3600, 3600, [2]uint64{1, 2}), newKeyed(3600, 3600, [2]uint64{1, 2})
+	now := time.UnixMilli(1_800_000_000_500)
+	for i, ms := range []int64{1_800_000_000_500, 1_799_999_999_999, 1_799_999_999_000, 1_799_999_000_001, 1_800_000_003_000, -1, -1000, -1001, 0} {
+		s := fmt.Sprint("s", i%3)
+		if i == 4 {
+			s = ""
+		}
+		if got, want := a.SessionHashBytes([]byte(s)), a.SessionHash(s); got != want {
+			t.Fatalf("%q: SessionHashBytes %x, SessionHash %x", s, got, want)
+		}
+		if got, want := secOfMilli(ms), sec(time.UnixMilli(ms)); got != want {
+			t.Fatalf("%d ms: second %d, want %d", ms, got, want)
+		}
+		a.AddViewUnixMilli(9, ms, a.SessionHashBytes([]byte(s)), now)
+		b.AddView(9, time.UnixMilli(ms), b.SessionHash(s), now)
+	}
+	for _, at := range []time.Time{now, now.Add(3 * time.Second)} {
+		if got, want := a.Counts(9, at, time.Hour, time.Hour), b.Counts(9, at, time.Hour, time.Hour); got != want || got.Views == 0 {
+			t.Fatalf("at %v: %+v, want %+v", at, got, want)
+		}
 	}
 }
