@@ -21,5 +21,5 @@ func TestOldAnonymousCities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	storetest.OldAnonymousCities(t, s, storetest.MigrateTo(t, goose.DialectPostgres, db, os.DirFS("migrations")))
+	storetest.OldAnonymousCities(t, s, db, storetest.MigrateTo(t, goose.DialectPostgres, db, os.DirFS("migrations")))
 }

@@ -19,5 +19,5 @@ func TestOldAnonymousCities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	storetest.OldAnonymousCities(t, s, storetest.MigrateTo(t, goose.DialectSQLite3, db, os.DirFS("migrations")))
+	storetest.OldAnonymousCities(t, s, db, storetest.MigrateTo(t, goose.DialectSQLite3, db, os.DirFS("migrations")))
 }
