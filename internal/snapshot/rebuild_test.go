@@ -16,19 +16,27 @@ import (
 	"github.com/svc-project/svc/internal/window"
 )
 
+// openWithBrand opens a store in a new folder with brand br_1, and
+// returns it with the time, to the second.
+func openWithBrand(t *testing.T) (*sqlite.Store, time.Time) {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	now := time.Now().UTC().Truncate(time.Second)
+	if err := store.CreateBrand(context.Background(), &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return store, now
+}
+
 // A rebuild counts exactly what the events make, with views spread
 // over many goroutines and read in many time ranges.
 func TestRebuildCountsEveryView(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	now := time.Now().UTC().Truncate(time.Second)
-	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
-		t.Fatal(err)
-	}
+	store, now := openWithBrand(t)
 	const nProducts, views = 37, 30_000
 	type want struct {
 		views    int64
@@ -82,15 +90,7 @@ func TestRebuildCountsEveryView(t *testing.T) {
 // times overlap, views outside the window and ahead of now.
 func TestReplayCountsAsAddView(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	now := time.Now().UTC().Truncate(time.Second)
-	if err := store.CreateBrand(ctx, &svc.Brand{ID: "br_1", Name: "One", CreatedAt: now}, nil); err != nil {
-		t.Fatal(err)
-	}
+	store, now := openWithBrand(t)
 	const nProducts = 23
 	rng := rand.New(rand.NewPCG(5, 8))
 	for g := range 40 { // commit groups, whose keyed times overlap
