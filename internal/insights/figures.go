@@ -138,13 +138,10 @@ func (p *productsRead) get(i int) productCounts {
 // row makes the ProductRow of c, without its title.
 func (f *Figures) row(c *productCounts) ProductRow {
 	p := &f.products
-	r := ProductRow{Ref: p.refs[c.at], ProductID: p.ids[c.at],
+	return ProductRow{Ref: p.refs[c.at], ProductID: p.ids[c.at],
 		Day:         Totals{Views: c.dayViews, Purchases: c.livePurchases},
 		Week:        Totals{Views: c.weekViews, Purchases: c.weekPurchases, Units: c.weekUnits},
-		LiveViewers: c.liveViewers, LivePurchases: c.livePurchases}
-	before := float64(r.Week.Views-r.Day.Views) / 6
-	r.Trend = (float64(r.Day.Views) + 1) / (before + 1)
-	return r
+		LiveViewers: c.liveViewers, LivePurchases: c.livePurchases, Trend: trendOf(c)}
 }
 
 // loadFigures reads the brand's hour rows without their sketches: a
@@ -632,7 +629,7 @@ func (f *Figures) Ranking(ctx context.Context, live Live, n int) (top, trending 
 	return top, trending, nil
 }
 
-// trendOf is ProductRow.Trend's.
+// trendOf is ProductRow.Trend of c.
 func trendOf(c *productCounts) float64 {
 	before := float64(c.weekViews-c.dayViews) / 6
 	return (float64(c.dayViews) + 1) / (before + 1)
