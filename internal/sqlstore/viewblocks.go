@@ -215,50 +215,82 @@ type viewDecoder func(dst []viewblock.View, b []byte) ([]viewblock.View, error)
 // EachViewInTime calls fn with every stored view of [from, to) that keep
 // accepts, in the order of their times, then ids: those of blocks and
 // those of rows not yet moved (storedViews). Blocks overlap in time
-// (a keyed event's timestamp is its own), so they are read in the order
-// of their oldest view and merged: the views read and not yet given wait,
-// sorted, until a block begins after them. They are few: blocks are
-// commit groups of one moment.
+// (a keyed event's timestamp is its own): they are read in the order of
+// their oldest view and merged (timeOrder).
 func EachViewInTime(ctx context.Context, q Queryer, from, to int64, decode viewDecoder, keep func(*viewblock.View) bool, fn func(*viewblock.View) error) error {
-	var pending, merged []viewblock.View
-	emitBefore := func(t int64) error {
-		i := 0
-		for ; i < len(pending) && pending[i].TS < t; i++ {
-			if err := fn(&pending[i]); err != nil {
+	o := timeOrder[viewblock.View]{from: from, to: to, key: func(v *viewblock.View) (int64, int64) { return v.TS, v.ID }}
+	emit := func(vs []viewblock.View) error {
+		for i := range vs {
+			if err := fn(&vs[i]); err != nil {
 				return err
 			}
 		}
-		pending = pending[:copy(pending, pending[i:])]
 		return nil
 	}
 	err := eachStored(ctx, q, from, to, decode, func(lo int64, vs []viewblock.View) error {
-		if err := emitBefore(max(lo, from)); err != nil {
+		if err := o.emitBefore(lo, emit); err != nil {
 			return err
 		}
-		kept := vs[:0]
-		for i := range vs {
-			if vs[i].TS >= from && vs[i].TS < to && (keep == nil || keep(&vs[i])) {
-				kept = append(kept, vs[i])
-			}
-		}
-		if !slices.IsSortedFunc(kept, byTime) {
-			slices.SortFunc(kept, byTime)
-		}
-		merged = mergeViews(merged[:0], pending, kept, byTime)
-		pending, merged = merged, pending
+		o.add(vs, keep)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return emitBefore(to)
+	return o.emitBefore(to, emit)
 }
 
-func byTime(a, b viewblock.View) int {
-	if c := cmp.Compare(a.TS, b.TS); c != 0 {
-		return c
+// timeOrder puts the views of blocks read in the order of their oldest
+// view (lo) into the order of their times, then ids, within [from, to):
+// the views read and not yet given wait, sorted, until a block begins
+// after them. They are few: blocks are commit groups of one moment.
+type timeOrder[V any] struct {
+	from, to        int64
+	key             func(*V) (ts, id int64)
+	pending, merged []V
+}
+
+func (o *timeOrder[V]) byTime(a, b V) int {
+	ats, aid := o.key(&a)
+	bts, bid := o.key(&b)
+	return cmp.Or(cmp.Compare(ats, bts), cmp.Compare(aid, bid))
+}
+
+// emitBefore hands emit the views waiting from before t (and from), in
+// order, and drops them; emit must not keep the slice.
+func (o *timeOrder[V]) emitBefore(t int64, emit func([]V) error) error {
+	t = max(t, o.from)
+	i := 0
+	for i < len(o.pending) {
+		if ts, _ := o.key(&o.pending[i]); ts >= t {
+			break
+		}
+		i++
 	}
-	return cmp.Compare(a.ID, b.ID)
+	if i > 0 {
+		if err := emit(o.pending[:i]); err != nil {
+			return err
+		}
+	}
+	o.pending = o.pending[:copy(o.pending, o.pending[i:])]
+	return nil
+}
+
+// add merges the views of a block within [from, to) that keep accepts
+// (every one with nil) into those waiting; vs is reordered and may be
+// reused after.
+func (o *timeOrder[V]) add(vs []V, keep func(*V) bool) {
+	kept := vs[:0]
+	for i := range vs {
+		if ts, _ := o.key(&vs[i]); ts >= o.from && ts < o.to && (keep == nil || keep(&vs[i])) {
+			kept = append(kept, vs[i])
+		}
+	}
+	if !slices.IsSortedFunc(kept, o.byTime) {
+		slices.SortFunc(kept, o.byTime)
+	}
+	o.merged = mergeViews(o.merged[:0], o.pending, kept, o.byTime)
+	o.pending, o.merged = o.merged, o.pending
 }
 
 // mergeViews appends to dst the views of a and b, both sorted by cmp, in
@@ -290,21 +322,14 @@ const countedViews = `SELECT min_ts, id, data, NULL, NULL FROM view_blocks WHERE
 // scanned as sql.RawBytes, the driver's copy, rather than copied again.
 func EachCountedView(ctx context.Context, q Queryer, from, to int64, rawBlobs bool, hash func([]byte) uint64, fn func([]svc.CountedView) error) error {
 	d := viewblock.CountDecoder{Hash: hash}
-	var vs, pending, merged []viewblock.Counted
+	o := timeOrder[viewblock.Counted]{from: from, to: to, key: func(v *viewblock.Counted) (int64, int64) { return v.TS, v.ID }}
+	var vs []viewblock.Counted
 	var out []svc.CountedView
-	emitBefore := func(t int64) error {
-		i := 0
-		for i < len(pending) && pending[i].TS < t {
-			i++
-		}
-		if i == 0 {
-			return nil
-		}
+	emit := func(vs []viewblock.Counted) error {
 		out = out[:0]
-		for _, v := range pending[:i] {
+		for _, v := range vs {
 			out = append(out, svc.CountedView{Product: svc.ProductRef(v.Product), UnixMilli: v.TS, Session: v.Session})
 		}
-		pending = pending[:copy(pending, pending[i:])]
 		return fn(out)
 	}
 	var lo, id int64
@@ -336,33 +361,16 @@ func EachCountedView(ctx context.Context, q Queryer, from, to int64, rawBlobs bo
 				return err
 			}
 		}
-		if err := emitBefore(max(lo, from)); err != nil {
+		if err := o.emitBefore(lo, emit); err != nil {
 			return err
 		}
-		kept := vs[:0]
-		for _, v := range vs {
-			if v.TS >= from && v.TS < to {
-				kept = append(kept, v)
-			}
-		}
-		if !slices.IsSortedFunc(kept, countedByTime) {
-			slices.SortFunc(kept, countedByTime)
-		}
-		merged = mergeViews(merged[:0], pending, kept, countedByTime)
-		pending, merged = merged, pending
+		o.add(vs, nil)
 		return nil
 	}, countedViews, from, to, from, to)
 	if err != nil {
 		return err
 	}
-	return emitBefore(to)
-}
-
-func countedByTime(a, b viewblock.Counted) int {
-	if c := cmp.Compare(a.TS, b.TS); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.ID, b.ID)
+	return o.emitBefore(to, emit)
 }
 
 // viewProduct is what a view read back shows of its product.
