@@ -193,13 +193,6 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 		return err
 	}
 	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA cache_size = -2000")
-	// The statement journals of the sessions' upserts and the sorts of
-	// their GROUP BY went to temporary files: half of a build's write
-	// calls (docs/dashboard.md, Rollups).
-	if _, err := s.w.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
-		return err
-	}
-	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = DEFAULT")
 	return s.Store.RebuildRollups(ctx, resume, progress)
 }
 

@@ -69,16 +69,23 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	// wal_autocheckpoint: the log is copied into the database by
 	// checkpointLoop, beside the writer; the writer does it only if that
 	// falls far behind.
-	dsn := func(txlock string) string {
+	dsn := func(txlock string, extra ...string) string {
 		q := url.Values{}
-		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
-			fmt.Sprintf("wal_autocheckpoint(%d)", backstopCheckpointPages)} {
+		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)",
+			fmt.Sprintf("wal_autocheckpoint(%d)", backstopCheckpointPages)}, extra...) {
 			q.Add("_pragma", p)
 		}
 		q.Set("_txlock", txlock)
 		return "file:" + path + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("immediate"))
+	// temp_store(MEMORY) on the writer: a statement that may fail halfway
+	// through a transaction (the rollups' multi-row upserts) keeps a
+	// statement journal of the pages it changes, which past 64 KiB went to
+	// a temporary file: a write call a page, a tenth of collect's CPU on
+	// the single writer (bench/RESULTS.md, Findings). It holds no more
+	// than the pages one statement changes; the readers' sorts stay on
+	// disk.
+	w, err := sql.Open("sqlite", dsn("immediate", "temp_store(MEMORY)"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
