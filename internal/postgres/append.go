@@ -190,10 +190,16 @@ func appendBatch(ctx context.Context, tx pgx.Tx, writes []*svc.Write, xid *int64
 		return err
 	}
 	b.finish()
-	if err := b.insertRest(ctx, tx); err != nil {
+	// The events' inserts wait for the rollups' first read, and the
+	// rollups' writes for the end: two round trips in all.
+	rt := rollupTx{tx: tx, queued: &pgx.Batch{}}
+	if err := b.queueRest(rt.queued); err != nil {
 		return err
 	}
-	return rollup.Apply(ctx, rollupTx{tx}, sqlstore.DeltaOf(writes))
+	if err := rollup.Apply(ctx, rt, sqlstore.DeltaOf(writes)); err != nil {
+		return err
+	}
+	return rt.flush(ctx)
 }
 
 // lookUp claims the batch's idempotency keys and reads the keys, products
@@ -277,7 +283,7 @@ func (b *batch) lookUp(ctx context.Context, tx pgx.Tx, xid *int64) error {
 		})
 	}
 	if views > 0 {
-		// Views are stored as one block (insertRest), each with its own id.
+		// Views are stored as one block (queueRest), each with its own id.
 		q.Queue("SELECT nextval('view_events_id_seq') FROM generate_series(1, $1)", views).Query(func(rows pgx.Rows) error {
 			return scanAll(rows, func() error {
 				var id int64
@@ -726,11 +732,10 @@ func (b *batch) finish() {
 	}
 }
 
-// insertRest inserts the views and the order lines, and settles the claimed
-// idempotency keys, in one round trip: a key answers its batch's first
-// accepted write again; one that no write accepted is let go.
-func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
-	q := &pgx.Batch{}
+// queueRest queues the inserts of the views and the order lines, and the
+// settling of the claimed idempotency keys: a key answers its batch's
+// first accepted write again; one that no write accepted is let go.
+func (b *batch) queueRest(q *pgx.Batch) error {
 	var (
 		views                       []viewblock.View
 		iPurchase, iProduct, iQty   []int64
@@ -795,10 +800,7 @@ func (b *batch) insertRest(ctx context.Context, tx pgx.Tx) error {
 	if len(gk) > 0 {
 		q.Queue(`DELETE FROM idempotency_keys WHERE (brand_id, scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))`, gb, gs, gk)
 	}
-	if q.Len() == 0 {
-		return nil
-	}
-	return tx.SendBatch(ctx, q).Close()
+	return nil
 }
 
 // errProductRaced: a product of the batch's views was merged away after

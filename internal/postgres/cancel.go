@@ -28,7 +28,7 @@ func (s *Store) CancelOrder(ctx context.Context, c *svc.CancelEvent) error {
 				return err
 			}
 		}
-		return sqlstore.CancelOrder(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), s.cancelTx(tx), rollupTx{tx}, c)
+		return sqlstore.CancelOrder(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), s.cancelTx(tx), rollupTx{tx: tx}, c)
 	}))
 }
 

@@ -139,7 +139,7 @@ func purchaseLineRecords(ctx context.Context, q querier, since time.Time, fn fun
 func (s *Store) DeleteExpired(ctx context.Context, before, now time.Time, limit int) (int64, error) {
 	var total int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		n, err := sqlstore.DeleteExpired(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), rollupTx{tx}, sqlstore.PostgreSQL, before, now, limit)
+		n, err := sqlstore.DeleteExpired(ctx, sqlstore.PostgreSQL.Wrap(pgQ{tx}), rollupTx{tx: tx}, sqlstore.PostgreSQL, before, now, limit)
 		total = n
 		return err
 	})

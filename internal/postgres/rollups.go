@@ -14,7 +14,47 @@ import (
 // rollupTx keeps the rollups in a write transaction (rollup.Tx). Nodes
 // write the same rows at once: a transaction creates the rows it lacks
 // and locks them all, in rollup.SortKeys order, before it reads them.
-type rollupTx struct{ tx pgx.Tx }
+type rollupTx struct {
+	tx pgx.Tx
+	// queued, when not nil, holds the writes until flush, which sends them
+	// in one round trip: a group commit waits for each of its round trips
+	// in turn (Append). A read flushes first.
+	queued *pgx.Batch
+}
+
+// writes returns the batch a write queues its statements in.
+func (r rollupTx) writes() *pgx.Batch {
+	if r.queued != nil {
+		return r.queued
+	}
+	return &pgx.Batch{}
+}
+
+// send sends a write's statements, unless they wait for flush.
+func (r rollupTx) send(ctx context.Context, q *pgx.Batch) error {
+	if q == r.queued || q.Len() == 0 {
+		return nil
+	}
+	return r.tx.SendBatch(ctx, q).Close()
+}
+
+// take returns a batch holding the queued writes, which a read sends
+// before its own statements, and empties the queue.
+func (r rollupTx) take() *pgx.Batch {
+	q := &pgx.Batch{}
+	if r.queued != nil {
+		q.QueuedQueries, r.queued.QueuedQueries = r.queued.QueuedQueries, nil
+	}
+	return q
+}
+
+// flush sends the queued writes.
+func (r rollupTx) flush(ctx context.Context) error {
+	if q := r.take(); q.Len() > 0 {
+		return r.tx.SendBatch(ctx, q).Close()
+	}
+	return nil
+}
 
 func rollupKeyColumns(keys []rollup.Key) (brands []string, products, hours []int64) {
 	for _, k := range keys {
@@ -25,21 +65,22 @@ func rollupKeyColumns(keys []rollup.Key) (brands []string, products, hours []int
 
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	b, p, h := rollupKeyColumns(keys)
-	if _, err := r.tx.Exec(ctx, `INSERT INTO rollup_hours (brand_id, product, hour)
-		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) ON CONFLICT DO NOTHING`, b, p, h); err != nil {
-		return nil, err
-	}
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
-	err := eachRow(ctx, r.tx, func(rows pgx.Rows) error {
-		row, err := sqlstore.ScanHourRow(rows)
-		if err == nil {
-			out[row.Key] = row
-		}
-		return err
-	}, "SELECT "+sqlstore.HourRowColumns+`
+	q := r.take() // the writes queued before, then the read: one round trip
+	q.Queue(`INSERT INTO rollup_hours (brand_id, product, hour)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) ON CONFLICT DO NOTHING`, b, p, h)
+	q.Queue("SELECT "+sqlstore.HourRowColumns+`
 		FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
-		ORDER BY brand_id, product, hour FOR UPDATE`, b, p, h)
-	return out, err
+		ORDER BY brand_id, product, hour FOR UPDATE`, b, p, h).Query(func(rows pgx.Rows) error {
+		return scanAll(rows, func() error {
+			row, err := sqlstore.ScanHourRow(rows)
+			if err == nil {
+				out[row.Key] = row
+			}
+			return err
+		})
+	})
+	return out, r.tx.SendBatch(ctx, q).Close()
 }
 
 func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
@@ -62,7 +103,7 @@ func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 		}
 		sums = append(sums, sum)
 	}
-	q := &pgx.Batch{}
+	q := r.writes()
 	if len(kept) > 0 {
 		b, p, h := rollupKeyColumns(kept)
 		q.Queue(`UPDATE rollup_hours r SET views = u.v, carts = u.c, purchases = u.pu, units = u.un, priced_units = u.pr,
@@ -75,10 +116,7 @@ func (r rollupTx) PutHourRows(ctx context.Context, rows []*rollup.Row) error {
 		b, p, h := rollupKeyColumns(gone)
 		q.Queue(`DELETE FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))`, b, p, h)
 	}
-	if q.Len() == 0 {
-		return nil
-	}
-	return r.tx.SendBatch(ctx, q).Close()
+	return r.send(ctx, q)
 }
 
 func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rollup.CountryCounts) error {
@@ -94,14 +132,14 @@ func (r rollupTx) AddCountries(ctx context.Context, c map[rollup.CountryKey]*rol
 		brands, countries, days = append(brands, k.Brand), append(countries, k.Country), append(days, k.Day)
 		views, purchases = append(views, c[k].Views), append(purchases, c[k].Purchases)
 	}
-	q := &pgx.Batch{}
+	q := r.writes()
 	q.Queue(`INSERT INTO rollup_countries AS r (brand_id, country, day, views, purchases)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
 		ON CONFLICT (brand_id, day, country) DO UPDATE SET views = r.views + excluded.views, purchases = r.purchases + excluded.purchases`,
 		brands, countries, days, views, purchases)
 	q.Queue(`DELETE FROM rollup_countries WHERE (brand_id, country, day) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]))
 		AND views = 0 AND purchases = 0`, brands, countries, days)
-	return r.tx.SendBatch(ctx, q).Close()
+	return r.send(ctx, q)
 }
 
 func sortCountries(k []rollup.CountryKey) {
@@ -136,14 +174,14 @@ func (r rollupTx) AddCities(ctx context.Context, c map[rollup.CityKey]int64) err
 		brands, countries, cities, days = append(brands, k.Brand), append(countries, k.Country), append(cities, k.City), append(days, k.Day)
 		purchases = append(purchases, c[k])
 	}
-	q := &pgx.Batch{}
+	q := r.writes()
 	q.Queue(`INSERT INTO rollup_cities AS r (brand_id, country, city, day, purchases)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
 		ON CONFLICT (brand_id, day, country, city) DO UPDATE SET purchases = r.purchases + excluded.purchases`,
 		brands, countries, cities, days, purchases)
 	q.Queue(`DELETE FROM rollup_cities WHERE (brand_id, country, city, day) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]))
 		AND purchases = 0`, brands, countries, cities, days)
-	return r.tx.SendBatch(ctx, q).Close()
+	return r.send(ctx, q)
 }
 
 func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
@@ -152,13 +190,14 @@ func (r rollupTx) PutSessions(ctx context.Context, s []*rollup.Session) error {
 	for _, v := range s {
 		brands, ids, arms, first, last = append(brands, v.Brand), append(ids, v.ID), append(arms, v.Arm), append(first, v.FirstAt), append(last, v.LastAt)
 	}
-	_, err := r.tx.Exec(ctx, `INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at)
+	q := r.writes()
+	q.Queue(`INSERT INTO rollup_sessions AS r (brand_id, session_id, arm, first_at, last_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
 		ON CONFLICT (brand_id, session_id) DO UPDATE SET
 			arm = CASE WHEN excluded.first_at < r.first_at THEN excluded.arm ELSE r.arm END,
 			first_at = least(r.first_at, excluded.first_at), last_at = greatest(r.last_at, excluded.last_at)`,
 		brands, ids, arms, first, last)
-	return err
+	return r.send(ctx, q)
 }
 
 func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.SessionOrders) error {
@@ -175,13 +214,17 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 		brands, ids, orders, revenue = append(brands, k[0]), append(ids, k[1]), append(orders, o[k].Orders), append(revenue, o[k].Revenue)
 		carts = append(carts, o[k].Carts)
 	}
-	_, err := r.tx.Exec(ctx, `UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v, carts = s.carts + d.c
+	q := r.writes()
+	q.Queue(`UPDATE rollup_sessions s SET orders = s.orders + d.n, revenue = s.revenue + d.v, carts = s.carts + d.c
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bigint[]) AS d(b, id, n, v, c)
 		WHERE s.brand_id = d.b AND s.session_id = d.id`, brands, ids, orders, revenue, carts)
-	return err
+	return r.send(ctx, q)
 }
 
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
 	return sqlstore.BlockHourSessions(ctx, sqlstore.PostgreSQL.Wrap(pgQ{r.tx}), k, fn)
 }
 

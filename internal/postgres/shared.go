@@ -19,7 +19,7 @@ func (s *Store) shared() *sqlstore.Store {
 
 // rollupsTx runs fn in a transaction with its rollups.
 func (s *Store) rollupsTx(ctx context.Context, fn func(sqlstore.Querier, rollup.Tx) error) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}, rollupTx{tx}) })
+	return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}, rollupTx{tx: tx}) })
 }
 
 // pgQ is the pool or a transaction as sqlstore runs it.
