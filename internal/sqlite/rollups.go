@@ -32,6 +32,17 @@ const (
 	rollupSizes     = 7 // up to 64 rows a statement
 )
 
+// rollupPutConflict makes a stored row's write an update in place, not a
+// delete and an insert: SQLite then writes only the pages whose bytes
+// changed (a sketch's one register), and leaves the hour's index alone.
+var rollupPutConflict = func() string {
+	var set []string
+	for _, c := range strings.Split(rollupColumns, ", ")[3:] {
+		set = append(set, c+" = excluded."+c)
+	}
+	return " ON CONFLICT (brand_id, product, hour) DO UPDATE SET " + strings.Join(set, ", ")
+}()
+
 // rollupGets[i] reads 1<<i rows by key; rollupPuts[i] writes 1<<i rows;
 // rollupSessions[i] upserts 1<<i sessions.
 var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []string) {
@@ -44,7 +55,7 @@ var rollupGets, rollupPuts, rollupSessions = func() (gets, puts, sessions []stri
 		gets = append(gets, "SELECT "+sqlstore.HourRowColumns+" FROM rollup_hours WHERE (brand_id, product, hour) IN (VALUES (?, ?, ?)"+
 			strings.Repeat(", (?, ?, ?)", n-1)+")")
 		row := "(?" + strings.Repeat(", ?", 11) + ")"
-		puts = append(puts, "INSERT OR REPLACE INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1))
+		puts = append(puts, "INSERT INTO rollup_hours ("+rollupColumns+") VALUES "+row+strings.Repeat(", "+row, n-1)+rollupPutConflict)
 	}
 	return gets, puts, sessions
 }()
