@@ -212,6 +212,25 @@ type Delta struct {
 	cities    map[CityKey]int64
 	sessions  map[[2]string]*Session
 	orders    map[[2]string]*SessionOrders
+	// leaving holds the sessions that lost a view (LeavingSessions).
+	leaving map[[2]string]bool
+}
+
+// LeavingSessions returns the brands and ids of the sessions that lost a
+// view, in key order: those of expired views are the only sessions the
+// retention may leave with none (internal/sqlstore, DeleteExpired).
+func (d *Delta) LeavingSessions() (brands, ids []string) {
+	keys := make([][2]string, 0, len(d.leaving))
+	for k := range d.leaving {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		brands, ids = append(brands, k[0]), append(ids, k[1])
+	}
+	return brands, ids
 }
 
 // SessionOrders is what a session's orders and carts add to its row: the
@@ -290,6 +309,12 @@ func (d *Delta) AddView(v View, sign int64) {
 		} else if v.Session != "" {
 			c.stale = true
 		}
+	}
+	if sign < 0 && v.Session != "" {
+		if d.leaving == nil {
+			d.leaving = map[[2]string]bool{}
+		}
+		d.leaving[[2]string{v.Brand, v.Session}] = true
 	}
 	d.country(v.Brand, v.Country, v.At).Views += sign
 	if sign > 0 && v.Session != "" && !d.NoSessions {

@@ -28,6 +28,28 @@ func (d *Dialect) InList(col string) string {
 	return col + " IN (SELECT value FROM json_each(?))"
 }
 
+// inPairs is the condition that (a, b) is one of the pairs of the
+// arguments pairs returns.
+func (d *Dialect) inPairs(a, b string) string {
+	if d.arrays {
+		return "(" + a + ", " + b + ") IN (SELECT * FROM unnest(?::text[], ?::text[]))"
+	}
+	return "(" + a + ", " + b + ") IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))"
+}
+
+// pairs is the arguments of inPairs for the pairs (x[i], y[i]).
+func (d *Dialect) pairs(x, y []string) []any {
+	if d.arrays {
+		return []any{x, y}
+	}
+	p := make([][2]string, len(x))
+	for i := range x {
+		p[i] = [2]string{x[i], y[i]}
+	}
+	b, _ := json.Marshal(p) // strings always marshal
+	return []any{string(b)}
+}
+
 // DeleteExpired deletes in tx, with rt its rollups' writes, at most limit
 // events and rows of each kind that expire with them older than before,
 // and idempotency keys older than svc.IdempotencyTTL before now. Rows
@@ -67,12 +89,23 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 	if err := rollup.Apply(ctx, rt, delta); err != nil {
 		return 0, err
 	}
+	// A session whose every view expired is in no arm any more. Its last
+	// view is one of those just expired, so only their sessions are looked
+	// up, by key: an index on last_at would have each view of a session
+	// move its entry (migration 00032).
+	brands, ids := delta.LeavingSessions()
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		if _, err := tx.Exec(ctx, "DELETE FROM rollup_sessions WHERE last_at < ? AND "+d.inPairs("brand_id", "session_id"),
+			append([]any{Millis(before)}, d.pairs(brands[:n], ids[:n])...)...); err != nil {
+			return 0, err
+		}
+		brands, ids = brands[n:], ids[n:]
+	}
 	for _, q := range []struct {
 		sql string
 		arg int64
 	}{
-		// A session whose every view expired is in no arm any more.
-		{"DELETE FROM rollup_sessions WHERE last_at < ?", Millis(before)},
 		// The widget's reports (widget.go): a session's with its views, an hour once it is all past.
 		{"DELETE FROM widget_sessions WHERE last_at < ?", Millis(before)},
 		{"DELETE FROM widget_hours WHERE hour <= ?", Millis(before) - rollup.Hour},
