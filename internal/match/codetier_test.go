@@ -141,3 +141,17 @@ func TestCodeTierGlued(t *testing.T) {
 		}
 	}
 }
+
+// Titles the same but for a colour one of them names are another colour
+// of the model, unless the title without the colour has no word of its
+// own: the shop that sells one colour need not name it.
+func TestCodeTierColourAdded(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog, "Shimano PD-R550 SPD-SL Pedal", "Shimano RC7 Road Shoes Black")...)
+	if h, ok := x.Lookup("b", Query{Title: "Shimano PD-R550 SPD-SL Road Pedal Black", MinConfidence: minAnswer}); !ok || h.Ref != 7 || h.Tier != TierCode {
+		t.Errorf("the colour added: Lookup = %+v, %v; want product 7 by the code tier", h, ok)
+	}
+	y := codeTierIndex(append(codeTierCatalog, "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Pistachio)")...)
+	if h, ok := y.Lookup("b", Query{Title: "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Empire Red)", MinConfidence: minAnswer}); ok && h.Tier == TierCode {
+		t.Errorf("a word in place of the colour: Lookup = %+v at the code tier", h)
+	}
+}
