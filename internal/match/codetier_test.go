@@ -114,3 +114,44 @@ func TestCodeTierThirdParty(t *testing.T) {
 		t.Errorf("a remanufactured one's title: Lookup = %+v, %v; want product 7", h, ok)
 	}
 }
+
+// A code run together with a word of the other title (the maker, a
+// shop's word) is that code: the one product holding it is the answer.
+func TestCodeTierGlued(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"Ladies Daniel Wellington Sheffield Rose 36mm Watch DW00100036",
+		"Daniel Wellington Classic Petite Melrose 32mm Watch DW00100163",
+		"APC Smart UPS SRT 6000VA / 230V On Line / Web Card - SRT6KRMXLI")...)
+	for _, tc := range []struct {
+		title string
+		want  svc.ProductRef
+	}{
+		{"Daniel WellingtonDW00100036 Classic Sheffield watch", 7},
+		{"SRT6KRMXLIAPC Smart-UPS SRT 6000VA RM 230V", 9},
+	} {
+		h, ok := x.Lookup("b", Query{Title: tc.title, MinConfidence: minAnswer})
+		if !ok || h.Ref != tc.want || h.Tier != TierCode {
+			t.Errorf("Lookup(%q) = %+v, %v; want product %d by the code tier", tc.title, h, ok, tc.want)
+		}
+	}
+	for code, want := range map[string]string{"wellingtondw00100036": "dw00100036", "srt6krmxliapc": "srt6krmxli", "dw00100036": "", "txsr876": ""} {
+		f := analyze("Daniel Wellington APC Smart-UPS")
+		if got := unglued(code, &f); got != want {
+			t.Errorf("unglued(%q) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+// Titles the same but for a colour one of them names are another colour
+// of the model, unless the title without the colour has no word of its
+// own: the shop that sells one colour need not name it.
+func TestCodeTierColourAdded(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog, "Shimano PD-R550 SPD-SL Pedal", "Shimano RC7 Road Shoes Black")...)
+	if h, ok := x.Lookup("b", Query{Title: "Shimano PD-R550 SPD-SL Road Pedal Black", MinConfidence: minAnswer}); !ok || h.Ref != 7 || h.Tier != TierCode {
+		t.Errorf("the colour added: Lookup = %+v, %v; want product 7 by the code tier", h, ok)
+	}
+	y := codeTierIndex(append(codeTierCatalog, "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Pistachio)")...)
+	if h, ok := y.Lookup("b", Query{Title: "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Empire Red)", MinConfidence: minAnswer}); ok && h.Tier == TierCode {
+		t.Errorf("a word in place of the colour: Lookup = %+v at the code tier", h)
+	}
+}

@@ -833,6 +833,23 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 			}
 		}
 	}
+	// A code run together with a word of the other title (its maker, a
+	// shop's word: "WellingtonDW00100036", "SRT6KRMXLIAPC") is that code.
+	for k := range cands {
+		if out[k] || ruledOut[k] {
+			continue
+		}
+		for _, code := range q.codes {
+			if r := unglued(code, &cands[k]); r != "" && holders(code) == 0 && alignedAt(&cands[k], r) >= 0 && holders(r) == 1 {
+				out[k] = true
+			}
+		}
+		for _, code := range cands[k].codes {
+			if r := unglued(code, q); r != "" && alignedAt(q, r) >= 0 && holders(code) == 1 {
+				out[k] = true
+			}
+		}
+	}
 	for k := range cands {
 		if out[k] && codeConflict(q, &cands[k]) {
 			out[k] = false
@@ -964,4 +981,26 @@ func memoryPair(tok string) []string {
 		return nil
 	}
 	return []string{first, v + u}
+}
+
+// unglued returns a distinctive code run together with a word of the
+// other title, without that word: a maker or a shop's word glued to the
+// code ("wellingtondw00100036", "srt6krmxliapc"), or "".
+func unglued(code string, other *facts) string {
+	if !distinctive(code) {
+		return ""
+	}
+	lead := len(code) - len(strings.TrimLeftFunc(code, unicode.IsLetter))
+	for n := lead; n >= 3; n-- {
+		if r := code[n:]; distinctive(r) && alignedAt(other, code[:n]) >= 0 {
+			return r
+		}
+	}
+	trail := len(code) - len(strings.TrimRightFunc(code, unicode.IsLetter))
+	for n := trail; n >= 3; n-- {
+		if r := code[:len(code)-n]; distinctive(r) && alignedAt(other, code[len(code)-n:]) >= 0 {
+			return r
+		}
+	}
+	return ""
 }

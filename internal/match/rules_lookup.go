@@ -298,8 +298,11 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		a := &out[k]
 		// Titles the same but for a colour one of them names are two
 		// variants of the model the code names (the shop sells another
-		// colour); titles written independently differ by more.
-		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i)) && !twoMakers(&pq.facts, &facts[k]) {
+		// colour); titles written independently differ by more. Unless
+		// the title without the colour has no word the other lacks: a
+		// shop that sells one colour need not name it (a word in place
+		// of the colour may be one we do not know: "Pistachio").
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i) || c.colourAdded(words, i, len(pq.facts.colours) > 0)) && !twoMakers(&pq.facts, &facts[k]) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
@@ -521,8 +524,26 @@ func (m *Model) Answer(cands []Candidate) (int, [numInputs]float64) {
 // words on each side.
 func (c *Index) fewApart(q []queryWord, i uint32) bool {
 	const most = 2
+	qOnly, pOnly := c.apart(q, i)
+	return qOnly <= most && pOnly <= most
+}
+
+// colourAdded reports whether, of a title and entry i, the one without
+// a colour (the product when inQuery, the query otherwise) has no word the
+// other lacks: the other adds words, the colour among them, and none in
+// place of one.
+func (c *Index) colourAdded(q []queryWord, i uint32, inQuery bool) bool {
+	qOnly, pOnly := c.apart(q, i)
+	if inQuery {
+		return pOnly == 0
+	}
+	return qOnly == 0
+}
+
+// apart counts the words of a title that entry i lacks, and of entry i
+// that the title lacks.
+func (c *Index) apart(q []queryWord, i uint32) (qOnly, pOnly int) {
 	words := c.wordsOf(&c.entries[i])
-	qOnly, pOnly := 0, 0
 	for _, w := range q {
 		if w.own {
 			continue
@@ -536,7 +557,7 @@ func (c *Index) fewApart(q []queryWord, i uint32) bool {
 			pOnly++
 		}
 	}
-	return qOnly <= most && pOnly <= most
+	return qOnly, pOnly
 }
 
 // sibling reports whether the query names another product of the same
