@@ -177,6 +177,13 @@ func (s *Store) checkpoint(ctx context.Context) (frames, copied int, err error) 
 }
 
 func (s *Store) migrate(ctx context.Context) error {
+	// A migration may rewrite a whole table in one statement: its
+	// statement journal goes to a file, as by default, rather than into
+	// memory (the writer's setting, Open, is for its small statements).
+	if _, err := s.w.ExecContext(ctx, "PRAGMA temp_store = DEFAULT"); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	defer s.w.ExecContext(context.WithoutCancel(ctx), "PRAGMA temp_store = MEMORY")
 	dir, _ := fs.Sub(migrations, "migrations") // embedded above: cannot fail
 	p, err := goose.NewProvider(goose.DialectSQLite3, s.w, dir)
 	if err != nil {

@@ -102,6 +102,11 @@ func DeleteExpired(ctx context.Context, tx Querier, rt rollup.Tx, d *Dialect, be
 		}
 		brands, ids = brands[n:], ids[n:]
 	}
+	// For a rollups build running meanwhile, which writes the sessions it
+	// gathered at its end (RebuildRollups).
+	if _, err := tx.Exec(ctx, "UPDATE rollup_build SET expired_before = ? WHERE expired_before < ?", Millis(before), Millis(before)); err != nil {
+		return 0, err
+	}
 	for _, q := range []struct {
 		sql string
 		arg int64

@@ -165,9 +165,13 @@ func (s *Store) RebuildRollups(ctx context.Context, resume bool, progress func(d
 			if err := sessions.write(ctx, rt); err != nil {
 				return err
 			}
-			// The sessions' orders and carts, counted again from every
-			// stored order and cart, then the arms and the funnel.
-			return execAll(ctx, tx, "UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", recountSessionOrders,
+			// A session whose views the retention expired after the build
+			// gathered it has no view left, and the retention will not
+			// look it up again. Then the sessions' orders and carts,
+			// counted again from every stored order and cart, then the
+			// arms and the funnel.
+			return execAll(ctx, tx, "DELETE FROM rollup_sessions WHERE last_at < (SELECT expired_before FROM rollup_build)",
+				"UPDATE rollup_sessions SET orders = 0, revenue = 0 WHERE orders <> 0", recountSessionOrders,
 				"UPDATE rollup_sessions SET carts = 0 WHERE carts <> 0", RecountSessionCarts,
 				"DELETE FROM rollup_arms", rollupArmsOfSessions, "DELETE FROM rollup_funnel", rollupFunnelOfSessions,
 				"UPDATE rollup_build SET done = true")

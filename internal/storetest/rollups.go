@@ -418,3 +418,33 @@ func testRollups(t *testing.T, s svc.Store) {
 		t.Errorf("after the retention and a rebuild: sessions %v orders %v, want c and e shown, o3 expired", sessions, orders)
 	}
 }
+
+// testRollupsRebuildBesideRetention runs the retention between two days of
+// a rollups build, as a server does beside `svc rollups rebuild`: the
+// build gathered a session whose only view then expires, and must not
+// write it at its end, since no later retention looks that session up.
+func testRollupsRebuildBesideRetention(t *testing.T, s svc.Store) {
+	withBrand(t, s, "br_1")
+	now := time.Now().UTC()
+	view := func(session string, at time.Time) *svc.Write {
+		v := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: ptr(session)}}
+		v.Meta = svc.EventMeta{EventID: "ev-" + session, Time: at, ReceivedAt: at, Arm: holdout.ArmShown}
+		return &svc.Write{View: v, MayRegister: true}
+	}
+	appendAll(t, s, view("old", now.Add(-10*24*time.Hour)), view("new", now))
+	before, swept := now.Add(-5*24*time.Hour), false
+	err := s.(rollup.Store).RebuildRollups(ctx, false, func(time.Time, int, int) {
+		if !swept { // after the build's first day, which holds the old view
+			swept = true
+			if _, err := s.DeleteExpired(ctx, before, now, 1000); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil || !swept {
+		t.Fatalf("rebuild: %v, swept %v", err, swept)
+	}
+	if sessions, _ := armsOf(t, s, "br_1"); sessions[holdout.ArmShown] != 1 {
+		t.Errorf("after the build: %v sessions shown, want 1 (new): old's only view expired during the build", sessions)
+	}
+}

@@ -63,6 +63,7 @@ var tests = []struct {
 	{"Holdout", testHoldout},
 	{"OrderSessions", testOrderSessions},
 	{"Rollups", testRollups},
+	{"RollupsRebuildBesideRetention", testRollupsRebuildBesideRetention},
 	{"WidgetReports", testWidgetReports},
 	{"RecentPurchases", testRecentPurchases},
 	{"BrandRecentSettings", testBrandRecentSettings},
