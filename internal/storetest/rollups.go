@@ -419,7 +419,8 @@ func testRollups(t *testing.T, s svc.Store) {
 	}
 }
 
-// testRollupsRebuildBesideRetention runs the retention between two days of
+// testRollupsRebuildBesideRetention checks that the retention leaves no
+// session without views: over passes of limited size, and between two days of
 // a rollups build, as a server does beside `svc rollups rebuild`: the
 // build gathered a session whose only view then expires, and must not
 // write it at its end, since no later retention looks that session up.
@@ -428,10 +429,29 @@ func testRollupsRebuildBesideRetention(t *testing.T, s svc.Store) {
 	now := time.Now().UTC()
 	view := func(session string, at time.Time) *svc.Write {
 		v := &svc.ViewEvent{BrandID: "br_1", Product: svc.ViewProduct{ProductID: "p1"}, Context: svc.ViewContext{SessionID: ptr(session)}}
-		v.Meta = svc.EventMeta{EventID: "ev-" + session, Time: at, ReceivedAt: at, Arm: holdout.ArmShown}
+		v.Meta = svc.EventMeta{EventID: fmt.Sprint("ev-", session, at.UnixNano()), Time: at, ReceivedAt: at, Arm: holdout.ArmShown}
 		return &svc.Write{View: v, MayRegister: true}
 	}
-	appendAll(t, s, view("old", now.Add(-10*24*time.Hour)), view("new", now))
+	// Sessions enough for several of the retention's look-ups, expiring
+	// over passes limited to 1,000 views; s0000's last view is past the
+	// first pass's limit.
+	old := now.Add(-10 * 24 * time.Hour)
+	var batch []*svc.Write
+	for i := range 1300 {
+		batch = append(batch, view(fmt.Sprintf("s%04d", i), old.Add(time.Duration(i)*time.Second)))
+	}
+	batch = append(batch, view("s0000", old.Add(time.Hour)))
+	appendAll(t, s, batch...)
+	for range 2 {
+		if _, err := s.DeleteExpired(ctx, now.Add(-5*24*time.Hour), now, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sessions, _ := armsOf(t, s, "br_1"); sessions[holdout.ArmShown] != 0 {
+		t.Fatalf("after the retention: %v sessions shown, want none", sessions)
+	}
+
+	appendAll(t, s, view("old", old), view("new", now))
 	before, swept := now.Add(-5*24*time.Hour), false
 	err := s.(rollup.Store).RebuildRollups(ctx, false, func(time.Time, int, int) {
 		if !swept { // after the build's first day, which holds the old view
