@@ -325,6 +325,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	rt, err := h.realtimeOf(r.Context(), d, b.ID, h.cfg.Now())
 	if err != nil {
 		return err
@@ -350,6 +351,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	var rows [][]string
 	// The rows after rows, handed to emit one at a time until it returns
 	// false (the client went away).

@@ -76,6 +76,20 @@ type Figures struct {
 		saw, unseen holdout.Arm // sessions that saw the widget, and the others
 	}
 	products productsRead
+
+	cache *Cache // the Cache that read them; nil: none
+	holds int    // under cache.mu: the requests and the cache holding them
+}
+
+// Release says the caller is done with f, which it had from a Cache's
+// Brand: once no one holds them, f's buffers go to the readings to come,
+// and f must not be used again.
+func (f *Figures) Release() {
+	if c := f.cache; c != nil {
+		c.mu.Lock()
+		c.release(f)
+		c.mu.Unlock()
+	}
 }
 
 // productsRead are the brand's products with counts, as a reading keeps
@@ -538,9 +552,9 @@ func (f *Figures) counted(ctx context.Context, live Live) (*productsRead, error)
 	if err != nil {
 		return nil, err
 	}
-	// Sized at once: appended, the rows allocated 4 times theirs as the
-	// slice grew.
-	out := make([]packedCounts, 0, len(refs))
+	// Sized at once (appended, the rows allocated 4 times theirs as the
+	// slice grew), from a reading released when one was.
+	out := buffer[packedCounts](f.cache.countPool(), len(refs))
 	var c [5]window.Counts
 	for i, ref := range refs {
 		live.CountsOf(svc.ProductRef(ref), f.At, productWindows, c[:])
@@ -627,7 +641,8 @@ func trendOf(c *productCounts) float64 {
 // EachTop calls fn with every product of the brand seen in the last 7
 // days, titled, by purchases then views over 7 days, ties in the order of
 // the products' ids, until fn returns false: the products' CSV. The rows
-// are made one at a time: 100,000 ProductRows were 18 MB a request.
+// are made one at a time (100,000 ProductRows were 18 MB a request), and
+// titled a chunk at a time (their refs and titles were 2.4 MB).
 func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) bool) error {
 	p, err := f.counted(ctx, live)
 	if err != nil {
@@ -635,37 +650,51 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 	}
 	// The keys sorted in a slice of their own: through indexes into the
 	// rows, each comparison read two rows far apart (bench/RESULTS.md).
-	type key struct {
-		purchases, views int64
-		row              int32 // in p.rows
-	}
-	keys := make([]key, len(p.rows))
+	pool := f.cache.keyPool()
+	keys := buffer[topKey](pool, len(p.rows))
+	defer recycle(pool, keys)
 	for i := range p.rows {
 		c := p.get(i)
-		keys[i] = key{c.weekPurchases, c.weekViews, int32(i)}
+		keys = append(keys, topKey{c.weekPurchases, c.weekViews, int32(i)})
 	}
-	slices.SortFunc(keys, func(x, y key) int {
+	slices.SortFunc(keys, func(x, y topKey) int {
 		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.row, y.row))
 	})
-	refs := make([]int64, len(keys))
-	for k, key := range keys {
-		refs[k] = p.refs[p.rows[key.row].at]
-	}
-	titles, err := f.titlesOf(ctx, refs)
+	titles, err := f.titleList(ctx, len(keys))
 	if err != nil {
 		return err
 	}
+	var refs [titlesChunk]int64
+	var chunk [titlesChunk]string
 	var r ProductRow // one for every row: fn's pointer would move each to the heap
-	for k, key := range keys {
-		c := p.get(int(key.row))
-		r = f.row(&c)
-		r.Title = titles[k]
-		if !fn(&r) {
-			break
+	for len(keys) > 0 {
+		n := min(len(keys), titlesChunk)
+		for k, key := range keys[:n] {
+			refs[k] = p.refs[p.rows[key.row].at]
 		}
+		titles.lookup(refs[:n], chunk[:n])
+		for k, key := range keys[:n] {
+			c := p.get(int(key.row))
+			r = f.row(&c)
+			r.Title = chunk[k]
+			if !fn(&r) {
+				return nil
+			}
+		}
+		keys = keys[n:]
 	}
 	return nil
 }
+
+// topKey is a product's place in EachTop's order: its purchases and
+// views over 7 days, and its row in productsRead's rows.
+type topKey struct {
+	purchases, views int64
+	row              int32
+}
+
+// titlesChunk is how many rows EachTop titles at a time.
+const titlesChunk = 256
 
 // topOrder orders products by purchases, then views over 7 days, most
 // first.
@@ -713,26 +742,29 @@ func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 		}
 		return nil
 	}
-	refs := make([]int64, len(rows))
+	titles, err := f.titleList(ctx, len(rows))
+	if err != nil {
+		return err
+	}
+	refs, out := make([]int64, len(rows)), make([]string, len(rows))
 	for i := range rows {
 		refs[i] = rows[i].Ref
 	}
-	titles, err := f.titlesOf(ctx, refs)
-	for i := range titles {
-		rows[i].Title = titles[i]
+	titles.lookup(refs, out)
+	for i := range out {
+		rows[i].Title = out[i]
 	}
-	return err
+	return nil
 }
 
-// titlesOf returns the titles of the brand's products refs, from the
-// brand's titles kept across readings while they do not change
-// (titleCache).
-func (f *Figures) titlesOf(ctx context.Context, refs []int64) ([]string, error) {
+// titleList returns the brand's titles, kept across readings while they
+// do not change (titleCache); size is about how many are needed.
+func (f *Figures) titleList(ctx context.Context, size int) (*brandTitles, error) {
 	cache := f.titles
 	if cache == nil {
 		cache = &titleCache{}
 	}
-	return cache.titles(ctx, f.src, f.BrandID, refs)
+	return cache.brand(ctx, f.src, f.BrandID, size)
 }
 
 // ProductTitle returns a product's latest title, "" without one.
