@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/csv"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -335,7 +336,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write([]byte(buf.String()))
+	_, _ = io.WriteString(w, buf.String())
 	return nil
 }
 
