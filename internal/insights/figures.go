@@ -304,6 +304,12 @@ func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window)
 		return a.totals(), err
 	}
 	var hours []hourSum // those with viewers, oldest first
+	if productID == "" {
+		// Sized at once, as a brand has views about every hour (appended,
+		// the slice allocated about 4 times its size as it grew); not a
+		// product, which may have a few, and the digest reads each.
+		hours = make([]hourSum, 0, max(0, min(w.To.Sub(w.From), hoursKept)/time.Hour))
+	}
 	err := f.src.RollupHourSums(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
 		a.add(r)
 		if r.ViewersSum == 0 && len(r.Viewers) > 0 { // written before the digests
