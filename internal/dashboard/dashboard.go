@@ -4,6 +4,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
@@ -445,16 +446,31 @@ type page struct {
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	p.Owner, _ = r.Context().Value(ownerKey{}).(bool)
-	var buf strings.Builder
-	if err := h.pages[name].Execute(&buf, p); err != nil {
+	buf := pageBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPageBuffer {
+			buf.Reset()
+			pageBuffers.Put(buf)
+		}
+	}()
+	if err := h.pages[name].Execute(buf, p); err != nil {
 		h.cfg.Log.Error("dashboard: render", "page", name, "err", err)
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	_, _ = w.Write(buf.Bytes())
 }
+
+// pageBuffers are the buffers pages are rendered into, for the next
+// page: rendered into a buffer of its own, grown as it filled, and copied
+// to be written, a page allocated about 3 times its size (an overview is
+// 20 to 30 KB).
+var pageBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPageBuffer bounds the buffers kept: a page larger than it is rare.
+const maxPageBuffer = 1 << 20
 
 func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
 	h.render(w, r, status, "message", page{Title: title, Data: text})

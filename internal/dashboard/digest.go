@@ -126,6 +126,7 @@ func (h *Handler) digest(ctx context.Context, m *svc.Member, start time.Time, to
 	if err != nil {
 		return mail.Message{}, err
 	}
+	defer d.Release()
 	end, prev := start.AddDate(0, 0, 7), start.AddDate(0, 0, -7)
 	lastWeek, weekBefore := insights.Window{From: start, To: end}, insights.Window{From: prev, To: start}
 	base := strings.TrimSuffix(h.cfg.PublicURL, "/")

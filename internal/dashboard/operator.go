@@ -67,6 +67,7 @@ func (h *Handler) operator(w http.ResponseWriter, r *http.Request, u *user) erro
 		n := week.Views + week.Purchases
 		data.Brands = append(data.Brands, brandHealth{Brand: b, Day: day.Views + day.Purchases, Week: n,
 			PerDay: float64(n) / float64(days), Days: days, LastEvent: d.LastEvent(), Refused: h.cfg.Metrics.BrandRefusals(b.ID)})
+		d.Release()
 	}
 	data.Refused = h.refused()
 	pingCtx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -35,6 +35,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	top, trending, err := d.Ranking(r.Context(), h.cfg.Tracker, listLen)
 	if err != nil {
 		return err
@@ -104,6 +105,7 @@ func (h *Handler) product(w http.ResponseWriter, r *http.Request, u *user, b *sv
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	fig, err := d.Product(r.Context(), id)
 	if err != nil {
 		return err

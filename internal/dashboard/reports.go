@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/csv"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -325,6 +326,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	rt, err := h.realtimeOf(r.Context(), d, b.ID, h.cfg.Now())
 	if err != nil {
 		return err
@@ -334,7 +336,7 @@ func (h *Handler) realtime(w http.ResponseWriter, r *http.Request, u *user, b *s
 		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write([]byte(buf.String()))
+	_, _ = io.WriteString(w, buf.String())
 	return nil
 }
 
@@ -350,6 +352,7 @@ func (h *Handler) exportCSV(w http.ResponseWriter, r *http.Request, u *user, b *
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	var rows [][]string
 	// The rows after rows, handed to emit one at a time until it returns
 	// false (the client went away).

@@ -124,6 +124,7 @@ func (h *Handler) sample(r *http.Request, b *svc.Brand) (productSample, error) {
 	if err != nil {
 		return productSample{}, err
 	}
+	defer d.Release()
 	var best int64 = -1
 	out := productSample{ProductID: exampleProduct, Title: "An example product"}
 	err = d.EachProduct(r.Context(), h.cfg.Tracker, func(p insights.ProductRow) bool {

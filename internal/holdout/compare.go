@@ -1,14 +1,16 @@
 package holdout
 
 // Arm is what one arm of the experiment saw: its sessions, and the
-// revenue of each session that bought (its length is how many bought).
+// revenues of those that bought, each with how many sessions had it, in
+// ascending order (Sorted): a shop's orders repeat their values, and a
+// value per session was 4 MB a reading at 100,000 orders.
 type Arm struct {
 	Sessions int64
-	Revenues []float64
+	Revenues []Revenue
 }
 
 // Converted is how many of the arm's sessions bought.
-func (a Arm) Converted() int64 { return int64(len(a.Revenues)) }
+func (a Arm) Converted() int64 { return Sample{NonZero: a.Revenues}.nonZero() }
 
 // Conversion is the share of the arm's sessions that bought, 0 without sessions.
 func (a Arm) Conversion() float64 {

@@ -43,13 +43,13 @@ func TestCoverageOfRevenuePerSession(t *testing.T) {
 	for seed := range uint64(runs) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		draw := func(p float64) Sample {
-			s := Sample{N: n}
+			var values []float64
 			for range n {
 				if rng.Float64() < p {
-					s.NonZero = append(s.NonZero, rng.ExpFloat64()*meanOrder)
+					values = append(values, rng.ExpFloat64()*meanOrder)
 				}
 			}
-			return s
+			return Sample{N: n, NonZero: RevenuesOf(values...)}
 		}
 		ci := DiffMeans(draw(pShown), draw(pHeld), 400, seed)
 		if ci.Lo <= trueDifference && trueDifference <= ci.Hi {

@@ -7,6 +7,7 @@
 package holdout
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -62,18 +63,67 @@ const BootstrapSeed = 0x5eed
 // revenue per session is zero for every session that did not buy, so
 // only the buyers' revenues are kept.
 type Sample struct {
-	N       int64
-	NonZero []float64 // at most N values; the other N-len(NonZero) are 0
+	N int64
+	// The first values, in runs of equal ones, ascending (Sorted): at
+	// most N; the other N less theirs are 0.
+	NonZero []Revenue
 }
 
-// Mean returns the sample's mean, 0 when it is empty.
+// Revenue is a value of a Sample and how many times it comes: a revenue
+// and how many sessions had it.
+type Revenue struct {
+	Value    float64
+	Sessions int64
+}
+
+// Sorted sorts runs by value and merges those of one value, in place:
+// the order a Sample's values are drawn in (DiffMeans), whatever order
+// they came in.
+func Sorted(runs []Revenue) []Revenue {
+	slices.SortFunc(runs, func(x, y Revenue) int { return cmp.Compare(x.Value, y.Value) })
+	out := runs[:0]
+	for _, r := range runs {
+		switch {
+		case r.Sessions == 0:
+		case len(out) > 0 && out[len(out)-1].Value == r.Value:
+			out[len(out)-1].Sessions += r.Sessions
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// RevenuesOf returns values as a Sample's runs (Sorted).
+func RevenuesOf(values ...float64) []Revenue {
+	runs := make([]Revenue, len(values))
+	for i, v := range values {
+		runs[i] = Revenue{v, 1}
+	}
+	return Sorted(runs)
+}
+
+// nonZero is how many values the runs hold.
+func (s Sample) nonZero() int64 {
+	var n int64
+	for _, r := range s.NonZero {
+		n += r.Sessions
+	}
+	return n
+}
+
+// Mean returns the sample's mean, 0 when it is empty. Its sum adds each
+// value as many times as it comes, in the runs' order: the same sum, to
+// the bit, as over a sorted list of the values.
 func (s Sample) Mean() float64 {
 	if s.N == 0 {
 		return 0
 	}
 	var sum float64
-	for _, v := range s.NonZero {
-		sum += v
+	for _, r := range s.NonZero {
+		for range r.Sessions {
+			sum += r.Value
+		}
 	}
 	return sum / float64(s.N)
 }
@@ -86,21 +136,38 @@ func (s Sample) Mean() float64 {
 func DiffMeans(a, b Sample, resamples int, seed uint64) Interval {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	diffs := make([]float64, resamples)
+	ea, eb := a.ends(), b.ends()
 	for i := range diffs {
-		diffs[i] = resampleMean(rng, a) - resampleMean(rng, b)
+		diffs[i] = resampleMean(rng, a, ea) - resampleMean(rng, b, eb)
 	}
 	slices.Sort(diffs)
 	return Interval{Estimate: a.Mean() - b.Mean(), Lo: quantile(diffs, 0.025), Hi: quantile(diffs, 0.975)}
 }
 
-// resampleMean draws s.N values with replacement: a draw past the
-// non-zero values is one of the zeros.
-func resampleMean(rng *rand.Rand, s Sample) float64 {
+// ends are where each run of s.NonZero ends among its values.
+func (s Sample) ends() []int64 {
+	ends := make([]int64, len(s.NonZero))
+	var n int64
+	for i, r := range s.NonZero {
+		n += r.Sessions
+		ends[i] = n
+	}
+	return ends
+}
+
+// resampleMean draws s.N values with replacement, the i-th value the one
+// of the run that holds it (ends, s.ends()): a draw past the non-zero
+// values is one of the zeros.
+func resampleMean(rng *rand.Rand, s Sample, ends []int64) float64 {
 	var sum float64
-	k := int64(len(s.NonZero))
+	var k int64
+	if len(ends) > 0 {
+		k = ends[len(ends)-1]
+	}
 	for range s.N {
 		if i := rng.Int64N(s.N); i < k {
-			sum += s.NonZero[i]
+			run, _ := slices.BinarySearch(ends, i+1) // the first run that ends past i
+			sum += s.NonZero[run].Value
 		}
 	}
 	return sum / float64(s.N)

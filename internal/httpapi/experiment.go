@@ -35,6 +35,7 @@ func (s *Server) experiment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	defer d.Release()
 	e, err := d.Experiment(r.Context(), brand.Holdout)
 	if err != nil {
 		return err

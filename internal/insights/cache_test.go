@@ -102,6 +102,14 @@ func TestCacheSharesOneReading(t *testing.T) {
 	if n := s.reads.Load(); n != 1 || got[0] == nil || got[0] != got[1] {
 		t.Errorf("%d readings for two requests at once, figures %p and %p; want one, shared", n, got[0], got[1])
 	}
+	// Each holds them until it releases them: their buffers are not
+	// another reading's meanwhile.
+	c.mu.Lock()
+	holds := got[0].holds
+	c.mu.Unlock()
+	if holds != 2 {
+		t.Errorf("the shared figures have %d holds, want 2", holds)
+	}
 }
 
 // When every request waiting for a reading has gone, the reading stops.

@@ -318,19 +318,18 @@ func (d *Data) Arms() (shown, heldOut holdout.Arm) {
 		case holdout.ArmShown:
 			shown.Sessions++
 			if bought {
-				shown.Revenues = append(shown.Revenues, r)
+				shown.Revenues = append(shown.Revenues, holdout.Revenue{Value: r, Sessions: 1})
 			}
 		case holdout.ArmHeldOut:
 			heldOut.Sessions++
 			if bought {
-				heldOut.Revenues = append(heldOut.Revenues, r)
+				heldOut.Revenues = append(heldOut.Revenues, holdout.Revenue{Value: r, Sessions: 1})
 			}
 		}
 	}
 	// Map order is random; the bootstrap draws by index, so the same data
 	// must give the same order.
-	sort.Float64s(shown.Revenues)
-	sort.Float64s(heldOut.Revenues)
+	shown.Revenues, heldOut.Revenues = holdout.Sorted(shown.Revenues), holdout.Sorted(heldOut.Revenues)
 	return shown, heldOut
 }
 

@@ -76,6 +76,20 @@ type Figures struct {
 		saw, unseen holdout.Arm // sessions that saw the widget, and the others
 	}
 	products productsRead
+
+	cache *Cache // the Cache that read them; nil: none
+	holds int    // under cache.mu: the requests and the cache holding them
+}
+
+// Release says the caller is done with f, which it had from a Cache's
+// Brand: once no one holds them, f's buffers go to the readings to come,
+// and f must not be used again.
+func (f *Figures) Release() {
+	if c := f.cache; c != nil {
+		c.mu.Lock()
+		c.release(f)
+		c.mu.Unlock()
+	}
 }
 
 // productsRead are the brand's products with counts, as a reading keeps
@@ -149,7 +163,9 @@ func (f *Figures) row(c *productCounts) ProductRow {
 // and a page shows the viewers of one window and the one before
 // (Totals).
 func loadFigures(ctx context.Context, src Source, brandID string, now time.Time) (*Figures, error) {
-	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src}
+	// Sized at once, for the most rows the 61 days hold: appended, they
+	// allocated 4 times theirs as the slice grew.
+	f := &Figures{BrandID: brandID, At: now, FromRollups: true, src: src, hours: make([]rollup.Row, 0, hoursKept/time.Hour)}
 	end := End(now)
 	err := src.RollupHourCounts(ctx, brandID, end.Add(-hoursKept), end, func(r rollup.Row) error {
 		f.hours = append(f.hours, r)
@@ -216,8 +232,6 @@ func (a *tally) totals() Totals {
 	return t
 }
 
-func (w Window) holds(hour int64) bool { return hour >= w.From.UnixMilli() && hour < w.To.UnixMilli() }
-
 // pageWindows are the overview's periods at now, each followed by the
 // one before it: today, 7 days and 30 days.
 func pageWindows(now time.Time) []Window {
@@ -259,12 +273,20 @@ func (f *Figures) Totals(ctx context.Context, w Window) (Totals, error) {
 // but its viewers, from the rows read: no sketch is read.
 func (f *Figures) Counts(w Window) Totals {
 	var a tally
-	for _, r := range f.hours {
-		if w.holds(r.Hour) {
-			a.add(r)
-		}
+	for _, r := range f.hoursIn(w) {
+		a.add(r)
 	}
 	return a.totals()
+}
+
+// hoursIn returns the rows read of the window's hours, a part of f.hours
+// (oldest first): not a copy.
+func (f *Figures) hoursIn(w Window) []rollup.Row {
+	at := func(t time.Time) int {
+		i, _ := slices.BinarySearchFunc(f.hours, t.UnixMilli(), func(r rollup.Row, hour int64) int { return cmp.Compare(r.Hour, hour) })
+		return i
+	}
+	return f.hours[at(w.From):max(at(w.From), at(w.To))]
 }
 
 // ProductTotals reads one product's figures (the brand's with "") over
@@ -282,6 +304,12 @@ func (f *Figures) ProductTotals(ctx context.Context, productID string, w Window)
 		return a.totals(), err
 	}
 	var hours []hourSum // those with viewers, oldest first
+	if productID == "" {
+		// Sized at once, as a brand has views about every hour (appended,
+		// the slice allocated about 4 times its size as it grew); not a
+		// product, which may have a few, and the digest reads each.
+		hours = make([]hourSum, 0, max(0, min(w.To.Sub(w.From), hoursKept)/time.Hour))
+	}
 	err := f.src.RollupHourSums(ctx, f.BrandID, productID, w.From, w.To, func(r rollup.Row) error {
 		a.add(r)
 		if r.ViewersSum == 0 && len(r.Viewers) > 0 { // written before the digests
@@ -411,35 +439,28 @@ func (f *Figures) Experiment(ctx context.Context, percent int) (holdout.Experime
 	defer a.Unlock()
 	if !a.done {
 		// Each revenue and how many sessions had it (each session counted
-		// once, rollup_sessions' key) go to its arm and to saw or unseen:
-		// the lists are those of the sessions one by one, sorted below,
-		// read in a row per distinct revenue (100,000 orders took 130 ms
-		// read a session a row).
+		// once, rollup_sessions' key) go to its arm and to saw or unseen
+		// as a run (holdout.Revenue), sorted below, read in a row per
+		// distinct revenue (100,000 orders took 130 ms read a session a
+		// row; a value per session, 4 MB a reading).
 		sessions := map[string]int64{}
-		var shown, held []float64
-		err := f.src.RollupArmRevenues(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm string, v float64, n, saw int64) error {
-			for i := range n {
-				switch arm {
-				case holdout.ArmShown:
-					shown = append(shown, v)
-				case holdout.ArmHeldOut:
-					held = append(held, v)
-				}
-				if i < saw {
-					a.saw.Revenues = append(a.saw.Revenues, v)
-				} else {
-					a.unseen.Revenues = append(a.unseen.Revenues, v)
-				}
+		var shown, held, saw, unseen []holdout.Revenue
+		err := f.src.RollupArmRevenues(ctx, f.BrandID, func(arm string, n int64) { sessions[arm] = n }, func(arm string, v float64, n, seen int64) error {
+			switch arm {
+			case holdout.ArmShown:
+				shown = append(shown, holdout.Revenue{Value: v, Sessions: n})
+			case holdout.ArmHeldOut:
+				held = append(held, holdout.Revenue{Value: v, Sessions: n})
 			}
+			saw = append(saw, holdout.Revenue{Value: v, Sessions: seen})
+			unseen = append(unseen, holdout.Revenue{Value: v, Sessions: n - seen})
 			return nil
 		})
 		if err != nil {
-			a.saw.Revenues, a.unseen.Revenues = nil, nil
 			return holdout.Experiment{}, err
 		}
 		seen, err := f.src.WidgetSeen(ctx, f.BrandID)
 		if err != nil {
-			a.saw.Revenues, a.unseen.Revenues = nil, nil
 			return holdout.Experiment{}, err
 		}
 		var all int64
@@ -449,16 +470,12 @@ func (f *Figures) Experiment(ctx context.Context, percent int) (holdout.Experime
 		// A session that saw the widget may outlive its views by minutes
 		// (docs/dashboard.md): never more than every session.
 		seen = min(seen, all)
-		a.saw.Sessions, a.unseen.Sessions = seen, all-seen
-		// The bootstrap draws by index: the same data, the same order.
-		sort.Float64s(a.saw.Revenues)
-		sort.Float64s(a.unseen.Revenues)
+		a.saw = holdout.Arm{Sessions: seen, Revenues: holdout.Sorted(saw)}
+		a.unseen = holdout.Arm{Sessions: all - seen, Revenues: holdout.Sorted(unseen)}
 		a.saw.Sessions = max(a.saw.Sessions, a.saw.Converted())
 		a.unseen.Sessions = max(a.unseen.Sessions, a.unseen.Converted())
-		sort.Float64s(shown)
-		sort.Float64s(held)
-		a.shown = holdout.Arm{Sessions: sessions[holdout.ArmShown], Revenues: shown}
-		a.held = holdout.Arm{Sessions: sessions[holdout.ArmHeldOut], Revenues: held}
+		a.shown = holdout.Arm{Sessions: sessions[holdout.ArmShown], Revenues: holdout.Sorted(shown)}
+		a.held = holdout.Arm{Sessions: sessions[holdout.ArmHeldOut], Revenues: holdout.Sorted(held)}
 		a.done = true
 	}
 	return holdout.Measure(f.BrandID, percent, f.Currency, f.At, a.shown, a.held), nil
@@ -549,9 +566,9 @@ func (f *Figures) counted(ctx context.Context, live Live) (*productsRead, error)
 	if err != nil {
 		return nil, err
 	}
-	// Sized at once: appended, the rows allocated 4 times theirs as the
-	// slice grew.
-	out := make([]packedCounts, 0, len(refs))
+	// Sized at once (appended, the rows allocated 4 times theirs as the
+	// slice grew), from a reading released when one was.
+	out := buffer[packedCounts](f.cache.countPool(), len(refs))
 	var c [5]window.Counts
 	for i, ref := range refs {
 		live.CountsOf(svc.ProductRef(ref), f.At, productWindows, c[:])
@@ -638,7 +655,8 @@ func trendOf(c *productCounts) float64 {
 // EachTop calls fn with every product of the brand seen in the last 7
 // days, titled, by purchases then views over 7 days, ties in the order of
 // the products' ids, until fn returns false: the products' CSV. The rows
-// are made one at a time: 100,000 ProductRows were 18 MB a request.
+// are made one at a time (100,000 ProductRows were 18 MB a request), and
+// titled a chunk at a time (their refs and titles were 2.4 MB).
 func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) bool) error {
 	p, err := f.counted(ctx, live)
 	if err != nil {
@@ -646,37 +664,51 @@ func (f *Figures) EachTop(ctx context.Context, live Live, fn func(*ProductRow) b
 	}
 	// The keys sorted in a slice of their own: through indexes into the
 	// rows, each comparison read two rows far apart (bench/RESULTS.md).
-	type key struct {
-		purchases, views int64
-		row              int32 // in p.rows
-	}
-	keys := make([]key, len(p.rows))
+	pool := f.cache.keyPool()
+	keys := buffer[topKey](pool, len(p.rows))
+	defer recycle(pool, keys)
 	for i := range p.rows {
 		c := p.get(i)
-		keys[i] = key{c.weekPurchases, c.weekViews, int32(i)}
+		keys = append(keys, topKey{c.weekPurchases, c.weekViews, int32(i)})
 	}
-	slices.SortFunc(keys, func(x, y key) int {
+	slices.SortFunc(keys, func(x, y topKey) int {
 		return cmp.Or(cmp.Compare(y.purchases, x.purchases), cmp.Compare(y.views, x.views), cmp.Compare(x.row, y.row))
 	})
-	refs := make([]int64, len(keys))
-	for k, key := range keys {
-		refs[k] = p.refs[p.rows[key.row].at]
-	}
-	titles, err := f.titlesOf(ctx, refs)
+	titles, err := f.titleList(ctx, len(keys))
 	if err != nil {
 		return err
 	}
+	var refs [titlesChunk]int64
+	var chunk [titlesChunk]string
 	var r ProductRow // one for every row: fn's pointer would move each to the heap
-	for k, key := range keys {
-		c := p.get(int(key.row))
-		r = f.row(&c)
-		r.Title = titles[k]
-		if !fn(&r) {
-			break
+	for len(keys) > 0 {
+		n := min(len(keys), titlesChunk)
+		for k, key := range keys[:n] {
+			refs[k] = p.refs[p.rows[key.row].at]
 		}
+		titles.lookup(refs[:n], chunk[:n])
+		for k, key := range keys[:n] {
+			c := p.get(int(key.row))
+			r = f.row(&c)
+			r.Title = chunk[k]
+			if !fn(&r) {
+				return nil
+			}
+		}
+		keys = keys[n:]
 	}
 	return nil
 }
+
+// topKey is a product's place in EachTop's order: its purchases and
+// views over 7 days, and its row in productsRead's rows.
+type topKey struct {
+	purchases, views int64
+	row              int32
+}
+
+// titlesChunk is how many rows EachTop titles at a time.
+const titlesChunk = 256
 
 // topOrder orders products by purchases, then views over 7 days, most
 // first.
@@ -724,26 +756,29 @@ func (f *Figures) Titled(ctx context.Context, rows []ProductRow) error {
 		}
 		return nil
 	}
-	refs := make([]int64, len(rows))
+	titles, err := f.titleList(ctx, len(rows))
+	if err != nil {
+		return err
+	}
+	refs, out := make([]int64, len(rows)), make([]string, len(rows))
 	for i := range rows {
 		refs[i] = rows[i].Ref
 	}
-	titles, err := f.titlesOf(ctx, refs)
-	for i := range titles {
-		rows[i].Title = titles[i]
+	titles.lookup(refs, out)
+	for i := range out {
+		rows[i].Title = out[i]
 	}
-	return err
+	return nil
 }
 
-// titlesOf returns the titles of the brand's products refs, from the
-// brand's titles kept across readings while they do not change
-// (titleCache).
-func (f *Figures) titlesOf(ctx context.Context, refs []int64) ([]string, error) {
+// titleList returns the brand's titles, kept across readings while they
+// do not change (titleCache); size is about how many are needed.
+func (f *Figures) titleList(ctx context.Context, size int) (*brandTitles, error) {
 	cache := f.titles
 	if cache == nil {
 		cache = &titleCache{}
 	}
-	return cache.titles(ctx, f.src, f.BrandID, refs)
+	return cache.brand(ctx, f.src, f.BrandID, size)
 }
 
 // ProductTitle returns a product's latest title, "" without one.

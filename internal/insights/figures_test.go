@@ -74,6 +74,34 @@ func TestFiguresAreTheEventsFigures(t *testing.T) {
 	} else {
 		same("the brand over 90 hours", b, d.Totals("", now.Add(-100*time.Hour), now.Add(-10*time.Hour)))
 	}
+	// The same window from the rows read with the figures: its counts,
+	// and its steps, hourly and daily (the first day cut by the window).
+	w90 := Window{End(now).Add(-100 * time.Hour), End(now).Add(-10 * time.Hour)}
+	counts := f.Counts(w90)
+	events := d.Totals("", now.Add(-100*time.Hour), now.Add(-10*time.Hour))
+	if counts.Views != events.Views || counts.Purchases != events.Purchases || counts.Units != events.Units || counts.Carts != events.Carts || counts.Views == 0 {
+		t.Errorf("counts of the 90 hours: rows read %+v, events %+v", counts, events)
+	}
+	hourly, err := f.SeriesIn(ctx, w90, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range d.Series("", w90.To.Add(-time.Nanosecond), time.Hour, 90) {
+		if hourly[i].At != p.At || hourly[i].Views != p.Views || hourly[i].Purchases != p.Purchases || hourly[i].Units != p.Units {
+			t.Errorf("hour %d of the 90: rows read %+v, events %+v", i, hourly[i], p)
+		}
+	}
+	daily, err := f.SeriesIn(ctx, w90, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var views int64
+	for _, p := range daily {
+		views += p.Views
+	}
+	if views != counts.Views {
+		t.Errorf("the 90 hours' days add up to %d views, want %d", views, counts.Views)
+	}
 	periods, err := f.Overview(ctx)
 	if err != nil {
 		t.Fatal(err)

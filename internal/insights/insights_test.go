@@ -152,7 +152,7 @@ func TestArms(t *testing.T) {
 		orderAt(time.Hour, "nobody", ptr(500.0), item("p1", 1, 500)),
 	})
 	shown, held := d.Arms()
-	if shown.Sessions != 1 || len(shown.Revenues) != 1 || shown.Revenues[0] != 40 || held.Sessions != 2 || held.Converted() != 1 || held.RevenuePerSession() != 4 {
+	if shown.Sessions != 1 || len(shown.Revenues) != 1 || shown.Revenues[0] != (holdout.Revenue{Value: 40, Sessions: 1}) || held.Sessions != 2 || held.Converted() != 1 || held.RevenuePerSession() != 4 {
 		t.Errorf("shown %+v, held out %+v", shown, held)
 	}
 	e := d.Experiment(10)

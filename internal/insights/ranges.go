@@ -29,11 +29,7 @@ func (f *Figures) SeriesIn(ctx context.Context, w Window, step time.Duration) ([
 			return nil, err
 		}
 	} else {
-		for _, r := range f.hours {
-			if w.holds(r.Hour) {
-				rows = append(rows, r)
-			}
-		}
+		rows = f.hoursIn(w)
 	}
 	return seriesOf(rows, last, step, n), nil
 }

@@ -38,8 +38,18 @@ type brandTitles struct {
 // read alone.
 const titlesKept = 400_000
 
-// titles returns the titles of refs, products of the brand.
-func (c *titleCache) titles(ctx context.Context, src Source, brandID string, refs []int64) ([]string, error) {
+// lookup sets out[i] to the title of refs[i].
+func (b *brandTitles) lookup(refs []int64, out []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, ref := range refs {
+		out[i] = b.titles[ref]
+	}
+}
+
+// brand returns the brand's titles, brought up to date; size is about
+// how many the brand has.
+func (c *titleCache) brand(ctx context.Context, src Source, brandID string, size int) (*brandTitles, error) {
 	c.mu.Lock()
 	b := c.brands[brandID]
 	if b == nil {
@@ -53,16 +63,23 @@ func (c *titleCache) titles(ctx context.Context, src Source, brandID string, ref
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	size := min(len(refs), 1024) // the titles written since the mark
-	if b.titles == nil {
-		size = len(refs) // every title
+	if b.titles != nil {
+		size = min(size, 1024) // the titles written since the mark
 	}
-	read := make(map[int64]string, size)
-	next, whole, err := src.BrandTitles(ctx, brandID, b.mark, func(ref int64, title string) { read[ref] = title })
+	var read map[int64]string // made for the first title read
+	next, whole, err := src.BrandTitles(ctx, brandID, b.mark, func(ref int64, title string) {
+		if read == nil {
+			read = make(map[int64]string, size)
+		}
+		read[ref] = title
+	})
 	if err != nil {
 		return nil, err
 	}
 	if whole || b.titles == nil {
+		if read == nil {
+			read = map[int64]string{}
+		}
 		b.titles = read
 	} else {
 		for ref, t := range read {
@@ -70,10 +87,6 @@ func (c *titleCache) titles(ctx context.Context, src Source, brandID string, ref
 		}
 	}
 	b.mark = next
-	out := make([]string, len(refs))
-	for i, ref := range refs {
-		out[i] = b.titles[ref]
-	}
 
 	c.mu.Lock()
 	if c.brands[brandID] == b {
@@ -89,5 +102,5 @@ func (c *titleCache) titles(ctx context.Context, src Source, brandID string, ref
 		c.kept = b.counted
 	}
 	c.mu.Unlock()
-	return out, nil
+	return b, nil
 }
