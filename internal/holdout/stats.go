@@ -155,20 +155,40 @@ func (s Sample) ends() []int64 {
 	return ends
 }
 
-// resampleMean draws s.N values with replacement, the i-th value the one
-// of the run that holds it (ends, s.ends()): a draw past the non-zero
-// values is one of the zeros.
+// resampleMean draws s.N values with replacement and returns their mean,
+// the i-th value the one of the run that holds it (ends, s.ends()). Only
+// the draws that land among the k non-zero values add to the sum, so
+// only those are drawn: each of the s.N draws lands there with
+// probability k/s.N, so the draws between two that land are a geometric
+// count, and one that lands is uniform among the k. The same distribution
+// as s.N uniform draws, in time proportional to k rather than s.N: a
+// million sessions of which a few thousand bought took seconds a reading.
 func resampleMean(rng *rand.Rand, s Sample, ends []int64) float64 {
-	var sum float64
 	var k int64
 	if len(ends) > 0 {
 		k = ends[len(ends)-1]
 	}
-	for range s.N {
-		if i := rng.Int64N(s.N); i < k {
-			run, _ := slices.BinarySearch(ends, i+1) // the first run that ends past i
-			sum += s.NonZero[run].Value
+	if k == 0 {
+		return 0
+	}
+	var sum float64
+	value := func() float64 {
+		run, _ := slices.BinarySearch(ends, rng.Int64N(k)+1) // the first run that ends past the draw
+		return s.NonZero[run].Value
+	}
+	if k == s.N { // every draw lands
+		for range s.N {
+			sum += value()
 		}
+		return sum / float64(s.N)
+	}
+	missLog := math.Log1p(-float64(k) / float64(s.N))
+	for at := float64(-1); ; {
+		at += 1 + math.Floor(math.Log(1-rng.Float64())/missLog) // 1-Float64 is in (0, 1]
+		if at >= float64(s.N) {
+			break
+		}
+		sum += value()
 	}
 	return sum / float64(s.N)
 }
