@@ -49,12 +49,7 @@ func (r rollupTx) take() *pgx.Batch {
 }
 
 // flush sends the queued writes.
-func (r rollupTx) flush(ctx context.Context) error {
-	if q := r.take(); q.Len() > 0 {
-		return r.tx.SendBatch(ctx, q).Close()
-	}
-	return nil
-}
+func (r rollupTx) flush(ctx context.Context) error { return r.send(ctx, r.take()) }
 
 func rollupKeyColumns(keys []rollup.Key) (brands []string, products, hours []int64) {
 	for _, k := range keys {
