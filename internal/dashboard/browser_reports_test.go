@@ -20,10 +20,7 @@ import (
 // refreshed in place, a CSV downloaded, and axe at both widths in light
 // and dark.
 func TestBrowserReports(t *testing.T) {
-	// Not parallel: it sets a package variable (the real-time refresh).
-	f := newFixture(t)
-	restore := dashboard.SetRealtimeRefresh(1)
-	t.Cleanup(restore)
+	f := newFixture(t, func(c *dashboard.Config) { c.RealtimeRefresh = time.Second })
 	e := newBrowser(t)
 	for i := range 120 {
 		s := fmt.Sprint("visitor-", i)

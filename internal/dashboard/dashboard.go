@@ -62,6 +62,9 @@ type Config struct {
 	// ProofQuery reads a proof request's parameters as the API does
 	// (httpapi.ParseProofQuery), for the preview's proof.
 	ProofQuery func(get func(string) string) (svc.ProofQuery, []svc.FieldError)
+	// RealtimeRefresh is how often the overview's real-time panel asks
+	// again, in whole seconds; 0: every 10 seconds.
+	RealtimeRefresh time.Duration
 }
 
 // maxForm bounds a form's body: a webhook secret is the largest field.
@@ -92,6 +95,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = peerIP
+	}
+	if cfg.RealtimeRefresh < time.Second {
+		cfg.RealtimeRefresh = 10 * time.Second
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		perAddress: newLimiter(linksPerAddress), perIP: newLimiter(linksPerIP), webauthn: newWebAuthn(cfg.PublicURL)}

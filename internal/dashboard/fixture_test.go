@@ -69,11 +69,15 @@ type fixture struct {
 	dash  *dashboard.Handler
 }
 
-func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureAt(t, "127.0.0.1") }
+func newFixture(t *testing.T, configure ...func(*dashboard.Config)) *fixture {
+	t.Helper()
+	return newFixtureAt(t, "127.0.0.1", configure...)
+}
 
 // newFixtureAt is newFixture whose public URL names host for the server
-// (localhost: a WebAuthn relying party needs a host name, not an address).
-func newFixtureAt(t *testing.T, host string) *fixture {
+// (localhost: a WebAuthn relying party needs a host name, not an address);
+// configure changes the dashboard's Config before it is made.
+func newFixtureAt(t *testing.T, host string, configure ...func(*dashboard.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: &clock{now: t0}, keys: map[string]string{}, log: &syncBuffer{}}
@@ -118,9 +122,13 @@ func newFixtureAt(t *testing.T, host string) *fixture {
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*handler.Load()).ServeHTTP(w, r) }))
 	// The test is the trusted proxy: X-Forwarded-For says the client address.
 	proxies := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-	dash, err := dashboard.New(dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now,
+	cfg := dashboard.Config{Store: store, Brands: a, Tracker: tr, Insights: ins, Metrics: m, Log: log, Now: f.clock.Now,
 		Mail: mailer, PublicURL: strings.Replace(f.srv.URL, "127.0.0.1", host, 1), ClientIP: func(r *http.Request) netip.Addr { return httpapi.ClientIP(r, proxies) },
-		ProofJSON: httpapi.ProofJSON, RecentJSON: httpapi.RecentJSON, ProofQuery: httpapi.ParseProofQuery})
+		ProofJSON: httpapi.ProofJSON, RecentJSON: httpapi.RecentJSON, ProofQuery: httpapi.ParseProofQuery}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	dash, err := dashboard.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

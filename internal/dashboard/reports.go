@@ -278,11 +278,8 @@ type realtimeProduct struct {
 	Viewers, Views   int64
 }
 
-// realtimeRefresh is how often, in seconds, the page asks for the panel.
-var realtimeRefresh = 10
-
 func (h *Handler) realtimeOf(ctx context.Context, d *insights.Figures, brandID string, now time.Time) (realtimeData, error) {
-	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: realtimeRefresh}
+	rt := realtimeData{BrandID: brandID, At: now, RefreshSeconds: int(h.cfg.RealtimeRefresh / time.Second)}
 	err := d.EachLive(ctx, h.cfg.Tracker, now, func(id string, c insights.LiveCounts) {
 		rt.ViewersNow += c.Viewers5
 		rt.Views30 += c.Views30
