@@ -17,10 +17,13 @@ type Difference struct {
 	// an arm has no session.
 	CI95        *[2]float64 `json:"ci95"`
 	Significant bool        `json:"significant"`
-	// RevenuePerSession and its bootstrap interval.
-	RevenuePerSession     float64     `json:"revenue_per_session"`
-	RevenuePerSessionCI95 *[2]float64 `json:"revenue_per_session_ci95"`
-	RevenueSignificant    bool        `json:"revenue_significant"`
+	// RevenuePerSession and its 95% interval, found as
+	// RevenuePerSessionInterval says (DiffMeans): "normal" or
+	// "bootstrap"; empty while an arm has no session.
+	RevenuePerSession         float64     `json:"revenue_per_session"`
+	RevenuePerSessionCI95     *[2]float64 `json:"revenue_per_session_ci95"`
+	RevenuePerSessionInterval Method      `json:"revenue_per_session_interval,omitempty"`
+	RevenueSignificant        bool        `json:"revenue_significant"`
 	// SessionsNeeded is how many sessions in all, split between the arms
 	// as now, would detect the difference seen (or a 10% relative lift
 	// when there is none) at the 5% level with 80% power; 0 when it
@@ -59,6 +62,7 @@ func Measure(brandID string, percent int, currency string, at time.Time, shown, 
 		e.Difference.CI95 = &[2]float64{r.Conversion.Lo, r.Conversion.Hi}
 		e.Difference.Significant = r.Conversion.Significant()
 		e.Difference.RevenuePerSessionCI95 = &[2]float64{r.RevenuePerSession.Lo, r.RevenuePerSession.Hi}
+		e.Difference.RevenuePerSessionInterval = r.RevenuePerSession.Method
 		e.Difference.RevenueSignificant = r.RevenuePerSession.Significant()
 		e.Difference.SessionsNeeded = r.Needed
 	}

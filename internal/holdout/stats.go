@@ -23,7 +23,21 @@ var z95 = Z(0.975)
 type Interval struct {
 	Estimate float64
 	Lo, Hi   float64
+	// Method is how the interval was found (DiffMeans): Normal or
+	// Bootstrap; empty for DiffProportions, always a normal one.
+	Method Method
 }
+
+// Method names how DiffMeans found an interval.
+type Method string
+
+const (
+	// Normal: the estimate ± z(0.975) standard errors, each mean's
+	// variance its own (unpooled).
+	Normal Method = "normal"
+	// Bootstrap: the 2.5% and 97.5% percentiles of resampled differences.
+	Bootstrap Method = "bootstrap"
+)
 
 // Significant reports whether the interval excludes zero.
 func (i Interval) Significant() bool { return i.Lo > 0 || i.Hi < 0 }
@@ -129,11 +143,60 @@ func (s Sample) Mean() float64 {
 }
 
 // DiffMeans returns the difference of the means of a and b with a 95%
-// percentile bootstrap interval from resamples resamplings of each
-// sample, drawn with the given seed. Revenue per session is such a mean:
-// zero for most sessions, so its distribution is far from normal, and the
-// bootstrap assumes nothing about it. Both samples must be non-empty.
+// interval. Revenue per session is zero for most sessions and skewed
+// among the rest, so its values are far from normal; their mean is near
+// enough normal once a sample is large against its skewness. Cochran's
+// rule says when: N > 25·G1², G1 the values' skewness (Sampling
+// Techniques, 3rd ed., 1977, 2.15). When both samples pass it, the
+// interval is the normal one, the estimate ± 1.96 standard errors;
+// otherwise it is a percentile bootstrap of resamples resamplings of
+// each sample, drawn with the given seed, which assumes nothing about
+// the values. The bootstrap's time grows with the buyers, the normal
+// interval's with the runs of revenues only: a million sessions an arm
+// of which 2% bought took 5.3 s a reading by bootstrap, and passes the
+// rule a thousandfold. Both samples must be non-empty.
 func DiffMeans(a, b Sample, resamples int, seed uint64) Interval {
+	ma, va, ga := a.moments()
+	mb, vb, gb := b.moments()
+	if a.nearNormal(ga) && b.nearNormal(gb) {
+		half := z95 * math.Sqrt(va/float64(a.N)+vb/float64(b.N))
+		d := ma - mb
+		return Interval{Estimate: d, Lo: d - half, Hi: d + half, Method: Normal}
+	}
+	return bootstrapDiffMeans(a, b, resamples, seed)
+}
+
+// nearNormal reports whether the mean of s is near enough normal for a
+// normal interval, by Cochran's rule, given the values' skewness.
+func (s Sample) nearNormal(skewness float64) bool {
+	return float64(s.N) > 25*skewness*skewness
+}
+
+// moments returns the sample's mean, its variance (over N-1, 0 for one
+// value) and its skewness g1 (the third central moment over the second's
+// 3/2 power, each over N; 0 when all values are equal), over the runs
+// and the zeros as one run.
+func (s Sample) moments() (mean, variance, skewness float64) {
+	mean = s.Mean()
+	zeros := float64(s.N - s.nonZero())
+	m2, m3 := zeros*mean*mean, -zeros*mean*mean*mean
+	for _, r := range s.NonZero {
+		d := r.Value - mean
+		m2 += float64(r.Sessions) * d * d
+		m3 += float64(r.Sessions) * d * d * d
+	}
+	n := float64(s.N)
+	if s.N > 1 {
+		variance = m2 / (n - 1)
+	}
+	if m2 > 0 {
+		skewness = (m3 / n) / math.Pow(m2/n, 1.5)
+	}
+	return mean, variance, skewness
+}
+
+// bootstrapDiffMeans is DiffMeans's percentile bootstrap.
+func bootstrapDiffMeans(a, b Sample, resamples int, seed uint64) Interval {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	diffs := make([]float64, resamples)
 	ea, eb := a.ends(), b.ends()
@@ -141,7 +204,7 @@ func DiffMeans(a, b Sample, resamples int, seed uint64) Interval {
 		diffs[i] = resampleMean(rng, a, ea) - resampleMean(rng, b, eb)
 	}
 	slices.Sort(diffs)
-	return Interval{Estimate: a.Mean() - b.Mean(), Lo: quantile(diffs, 0.025), Hi: quantile(diffs, 0.975)}
+	return Interval{Estimate: a.Mean() - b.Mean(), Lo: quantile(diffs, 0.025), Hi: quantile(diffs, 0.975), Method: Bootstrap}
 }
 
 // ends are where each run of s.NonZero ends among its values.

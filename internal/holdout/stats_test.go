@@ -3,6 +3,7 @@ package holdout
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -63,45 +64,99 @@ func TestSampleSize(t *testing.T) {
 }
 
 func TestDiffMeans(t *testing.T) {
+	// Five and four sessions are too few for their skewness (Cochran's
+	// rule): a bootstrap.
 	a := Sample{N: 5, NonZero: RevenuesOf(20, 10)}
 	b := Sample{N: 4, NonZero: RevenuesOf(4)}
 	ci := DiffMeans(a, b, 2000, BootstrapSeed)
 	near(t, "estimate", ci.Estimate, 6-1, 1e-12)
+	if ci.Method != Bootstrap {
+		t.Errorf("9 sessions: a %q interval, want a bootstrap", ci.Method)
+	}
 	if again := DiffMeans(a, b, 2000, BootstrapSeed); again != ci {
 		t.Errorf("the fixed seed gives %v, then %v", ci, again)
 	}
 	if !(ci.Lo < ci.Estimate && ci.Estimate < ci.Hi) {
 		t.Errorf("interval %v does not hold its estimate", ci)
 	}
-	// For large samples the percentile interval is close to the normal
-	// one, mean difference ± 1.96 standard errors, within the bootstrap's
+	// 8,000 sessions an arm, a fifth of which bought: the normal
+	// interval, its standard error computed here over every session's
+	// value. The bootstrap's ends are close to it, within the bootstrap's
 	// own error: the 2.5% quantile of 1,000 resamples is off by about
 	// sqrt(0.025×0.975/1000)/φ(1.96) = 0.085 standard errors (one sd), so
 	// 0.25 is 3 of them. (0.08 passed with the values unsorted, by luck
 	// of the draws: the runs draw the same values in their sorted order.)
-	rng := rand.New(rand.NewPCG(1, 2))
-	big := func(n int, p, scale float64) (Sample, float64) {
-		var values []float64
-		for range n {
-			if rng.Float64() < p {
-				values = append(values, rng.ExpFloat64()*scale)
-			}
-		}
-		s := Sample{N: int64(n), NonZero: RevenuesOf(values...)}
-		m := s.Mean()
-		var ss float64
-		for _, v := range values {
-			ss += (v - m) * (v - m)
-		}
-		ss += float64(int64(n)-int64(len(values))) * m * m
-		return s, ss / float64(n-1) / float64(n)
-	}
-	x, vx := big(8000, 0.2, 50)
-	y, vy := big(8000, 0.2, 45)
-	ci = DiffMeans(x, y, 1000, BootstrapSeed)
+	x, vx := bigSample(rand.New(rand.NewPCG(1, 2)), 8000, 0.2, 50)
+	y, vy := bigSample(rand.New(rand.NewPCG(3, 4)), 8000, 0.2, 45)
 	se := math.Sqrt(vx + vy)
-	near(t, "lo against normal", ci.Lo, ci.Estimate-1.96*se, 0.25*se)
-	near(t, "hi against normal", ci.Hi, ci.Estimate+1.96*se, 0.25*se)
+	ci = DiffMeans(x, y, 1000, BootstrapSeed)
+	if ci.Method != Normal {
+		t.Errorf("8,000 sessions an arm: a %q interval, want a normal one", ci.Method)
+	}
+	near(t, "estimate", ci.Estimate, x.Mean()-y.Mean(), 1e-9)
+	near(t, "normal lo", ci.Lo, ci.Estimate-1.959964*se, 1e-4*se)
+	near(t, "normal hi", ci.Hi, ci.Estimate+1.959964*se, 1e-4*se)
+	boot := bootstrapDiffMeans(x, y, 1000, BootstrapSeed)
+	near(t, "bootstrap lo against normal", boot.Lo, ci.Lo, 0.25*se)
+	near(t, "bootstrap hi against normal", boot.Hi, ci.Hi, 0.25*se)
+}
+
+// bigSample draws n sessions of which a share p bought, for exponential
+// revenues of mean scale, and returns them with the variance of their
+// mean computed over a value per session.
+func bigSample(rng *rand.Rand, n int, p, scale float64) (Sample, float64) {
+	values := make([]float64, n) // zero for those that did not buy
+	var bought []float64
+	for i := range values {
+		if rng.Float64() < p {
+			values[i] = rng.ExpFloat64() * scale
+			bought = append(bought, values[i])
+		}
+	}
+	s := Sample{N: int64(n), NonZero: RevenuesOf(bought...)}
+	m := s.Mean()
+	var ss float64
+	for _, v := range values {
+		ss += (v - m) * (v - m)
+	}
+	return s, ss / float64(n-1) / float64(n)
+}
+
+// Cochran's rule: the same million sessions take the normal interval,
+// until one order of a million makes them too skewed for it; the moments
+// match those computed over a value per session.
+func TestDiffMeansByCochransRule(t *testing.T) {
+	s := Sample{N: 1_000_000, NonZero: []Revenue{{20, 10_000}, {50, 10_000}}}
+	if ci := DiffMeans(s, s, 100, BootstrapSeed); ci.Method != Normal || ci.Lo >= 0 || ci.Hi <= 0 {
+		t.Errorf("20,000 buyers of a million: %+v, want a normal interval around 0", ci)
+	}
+	whale := Sample{N: s.N, NonZero: append(slices.Clone(s.NonZero), Revenue{1_000_000, 1})}
+	whale.NonZero[1].Sessions--
+	mean, variance, skewness := whale.moments()
+	// Over a value per session: 980,000 zeros, then the buyers.
+	var sum, m2, m3 float64
+	each := func(v float64, times int64, f func(float64)) {
+		for range times {
+			f(v)
+		}
+	}
+	for _, r := range append([]Revenue{{0, whale.N - whale.nonZero()}}, whale.NonZero...) {
+		each(r.Value, r.Sessions, func(v float64) { sum += v })
+	}
+	m := sum / float64(whale.N)
+	for _, r := range append([]Revenue{{0, whale.N - whale.nonZero()}}, whale.NonZero...) {
+		each(r.Value, r.Sessions, func(v float64) { m2 += (v - m) * (v - m); m3 += (v - m) * (v - m) * (v - m) })
+	}
+	n := float64(whale.N)
+	near(t, "mean", mean, m, 1e-12*m)
+	near(t, "variance", variance, m2/(n-1), 1e-9*variance)
+	near(t, "skewness", skewness, m3/n/math.Pow(m2/n, 1.5), 1e-9*skewness)
+	if 25*skewness*skewness <= n {
+		t.Fatalf("skewness %.0f: the whale should break the rule", skewness)
+	}
+	if ci := DiffMeans(whale, s, 100, BootstrapSeed); ci.Method != Bootstrap {
+		t.Errorf("a whale among a million: a %q interval, want a bootstrap", ci.Method)
+	}
 }
 
 func TestCompare(t *testing.T) {
@@ -165,13 +220,30 @@ func TestResampleMeanDistribution(t *testing.T) {
 }
 
 // BenchmarkDiffMeans: a holdout of a million sessions a arm, 2% of which
-// bought (20,000 revenues in 500 runs), with Compare's resamples.
+// bought (20,000 revenues in 500 runs), with Compare's resamples: the
+// normal interval, by Cochran's rule.
 func BenchmarkDiffMeans(b *testing.B) {
+	s := millionSessions()
+	for b.Loop() {
+		if DiffMeans(s, s, Resamples, BootstrapSeed).Method != Normal {
+			b.Fatal("not the normal interval")
+		}
+	}
+}
+
+// BenchmarkDiffMeansBootstrap: the same arms by bootstrap, as they were
+// before Cochran's rule and as a sample too skewed for it is.
+func BenchmarkDiffMeansBootstrap(b *testing.B) {
+	s := millionSessions()
+	for b.Loop() {
+		bootstrapDiffMeans(s, s, Resamples, BootstrapSeed)
+	}
+}
+
+func millionSessions() Sample {
 	s := Sample{N: 1_000_000}
 	for i := range 500 {
 		s.NonZero = append(s.NonZero, Revenue{Value: float64(10 + i), Sessions: 40})
 	}
-	for b.Loop() {
-		DiffMeans(s, s, Resamples, BootstrapSeed)
-	}
+	return s
 }

@@ -80,6 +80,9 @@ func TestExperiment(t *testing.T) {
 		!(ci[0].(float64) < d["conversion"].(float64) && d["conversion"].(float64) < ci[1].(float64)) || d["significant"] != false {
 		t.Errorf("difference %v", d)
 	}
+	if m := d["revenue_per_session_interval"]; m != string(holdout.Normal) && m != string(holdout.Bootstrap) {
+		t.Errorf("revenue per session's interval found by %v", m)
+	}
 
 	for _, c := range []struct {
 		name    string
