@@ -64,6 +64,7 @@ func TestSampleSize(t *testing.T) {
 }
 
 func TestDiffMeans(t *testing.T) {
+	t.Parallel()
 	// Five and four sessions are too few for their skewness (Cochran's
 	// rule): a bootstrap.
 	a := Sample{N: 5, NonZero: RevenuesOf(20, 10)}
@@ -126,6 +127,7 @@ func bigSample(rng *rand.Rand, n int, p, scale float64) (Sample, float64) {
 // until one order of a million makes them too skewed for it; the moments
 // match those computed over a value per session.
 func TestDiffMeansByCochransRule(t *testing.T) {
+	t.Parallel()
 	s := Sample{N: 1_000_000, NonZero: []Revenue{{20, 10_000}, {50, 10_000}}}
 	if ci := DiffMeans(s, s, 100, BootstrapSeed); ci.Method != Normal || ci.Lo >= 0 || ci.Hi <= 0 {
 		t.Errorf("20,000 buyers of a million: %+v, want a normal interval around 0", ci)
@@ -185,6 +187,7 @@ func TestCompare(t *testing.T) {
 // whatever share of the values is zero: resampleMean draws only those
 // that land among the non-zero values.
 func TestResampleMeanDistribution(t *testing.T) {
+	t.Parallel()
 	for _, nonZero := range []int64{1, 40, 400, 1000} {
 		s := Sample{N: 1000}
 		for i := range nonZero {
