@@ -421,7 +421,8 @@ func containsCode(s, code string) bool {
 
 // veto reports the differences no other evidence outweighs: two measures
 // of one unit that share no value (16gb and 32gb), two colours, sizes or
-// plain numbers that share none (Flip 5 and Flip 6), a model word on one
+// plain numbers that share none (Flip 5 and Flip 6; the numbers not when
+// a model code names the product, sharesModelCode), a model word on one
 // side only ("Pro", "+"), an accessory on one side only.
 func veto(a, b *facts) string {
 	switch {
@@ -431,7 +432,7 @@ func veto(a, b *facts) string {
 		return "size"
 	case oneSided(a.models, b.models) > 0:
 		return "model"
-	case numberClash(a, b):
+	case numberClash(a, b) && !sharesModelCode(a, b):
 		return "number"
 	case codeShapeClash(a, b):
 		return "code"
@@ -577,6 +578,63 @@ func sameShape(x, y string) bool {
 // inches" share one).
 func numberClash(a, b *facts) bool {
 	return lacksNumber(a, b) && lacksNumber(b, a)
+}
+
+// sharesModelCode reports whether the titles share a model code (a
+// distinctive code of three digits or more, one standing in the other as
+// whole words, no number of one's own right after it) and each number
+// one lacks is a single value: the code
+// names the model, and a plain number beside it (a size, a speed, a
+// count: "ST10000VN0008 … 7200") names no other. A technology's code
+// ("gddr6", "4 ddr4") has fewer digits; a range ("11-46" teeth of a
+// cassette) makes another variant of the model.
+func sharesModelCode(a, b *facts) bool {
+	held := func(x, y *facts) bool {
+		for _, code := range x.codes {
+			if distinctive(code) && digits(code) >= 3 && alignedAt(y, code) >= 0 &&
+				!numberAfter(x, code, y) && !numberAfter(y, code, x) {
+				return true
+			}
+		}
+		return false
+	}
+	ranged := func(x, y *facts) bool {
+		for _, n := range x.numbers {
+			if strings.Contains(n, "-") && !contains(y.numbers, n) {
+				return true
+			}
+		}
+		return false
+	}
+	return (held(a, b) || held(b, a)) && !ranged(a, b) && !ranged(b, a)
+}
+
+// numberAfter reports whether the token right after a code in a title
+// is a number the other title lacks: the code's generation or model
+// within its line ("GT-2000 5" is not "GT-2000 4").
+func numberAfter(f *facts, code string, other *facts) bool {
+	i := alignedAt(f, code)
+	if i < 0 {
+		return false
+	}
+	for k, sp := range spans(f) {
+		if sp[0] == i+len(code) {
+			v := f.values[k]
+			return v != "" && !contains(other.numbers, v)
+		}
+	}
+	return false
+}
+
+// digits counts the digits of a squeezed token.
+func digits(t string) int {
+	n := 0
+	for _, r := range t {
+		if r >= '0' && r <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // lacksNumber reports whether a has a number b has nowhere.

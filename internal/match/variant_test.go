@@ -66,3 +66,31 @@ func TestMeasureVeto(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberVetoModelCode: a plain number on each side rules a pair out
+// ("Flip 5" and "Flip 6"), but not when the two share a model code that
+// names the product; a technology's code, a range or a number right after
+// the code still make another product. Titles of WDC Products' and LSPC
+// shoes' training products.
+func TestNumberVetoModelCode(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		veto bool
+	}{
+		{`HDD: 10 Tb (3.5\") 7200 Seagate IronWolf SATA III 256Mb (ST10000VN0008)`, "HDD 35 10TB Seagate IronWolf NAS ST10000VN0008", false},
+		{"Bosch Serie 6 WAU28S80GB i-DOS Washing Machine", "Bosch WAU28S80GB 8kg 1400 Spin Washing Machine", false},
+		{"D-Link DPE-301GI - PoE injector - 30 Watt", "1 Port Gigabit PoE Injector - DPE-301GI", false},
+		{"JBL Flip 5 Portable Speaker", "JBL Flip 6 Portable Speaker", true},
+		// A technology's code: two cards of one memory.
+		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte GeForce GTX 1650 OC 4GB GDDR6", true},
+		// A range of one model's variants: teeth of a cassette.
+		{"Shimano Cassette 11s 11-46 CS-M8000", "CS-M8000 CASSETTE 11-40 XT 11-SPEED", true},
+		// A number right after the code: the model's generation.
+		{"GT-2000 5 LITE-SHOW Men's Road Running Shoes ASICS", "GT-2000 4 LITE-SHOW PLASMAGUARD Men GT Series ASICS", true},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := veto(&a, &b); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
+		}
+	}
+}
