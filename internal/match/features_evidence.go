@@ -44,7 +44,7 @@ type facts struct {
 const minCodeLen = 4
 
 func analyze(title string) facts {
-	folded := fold(title)
+	folded := numerals(fold(title))
 	var f facts
 	var sq strings.Builder
 	sq.Grow(len(folded))
@@ -123,6 +123,44 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	return f
+}
+
+// numerals rewrites the numbers a title writes with punctuation that
+// would split them: a decimal comma is a point ("3,5 cm" is 3.5 cm;
+// not before three digits, "1,050MB/s"), and a ratio ("16:9", "1:4") is
+// no plain number, so it is blanked.
+func numerals(s string) string {
+	if !strings.ContainsAny(s, ",:") {
+		return s
+	}
+	b := []byte(s)
+	digit := func(i int) bool { return i >= 0 && i < len(b) && b[i] >= '0' && b[i] <= '9' }
+	alnum := func(i int) bool { return digit(i) || i >= 0 && i < len(b) && b[i] >= 'a' && b[i] <= 'z' }
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] != ',' && b[i] != ':' || !digit(i-1) || !digit(i+1) {
+			continue
+		}
+		j := i + 1
+		for digit(j) {
+			j++
+		}
+		if b[i] == ',' {
+			if j-i-1 != 3 {
+				b[i] = '.'
+			}
+			continue
+		}
+		h := i - 1
+		for digit(h) {
+			h--
+		}
+		if !alnum(h) && !alnum(j) {
+			for k := h + 1; k < j; k++ {
+				b[k] = ' '
+			}
+		}
+	}
+	return string(b)
 }
 
 // suffixLetter reports whether the token after a code is a lone letter

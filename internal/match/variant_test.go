@@ -70,8 +70,9 @@ func TestMeasureVeto(t *testing.T) {
 // TestNumberVetoModelCode: a plain number on each side rules a pair out
 // ("Flip 5" and "Flip 6"), but not when the two share a model code that
 // names the product; a technology's code, a range or a number right after
-// the code still make another product. Titles of WDC Products' and LSPC
-// shoes' training products.
+// the code still make another product. A decimal comma is a point and a
+// ratio no number (numerals). Titles of WDC Products' and LSPC shoes'
+// training products.
 func TestNumberVetoModelCode(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -85,6 +86,10 @@ func TestNumberVetoModelCode(t *testing.T) {
 		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte GeForce GTX 1650 OC 4GB GDDR6", true},
 		// A range of one model's variants: teeth of a cassette.
 		{"Shimano Cassette 11s 11-46 CS-M8000", "CS-M8000 CASSETTE 11-40 XT 11-SPEED", true},
+		// A decimal comma is a point, a ratio no number.
+		{`Seagate IronWolf 6TB 3,5'' 256MB NAS HDD`, `Seagate IronWolf 6TB 3.5" NAS HDD 256MB`, false},
+		{`Targus Privacy Filter 16:9 Widescreen`, `Targus Privacy Filter Widescreen 1 piece`, false},
+		{`Ernie Ball Hybrid Slinky 9,5-46`, `Ernie Ball Hybrid Slinky 9-46`, true},
 		// A number right after the code: the model's generation.
 		{"GT-2000 5 LITE-SHOW Men's Road Running Shoes ASICS", "GT-2000 4 LITE-SHOW PLASMAGUARD Men GT Series ASICS", true},
 	} {
