@@ -33,7 +33,10 @@ type facts struct {
 	// suffixed: a code followed by a letter of its own ("orb153bk l",
 	// left-hinged), as "code letter": the letter makes another product.
 	suffixed []string
-	forWord  bool // "for", "für", "pour", "para": a title of something for another product
+	// plussed: the tokens a "+" is glued to, squeezed ("s24" of "s24+",
+	// "sfp" of "sfp+"); "" for a "+" alone or the word "plus".
+	plussed []string
+	forWord bool // "for", "für", "pour", "para": a title of something for another product
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -53,10 +56,11 @@ func analyze(title string) facts {
 	})
 	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
+		t := squeeze(tok)
 		if strings.HasSuffix(tok, "+") {
 			f.models = appendUnique(f.models, "plus")
+			f.plussed = appendUnique(f.plussed, t)
 		}
-		t := squeeze(tok)
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
@@ -82,6 +86,9 @@ func analyze(title string) facts {
 			f.sizes = append(f.sizes, t)
 		case modelWords[t]:
 			f.models = appendUnique(f.models, t)
+			if t == "plus" {
+				f.plussed = appendUnique(f.plussed, "")
+			}
 		}
 		if ms := memoryPair(tok); ms != nil {
 			f.units = append(f.units, ms...)
@@ -468,7 +475,7 @@ func veto(a, b *facts) string {
 		return "colour"
 	case clash(a.sizes, b.sizes):
 		return "size"
-	case oneSided(a.models, b.models) > 0:
+	case otherModel(a, b) || otherModel(b, a):
 		return "model"
 	case numberClash(a, b) && !sharesModelCode(a, b):
 		return "number"
@@ -513,6 +520,27 @@ func veto(a, b *facts) string {
 		return "accessory"
 	}
 	return ""
+}
+
+// otherModel reports whether a has a model word that b lacks. A "+"
+// glued to a token b lacks qualifies that token, not the product b
+// names: "SFP+" is a port, "H.265+" a codec, "Focus+" a sensor; "S24+"
+// is another phone than the "S24".
+func otherModel(a, b *facts) bool {
+	for _, m := range a.models {
+		if contains(b.models, m) {
+			continue
+		}
+		if m != "plus" {
+			return true
+		}
+		for _, t := range a.plussed {
+			if t == "" || alignedAt(b, t) >= 0 || hasDigit(t) && containsCode(b.squeezed, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // suffixClash reports whether a code of a's, followed by a letter of its

@@ -99,3 +99,30 @@ func TestNumberVetoModelCode(t *testing.T) {
 		}
 	}
 }
+
+// TestPlusVeto: a "+" makes another model of what it is glued to ("S24+"
+// is not the "S24"), not of a product whose other title lacks that
+// token: "SFP+" is a port, "H.265+" a codec, "PoE+" a power standard.
+// Titles of WDC Products' training products.
+func TestPlusVeto(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		veto bool
+	}{
+		{"TP-Link T1700G-28TQ JetStream 24-Port Gigabit Stackable Smart Switch with 4x10GE SFP+ Slots L2+ IPv6 WEB/CLI", "TP-Link T1700G-28TQ JetStream 24-Port Gigabit Smart Switch", false},
+		{"5 Pack: UniFi AC PRO In/Out 3x3 2.4 & 5GHz 802.3af-at PoE+ not incl (UAP-AC-PRO-5)", "Ubiquiti UniFi AC Pro 5-pack UAP-AC-PRO-5 Ubiquiti", false},
+		{"Hikvision DS-2CD2143G0-I H.265+ 4MP dome", "Hikvision DS-2CD2143G0-I 4MP dome camera", false},
+		{"Samsung Galaxy S24+ 256GB", "Samsung Galaxy S24 256GB", true},
+		{"Synology DS1517+ 8GB", "Synology DS1517 8GB", true},
+		{"Catalyst 2960 Plus 48 10/100 +", "Cisco Catalyst 2960 48 10/100", true},
+		{"Samsung Galaxy S24 Plus 256GB", "Samsung Galaxy S24+ 256GB", false},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := veto(&a, &b); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
+		}
+		if got := veto(&b, &a); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.b, tc.a, got, tc.veto)
+		}
+	}
+}
