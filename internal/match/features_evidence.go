@@ -646,18 +646,16 @@ func numberClash(a, b *facts) bool {
 	return lacksNumber(a, b) && lacksNumber(b, a)
 }
 
-// sharesModelCode reports whether the titles share a model code (a
-// distinctive code of three digits or more, one standing in the other as
-// whole words, no number of one's own right after it) and each number
-// one lacks is a single value: the code
-// names the model, and a plain number beside it (a size, a speed, a
-// count: "ST10000VN0008 … 7200") names no other. A technology's code
-// ("gddr6", "4 ddr4") has fewer digits; a range ("11-46" teeth of a
-// cassette) makes another variant of the model.
+// sharesModelCode reports whether the titles share a model code
+// (modelCode, one standing in the other as whole words, no number of
+// one's own right after it) and each number one lacks is a single value:
+// the code names the model, and a plain number beside it (a size, a
+// speed, a count: "ST10000VN0008 … 7200") names no other. A range
+// ("11-46" teeth of a cassette) makes another variant of the model.
 func sharesModelCode(a, b *facts) bool {
 	held := func(x, y *facts) bool {
 		for _, code := range x.codes {
-			if distinctive(code) && digits(code) >= 3 && alignedAt(y, code) >= 0 &&
+			if modelCode(code) && alignedAt(y, code) >= 0 &&
 				!numberAfter(x, code, y) && !numberAfter(y, code, x) {
 				return true
 			}
@@ -691,6 +689,12 @@ func numberAfter(f *facts, code string, other *facts) bool {
 	}
 	return false
 }
+
+// modelCode reports whether a code names a model: distinctive, with
+// letters and three digits or more. A technology's code has fewer
+// ("gddr6", "4 ddr4"), and digits alone are as often a list of speeds
+// ("10/100/1000") as a part number.
+func modelCode(code string) bool { return distinctive(code) && hasLetter(code) && digits(code) >= 3 }
 
 // digits counts the digits of a squeezed token.
 func digits(t string) int {

@@ -82,6 +82,8 @@ func TestNumberVetoModelCode(t *testing.T) {
 		{"Bosch Serie 6 WAU28S80GB i-DOS Washing Machine", "Bosch WAU28S80GB 8kg 1400 Spin Washing Machine", false},
 		{"D-Link DPE-301GI - PoE injector - 30 Watt", "1 Port Gigabit PoE Injector - DPE-301GI", false},
 		{"JBL Flip 5 Portable Speaker", "JBL Flip 6 Portable Speaker", true},
+		// Digits alone are no model code: a list of speeds.
+		{"Netgear Switch 5 Port 10/100/1000", "Netgear Switch 8 Port 10/100/1000", true},
 		// A technology's code: two cards of one memory.
 		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte GeForce GTX 1650 OC 4GB GDDR6", true},
 		// A range of one model's variants: teeth of a cassette.
