@@ -33,7 +33,10 @@ type facts struct {
 	// suffixed: a code followed by a letter of its own ("orb153bk l",
 	// left-hinged), as "code letter": the letter makes another product.
 	suffixed []string
-	forWord  bool // "for", "für", "pour", "para": a title of something for another product
+	// plussed: the tokens a "+" is glued to, squeezed ("s24" of "s24+",
+	// "sfp" of "sfp+"); "" for a "+" alone or the word "plus".
+	plussed []string
+	forWord bool // "for", "für", "pour", "para": a title of something for another product
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -44,7 +47,7 @@ type facts struct {
 const minCodeLen = 4
 
 func analyze(title string) facts {
-	folded := fold(title)
+	folded := numerals(fold(title))
 	var f facts
 	var sq strings.Builder
 	sq.Grow(len(folded))
@@ -53,10 +56,11 @@ func analyze(title string) facts {
 	})
 	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
+		t := squeeze(tok)
 		if strings.HasSuffix(tok, "+") {
 			f.models = appendUnique(f.models, "plus")
+			f.plussed = appendUnique(f.plussed, t)
 		}
-		t := squeeze(tok)
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
@@ -82,6 +86,9 @@ func analyze(title string) facts {
 			f.sizes = append(f.sizes, t)
 		case modelWords[t]:
 			f.models = appendUnique(f.models, t)
+			if t == "plus" {
+				f.plussed = appendUnique(f.plussed, "")
+			}
 		}
 		if ms := memoryPair(tok); ms != nil {
 			f.units = append(f.units, ms...)
@@ -123,6 +130,44 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	return f
+}
+
+// numerals rewrites the numbers a title writes with punctuation that
+// would split them: a decimal comma is a point ("3,5 cm" is 3.5 cm;
+// not before three digits, "1,050MB/s"), and a ratio ("16:9", "1:4") is
+// no plain number, so it is blanked.
+func numerals(s string) string {
+	if !strings.ContainsAny(s, ",:") {
+		return s
+	}
+	b := []byte(s)
+	digit := func(i int) bool { return i >= 0 && i < len(b) && b[i] >= '0' && b[i] <= '9' }
+	alnum := func(i int) bool { return digit(i) || i >= 0 && i < len(b) && b[i] >= 'a' && b[i] <= 'z' }
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] != ',' && b[i] != ':' || !digit(i-1) || !digit(i+1) {
+			continue
+		}
+		j := i + 1
+		for digit(j) {
+			j++
+		}
+		if b[i] == ',' {
+			if j-i-1 != 3 {
+				b[i] = '.'
+			}
+			continue
+		}
+		h := i - 1
+		for digit(h) {
+			h--
+		}
+		if !alnum(h) && !alnum(j) {
+			for k := h + 1; k < j; k++ {
+				b[k] = ' '
+			}
+		}
+	}
+	return string(b)
 }
 
 // suffixLetter reports whether the token after a code is a lone letter
@@ -421,7 +466,8 @@ func containsCode(s, code string) bool {
 
 // veto reports the differences no other evidence outweighs: two measures
 // of one unit that share no value (16gb and 32gb), two colours, sizes or
-// plain numbers that share none (Flip 5 and Flip 6), a model word on one
+// plain numbers that share none (Flip 5 and Flip 6; the numbers not when
+// a model code names the product, sharesModelCode), a model word on one
 // side only ("Pro", "+"), an accessory on one side only.
 func veto(a, b *facts) string {
 	switch {
@@ -429,9 +475,9 @@ func veto(a, b *facts) string {
 		return "colour"
 	case clash(a.sizes, b.sizes):
 		return "size"
-	case oneSided(a.models, b.models) > 0:
+	case otherModel(a, b) || otherModel(b, a):
 		return "model"
-	case numberClash(a, b):
+	case numberClash(a, b) && !sharesModelCode(a, b):
 		return "number"
 	case codeShapeClash(a, b):
 		return "code"
@@ -474,6 +520,27 @@ func veto(a, b *facts) string {
 		return "accessory"
 	}
 	return ""
+}
+
+// otherModel reports whether a has a model word that b lacks. A "+"
+// glued to a token b lacks qualifies that token, not the product b
+// names: "SFP+" is a port, "H.265+" a codec, "Focus+" a sensor; "S24+"
+// is another phone than the "S24".
+func otherModel(a, b *facts) bool {
+	for _, m := range a.models {
+		if contains(b.models, m) {
+			continue
+		}
+		if m != "plus" {
+			return true
+		}
+		for _, t := range a.plussed {
+			if t == "" || alignedAt(b, t) >= 0 || hasDigit(t) && containsCode(b.squeezed, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // suffixClash reports whether a code of a's, followed by a letter of its
@@ -577,6 +644,67 @@ func sameShape(x, y string) bool {
 // inches" share one).
 func numberClash(a, b *facts) bool {
 	return lacksNumber(a, b) && lacksNumber(b, a)
+}
+
+// sharesModelCode reports whether the titles share a model code
+// (modelCode, one standing in the other as whole words, no number of
+// one's own right after it) and each number one lacks is a single value:
+// the code names the model, and a plain number beside it (a size, a
+// speed, a count: "ST10000VN0008 … 7200") names no other. A range
+// ("11-46" teeth of a cassette) makes another variant of the model.
+func sharesModelCode(a, b *facts) bool {
+	held := func(x, y *facts) bool {
+		for _, code := range x.codes {
+			if modelCode(code) && alignedAt(y, code) >= 0 &&
+				!numberAfter(x, code, y) && !numberAfter(y, code, x) {
+				return true
+			}
+		}
+		return false
+	}
+	ranged := func(x, y *facts) bool {
+		for _, n := range x.numbers {
+			if strings.Contains(n, "-") && !contains(y.numbers, n) {
+				return true
+			}
+		}
+		return false
+	}
+	return (held(a, b) || held(b, a)) && !ranged(a, b) && !ranged(b, a)
+}
+
+// numberAfter reports whether the token right after a code in a title
+// is a number the other title lacks: the code's generation or model
+// within its line ("GT-2000 5" is not "GT-2000 4").
+func numberAfter(f *facts, code string, other *facts) bool {
+	i := alignedAt(f, code)
+	if i < 0 {
+		return false
+	}
+	for k, sp := range spans(f) {
+		if sp[0] == i+len(code) {
+			v := f.values[k]
+			return v != "" && !contains(other.numbers, v)
+		}
+	}
+	return false
+}
+
+// modelCode reports whether a code names a model: distinctive, with
+// letters and three digits or more. A technology's code has fewer
+// ("gddr6", "4 ddr4"), and digits alone are as often a list of speeds
+// ("10/100/1000") as a part number.
+func modelCode(code string) bool { return distinctive(code) && hasLetter(code) && digits(code) >= 3 }
+
+// digits counts the digits of a squeezed token.
+func digits(t string) int {
+	n := 0
+	for _, r := range t {
+		if r >= '0' && r <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // lacksNumber reports whether a has a number b has nowhere.

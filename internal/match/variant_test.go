@@ -66,3 +66,65 @@ func TestMeasureVeto(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberVetoModelCode: a plain number on each side rules a pair out
+// ("Flip 5" and "Flip 6"), but not when the two share a model code that
+// names the product; a technology's code, a range or a number right after
+// the code still make another product. A decimal comma is a point and a
+// ratio no number (numerals). Titles of WDC Products' and LSPC shoes'
+// training products.
+func TestNumberVetoModelCode(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		veto bool
+	}{
+		{`HDD: 10 Tb (3.5\") 7200 Seagate IronWolf SATA III 256Mb (ST10000VN0008)`, "HDD 35 10TB Seagate IronWolf NAS ST10000VN0008", false},
+		{"Bosch Serie 6 WAU28S80GB i-DOS Washing Machine", "Bosch WAU28S80GB 8kg 1400 Spin Washing Machine", false},
+		{"D-Link DPE-301GI - PoE injector - 30 Watt", "1 Port Gigabit PoE Injector - DPE-301GI", false},
+		{"JBL Flip 5 Portable Speaker", "JBL Flip 6 Portable Speaker", true},
+		// Digits alone are no model code: a list of speeds.
+		{"Netgear Switch 5 Port 10/100/1000", "Netgear Switch 8 Port 10/100/1000", true},
+		// A technology's code: two cards of one memory.
+		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte GeForce GTX 1650 OC 4GB GDDR6", true},
+		// A range of one model's variants: teeth of a cassette.
+		{"Shimano Cassette 11s 11-46 CS-M8000", "CS-M8000 CASSETTE 11-40 XT 11-SPEED", true},
+		// A decimal comma is a point, a ratio no number.
+		{`Seagate IronWolf 6TB 3,5'' 256MB NAS HDD`, `Seagate IronWolf 6TB 3.5" NAS HDD 256MB`, false},
+		{`Targus Privacy Filter 16:9 Widescreen`, `Targus Privacy Filter Widescreen 1 piece`, false},
+		{`Ernie Ball Hybrid Slinky 9,5-46`, `Ernie Ball Hybrid Slinky 9-46`, true},
+		// A number right after the code: the model's generation.
+		{"GT-2000 5 LITE-SHOW Men's Road Running Shoes ASICS", "GT-2000 4 LITE-SHOW PLASMAGUARD Men GT Series ASICS", true},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := veto(&a, &b); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
+		}
+	}
+}
+
+// TestPlusVeto: a "+" makes another model of what it is glued to ("S24+"
+// is not the "S24"), not of a product whose other title lacks that
+// token: "SFP+" is a port, "H.265+" a codec, "PoE+" a power standard.
+// Titles of WDC Products' training products.
+func TestPlusVeto(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		veto bool
+	}{
+		{"TP-Link T1700G-28TQ JetStream 24-Port Gigabit Stackable Smart Switch with 4x10GE SFP+ Slots L2+ IPv6 WEB/CLI", "TP-Link T1700G-28TQ JetStream 24-Port Gigabit Smart Switch", false},
+		{"5 Pack: UniFi AC PRO In/Out 3x3 2.4 & 5GHz 802.3af-at PoE+ not incl (UAP-AC-PRO-5)", "Ubiquiti UniFi AC Pro 5-pack UAP-AC-PRO-5 Ubiquiti", false},
+		{"Hikvision DS-2CD2143G0-I H.265+ 4MP dome", "Hikvision DS-2CD2143G0-I 4MP dome camera", false},
+		{"Samsung Galaxy S24+ 256GB", "Samsung Galaxy S24 256GB", true},
+		{"Synology DS1517+ 8GB", "Synology DS1517 8GB", true},
+		{"Catalyst 2960 Plus 48 10/100 +", "Cisco Catalyst 2960 48 10/100", true},
+		{"Samsung Galaxy S24 Plus 256GB", "Samsung Galaxy S24+ 256GB", false},
+	} {
+		a, b := analyze(tc.a), analyze(tc.b)
+		if got := veto(&a, &b); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
+		}
+		if got := veto(&b, &a); (got != "") != tc.veto {
+			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.b, tc.a, got, tc.veto)
+		}
+	}
+}
