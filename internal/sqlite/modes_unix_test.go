@@ -50,7 +50,7 @@ func TestFilesArePrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]os.FileMode{dir: 0o700}
-	for _, name := range []string{sqlite.FileName, sqlite.FileName + "-wal", sqlite.FileName + "-shm", "serve.lock", "backup.db"} {
+	for _, name := range []string{sqlite.FileName, sqlite.FileName + "-wal", sqlite.FileName + "-shm", "serve.lock", sqlite.WriteGateName, "backup.db"} {
 		want[filepath.Join(dir, name)] = 0o600
 	}
 	for path, mode := range want {

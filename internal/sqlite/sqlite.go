@@ -36,6 +36,7 @@ type Store struct {
 	reads // on r
 	path  string
 	w     *sql.DB // one connection: every write transaction
+	gate  *writeGate
 	r     *sql.DB // a pool for reads, which WAL lets run beside the writer
 
 	stopCheckpoints chan struct{}
@@ -56,6 +57,10 @@ type Store struct {
 }
 
 var _ svc.Store = (*Store)(nil)
+
+// WriteGateName is the write gate's file in the data folder (writeGate):
+// empty, it stays after a close, as serve.lock does.
+const WriteGateName = "writer.lock"
 
 // Open opens (creating if needed) the store in the folder dir and migrates
 // it to the schema this binary knows.
@@ -97,7 +102,13 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{reads: reads{r}, path: path, w: w, r: r, readDSN: dsn("deferred")}
+	gate, err := openWriteGate(dir)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	s := &Store{reads: reads{r}, path: path, w: w, r: r, gate: gate, readDSN: dsn("deferred")}
 	s.Store = s.shared()
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
@@ -228,12 +239,20 @@ func (s *Store) Close() error {
 		s.stopOnce.Do(func() { close(s.stopCheckpoints) })
 		<-s.checkpoints
 	}
-	return errors.Join(s.closeFeed(), s.stmts.close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.closeFeed(), s.stmts.close(), s.r.Close(), s.w.Close(), s.gate.close())
 }
 
-// inTx runs fn in a write transaction and commits it.
+// inTx runs fn in a write transaction and commits it. The process's
+// write transactions run one at a time (writeGate.mu), and each takes its
+// turn with the other processes' at the gate.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	var tx *sql.Tx
+	err := s.gate.pass(func() (err error) {
+		tx, err = s.w.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
+		return err
+	})
 	if err != nil {
 		return err
 	}
