@@ -31,10 +31,7 @@ func TestVariantSuffix(t *testing.T) {
 // value, two short names of a line's models differ, and a colour or unit
 // is one in every language: each pair here is two products, or one.
 func TestMeasureVeto(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		veto bool
-	}{
+	checkVetoes(t, []vetoCase{
 		{"Crucial MX500 2TB SATA SSD", "Crucial MX500 250GB SATA SSD", true},
 		{"Samsung 860 PRO 1TB SSD", "Samsung 860 PRO 1000GB SSD", false},
 		{"WD Blue 4TB 64MB cache", "WD Blue 4TB", false},
@@ -59,12 +56,7 @@ func TestMeasureVeto(t *testing.T) {
 		{"Xiaomi Redmi Note 9 3GB/64GB Polar White", "Xiaomi Redmi Note 9 64 GB Polar White", false},
 		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 32GB Black", false},
 		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 64GB Black", true},
-	} {
-		a, b := analyze(tc.a), analyze(tc.b)
-		if got := veto(&a, &b); (got != "") != tc.veto {
-			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
-		}
-	}
+	})
 }
 
 // TestNumberVetoModelCode: a plain number on each side rules a pair out
@@ -74,10 +66,7 @@ func TestMeasureVeto(t *testing.T) {
 // ratio no number (numerals). Titles of WDC Products' and LSPC shoes'
 // training products.
 func TestNumberVetoModelCode(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		veto bool
-	}{
+	checkVetoes(t, []vetoCase{
 		{`HDD: 10 Tb (3.5\") 7200 Seagate IronWolf SATA III 256Mb (ST10000VN0008)`, "HDD 35 10TB Seagate IronWolf NAS ST10000VN0008", false},
 		{"Bosch Serie 6 WAU28S80GB i-DOS Washing Machine", "Bosch WAU28S80GB 8kg 1400 Spin Washing Machine", false},
 		{"D-Link DPE-301GI - PoE injector - 30 Watt", "1 Port Gigabit PoE Injector - DPE-301GI", false},
@@ -94,12 +83,7 @@ func TestNumberVetoModelCode(t *testing.T) {
 		{`Ernie Ball Hybrid Slinky 9,5-46`, `Ernie Ball Hybrid Slinky 9-46`, true},
 		// A number right after the code: the model's generation.
 		{"GT-2000 5 LITE-SHOW Men's Road Running Shoes ASICS", "GT-2000 4 LITE-SHOW PLASMAGUARD Men GT Series ASICS", true},
-	} {
-		a, b := analyze(tc.a), analyze(tc.b)
-		if got := veto(&a, &b); (got != "") != tc.veto {
-			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
-		}
-	}
+	})
 }
 
 // TestPlusVeto: a "+" makes another model of what it is glued to ("S24+"
@@ -107,10 +91,7 @@ func TestNumberVetoModelCode(t *testing.T) {
 // token: "SFP+" is a port, "H.265+" a codec, "PoE+" a power standard.
 // Titles of WDC Products' training products.
 func TestPlusVeto(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		veto bool
-	}{
+	checkVetoes(t, []vetoCase{
 		{"TP-Link T1700G-28TQ JetStream 24-Port Gigabit Stackable Smart Switch with 4x10GE SFP+ Slots L2+ IPv6 WEB/CLI", "TP-Link T1700G-28TQ JetStream 24-Port Gigabit Smart Switch", false},
 		{"5 Pack: UniFi AC PRO In/Out 3x3 2.4 & 5GHz 802.3af-at PoE+ not incl (UAP-AC-PRO-5)", "Ubiquiti UniFi AC Pro 5-pack UAP-AC-PRO-5 Ubiquiti", false},
 		{"Hikvision DS-2CD2143G0-I H.265+ 4MP dome", "Hikvision DS-2CD2143G0-I 4MP dome camera", false},
@@ -118,7 +99,20 @@ func TestPlusVeto(t *testing.T) {
 		{"Synology DS1517+ 8GB", "Synology DS1517 8GB", true},
 		{"Catalyst 2960 Plus 48 10/100 +", "Cisco Catalyst 2960 48 10/100", true},
 		{"Samsung Galaxy S24 Plus 256GB", "Samsung Galaxy S24+ 256GB", false},
-	} {
+	})
+}
+
+// vetoCase is a pair of titles, and whether veto rules it out.
+type vetoCase struct {
+	a, b string
+	veto bool
+}
+
+// checkVetoes checks each pair both ways: a veto says the titles are two
+// products, whichever is asked and whichever is stored.
+func checkVetoes(t *testing.T, cases []vetoCase) {
+	t.Helper()
+	for _, tc := range cases {
 		a, b := analyze(tc.a), analyze(tc.b)
 		if got := veto(&a, &b); (got != "") != tc.veto {
 			t.Errorf("veto(%q, %q) = %q, want a veto: %v", tc.a, tc.b, got, tc.veto)
