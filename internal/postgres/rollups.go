@@ -15,7 +15,7 @@ import (
 // write the same rows at once: a transaction creates the rows it lacks
 // and locks them all, in rollup.SortKeys order, before it reads them.
 type rollupTx struct {
-	tx pgx.Tx
+	tx pgTx
 	// queued, when not nil, holds the writes until flush, which sends them
 	// in one round trip: a group commit waits for each of its round trips
 	// in turn (Append). A read flushes first.
