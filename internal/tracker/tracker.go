@@ -231,14 +231,29 @@ func (t *Tracker) apply(writes []*svc.Write) {
 	}
 }
 
-// sweep frees what aged out of memory and deletes expired rows in small
-// batches, so that writers never wait long behind it.
+// tidier is a store that keeps its tables' statistics and dead rows when
+// its server does not (postgres.Store.Tidy).
+type tidier interface {
+	Tidy(ctx context.Context) (tables []string, err error)
+}
+
+// sweep frees what aged out of memory, tidies the store's tables and
+// deletes expired rows in small batches, so that writers never wait long
+// behind it.
 func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
 	t.beside.Load().sweep(now)
 	t.cat.Sweep(now)
+	if s, ok := t.store.(tidier); ok {
+		tables, err := s.Tidy(ctx)
+		if err != nil && ctx.Err() == nil {
+			t.cfg.Logger.Warn("tidy the tables", "err", err)
+		} else if len(tables) > 0 {
+			t.cfg.Logger.Info("tidied the tables: the server's autovacuum is off", "tables", tables)
+		}
+	}
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)
