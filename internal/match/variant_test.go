@@ -122,3 +122,22 @@ func checkVetoes(t *testing.T, cases []vetoCase) {
 		}
 	}
 }
+
+// TestModelWordInside: a model word written inside a longer token, between
+// hyphens or after a "+" within it, or run into a word of the other title,
+// is the word the other title has ("X470-PLUS" is the "X470 Plus"); run
+// into a word the other title lacks it is a name of its own. Titles of
+// WDC Products' training products, the last made up.
+func TestModelWordInside(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Asus TUF X470-PLUS GAMING - AMD X470 Chipset Socket AM4", "ASUS TUF X470 Plus Gaming ATX Motherboard", false},
+		{"Seagate 1TB Backup Plus Slim USB 3.0 External Hard Drive, Red", "EXT 1TB SG BACKUP+SLIM RED", false},
+		{"Ubiquiti UniFi AP AC Mesh PRO 802.11ac Dual Radio", "Ubiquiti Networks UAP-AC-M-PRO 1300Mbit/s", false},
+		{"Ubiquiti Unifi Ap-AC Lite Wireless Access Point", "UbiQuiti Unfi UAP-AC-Lite Drahtlose Basisstation", false},
+		{"SanDisk SDXC Ultra UHS-I 256GB Class 10", "SanDiskUltra SDXC Class 10 UHS-I 256GB", false},
+		{"SanDisk 32GB Extreme Pro SDHC Memory Card C10", "SanDisk ExtremePro SD 32GB UHS-II", false},
+		// Not a phone's memory and storage, nor a word the other lacks.
+		{"Samsung Galaxy A21s Plus 3GB 32GB", "Samsung Galaxy A21s 3+32GB", true},
+		{"Sennheiser HD 660S Pro", "Sennheiser StudioPro HD 660S", true},
+	})
+}
