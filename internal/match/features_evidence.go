@@ -61,7 +61,7 @@ func analyze(title string) facts {
 	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
 		t := squeeze(tok)
-		if strings.HasSuffix(tok, "+") {
+		if strings.HasSuffix(tok, "+") && !joins(tokens, k) {
 			f.models = appendUnique(f.models, "plus")
 			f.plussed = appendUnique(f.plussed, t)
 		}
@@ -173,6 +173,21 @@ func numerals(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// joins reports whether token k is a "+" alone between two words that
+// are no model's name, so that it joins what comes with the product
+// ("Mouse + Dock", "32GB + SD Adapter"); after a code or a line's name
+// ("DS218 +", "S24 +"), not a measure, it may be that model's "+".
+func joins(tokens []string, k int) bool {
+	if tokens[k] != "+" || k == 0 || k+1 == len(tokens) {
+		return false
+	}
+	prev := tokens[k-1]
+	if _, _, ok := measure(prev); ok {
+		return true // "32gb" is no code
+	}
+	return !isCode(squeeze(prev)) && !lineName(prev)
 }
 
 // insideModels adds the model words a token holds between hyphens,

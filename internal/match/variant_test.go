@@ -141,3 +141,18 @@ func TestModelWordInside(t *testing.T) {
 		{"Sennheiser HD 660S Pro", "Sennheiser StudioPro HD 660S", true},
 	})
 }
+
+// TestPlusJoins: a "+" alone between two words joins what comes with the
+// product ("32GB + SD Adapter", "White + Red Light") and makes no other
+// model; after a code or a line's name it may be the model's "+"
+// ("DS218 + 2-bay"), and at the end it is. Titles of WDC Products'
+// training products, the last two made up.
+func TestPlusJoins(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"SanDisk Extreme microSDHC 32GB + SD Adapter for Action Sports Cameras - 100MB/s A1 C10 V30 UHS-I U3", "SanDisk Extreme microSDHC 32GB 100/60 MB/s A1 V30 GoPro", false},
+		{"Nitecore VCL10 Quick Charge 3.0 USB Car Charger With White + Red Light Flashlight", "Nitecore VCL10 Multi-functional USB Car Charger and LED Light", false},
+		{"Continental Grand Prix 5000 Black-BW + Black Chili", "Continental Grand Prix 5000 Tires - 700 x 23c (Folding Bead)", false},
+		{"Synology DS218 + 2-bay NAS", "Synology DS218 2-bay NAS", true},
+		{"Synology DiskStation DS218 +", "Synology DiskStation DS218", true},
+	})
+}
