@@ -36,6 +36,10 @@ type facts struct {
 	// plussed: the tokens a "+" is glued to, squeezed ("s24" of "s24+",
 	// "sfp" of "sfp+"); "" for a "+" alone or the word "plus".
 	plussed []string
+	// inside: model words written inside a longer token, between
+	// hyphens or after a "+" within it ("plus" of "x470-plus" and
+	// "backup+slim", "lite" of "uap-ac-lite"): the title has the word.
+	inside  []string
 	forWord bool // "for", "für", "pour", "para": a title of something for another product
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
@@ -57,10 +61,11 @@ func analyze(title string) facts {
 	f.values = make([]string, 0, len(tokens))
 	for k, tok := range tokens {
 		t := squeeze(tok)
-		if strings.HasSuffix(tok, "+") {
+		if strings.HasSuffix(tok, "+") && !joins(tokens, k) {
 			f.models = appendUnique(f.models, "plus")
 			f.plussed = appendUnique(f.plussed, t)
 		}
+		f.inside = insideModels(f.inside, tok)
 		if t != "" {
 			f.bounds = append(f.bounds, make([]bool, len(t))...)
 			f.bounds[sq.Len()] = true
@@ -168,6 +173,44 @@ func numerals(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// joins reports whether token k is a "+" alone between two words that
+// are no model's name, so that it joins what comes with the product
+// ("Mouse + Dock", "32GB + SD Adapter"); after a code or a line's name
+// ("DS218 +", "S24 +"), not a measure, it may be that model's "+".
+func joins(tokens []string, k int) bool {
+	if tokens[k] != "+" || k == 0 || k+1 == len(tokens) {
+		return false
+	}
+	prev := tokens[k-1]
+	if _, _, ok := measure(prev); ok {
+		return true // "32gb" is no code
+	}
+	return !isCode(squeeze(prev)) && !lineName(prev)
+}
+
+// insideModels adds the model words a token holds between hyphens,
+// slashes or pluses ("x470-plus", "uap-ac-m-pro"), and "plus" for a "+"
+// within it ("backup+slim", "ws-c2960+48tc-l"); not a phone's memory and
+// storage ("3+32gb").
+func insideModels(inside []string, tok string) []string {
+	if !strings.ContainsAny(tok, "-+/") || memoryPair(tok) != nil {
+		return inside
+	}
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '+' || r == '/' })
+	if len(parts) < 2 {
+		return inside
+	}
+	for _, p := range parts {
+		if modelWords[p] {
+			inside = appendUnique(inside, p)
+		}
+	}
+	if i := strings.IndexByte(tok, '+'); i > 0 && i < len(tok)-1 {
+		inside = appendUnique(inside, "plus")
+	}
+	return inside
 }
 
 // suffixLetter reports whether the token after a code is a lone letter
@@ -525,10 +568,12 @@ func veto(a, b *facts) string {
 // otherModel reports whether a has a model word that b lacks. A "+"
 // glued to a token b lacks qualifies that token, not the product b
 // names: "SFP+" is a port, "H.265+" a codec, "Focus+" a sensor; "S24+"
-// is another phone than the "S24".
+// is another phone than the "S24". b has the word written inside a
+// longer token ("X470-PLUS", "UAP-AC-Lite") or run into a word of a's
+// ("SanDiskUltra").
 func otherModel(a, b *facts) bool {
 	for _, m := range a.models {
-		if contains(b.models, m) {
+		if contains(b.models, m) || contains(b.inside, m) || gluedModel(b, a, m) {
 			continue
 		}
 		if m != "plus" {
@@ -538,6 +583,20 @@ func otherModel(a, b *facts) bool {
 			if t == "" || alignedAt(b, t) >= 0 || hasDigit(t) && containsCode(b.squeezed, t) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// gluedModel reports whether a title writes a model word run into a word
+// of the other title before it ("SanDiskUltra", "ExtremePro" for "SanDisk
+// Ultra", "Extreme Pro"): the title has the model word. A word run in
+// that the other title lacks is a name of its own ("GoPro", "Flair").
+func gluedModel(f, other *facts, m string) bool {
+	for _, sp := range spans(f) {
+		t := f.squeezed[sp[0]:sp[1]]
+		if w, ok := strings.CutSuffix(t, m); ok && len(w) >= 3 && alignedAt(other, w) >= 0 {
+			return true
 		}
 	}
 	return false

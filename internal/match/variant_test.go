@@ -122,3 +122,37 @@ func checkVetoes(t *testing.T, cases []vetoCase) {
 		}
 	}
 }
+
+// TestModelWordInside: a model word written inside a longer token, between
+// hyphens or after a "+" within it, or run into a word of the other title,
+// is the word the other title has ("X470-PLUS" is the "X470 Plus"); run
+// into a word the other title lacks it is a name of its own. Titles of
+// WDC Products' training products, the last made up.
+func TestModelWordInside(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Asus TUF X470-PLUS GAMING - AMD X470 Chipset Socket AM4", "ASUS TUF X470 Plus Gaming ATX Motherboard", false},
+		{"Seagate 1TB Backup Plus Slim USB 3.0 External Hard Drive, Red", "EXT 1TB SG BACKUP+SLIM RED", false},
+		{"Ubiquiti UniFi AP AC Mesh PRO 802.11ac Dual Radio", "Ubiquiti Networks UAP-AC-M-PRO 1300Mbit/s", false},
+		{"Ubiquiti Unifi Ap-AC Lite Wireless Access Point", "UbiQuiti Unfi UAP-AC-Lite Drahtlose Basisstation", false},
+		{"SanDisk SDXC Ultra UHS-I 256GB Class 10", "SanDiskUltra SDXC Class 10 UHS-I 256GB", false},
+		{"SanDisk 32GB Extreme Pro SDHC Memory Card C10", "SanDisk ExtremePro SD 32GB UHS-II", false},
+		// Not a phone's memory and storage, nor a word the other lacks.
+		{"Samsung Galaxy A21s Plus 3GB 32GB", "Samsung Galaxy A21s 3+32GB", true},
+		{"Sennheiser HD 660S Pro", "Sennheiser StudioPro HD 660S", true},
+	})
+}
+
+// TestPlusJoins: a "+" alone between two words joins what comes with the
+// product ("32GB + SD Adapter", "White + Red Light") and makes no other
+// model; after a code or a line's name it may be the model's "+"
+// ("DS218 + 2-bay"), and at the end it is. Titles of WDC Products'
+// training products, the last two made up.
+func TestPlusJoins(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"SanDisk Extreme microSDHC 32GB + SD Adapter for Action Sports Cameras - 100MB/s A1 C10 V30 UHS-I U3", "SanDisk Extreme microSDHC 32GB 100/60 MB/s A1 V30 GoPro", false},
+		{"Nitecore VCL10 Quick Charge 3.0 USB Car Charger With White + Red Light Flashlight", "Nitecore VCL10 Multi-functional USB Car Charger and LED Light", false},
+		{"Continental Grand Prix 5000 Black-BW + Black Chili", "Continental Grand Prix 5000 Tires - 700 x 23c (Folding Bead)", false},
+		{"Synology DS218 + 2-bay NAS", "Synology DS218 2-bay NAS", true},
+		{"Synology DiskStation DS218 +", "Synology DiskStation DS218", true},
+	})
+}

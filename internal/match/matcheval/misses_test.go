@@ -1,0 +1,90 @@
+package matcheval
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/svc-project/svc/internal/match"
+)
+
+// TestTrainingMisses sorts the training products' lookups that have their
+// product in the asked shop and get no right answer at the default
+// min_confidence, by what Candidates shows of the true listing: answered
+// under it, another product answered, ruled out (by which veto), gathered
+// with no tier, not gathered. It runs only when SVC_MATCH_MISSES names a
+// set; SVC_MATCH_MISSES_SHOW prints the lookups of one cause.
+func TestTrainingMisses(t *testing.T) {
+	name := os.Getenv("SVC_MATCH_MISSES")
+	if name == "" {
+		t.Skip("set SVC_MATCH_MISSES to a set's name to sort its training misses")
+	}
+	needData(t)
+	s, err := LoadShopSet(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := NewShops(s, 12, false)
+	answers := AtLeast(task.Run(0.01), match.DefaultMinConfidence)
+	low := task.Run(0.01)
+	show := os.Getenv("SVC_MATCH_MISSES_SHOW")
+	causes := map[string]int{}
+	var shown strings.Builder
+	for i := range task.Queries {
+		q := &task.Queries[i]
+		if q.Absent && answers[i].Matched {
+			causes["answered without the product"]++
+			if show == "answered without the product" {
+				fmt.Fprintf(&shown, "%q\n    %q\n", q.Title, answers[i].Title)
+			}
+		}
+		if q.Absent || answers[i].Matched && answers[i].Right {
+			continue
+		}
+		cause, other := "", ""
+		switch {
+		case answers[i].Matched:
+			cause, other = "another product answered", answers[i].Title
+		case low[i].Matched && low[i].Right:
+			cause = "answered right under 0.85"
+		case low[i].Matched:
+			cause, other = "another product answered under 0.85", low[i].Title
+		}
+		if cause == "" {
+			cands := task.Index.Candidates(brandID(q.Target), q.Title)
+			best := -1
+			for k, c := range cands {
+				if !task.right(q, c.Ref) {
+					continue
+				}
+				if best < 0 || cands[best].Vetoed != "" && c.Vetoed == "" {
+					best = k
+				}
+			}
+			switch {
+			case best < 0:
+				cause = "not gathered"
+			case cands[best].Vetoed != "":
+				cause, other = "ruled out: "+cands[best].Vetoed, cands[best].Title
+			case match.SharedCode(q.Title, cands[best].Title):
+				cause, other = "gathered, a code shared, no tier", cands[best].Title
+			default:
+				cause, other = "gathered, no code shared, no tier", cands[best].Title
+			}
+		}
+		causes[cause]++
+		if cause == show {
+			fmt.Fprintf(&shown, "%q\n    %q\n", q.Title, other)
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(causes), func(a, b string) int { return cmp.Compare(causes[b], causes[a]) })
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %s | %d |\n", k, causes[k])
+	}
+	t.Logf("%s, training products' lookups with the product and no right answer at %.2f:\n%s%s", name, match.DefaultMinConfidence, b.String(), shown.String())
+}
