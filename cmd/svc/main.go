@@ -391,9 +391,10 @@ func (sf *storeFlags) open(ctx context.Context) (svc.Store, error) {
 // here, where its kind is known, and handed to the core by serve.
 type openedStore struct {
 	svc.Store
-	log        svc.EventLog                       // the embedded store's: its counts can be saved
-	feed       svc.ChangeFeed                     // other nodes' or processes' events
-	lockServer func() (release func(), err error) // claims the data folder for one server
+	log        svc.EventLog                            // the embedded store's: its counts can be saved
+	feed       svc.ChangeFeed                          // other nodes' or processes' events
+	lockServer func() (release func(), err error)      // claims the data folder for one server
+	tidy       func(context.Context) ([]string, error) // keeps the database's tables, each sweep
 }
 
 // openStore opens the store the flags name.
@@ -420,7 +421,7 @@ func (sf *storeFlags) openStore(ctx context.Context) (*openedStore, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &openedStore{Store: s, feed: s}, nil
+		return &openedStore{Store: s, feed: s, tidy: s.Tidy}, nil
 	default:
 		return nil, usageError{fmt.Sprintf("--store %s://...: unknown store; want postgres://user@host/db, or --data for the embedded store", scheme)}
 	}

@@ -252,7 +252,7 @@ func raiseGOMAXPROCS(env environment, log *slog.Logger) {
 // nodes of a shared one follow its change feed and rebuild from it.
 func (c *serveConfig) trackerConfig(store *openedStore, data string, log *slog.Logger, m *metrics.Metrics) tracker.Config {
 	tc := tracker.Config{Retention: c.retention, Logger: log, Metrics: m, SnapshotInterval: c.snapshotInterval,
-		ChangeFeed: store.feed, EventLog: store.log, NowWindow: c.nowWindow}
+		ChangeFeed: store.feed, EventLog: store.log, NowWindow: c.nowWindow, Tidy: store.tidy}
 	if c.snapshotInterval == 0 {
 		tc.SnapshotInterval = -1 // at shutdown only
 	}

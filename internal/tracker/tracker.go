@@ -42,6 +42,9 @@ type Config struct {
 	ChangeFeed svc.ChangeFeed
 	// EventLog is the store's event log, which a snapshot file needs.
 	EventLog svc.EventLog
+	// Tidy, when set, keeps the store's tables at each sweep and returns
+	// those it tidied (postgres.Store.Tidy).
+	Tidy func(ctx context.Context) (tables []string, err error)
 
 	// SnapshotPath is the file the counts are saved to at Close and every
 	// SnapshotInterval, and loaded from at Open (internal/snapshot); ""
@@ -231,12 +234,6 @@ func (t *Tracker) apply(writes []*svc.Write) {
 	}
 }
 
-// tidier is a store that keeps its tables' statistics and dead rows when
-// its server does not (postgres.Store.Tidy).
-type tidier interface {
-	Tidy(ctx context.Context) (tables []string, err error)
-}
-
 // sweep frees what aged out of memory, tidies the store's tables and
 // deletes expired rows in small batches, so that writers never wait long
 // behind it.
@@ -246,8 +243,8 @@ func (t *Tracker) sweep(ctx context.Context) {
 	t.stats.Store(&st)
 	t.beside.Load().sweep(now)
 	t.cat.Sweep(now)
-	if s, ok := t.store.(tidier); ok {
-		tables, err := s.Tidy(ctx)
+	if t.cfg.Tidy != nil {
+		tables, err := t.cfg.Tidy(ctx)
 		if err != nil && ctx.Err() == nil {
 			t.cfg.Logger.Warn("tidy the tables", "err", err)
 		} else if len(tables) > 0 {
