@@ -86,18 +86,30 @@ func (s *Store) appendTx(ctx context.Context, fn func(tx pgx.Tx, xid *int64) err
 		return err
 	}
 	defer tx.Rollback(ctx) // a no-op after the commit
-	var xid *int64
-	if s.own.active() {
-		xid = new(int64)
-	}
+	xid := s.ownXID()
 	if err := fn(tx, xid); err != nil {
 		return bodyError{err}
 	}
+	return s.commitOwn(xid, func() error { return tx.Commit(ctx) })
+}
+
+// ownXID returns where a transaction notes its id, when the change feed
+// needs it to skip this Store's own events; nil otherwise.
+func (s *Store) ownXID() *int64 {
+	if s.own.active() {
+		return new(int64)
+	}
+	return nil
+}
+
+// commitOwn runs commit, with the transaction xid names (if any) known to
+// the feed as this Store's own meanwhile.
+func (s *Store) commitOwn(xid *int64, commit func() error) error {
 	done := func(bool) {}
 	if xid != nil {
 		done = s.own.begin(*xid)
 	}
-	err = tx.Commit(ctx)
+	err := commit()
 	done(err == nil)
 	return err
 }
@@ -112,20 +124,11 @@ func (s *Store) appendPipelined(ctx context.Context, batch []*svc.Write) error {
 	defer c.Release()
 	tx := &pipeTx{conn: c.Conn()}
 	defer tx.rollback(ctx) // a no-op after the commit
-	var xid *int64
-	if s.own.active() {
-		xid = new(int64)
-	}
+	xid := s.ownXID()
 	if err := appendBatch(ctx, tx, batch, xid); err != nil {
 		return bodyError{err}
 	}
-	done := func(bool) {}
-	if xid != nil {
-		done = s.own.begin(*xid)
-	}
-	err = tx.commit(ctx)
-	done(err == nil)
-	return err
+	return s.commitOwn(xid, func() error { return tx.commit(ctx) })
 }
 
 type productKey struct{ brand, product string }

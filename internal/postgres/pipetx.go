@@ -86,6 +86,9 @@ func (t *pipeTx) commitWith(q *pgx.Batch) { t.last = q }
 // follows it, the COMMIT too, and nothing was stored. Any other error
 // leaves the outcome unknown, as an error of a lone COMMIT does.
 func (t *pipeTx) commit(ctx context.Context) error {
+	if !t.begun && (t.last == nil || t.last.Len() == 0) {
+		return nil // nothing to send, and no transaction to end
+	}
 	q := t.last
 	if q == nil {
 		q = &pgx.Batch{}
