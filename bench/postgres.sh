@@ -36,11 +36,13 @@ start() { # start ADDR STORE-FLAGS...: a node, in the background
   for _ in $(seq 1 300); do curl -fs "http://$addr/readyz" >/dev/null && return; sleep 0.1; done
   echo "svc at $addr did not start" >&2; cat "$TMP/$addr.log" >&2; exit 1
 }
-# collect ADDR BRANDS CONNS STORE-FLAG VALUE: one collect phase; prints "N req/s, p99 X ms".
+# collect ADDR BRANDS CONNS STORE-FLAG VALUE: one collect phase; prints "N req/s, p99 X ms, E errors".
+# PREFILL=true sends a keyed view of every product first: anonymous views may not create
+# products past --anon-new-products-per-address, and the 429s would count as answers.
 collect() {
   "$TMP/loadgen" -target "http://$1" -svc "$TMP/svc" "$4" "$5" -brands-file "$2" -conns "$3" \
-    -phases collect -no-baseline -prefill=false -duration "$D" -warmup 2s |
-    awk '$1 == "svc" && $2 == "collect" && $3 == "all" { gsub(",", "", $5); print $5 " req/s, p99 " $8 " ms" }'
+    -phases collect -no-baseline -prefill="${PREFILL:-false}" -duration "$D" -warmup 2s |
+    awk '$1 == "svc" && $2 == "collect" && $3 == "all" { gsub(",", "", $5); print $5 " req/s, p99 " $8 " ms, " $14 " errors" }'
 }
 # CPU centiseconds used so far by PostgreSQL's processes.
 pg_cpu() { local t=0; for p in $(pgrep -u postgres); do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -68,7 +70,9 @@ start 127.0.0.1:18491 --store "$STORE"
 # The first runs create the brands, which the servers see within a second.
 D=1s collect 127.0.0.1:18490 "$TMP/embedded.json" 64 -data "$TMP/data" >/dev/null
 D=1s collect 127.0.0.1:18491 "$TMP/postgres.json" 64 -store "$STORE" >/dev/null
-sleep 1
+sleep 1.5
+D=1s PREFILL=true collect 127.0.0.1:18490 "$TMP/embedded.json" 64 -data "$TMP/data" >/dev/null
+D=1s PREFILL=true collect 127.0.0.1:18491 "$TMP/postgres.json" 64 -store "$STORE" >/dev/null
 emb=() pg=()
 for i in $(seq 1 "$ROUNDS"); do
   e=$(collect 127.0.0.1:18490 "$TMP/embedded.json" 64 -data "$TMP/data")
