@@ -20,7 +20,8 @@ type pgTx interface {
 // whose COMMIT goes with its last writes (commitWith). The group commit
 // waits for each round trip of its transaction in turn, and on a loaded
 // machine each is a wake-up of the server and of the committer: pgx's own
-// Begin and Commit are two more of them (docs/decisions.md, PostgreSQL).
+// Begin and Commit are two more of them (docs/decisions.md, One set of
+// SQL for both stores).
 type pipeTx struct {
 	conn  *pgx.Conn
 	begun bool

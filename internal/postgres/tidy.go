@@ -7,9 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// tidyLock is the advisory lock that one node at a time holds while it
-// tidies the tables ("svcTidy!" in ASCII).
-const tidyLock = 0x7376_6354_6964_7921
+// tidyLock is the key of the advisory lock that one node at a time holds
+// while it tidies the tables: one per schema, as stores that share a
+// database in schemas of their own (tests, several deployments) tidy
+// their own tables.
+const tidyLock = "hashtextextended('svc tidy ' || current_schema(), 0)"
 
 // Tidy vacuums and analyzes the store's tables that changed past
 // autovacuum's default thresholds, when the server's autovacuum is off; it
@@ -23,7 +25,8 @@ const tidyLock = 0x7376_6354_6964_7921
 // invalidates those plans. Updated rollup rows also leave dead versions
 // that only a VACUUM frees. Thresholds are autovacuum's defaults: 50 rows
 // and a tenth of the table changed for an analysis, a fifth dead for a
-// vacuum. One node at a time tidies (an advisory lock); the others skip.
+// vacuum. One node at a time tidies a schema (an advisory lock); the
+// others skip.
 func (s *Store) Tidy(ctx context.Context) ([]string, error) {
 	var on bool
 	if err := s.pool.QueryRow(ctx, "SELECT current_setting('autovacuum')::boolean").Scan(&on); err != nil || on {
@@ -35,10 +38,10 @@ func (s *Store) Tidy(ctx context.Context) ([]string, error) {
 	}
 	defer conn.Release()
 	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", int64(tidyLock)).Scan(&locked); err != nil || !locked {
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock("+tidyLock+")").Scan(&locked); err != nil || !locked {
 		return nil, err
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(tidyLock)) //nolint:errcheck // the session's end frees it too
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock("+tidyLock+")") //nolint:errcheck // the session's end frees it too
 	type table struct {
 		name   string
 		vacuum bool

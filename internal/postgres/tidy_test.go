@@ -11,7 +11,8 @@ import (
 // TestTidy: with the server's autovacuum off (as on CI's server), Tidy
 // analyzes a table that changed past autovacuum's threshold and vacuums one
 // with a fifth of its rows dead, then finds nothing left to do; with it on,
-// it leaves the tables to the server.
+// it leaves the tables to the server. Stores in other schemas of the same
+// database tidy apart.
 func TestTidy(t *testing.T) {
 	s, err := Open(ctx, pgtest.URL(t))
 	if err != nil {
@@ -33,13 +34,28 @@ func TestTidy(t *testing.T) {
 	// once a second unless forced, as the statements above did.
 	var dead int64
 	for range 100 {
-		if err := s.pool.QueryRow(ctx, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'brands'").Scan(&dead); err != nil {
+		if err := s.pool.QueryRow(ctx, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'brands' AND schemaname = current_schema()").Scan(&dead); err != nil {
 			t.Fatal(err)
 		}
 		if dead >= 500 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// A store in another schema of the database, tidying meanwhile, holds
+	// its own schema's lock, not this one's.
+	other, err := Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	busy, err := other.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Release()
+	if _, err := busy.Exec(ctx, "SELECT pg_advisory_lock("+tidyLock+")"); err != nil {
+		t.Fatal(err)
 	}
 	tables, err := s.Tidy(ctx)
 	if err != nil {
@@ -56,7 +72,7 @@ func TestTidy(t *testing.T) {
 	}
 	var vacuumed, analyzed bool
 	if err := s.pool.QueryRow(ctx, `SELECT last_vacuum IS NOT NULL, last_analyze IS NOT NULL FROM pg_stat_user_tables
-		WHERE relname = 'brands'`).Scan(&vacuumed, &analyzed); err != nil {
+		WHERE relname = 'brands' AND schemaname = current_schema()`).Scan(&vacuumed, &analyzed); err != nil {
 		t.Fatal(err)
 	}
 	if !vacuumed || !analyzed {
