@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -89,6 +90,15 @@ func (t *pipeTx) commitWith(q *pgx.Batch) { t.last = q }
 func (t *pipeTx) commit(ctx context.Context) error {
 	if !t.begun && (t.last == nil || t.last.Len() == 0) {
 		return nil // nothing to send, and no transaction to end
+	}
+	if t.last != nil && slices.ContainsFunc(t.last.QueuedQueries, func(q *pgx.QueuedQuery) bool { return q.Fn != nil }) {
+		// A callback's error stops the reading of the results, the
+		// COMMIT's too, after the server ran them all: what has one goes
+		// in a round trip of its own, before the COMMIT is sent.
+		err := t.SendBatch(ctx, t.last).Close()
+		if t.last = nil; err != nil {
+			return bodyError{err}
+		}
 	}
 	q := t.last
 	if q == nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
@@ -49,17 +52,21 @@ func newRoundTrips(t *testing.T, server string) *roundTrips {
 }
 
 // count copies the server's messages to the client, counting the
-// ReadyForQuery ('Z') ones. Every server message has a type byte and a
-// length (the client's startup message has no type, the server's none).
+// ReadyForQuery ('Z') ones but those that end the pool's pings (an empty
+// query, 'I', before them: pgxpool pings a connection idle for over a
+// second). Every server message has a type byte and a length (the
+// client's startup message has no type, the server's none).
 func (p *roundTrips) count(to io.Writer, from io.Reader) {
 	head := make([]byte, 5)
+	var last byte
 	for {
 		if _, err := io.ReadFull(from, head); err != nil {
 			return
 		}
-		if head[0] == 'Z' {
+		if head[0] == 'Z' && last != 'I' {
 			p.ready.Add(1)
 		}
+		last = head[0]
 		body := int64(binary.BigEndian.Uint32(head[1:])) - 4
 		if _, err := to.Write(head); err != nil {
 			return
@@ -181,4 +188,38 @@ func rolledUpViews(t *testing.T, s *Store) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestCommitAfterCallbacks: writes sent with the COMMIT whose callback
+// fails (as a raced product's look-up does) must leave nothing committed
+// and say so, since Append then decides the batch again: such writes go
+// in a round trip before the COMMIT.
+func TestCommitAfterCallbacks(t *testing.T) {
+	s, err := Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.pool.Exec(ctx, "CREATE TABLE pipe_rows (n int)"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &pipeTx{conn: c.Conn()}
+	last := &pgx.Batch{}
+	last.Queue("INSERT INTO pipe_rows VALUES (1) RETURNING n").QueryRow(func(pgx.Row) error { return errProductRaced })
+	tx.commitWith(last)
+	err = tx.commit(ctx)
+	tx.rollback(ctx)
+	c.Release()
+	var body bodyError
+	if !errors.Is(err, errProductRaced) || !errors.As(err, &body) {
+		t.Errorf("commit: %v, want the callback's error as a bodyError", err)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM pipe_rows").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows committed (%v), want none", n, err)
+	}
 }
