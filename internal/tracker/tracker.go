@@ -245,10 +245,11 @@ func (t *Tracker) sweep(ctx context.Context) {
 	t.cat.Sweep(now)
 	if t.cfg.Tidy != nil {
 		tables, err := t.cfg.Tidy(ctx)
+		if len(tables) > 0 {
+			t.cfg.Logger.Info("tidied the tables: the server's autovacuum is off", "tables", tables)
+		}
 		if err != nil && ctx.Err() == nil {
 			t.cfg.Logger.Warn("tidy the tables", "err", err)
-		} else if len(tables) > 0 {
-			t.cfg.Logger.Info("tidied the tables: the server's autovacuum is off", "tables", tables)
 		}
 	}
 	const batch = 1000
