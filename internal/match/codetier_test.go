@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/svc-project/svc"
@@ -153,5 +154,27 @@ func TestCodeTierColourAdded(t *testing.T) {
 	y := codeTierIndex(append(codeTierCatalog, "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Pistachio)")...)
 	if h, ok := y.Lookup("b", Query{Title: "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Empire Red)", MinConfidence: minAnswer}); ok && h.Tier == TierCode {
 		t.Errorf("a word in place of the colour: Lookup = %+v at the code tier", h)
+	}
+}
+
+// CodeTierMiss names what keeps the code tier from a product that shares
+// the query's code, for TestTrainingMisses.
+func TestCodeTierMiss(t *testing.T) {
+	for _, tc := range []struct {
+		product, query, want string
+	}{
+		{"XFX ATI Radeon HD6770 1 GB DDR5 VGA DVI HDMI PCI-Express Video Card", "VisionTek Radeon HD6770 1GB GDDR5 graphics card", "two makers"},
+		{"Onkyo HT-S9200THX TX-SR876 system", "onkyo txsr876 ht-s9100thx home theatre receiver", "codes conflict"},
+		{"Onkyo TX-SR876B 7.1 Network A/V Receiver", "onkyo txsr876 home theatre receiver 7.1 black", "held by another"},
+	} {
+		x := codeTierIndex(append(codeTierCatalog, tc.product)...)
+		cands := x.Candidates("b", tc.query)
+		k := slices.IndexFunc(cands, func(c Candidate) bool { return c.Title == tc.product })
+		if k < 0 {
+			t.Fatalf("%q: %q not gathered", tc.query, tc.product)
+		}
+		if got := CodeTierMiss(tc.query, cands, k); got != tc.want {
+			t.Errorf("CodeTierMiss(%q, %q) = %q, want %q", tc.query, tc.product, got, tc.want)
+		}
 	}
 }

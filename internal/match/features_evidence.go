@@ -1102,6 +1102,35 @@ func SharedCode(a, b string) bool {
 	return false
 }
 
+// CodeTierMiss says, for the evaluation, why the code tier does not
+// answer with candidate k of a title's Candidates though the two share a
+// code: another product holds the code too, each title has a code the
+// other lacks, or the code is the product's alone but the titles' first
+// words read as two makers, or a colour one of them names may make
+// another variant. "" if the tier may take it (another candidate is
+// taken as well).
+func CodeTierMiss(title string, cands []Candidate, k int) string {
+	q := analyze(title)
+	fs := make([]facts, len(cands))
+	ruledOut := make([]bool, len(cands))
+	for j := range cands {
+		fs[j] = analyze(cands[j].Title)
+		ruledOut[j] = cands[j].Vetoed != ""
+	}
+	unique := uniqueCodes(&q, fs, ruledOut)
+	switch {
+	case cands[k].Features[fCodeUnique] == 1:
+		return ""
+	case unique[k] && twoMakers(&q, &fs[k]):
+		return "two makers"
+	case unique[k]:
+		return "a colour"
+	case codeConflict(&q, &fs[k]):
+		return "codes conflict"
+	}
+	return "held by another"
+}
+
 // codeConflict reports whether each title has a distinctive code the
 // other lacks: two model numbers that share a memory speed
 // ("pc3-10600") are two products. A code on one side only is a shop's

@@ -16,7 +16,8 @@ import (
 // product in the asked shop and get no right answer at the default
 // min_confidence, by what Candidates shows of the true listing: answered
 // under it, another product answered, ruled out (by which veto), gathered
-// with no tier, not gathered. It runs only when SVC_MATCH_MISSES names a
+// with no tier (a code shared: why the code tier does not take it), not
+// gathered. It runs only when SVC_MATCH_MISSES names a
 // set; SVC_MATCH_MISSES_SHOW prints the lookups of one cause.
 func TestTrainingMisses(t *testing.T) {
 	name := os.Getenv("SVC_MATCH_MISSES")
@@ -72,6 +73,11 @@ func TestTrainingMisses(t *testing.T) {
 				cause, other = "ruled out: "+cands[best].Vetoed, cands[best].Title
 			case match.SharedCode(q.Title, cands[best].Title):
 				cause, other = "gathered, a code shared, no tier", cands[best].Title
+				if why := match.CodeTierMiss(q.Title, cands, best); why != "" {
+					cause += ": " + why
+				} else {
+					cause += ": another product's code too"
+				}
 			default:
 				cause, other = "gathered, no code shared, no tier", cands[best].Title
 			}
