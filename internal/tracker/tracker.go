@@ -234,15 +234,17 @@ func (t *Tracker) apply(writes []*svc.Write) {
 	}
 }
 
-// sweep frees what aged out of memory, tidies the store's tables and
-// deletes expired rows in small batches, so that writers never wait long
-// behind it.
+// sweep frees what aged out of memory, deletes expired rows in small
+// batches, so that writers never wait long behind it, then tidies the
+// store's tables: a Tidy, which may take minutes, never holds back the
+// retention, and its vacuums find the rows the retention just deleted.
 func (t *Tracker) sweep(ctx context.Context) {
 	now := t.cfg.Now()
 	st := t.engine.Load().Sweep(now)
 	t.stats.Store(&st)
 	t.beside.Load().sweep(now)
 	t.cat.Sweep(now)
+	t.deleteExpired(ctx, now)
 	if t.cfg.Tidy != nil {
 		tables, err := t.cfg.Tidy(ctx)
 		if len(tables) > 0 {
@@ -252,6 +254,10 @@ func (t *Tracker) sweep(ctx context.Context) {
 			t.cfg.Logger.Warn("tidy the tables", "err", err)
 		}
 	}
+}
+
+// deleteExpired deletes the events past the retention, a batch at a time.
+func (t *Tracker) deleteExpired(ctx context.Context, now time.Time) {
 	const batch = 1000
 	for ctx.Err() == nil {
 		n, err := t.store.DeleteExpired(ctx, now.Add(-t.cfg.Retention), now, batch)
