@@ -90,11 +90,11 @@ func (s *Store) Tidy(ctx context.Context) ([]string, error) {
 			sql = "VACUUM (ANALYZE, SKIP_LOCKED) " + pgx.Identifier{t.name}.Sanitize()
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
+			errs = append(errs, fmt.Errorf("postgres: %s: %w", sql, err))
 			if ctx.Err() != nil {
-				return done, fmt.Errorf("postgres: %s: %w", sql, err)
+				break
 			}
-			errs = append(errs, fmt.Errorf("postgres: %s: %w", sql, err)) // the next tables are no less due
-			continue
+			continue // the next tables are no less due
 		}
 		done = append(done, t.name)
 	}
