@@ -30,8 +30,8 @@ func TestTrainingMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := NewShops(s, 12, false)
-	answers := AtLeast(task.Run(0.01), match.DefaultMinConfidence)
 	low := task.Run(0.01)
+	answers := AtLeast(low, match.DefaultMinConfidence)
 	show := os.Getenv("SVC_MATCH_MISSES_SHOW")
 	causes := map[string]int{}
 	var shown strings.Builder
