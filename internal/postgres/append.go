@@ -219,9 +219,10 @@ func appendBatch(ctx context.Context, tx pgTx, writes []*svc.Write, xid *int64) 
 		return err
 	}
 	b.finish()
-	// The events' inserts wait for the rollups' first read, and the
-	// rollups' writes for the end: in a pipeTx, for its COMMIT.
-	rt := rollupTx{tx: tx, queued: &pgx.Batch{}}
+	// The events' inserts and the rollups' writes wait for the end: in a
+	// pipeTx, for its COMMIT. The rollups read nothing: the viewers wait
+	// for a fold (FoldViewers).
+	rt := appendRollupTx{rollupTx{tx: tx, queued: &pgx.Batch{}}}
 	if err := b.queueRest(rt.queued); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,9 @@ type Store struct {
 
 	pool *pgxpool.Pool
 	own  ownTxs // this Store's event transactions, which the feed skips
+
+	stopFolds chan struct{}
+	folded    chan struct{} // closed when the folds have stopped
 }
 
 var (
@@ -70,7 +74,27 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	s.stopFolds, s.folded = make(chan struct{}), make(chan struct{})
+	go s.foldLoop()
 	return s, nil
+}
+
+// foldLoop adds the queued viewers to their sketches every foldEvery
+// until Close.
+func (s *Store) foldLoop() {
+	defer close(s.folded)
+	tick := time.NewTicker(foldEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stopFolds:
+			return
+		case <-tick.C:
+			if err := s.FoldViewers(context.Background()); err != nil { // they stay queued for the next try
+				slog.Warn("postgres: fold of the queued viewers (rollup_viewers) failed", "err", err)
+			}
+		}
+	}
 }
 
 // describe names the database without the password, for errors.
@@ -113,6 +137,11 @@ func (s *Store) CheckWrite(ctx context.Context) error {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	if s.stopFolds != nil {
+		close(s.stopFolds)
+		<-s.folded
+		s.stopFolds = nil
+	}
 	s.pool.Close()
 	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
+	"github.com/axiomhq/hyperloglog"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc/internal/rollup"
@@ -66,7 +68,7 @@ func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.K
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) ON CONFLICT DO NOTHING`, b, p, h)
 	q.Queue("SELECT "+sqlstore.HourRowColumns+`
 		FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
-		ORDER BY brand_id, product, hour FOR UPDATE`, b, p, h).Query(func(rows pgx.Rows) error {
+		ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`, b, p, h).Query(func(rows pgx.Rows) error {
 		return scanAll(rows, func() error {
 			row, err := sqlstore.ScanHourRow(rows)
 			if err == nil {
@@ -216,11 +218,166 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 	return r.send(ctx, q)
 }
 
+// HourSessions reads the sessions of the hour's views to make its sketch
+// again. The sessions queued for it (rollup_viewers) go: the sketch made
+// from the events counts them, as every transaction that queued one held
+// the row's lock, which this one now holds (HourRows), until it committed.
+// So a session erased after its view was queued is not added back.
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
-	if err := r.flush(ctx); err != nil {
+	q := r.take()
+	q.Queue("DELETE FROM rollup_viewers WHERE brand_id = $1 AND product = $2 AND hour = $3", k.Brand, k.Product, k.Hour)
+	if err := r.tx.SendBatch(ctx, q).Close(); err != nil {
 		return err
 	}
 	return sqlstore.BlockHourSessions(ctx, sqlstore.PostgreSQL.Wrap(pgQ{r.tx}), k, fn)
+}
+
+// appendRollupTx is Append's rollupTx: its hour rows' sketches take the
+// new viewers at the next fold (rollup.Deferring, FoldViewers).
+type appendRollupTx struct{ rollupTx }
+
+var _ rollup.Deferring = appendRollupTx{}
+
+// AddHourCounts adds the rows' counts in one statement, which takes the
+// rows' locks in the order given (rollup.SortKeys, as every transaction's).
+func (r appendRollupTx) AddHourCounts(ctx context.Context, rows []*rollup.Row) error {
+	var brands, revenue []string
+	var products, hours, views, carts, purchases, units, priced, last []int64
+	for _, row := range rows {
+		brands, products, hours = append(brands, row.Brand), append(products, row.Product), append(hours, row.Hour)
+		views, carts, purchases, units = append(views, row.Views), append(carts, row.Carts), append(purchases, row.Purchases), append(units, row.Units)
+		priced, revenue, last = append(priced, row.PricedUnits), append(revenue, row.RevenueText()), append(last, row.LastAt)
+	}
+	q := r.writes()
+	q.Queue(`INSERT INTO rollup_hours AS r (brand_id, product, hour, views, carts, purchases, units, priced_units, revenue, last_at)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
+			$9::numeric[], $10::bigint[])
+		ON CONFLICT (brand_id, product, hour) DO UPDATE SET views = r.views + excluded.views, carts = r.carts + excluded.carts,
+			purchases = r.purchases + excluded.purchases, units = r.units + excluded.units, priced_units = r.priced_units + excluded.priced_units,
+			revenue = r.revenue + excluded.revenue, last_at = greatest(r.last_at, excluded.last_at)`,
+		brands, products, hours, views, carts, purchases, units, priced, revenue, last)
+	return r.send(ctx, q)
+}
+
+// QueueViewers inserts a row of rollup_viewers for each session of each
+// key, after the rows' counts: the transaction holds the rows' locks.
+func (r appendRollupTx) QueueViewers(ctx context.Context, keys []rollup.Key, sessions [][]string) error {
+	var brands, ids []string
+	var products, hours []int64
+	for i, k := range keys {
+		for _, s := range sessions[i] {
+			brands, products, hours, ids = append(brands, k.Brand), append(products, k.Product), append(hours, k.Hour), append(ids, s)
+		}
+	}
+	q := r.writes()
+	q.Queue(`INSERT INTO rollup_viewers (brand_id, product, hour, session_id)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[])`, brands, products, hours, ids)
+	return r.send(ctx, q)
+}
+
+// foldEvery is how often a node adds the queued viewers to the sketches;
+// a reading of sketches folds first (FoldViewers).
+const foldEvery = time.Second
+
+// foldKeys bounds the hour rows one fold locks and writes.
+const foldKeys = 20_000
+
+// FoldViewers adds the queued sessions (rollup_viewers) to their hour
+// rows' sketches: each row's sketch read, merged and written once for
+// all the sessions queued since the last fold. One node folds at a time;
+// the others return at once (a reading then sees what was folded before
+// the other's fold commits, as without deferral it would see what had
+// committed). It locks the rows in rollup.SortKeys order, as Append does,
+// then takes every session queued for them: an Append that queued one
+// held the row's lock until it committed.
+func (s *Store) FoldViewers(ctx context.Context) error {
+	// An idle node asks once, outside a transaction: one round trip.
+	var waiting bool
+	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM rollup_viewers)").Scan(&waiting); err != nil || !waiting {
+		return err
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(hashtextextended('svc fold ' || current_schema(), 0))").Scan(&mine); err != nil || !mine {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT DISTINCT brand_id, product, hour FROM rollup_viewers LIMIT $1", foldKeys)
+		if err != nil {
+			return err
+		}
+		keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (k rollup.Key, err error) {
+			return k, r.Scan(&k.Brand, &k.Product, &k.Hour)
+		})
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		rollup.SortKeys(keys)
+		b, p, h := rollupKeyColumns(keys)
+		stored := make(map[rollup.Key]*rollup.Row, len(keys))
+		if rows, err = tx.Query(ctx, "SELECT "+sqlstore.HourRowColumns+`
+			FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
+			ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`, b, p, h); err != nil {
+			return err
+		}
+		err = scanAll(rows, func() error {
+			row, err := sqlstore.ScanHourRow(rows)
+			if err == nil {
+				stored[row.Key] = row
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if rows, err = tx.Query(ctx, `DELETE FROM rollup_viewers WHERE (brand_id, product, hour) IN
+			(SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])) RETURNING brand_id, product, hour, session_id`, b, p, h); err != nil {
+			return err
+		}
+		sketches := make(map[rollup.Key]*hyperloglog.Sketch, len(keys))
+		var k rollup.Key
+		var session []byte
+		err = scanAll(rows, func() error {
+			if err := rows.Scan(&k.Brand, &k.Product, &k.Hour, &session); err != nil {
+				return err
+			}
+			row := stored[k]
+			if row == nil || row.Views <= 0 { // gone since (a merge of products): its views went with it
+				return nil
+			}
+			sk := sketches[k]
+			if sk == nil {
+				var err error
+				if sk, err = rollup.Sketch(row.Viewers); err != nil {
+					return err
+				}
+				sketches[k] = sk
+			}
+			sk.Insert(session)
+			return nil
+		})
+		if err != nil || len(sketches) == 0 {
+			return err
+		}
+		var ub []string
+		var up, uh []int64
+		var viewers [][]byte
+		var sums []int64
+		for _, k := range keys {
+			sk := sketches[k]
+			if sk == nil {
+				continue
+			}
+			v, err := sk.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			ub, up, uh, viewers, sums = append(ub, k.Brand), append(up, k.Product), append(uh, k.Hour), append(viewers, v), append(sums, rollup.ViewersSum(v))
+		}
+		_, err = tx.Exec(ctx, `UPDATE rollup_hours r SET viewers = u.vw, viewers_sum = u.vs
+			FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[], $5::bigint[]) AS u(b, p, h, vw, vs)
+			WHERE r.brand_id = u.b AND r.product = u.p AND r.hour = u.h`, ub, up, uh, viewers, sums)
+		return err
+	})
 }
 
 var _ rollup.Store = (*Store)(nil)

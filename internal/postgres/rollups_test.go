@@ -1,12 +1,14 @@
 package postgres_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc"
+	"github.com/svc-project/svc/internal/postgres"
 	"github.com/svc-project/svc/internal/postgres/pgtest"
 	"github.com/svc-project/svc/internal/rollup"
 )
@@ -61,5 +63,88 @@ func TestOldNodeLeavesNoStaleDigest(t *testing.T) {
 	}
 	if sums, row = brandRow(); sums.ViewersSum != rollup.ViewersSum(row.Viewers) || sums.Viewers != nil {
 		t.Errorf("after this version's write: digest %d, want %d", sums.ViewersSum, rollup.ViewersSum(row.Viewers))
+	}
+}
+
+// hourViewers returns the brand's hour rows' views and estimated viewers,
+// as the dashboard reads them (a reading folds the queued viewers first).
+func hourViewers(t *testing.T, s *postgres.Store, br string) (views int64, viewers uint64) {
+	t.Helper()
+	err := s.RollupHours(ctx, br, "", time.Now().Add(-2*time.Hour), time.Now().Add(time.Hour), func(r rollup.Row) error {
+		sk, err := rollup.Sketch(r.Viewers)
+		views, viewers = views+r.Views, viewers+sk.Estimate()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return views, viewers
+}
+
+func queued(t *testing.T, url, br string) (n int64) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM rollup_viewers WHERE brand_id = $1", br).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// An Append queues its views' sessions for the hour rows' sketches rather
+// than rewrite each sketch; a reading folds them in first.
+func TestViewersWaitForAFold(t *testing.T) {
+	url := pgtest.URL(t)
+	s := open(t, url)
+	postgres.StopFolds(s)
+	br := brand(t, s)
+	var batch []*svc.Write
+	for i := range 6 {
+		w := view(br, fmt.Sprint("p", i%2), "")
+		w.View.Context.SessionID = new(fmt.Sprint("s", i%3))
+		batch = append(batch, w)
+	}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if n := queued(t, url, br); n != 12 { // the brand's row and the product's, a view each
+		t.Fatalf("%d sessions queued, want 12", n)
+	}
+	if views, viewers := hourViewers(t, s, br); views != 6 || viewers != 3 {
+		t.Fatalf("the brand's hours count %d views of %d viewers, want 6 of 3", views, viewers)
+	}
+	if n := queued(t, url, br); n != 0 {
+		t.Fatalf("%d sessions still queued after a reading", n)
+	}
+}
+
+// A session erased before its views' sessions are folded in is not added
+// to the sketches after: the erasure makes the hour's sketch again from
+// the views left, and the queued sessions go.
+func TestErasedSessionNotFoldedBack(t *testing.T) {
+	url := pgtest.URL(t)
+	s := open(t, url)
+	postgres.StopFolds(s)
+	br := brand(t, s)
+	var batch []*svc.Write
+	for i := range 4 {
+		w := view(br, "p1", "")
+		w.View.Context.SessionID = new(fmt.Sprint("s", i%2))
+		batch = append(batch, w)
+	}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ForgetSession(ctx, br, "s0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FoldViewers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if views, viewers := hourViewers(t, s, br); views != 2 || viewers != 1 {
+		t.Fatalf("after the erasure the brand's hours count %d views of %d viewers, want 2 of 1", views, viewers)
 	}
 }

@@ -12,9 +12,11 @@ import (
 // shared returns the queries both stores share (internal/sqlstore), on the
 // pool.
 func (s *Store) shared() *sqlstore.Store {
-	return sqlstore.New(sqlstore.PostgreSQL, pgQ{s.pool}, pgQ{s.pool}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	st := sqlstore.New(sqlstore.PostgreSQL, pgQ{s.pool}, pgQ{s.pool}, func(ctx context.Context, fn func(sqlstore.Querier) error) error {
 		return s.inTx(ctx, func(tx pgx.Tx) error { return fn(pgQ{tx}) })
 	}, s.rollupsTx)
+	st.FoldBeforeReads(s.FoldViewers)
+	return st
 }
 
 // rollupsTx runs fn in a transaction with its rollups.

@@ -416,9 +416,60 @@ type Tx interface {
 	HourSessions(ctx context.Context, k Key, fn func(session string)) error
 }
 
+// Deferring is a Tx whose hour rows' sketches take new viewers later, in
+// a fold of the store's own (internal/postgres): a delta that only adds
+// then adds its counts to the rows without reading them, and queues its
+// viewers, rather than read, merge and write back a sketch of up to 16 KiB
+// for each row each transaction (docs/decisions.md, Viewers folded in).
+type Deferring interface {
+	Tx
+	// AddHourCounts adds the rows' counts to the stored ones, creating the
+	// rows it lacks, and keeps the later LastAt; it leaves their viewers.
+	AddHourCounts(ctx context.Context, rows []*Row) error
+	// QueueViewers queues sessions[i] for the sketch of keys[i].
+	QueueViewers(ctx context.Context, keys []Key, sessions [][]string) error
+}
+
+// onlyAdds reports whether the delta's hour rows only grow: no event
+// leaves them, so no sketch is made again.
+func (d *Delta) onlyAdds() bool {
+	for _, c := range d.rows {
+		if c.stale || c.Views < 0 || c.Carts < 0 || c.Purchases < 0 || c.Units < 0 || c.PricedUnits < 0 || c.Revenue.Sign() < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Apply writes the delta in tx. Keys are written in one order, so that
 // two transactions of a shared store lock their rows in one order.
 func Apply(ctx context.Context, tx Tx, d *Delta) error {
+	if dt, ok := tx.(Deferring); ok && len(d.rows) > 0 && d.onlyAdds() {
+		keys := make([]Key, 0, len(d.rows))
+		for k := range d.rows {
+			keys = append(keys, k)
+		}
+		SortKeys(keys)
+		rows := make([]*Row, len(keys))
+		var viewed []Key
+		var sessions [][]string
+		for i, k := range keys {
+			c := d.rows[k]
+			rows[i] = &c.Row
+			if len(c.sessions) > 0 {
+				viewed, sessions = append(viewed, k), append(sessions, c.sessions)
+			}
+		}
+		if err := dt.AddHourCounts(ctx, rows); err != nil {
+			return err
+		}
+		if len(viewed) > 0 {
+			if err := dt.QueueViewers(ctx, viewed, sessions); err != nil {
+				return err
+			}
+		}
+		return applyRest(ctx, tx, d)
+	}
 	if len(d.rows) > 0 {
 		keys := make([]Key, 0, len(d.rows))
 		for k := range d.rows {
@@ -477,6 +528,11 @@ func Apply(ctx context.Context, tx Tx, d *Delta) error {
 			return err
 		}
 	}
+	return applyRest(ctx, tx, d)
+}
+
+// applyRest writes what the delta changes beside the hour rows.
+func applyRest(ctx context.Context, tx Tx, d *Delta) error {
 	if len(d.countries) > 0 {
 		if err := tx.AddCountries(ctx, d.countries); err != nil {
 			return err

@@ -373,12 +373,20 @@ func (s *Store) RollupHourSums(ctx context.Context, brandID, productID string, f
 // to, oldest first, without their viewers (rollup.Store): a brand's
 // 1,464 hours of sketches are 23 MB.
 func (s *Store) RollupHourCounts(ctx context.Context, brandID string, from, to time.Time, fn func(rollup.Row) error) error {
-	return s.rollupHours(ctx, "NULL, 0", brandID, "", from, to, fn)
+	return s.rollupHours(ctx, noViewers, brandID, "", from, to, fn)
 }
+
+// noViewers are rollupHours' columns of viewers for a reading without.
+const noViewers = "NULL, 0"
 
 // rollupHours reads hour rows, their viewers and the viewers' digest from
 // the columns given.
 func (s *Store) rollupHours(ctx context.Context, viewers, brandID, productID string, from, to time.Time, fn func(rollup.Row) error) error {
+	if s.foldViewers != nil && viewers != noViewers {
+		if err := s.foldViewers(ctx); err != nil {
+			return err
+		}
+	}
 	// Each row scanned into one row and one list of its columns, which
 	// fn gets a copy of: scanned into a row of its own, each was 300
 	// bytes of garbage (the row and the list escape into Scan), and a

@@ -290,7 +290,15 @@ type Store struct {
 	inTx func(context.Context, func(Querier) error) error
 	// rollupTx runs the writes of events that keep the rollups.
 	rollupTx RollupTx
+	// foldViewers adds the queued viewers to the hour rows' sketches
+	// before a reading of them, in a store that queues them
+	// (rollup.Deferring); nil in one that does not.
+	foldViewers func(context.Context) error
 }
+
+// FoldBeforeReads makes a reading of the hour rows' viewers call fold
+// first, so that it counts every view committed before it.
+func (s *Store) FoldBeforeReads(fold func(context.Context) error) { s.foldViewers = fold }
 
 // New returns the shared part of a store: read runs reads (a pool), write
 // runs a write of one statement, and inTx runs fn in a write transaction
