@@ -134,7 +134,23 @@ func analyze(title string) facts {
 	}
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
+	// A tower's or a chassis's "case" is the product, not an accessory
+	// ("Mid-Tower Gaming Case" against "Carbide SPEC-01 Red LED").
+	if slices.Contains(f.accessories, "case") && computerCase(tokens) {
+		f.accessories = slices.DeleteFunc(f.accessories, func(a string) bool { return a == "case" })
+	}
 	return f
+}
+
+// computerCase reports whether a title is of a computer's case: a token
+// that ends in "tower" ("Mid-Tower", "miditower") or is "chassis".
+func computerCase(tokens []string) bool {
+	for _, tok := range tokens {
+		if t := squeeze(tok); strings.HasSuffix(t, "tower") || t == "chassis" {
+			return true
+		}
+	}
+	return false
 }
 
 // numerals rewrites the numbers a title writes with punctuation that

@@ -156,3 +156,15 @@ func TestPlusJoins(t *testing.T) {
 		{"Synology DiskStation DS218 +", "Synology DiskStation DS218", true},
 	})
 }
+
+// TestTowerCase: a tower's or a chassis's "case" is the product, not an
+// accessory of it; a phone's case is still an accessory. Titles of WDC
+// Products' training products, the last two made up.
+func TestTowerCase(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Corsair Carbide Spec-01 Red LED Mid-Tower Case", "Corsair Carbide Series Spec-01", false},
+		{"CORSAIR Crystal Series 570X RGB Mid Tower", "Corsair Crystal Series 570X RGB - Tempered Glass, Premium ATX Mid-Tower Case", false},
+		{"Fractal Design Define 7 Chassis Case", "Fractal Design Define 7 Black", false},
+		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 128GB", true},
+	})
+}
