@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/axiomhq/hyperloglog"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/svc-project/svc/internal/rollup"
@@ -219,13 +218,17 @@ func (r rollupTx) AddSessionOrders(ctx context.Context, o map[[2]string]*rollup.
 }
 
 // HourSessions reads the sessions of the hour's views to make its sketch
-// again. The sessions queued for it (rollup_viewers) go: the sketch made
-// from the events counts them, as every transaction that queued one held
-// the row's lock, which this one now holds (HourRows), until it committed.
-// So a session erased after its view was queued is not added back.
+// again. The sessions queued for a product's hour (rollup_viewers) go:
+// the sketches made from the events count them, as every transaction that
+// queued one held the row's lock, which this one now holds (HourRows),
+// until it committed. So a session erased after its view was queued is
+// not added back. Its brand's hour, made again too in the same
+// transaction (a view leaves both), leaves the queue to its products.
 func (r rollupTx) HourSessions(ctx context.Context, k rollup.Key, fn func(string)) error {
 	q := r.take()
-	q.Queue("DELETE FROM rollup_viewers WHERE brand_id = $1 AND product = $2 AND hour = $3", k.Brand, k.Product, k.Hour)
+	if k.Product != 0 {
+		q.Queue("DELETE FROM rollup_viewers WHERE brand_id = $1 AND product = $2 AND hour = $3", k.Brand, k.Product, k.Hour)
+	}
 	if err := r.tx.SendBatch(ctx, q).Close(); err != nil {
 		return err
 	}
@@ -311,9 +314,8 @@ func (s *Store) FoldViewers(ctx context.Context) error {
 		if err != nil || len(keys) == 0 {
 			return err
 		}
-		rollup.SortKeys(keys)
-		b, p, h := rollupKeyColumns(keys)
-		stored := make(map[rollup.Key]*rollup.Row, len(keys))
+		b, p, h := rollupKeyColumns(rollup.FoldKeys(keys))
+		stored := make(map[rollup.Key]*rollup.Row, 2*len(keys))
 		if rows, err = tx.Query(ctx, "SELECT "+sqlstore.HourRowColumns+`
 			FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
 			ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`, b, p, h); err != nil {
@@ -329,49 +331,32 @@ func (s *Store) FoldViewers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		b, p, h = rollupKeyColumns(keys)
 		if rows, err = tx.Query(ctx, `DELETE FROM rollup_viewers WHERE (brand_id, product, hour) IN
 			(SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])) RETURNING brand_id, product, hour, session_id`, b, p, h); err != nil {
 			return err
 		}
-		sketches := make(map[rollup.Key]*hyperloglog.Sketch, len(keys))
+		f := rollup.NewFolder(stored)
 		var k rollup.Key
 		var session []byte
 		err = scanAll(rows, func() error {
 			if err := rows.Scan(&k.Brand, &k.Product, &k.Hour, &session); err != nil {
 				return err
 			}
-			row := stored[k]
-			if row == nil || row.Views <= 0 { // gone since (a merge of products): its views went with it
-				return nil
-			}
-			sk := sketches[k]
-			if sk == nil {
-				var err error
-				if sk, err = rollup.Sketch(row.Viewers); err != nil {
-					return err
-				}
-				sketches[k] = sk
-			}
-			sk.Insert(session)
-			return nil
+			return f.Add(k, session)
 		})
-		if err != nil || len(sketches) == 0 {
+		if err != nil {
+			return err
+		}
+		folded, err := f.Rows()
+		if err != nil || len(folded) == 0 {
 			return err
 		}
 		var ub []string
-		var up, uh []int64
+		var up, uh, sums []int64
 		var viewers [][]byte
-		var sums []int64
-		for _, k := range keys {
-			sk := sketches[k]
-			if sk == nil {
-				continue
-			}
-			v, err := sk.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			ub, up, uh, viewers, sums = append(ub, k.Brand), append(up, k.Product), append(uh, k.Hour), append(viewers, v), append(sums, rollup.ViewersSum(v))
+		for _, r := range folded {
+			ub, up, uh, viewers, sums = append(ub, r.Brand), append(up, r.Product), append(uh, r.Hour), append(viewers, r.Viewers), append(sums, r.ViewersSum)
 		}
 		_, err = tx.Exec(ctx, `UPDATE rollup_hours r SET viewers = u.vw, viewers_sum = u.vs
 			FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[], $5::bigint[]) AS u(b, p, h, vw, vs)

@@ -426,8 +426,88 @@ type Deferring interface {
 	// AddHourCounts adds the rows' counts to the stored ones, creating the
 	// rows it lacks, and keeps the later LastAt; it leaves their viewers.
 	AddHourCounts(ctx context.Context, rows []*Row) error
-	// QueueViewers queues sessions[i] for the sketch of keys[i].
+	// QueueViewers queues sessions[i] for the sketches of keys[i], a
+	// product's hour, and of its brand's hour (a view adds its session to
+	// both, so one row a view does).
 	QueueViewers(ctx context.Context, keys []Key, sessions [][]string) error
+}
+
+// Folder adds queued sessions to their hour rows' sketches: a store's
+// fold of what a Deferring transaction queued.
+type Folder struct {
+	rows     map[Key]*Row
+	sketches map[Key]*hyperloglog.Sketch
+}
+
+// FoldKeys returns the keys whose rows a fold of sessions queued for the
+// products' keys given writes: theirs and their brands', in SortKeys
+// order, each once.
+func FoldKeys(queued []Key) []Key {
+	seen := make(map[Key]bool, 2*len(queued))
+	var out []Key
+	for _, k := range queued {
+		for _, k := range []Key{{k.Brand, 0, k.Hour}, k} {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	SortKeys(out)
+	return out
+}
+
+// NewFolder folds into the stored rows given (those of FoldKeys); a key
+// without one (gone since, with its views) takes nothing.
+func NewFolder(rows map[Key]*Row) *Folder {
+	return &Folder{rows: rows, sketches: make(map[Key]*hyperloglog.Sketch)}
+}
+
+// Add adds a session queued for a product's hour to its sketch and to
+// its brand's.
+func (f *Folder) Add(k Key, session []byte) error {
+	if err := f.add(Key{k.Brand, 0, k.Hour}, session); err != nil {
+		return err
+	}
+	return f.add(k, session)
+}
+
+func (f *Folder) add(k Key, session []byte) error {
+	r := f.rows[k]
+	if r == nil || r.Views <= 0 { // views without a session leave no sketch, and none is left
+		return nil
+	}
+	sk := f.sketches[k]
+	if sk == nil {
+		var err error
+		if sk, err = Sketch(r.Viewers); err != nil {
+			return err
+		}
+		f.sketches[k] = sk
+	}
+	sk.Insert(session)
+	return nil
+}
+
+// Rows returns the rows whose sketches took sessions, in SortKeys order,
+// their Viewers and ViewersSum set.
+func (f *Folder) Rows() ([]*Row, error) {
+	keys := make([]Key, 0, len(f.sketches))
+	for k := range f.sketches {
+		keys = append(keys, k)
+	}
+	SortKeys(keys)
+	out := make([]*Row, len(keys))
+	for i, k := range keys {
+		r := f.rows[k]
+		v, err := f.sketches[k].MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		r.Viewers, r.ViewersSum = v, ViewersSum(v)
+		out[i] = r
+	}
+	return out, nil
 }
 
 // onlyAdds reports whether the delta's hour rows only grow: no event
@@ -456,7 +536,7 @@ func Apply(ctx context.Context, tx Tx, d *Delta) error {
 		for i, k := range keys {
 			c := d.rows[k]
 			rows[i] = &c.Row
-			if len(c.sessions) > 0 {
+			if len(c.sessions) > 0 && k.Product != 0 { // a brand's are its products' (QueueViewers)
 				viewed, sessions = append(viewed, k), append(sessions, c.sessions)
 			}
 		}
