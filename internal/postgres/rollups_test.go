@@ -94,6 +94,21 @@ func queued(t *testing.T, url, br string) (n int64) {
 	return n
 }
 
+// appendSessionViews appends n views of the brand's products p0 to
+// p(products-1) from sessions s0 to s(sessions-1), in turn.
+func appendSessionViews(t *testing.T, s *postgres.Store, br string, n, products, sessions int) {
+	t.Helper()
+	var batch []*svc.Write
+	for i := range n {
+		w := view(br, fmt.Sprint("p", i%products), "")
+		w.View.Context.SessionID = new(fmt.Sprint("s", i%sessions))
+		batch = append(batch, w)
+	}
+	if err := s.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An Append queues its views' sessions for the hour rows' sketches rather
 // than rewrite each sketch; a reading folds them in first.
 func TestViewersWaitForAFold(t *testing.T) {
@@ -101,15 +116,7 @@ func TestViewersWaitForAFold(t *testing.T) {
 	s := open(t, url)
 	postgres.StopFolds(s)
 	br := brand(t, s)
-	var batch []*svc.Write
-	for i := range 6 {
-		w := view(br, fmt.Sprint("p", i%2), "")
-		w.View.Context.SessionID = new(fmt.Sprint("s", i%3))
-		batch = append(batch, w)
-	}
-	if err := s.Append(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	appendSessionViews(t, s, br, 6, 2, 3)
 	if n := queued(t, url, br); n != 6 { // a view each, for its product's row and its brand's
 		t.Fatalf("%d sessions queued, want 6", n)
 	}
@@ -129,15 +136,7 @@ func TestErasedSessionNotFoldedBack(t *testing.T) {
 	s := open(t, url)
 	postgres.StopFolds(s)
 	br := brand(t, s)
-	var batch []*svc.Write
-	for i := range 4 {
-		w := view(br, "p1", "")
-		w.View.Context.SessionID = new(fmt.Sprint("s", i%2))
-		batch = append(batch, w)
-	}
-	if err := s.Append(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	appendSessionViews(t, s, br, 4, 1, 2)
 	if _, err := s.ForgetSession(ctx, br, "s0"); err != nil {
 		t.Fatal(err)
 	}
