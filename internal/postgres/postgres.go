@@ -137,13 +137,19 @@ func (s *Store) CheckWrite(ctx context.Context) error {
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	s.stopFolding()
+	s.pool.Close()
+	return nil
+}
+
+// stopFolding stops foldLoop and waits for it; the queued viewers stay
+// for the next fold, of any node.
+func (s *Store) stopFolding() {
 	if s.stopFolds != nil {
 		close(s.stopFolds)
 		<-s.folded
 		s.stopFolds = nil
 	}
-	s.pool.Close()
-	return nil
 }
 
 // querier is what the pool and a transaction have in common.

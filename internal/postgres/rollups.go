@@ -59,23 +59,31 @@ func rollupKeyColumns(keys []rollup.Key) (brands []string, products, hours []int
 	return
 }
 
+// qLockHourRows reads the stored hour rows of the keys given as three
+// arrays and locks them in rollup.SortKeys order (byte order, "C"), the
+// order every transaction of the rollups takes their locks in.
+const qLockHourRows = "SELECT " + sqlstore.HourRowColumns + `
+	FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
+	ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`
+
+// scanHourRows adds the rows of qLockHourRows to out.
+func scanHourRows(rows pgx.Rows, out map[rollup.Key]*rollup.Row) error {
+	return scanAll(rows, func() error {
+		row, err := sqlstore.ScanHourRow(rows)
+		if err == nil {
+			out[row.Key] = row
+		}
+		return err
+	})
+}
+
 func (r rollupTx) HourRows(ctx context.Context, keys []rollup.Key) (map[rollup.Key]*rollup.Row, error) {
 	b, p, h := rollupKeyColumns(keys)
 	out := make(map[rollup.Key]*rollup.Row, len(keys))
 	q := r.take() // the writes queued before, then the read: one round trip
 	q.Queue(`INSERT INTO rollup_hours (brand_id, product, hour)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) ON CONFLICT DO NOTHING`, b, p, h)
-	q.Queue("SELECT "+sqlstore.HourRowColumns+`
-		FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
-		ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`, b, p, h).Query(func(rows pgx.Rows) error {
-		return scanAll(rows, func() error {
-			row, err := sqlstore.ScanHourRow(rows)
-			if err == nil {
-				out[row.Key] = row
-			}
-			return err
-		})
-	})
+	q.Queue(qLockHourRows, b, p, h).Query(func(rows pgx.Rows) error { return scanHourRows(rows, out) })
 	return out, r.tx.SendBatch(ctx, q).Close()
 }
 
@@ -316,19 +324,10 @@ func (s *Store) FoldViewers(ctx context.Context) error {
 		}
 		b, p, h := rollupKeyColumns(rollup.FoldKeys(keys))
 		stored := make(map[rollup.Key]*rollup.Row, 2*len(keys))
-		if rows, err = tx.Query(ctx, "SELECT "+sqlstore.HourRowColumns+`
-			FROM rollup_hours WHERE (brand_id, product, hour) IN (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]))
-			ORDER BY brand_id COLLATE "C", product, hour FOR UPDATE`, b, p, h); err != nil {
+		if rows, err = tx.Query(ctx, qLockHourRows, b, p, h); err != nil {
 			return err
 		}
-		err = scanAll(rows, func() error {
-			row, err := sqlstore.ScanHourRow(rows)
-			if err == nil {
-				stored[row.Key] = row
-			}
-			return err
-		})
-		if err != nil {
+		if err := scanHourRows(rows, stored); err != nil {
 			return err
 		}
 		b, p, h = rollupKeyColumns(keys)

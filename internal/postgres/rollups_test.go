@@ -95,6 +95,15 @@ func queued(t *testing.T, url, br string) (n int64) {
 	return n
 }
 
+// unfolded opens a store that does not fold on its own, with a brand.
+func unfolded(t *testing.T) (url string, s *postgres.Store, br string) {
+	t.Helper()
+	url = pgtest.URL(t)
+	s = open(t, url)
+	postgres.StopFolds(s)
+	return url, s, brand(t, s)
+}
+
 // appendSessionViews appends n views of the brand's products p0 to
 // p(products-1) from sessions s0 to s(sessions-1), in turn.
 func appendSessionViews(t *testing.T, s *postgres.Store, br string, n, products, sessions int) {
@@ -113,10 +122,7 @@ func appendSessionViews(t *testing.T, s *postgres.Store, br string, n, products,
 // An Append queues its views' sessions for the hour rows' sketches rather
 // than rewrite each sketch; a reading folds them in first.
 func TestViewersWaitForAFold(t *testing.T) {
-	url := pgtest.URL(t)
-	s := open(t, url)
-	postgres.StopFolds(s)
-	br := brand(t, s)
+	url, s, br := unfolded(t)
 	appendSessionViews(t, s, br, 6, 2, 3)
 	if n := queued(t, url, br); n != 6 { // a view each, for its product's row and its brand's
 		t.Fatalf("%d sessions queued, want 6", n)
@@ -133,10 +139,7 @@ func TestViewersWaitForAFold(t *testing.T) {
 // to the sketches after: the erasure makes the hour's sketch again from
 // the views left, and the queued sessions go.
 func TestErasedSessionNotFoldedBack(t *testing.T) {
-	url := pgtest.URL(t)
-	s := open(t, url)
-	postgres.StopFolds(s)
-	br := brand(t, s)
+	_, s, br := unfolded(t)
 	appendSessionViews(t, s, br, 4, 1, 2)
 	if _, err := s.ForgetSession(ctx, br, "s0"); err != nil {
 		t.Fatal(err)

@@ -510,6 +510,17 @@ func (f *Folder) Rows() ([]*Row, error) {
 	return out, nil
 }
 
+// sortedKeys returns the keys of the delta's hour rows in SortKeys order,
+// the order a transaction writes and locks them in.
+func (d *Delta) sortedKeys() []Key {
+	keys := make([]Key, 0, len(d.rows))
+	for k := range d.rows {
+		keys = append(keys, k)
+	}
+	SortKeys(keys)
+	return keys
+}
+
 // onlyAdds reports whether the delta's hour rows only grow: no event
 // leaves them, so no sketch is made again.
 func (d *Delta) onlyAdds() bool {
@@ -525,11 +536,7 @@ func (d *Delta) onlyAdds() bool {
 // two transactions of a shared store lock their rows in one order.
 func Apply(ctx context.Context, tx Tx, d *Delta) error {
 	if dt, ok := tx.(Deferring); ok && len(d.rows) > 0 && d.onlyAdds() {
-		keys := make([]Key, 0, len(d.rows))
-		for k := range d.rows {
-			keys = append(keys, k)
-		}
-		SortKeys(keys)
+		keys := d.sortedKeys()
 		rows := make([]*Row, len(keys))
 		var viewed []Key
 		var sessions [][]string
@@ -551,11 +558,7 @@ func Apply(ctx context.Context, tx Tx, d *Delta) error {
 		return applyRest(ctx, tx, d)
 	}
 	if len(d.rows) > 0 {
-		keys := make([]Key, 0, len(d.rows))
-		for k := range d.rows {
-			keys = append(keys, k)
-		}
-		SortKeys(keys)
+		keys := d.sortedKeys()
 		stored, err := tx.HourRows(ctx, keys)
 		if err != nil {
 			return err
