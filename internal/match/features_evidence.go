@@ -44,6 +44,9 @@ type facts struct {
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
+	// spans: each token's start and end in squeezed, worked out once
+	// (the rules walk a candidate's tokens many times a request).
+	spans [][2]int
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -134,6 +137,7 @@ func analyze(title string) facts {
 	}
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
+	f.spans = tokenSpans(f.bounds)
 	// A tower's or a chassis's "case" is the product, not an accessory
 	// ("Mid-Tower Gaming Case" against "Carbide SPEC-01 Red LED").
 	if slices.Contains(f.accessories, "case") && computerCase(tokens) {
@@ -996,12 +1000,12 @@ func codeHeld(code string, f *facts) bool {
 // (docs/enrichment.md, Matching), and a code one product of the catalog has
 // names that product.
 // Candidates ruled out hold no code.
-func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
+func uniqueCodes(q *facts, cands []*facts, ruledOut []bool) []bool {
 	out := make([]bool, len(cands))
 	holders := func(code string) int {
 		n := 0
 		for k := range cands {
-			if !ruledOut[k] && codeHeld(code, &cands[k]) {
+			if !ruledOut[k] && codeHeld(code, cands[k]) {
 				n++
 			}
 		}
@@ -1020,7 +1024,7 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 			continue
 		}
 		for k := range cands {
-			if !ruledOut[k] && alignedAt(&cands[k], code) >= 0 {
+			if !ruledOut[k] && alignedAt(cands[k], code) >= 0 {
 				out[k] = true
 			}
 		}
@@ -1043,7 +1047,7 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 			continue
 		}
 		for _, code := range q.codes {
-			if r := unglued(code, &cands[k]); r != "" && holders(code) == 0 && alignedAt(&cands[k], r) >= 0 && holders(r) == 1 {
+			if r := unglued(code, cands[k]); r != "" && holders(code) == 0 && alignedAt(cands[k], r) >= 0 && holders(r) == 1 {
 				out[k] = true
 			}
 		}
@@ -1054,7 +1058,7 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 		}
 	}
 	for k := range cands {
-		if out[k] && codeConflict(q, &cands[k]) {
+		if out[k] && codeConflict(q, cands[k]) {
 			out[k] = false
 		}
 	}
@@ -1066,17 +1070,17 @@ func uniqueCodes(q *facts, cands []facts, ruledOut []bool) []bool {
 // longer variant of it), and no two of them differ by a veto or by
 // distinctive codes of their own (two part numbers of a line: each
 // title has one the other lacks). Else it returns -1.
-func oneListed(code string, cands []facts, ruledOut []bool) int {
+func oneListed(code string, cands []*facts, ruledOut []bool) int {
 	var held []int
 	for k := range cands {
-		if ruledOut[k] || !codeHeld(code, &cands[k]) {
+		if ruledOut[k] || !codeHeld(code, cands[k]) {
 			continue
 		}
-		if alignedAt(&cands[k], code) < 0 {
+		if alignedAt(cands[k], code) < 0 {
 			return -1
 		}
 		for _, j := range held {
-			a, b := &cands[j], &cands[k]
+			a, b := cands[j], cands[k]
 			if veto(a, b) != "" || veto(b, a) != "" || ownCode(a, b) && ownCode(b, a) {
 				return -1
 			}
@@ -1127,21 +1131,22 @@ func SharedCode(a, b string) bool {
 // taken as well).
 func CodeTierMiss(title string, cands []Candidate, k int) string {
 	q := analyze(title)
-	fs := make([]facts, len(cands))
+	fs := make([]*facts, len(cands))
 	ruledOut := make([]bool, len(cands))
 	for j := range cands {
-		fs[j] = analyze(cands[j].Title)
+		f := analyze(cands[j].Title)
+		fs[j] = &f
 		ruledOut[j] = cands[j].Vetoed != ""
 	}
 	unique := uniqueCodes(&q, fs, ruledOut)
 	switch {
 	case cands[k].Features[fCodeUnique] == 1:
 		return ""
-	case unique[k] && twoMakers(&q, &fs[k]):
+	case unique[k] && twoMakers(&q, fs[k]):
 		return "two makers"
 	case unique[k]:
 		return "a colour"
-	case codeConflict(&q, &fs[k]):
+	case codeConflict(&q, fs[k]):
 		return "codes conflict"
 	}
 	return "held by another"

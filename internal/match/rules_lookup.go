@@ -257,6 +257,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		return nil
 	}
 	s := c.newScorer(b, true)
+	defer s.release()
 	words := slices.Clone(pq.words) // corrected for this brand's words
 	if i, _, ok := c.strictTitle(b, words, s); ok && !c.identifierClash(pq, i) {
 		x, _ := c.features(s, pq, words, i, c.factsOf(i), func(string) bool { return false })
@@ -265,9 +266,9 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	cands := c.gather(b, pq.words)
 	copy(words, pq.words)
 	s.correct(words, cands)
-	facts := make([]facts, len(cands))
+	facts := make([]*facts, len(cands)) // the cache's, shared: never changed
 	for k, i := range cands {
-		facts[k] = *c.factsOf(i)
+		facts[k] = c.factsOf(i)
 	}
 	// A code that more than genericCodes of the candidates have names a
 	// technology or a line ("gddr5", "802.11n"), not one product.
@@ -287,7 +288,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 	out := make([]assessed, 0, len(cands))
 	ruledOut := make([]bool, len(cands))
 	for k, i := range cands {
-		x, vetoed := c.features(s, pq, words, i, &facts[k], generic)
+		x, vetoed := c.features(s, pq, words, i, facts[k], generic)
 		out = append(out, assessed{i: i, x: x, vetoed: vetoed})
 		ruledOut[k] = vetoed != ""
 	}
@@ -302,7 +303,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		// the title without the colour has no word the other lacks: a
 		// shop that sells one colour need not name it (a word in place
 		// of the colour may be one we do not know: "Pistachio").
-		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i) || c.colourAdded(words, i, len(pq.facts.colours) > 0)) && !twoMakers(&pq.facts, &facts[k]) {
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i) || c.colourAdded(words, i, len(pq.facts.colours) > 0)) && !twoMakers(&pq.facts, facts[k]) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
@@ -312,13 +313,13 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		// The sibling rule tells a shop's own titles apart by a word one
 		// has; a soft word tells nothing apart, but a part number may.
 		vetoed := a.vetoed
-		if vetoed == "model" && spelledOut(&pq.facts, &facts[k]) {
+		if vetoed == "model" && spelledOut(&pq.facts, facts[k]) {
 			vetoed = ""
 		}
 		if vetoed != "" && vetoed != "sibling" || sames == 2 {
 			continue
 		}
-		same, code, alone := sameAdding(&pq.facts, &facts[k])
+		same, code, alone := sameAdding(&pq.facts, facts[k])
 		if same && alone {
 			same = !anotherHasWords(&pq.facts, facts, k)
 		}
@@ -326,7 +327,7 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 			// Listings of one title (but for case and punctuation) are one
 			// product, the first the answer; more than genericCodes of
 			// them are a catalog flooded with one title, no answer.
-			if firstSame >= 0 && sameTitle(&facts[firstSame], &facts[k]) {
+			if firstSame >= 0 && sameTitle(facts[firstSame], facts[k]) {
 				if listings++; listings >= genericCodes {
 					out[firstSame].same, sames = false, 2
 				}
@@ -347,9 +348,9 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 // no colour, or no kind of accessory, may then be that one, in another
 // colour ("… black", "… dark grey") or in none, or with something more
 // ("… with strap").
-func anotherHasWords(q *facts, facts []facts, k int) bool {
+func anotherHasWords(q *facts, facts []*facts, k int) bool {
 	for j := range facts {
-		if j != k && hasWordsOf(&facts[j], q) {
+		if j != k && hasWordsOf(facts[j], q) {
 			return true
 		}
 	}

@@ -67,11 +67,14 @@ func kind(t string) (what int, which string) {
 }
 
 // spans returns the bounds of a title's tokens in its squeezed text.
-func spans(f *facts) [][2]int {
+func spans(f *facts) [][2]int { return f.spans }
+
+// tokenSpans works out the tokens' bounds from bounds (facts.bounds).
+func tokenSpans(bounds []bool) [][2]int {
 	var out [][2]int
 	start := 0
-	for k := 1; k < len(f.bounds); k++ {
-		if f.bounds[k] {
+	for k := 1; k < len(bounds); k++ {
+		if bounds[k] {
 			out = append(out, [2]int{start, k})
 			start = k
 		}

@@ -151,7 +151,7 @@ func (c *Index) strictTitle(b uint32, q []queryWord, sc *scorer) (uint32, float6
 	s := &strict{scorer: sc, implied: make(map[uint32]bool, 16)}
 	s.anchorOn(q)
 	seeds := c.rarest(q, func(pl postingList) int { return pl.brand(b, nil) })
-	hits := make(map[uint32]int, 64)
+	hits := sc.hits // empty: strictTitle runs once a scorer
 	visits := 0
 	for _, id := range seeds {
 		visits += c.postings.list(id).brandUpTo(b, max(maxVisits-visits, 0), func(i uint32) {

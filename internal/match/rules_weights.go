@@ -3,6 +3,7 @@ package match
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/adrg/strutil/metrics"
 )
@@ -86,6 +87,7 @@ type scorer struct {
 	cache   map[uint32]wordStat
 	fuzzy   map[fuzzyPair]float64 // Jaro–Winkler of a title's word and a product's
 	maxIDF  float64
+	hits    map[uint32]int // the strict matcher's products, by words shared
 }
 
 type fuzzyPair struct {
@@ -102,9 +104,35 @@ type wordStat struct {
 	telling bool
 }
 
+// scorers keeps scorers, and so their maps, from one title to the next:
+// a request weighs one title against each brand, and the maps were half
+// of what a product page's offers allocated (bench/RESULTS.md).
+var scorers = sync.Pool{New: func() any {
+	return &scorer{cache: make(map[uint32]wordStat, 32), fuzzy: make(map[fuzzyPair]float64, 64), hits: make(map[uint32]int, 64)}
+}}
+
+// newScorer returns a scorer of the brand's words, or of every brand's;
+// release gives it back.
 func (c *Index) newScorer(brand uint32, inBrand bool) *scorer {
-	return &scorer{c: c, brand: brand, inBrand: inBrand, cache: make(map[uint32]wordStat, 32),
-		fuzzy: make(map[fuzzyPair]float64, 64), maxIDF: math.Log1p(float64(len(c.entries)) + 1)}
+	s := scorers.Get().(*scorer)
+	s.c, s.brand, s.inBrand, s.maxIDF = c, brand, inBrand, math.Log1p(float64(len(c.entries))+1)
+	return s
+}
+
+// maxPooledEntries: a scorer whose maps grew past it (a title of many
+// words over a flooded catalog) is left to the collector, so that the
+// pool holds no large maps.
+const maxPooledEntries = 4096
+
+func (s *scorer) release() {
+	if len(s.cache) > maxPooledEntries || len(s.fuzzy) > maxPooledEntries || len(s.hits) > maxPooledEntries {
+		return
+	}
+	clear(s.cache)
+	clear(s.fuzzy)
+	clear(s.hits)
+	s.c = nil
+	scorers.Put(s)
 }
 
 func (s *scorer) stat(id uint32) wordStat {
