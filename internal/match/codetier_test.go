@@ -158,7 +158,7 @@ func TestCodeTierColourAdded(t *testing.T) {
 }
 
 // CodeTierMiss names what keeps the code tier from a product that shares
-// the query's code, for TestTrainingMisses.
+// the query's code, for BenchmarkTrainingMisses.
 func TestCodeTierMiss(t *testing.T) {
 	for _, tc := range []struct {
 		product, query, want string

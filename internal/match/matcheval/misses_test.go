@@ -12,22 +12,32 @@ import (
 	"github.com/svc-project/svc/internal/match"
 )
 
-// TestTrainingMisses sorts the training products' lookups that have their
-// product in the asked shop and get no right answer at the default
+// BenchmarkTrainingMisses sorts each set's training lookups that have
+// their product in the asked shop and get no right answer at the default
 // min_confidence, by what Candidates shows of the true listing: answered
 // under it, another product answered, ruled out (by which veto), gathered
 // with no tier (a code shared: why the code tier does not take it), not
-// gathered. It runs only when SVC_MATCH_MISSES names a
-// set; SVC_MATCH_MISSES_SHOW prints the lookups of one cause.
-func TestTrainingMisses(t *testing.T) {
-	name := os.Getenv("SVC_MATCH_MISSES")
-	if name == "" {
-		t.Skip("set SVC_MATCH_MISSES to a set's name to sort its training misses")
+// gathered. A benchmark, not a test: it sorts and asserts nothing. One
+// set, with -benchtime 1x: -bench 'TrainingMisses/wdc-products';
+// SVC_MATCH_MISSES_SHOW prints the lookups of one cause.
+func BenchmarkTrainingMisses(b *testing.B) {
+	needData(b)
+	for _, name := range ShopSetNames {
+		b.Run(name, func(b *testing.B) {
+			var table string
+			for b.Loop() {
+				table = trainingMisses(b, name)
+			}
+			b.Log(table)
+		})
 	}
-	needData(t)
+}
+
+// trainingMisses is BenchmarkTrainingMisses's table for one set.
+func trainingMisses(b *testing.B, name string) string {
 	s, err := LoadShopSet(name)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	task := NewShops(s, 12, false)
 	low := task.Run(0.01)
@@ -88,9 +98,9 @@ func TestTrainingMisses(t *testing.T) {
 		}
 	}
 	keys := slices.SortedFunc(maps.Keys(causes), func(a, b string) int { return cmp.Compare(causes[b], causes[a]) })
-	var b strings.Builder
+	var table strings.Builder
 	for _, k := range keys {
-		fmt.Fprintf(&b, "| %s | %d |\n", k, causes[k])
+		fmt.Fprintf(&table, "| %s | %d |\n", k, causes[k])
 	}
-	t.Logf("%s, training products' lookups with the product and no right answer at %.2f:\n%s%s", name, match.DefaultMinConfidence, b.String(), shown.String())
+	return fmt.Sprintf("%s, training products' lookups with the product and no right answer at %.2f:\n%s%s", name, match.DefaultMinConfidence, table.String(), shown.String())
 }

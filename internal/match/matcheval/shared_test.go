@@ -15,7 +15,7 @@ import (
 // needData skips the test when the sets are not beside the checkout, or
 // fails it in CI, where .ci/run finds them (docs/enrichment.md,
 // Evaluation).
-func needData(t *testing.T) {
+func needData(t testing.TB) {
 	t.Helper()
 	if _, err := DataDir(); err != nil {
 		if os.Getenv("CI") != "" {
