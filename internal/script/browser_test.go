@@ -40,7 +40,7 @@ const brandID = "br_shop"
 // env is a real svc on one origin, a page server on another, and a headless
 // Chromium that loads the pages.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	svc     *httptest.Server
 	pages   *httptest.Server
@@ -80,7 +80,7 @@ func TestMain(m *testing.M) { os.Exit(chrometest.Main(m)) }
 
 // newEnv starts the service with brand br_shop, which each of set may
 // change first (a holdout, say).
-func newEnv(t *testing.T, set ...func(*svc.Brand)) *env {
+func newEnv(t testing.TB, set ...func(*svc.Brand)) *env {
 	t.Helper()
 	e := &env{t: t, dir: sqlitetest.Dir(t), html: map[string]string{}, headers: map[string]string{}, bodies: map[string][]string{}, answers: map[string][]int{}}
 	ctx := context.Background()
