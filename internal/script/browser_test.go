@@ -54,7 +54,7 @@ type env struct {
 	// sees it, so that a proof that does not wait for the view misses it.
 	viewDelay atomic.Int64
 	// latency holds every request to the service this long: a network's
-	// round trip, for the time to first paint (TestWidgetFirstPaint).
+	// round trip, for the time to first paint (BenchmarkWidgetFirstPaint).
 	latency atomic.Int64
 	errors  chrometest.Errors // exceptions, console errors and log errors in the page
 	infos   []string          // console.info messages: the script's debug mode
