@@ -47,6 +47,9 @@ type facts struct {
 	// spans: each token's start and end in squeezed, worked out once
 	// (the rules walk a candidate's tokens many times a request).
 	spans [][2]int
+	// pack: how many the title says it sells in one ("2 Pack", "10-pack",
+	// "Twin Pack", "pack of 3"); 0 when it says none.
+	pack int
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -138,6 +141,7 @@ func analyze(title string) facts {
 	f.squeezed = sq.String()
 	f.bounds = append(f.bounds, true)
 	f.spans = tokenSpans(f.bounds)
+	f.pack = packCount(tokens)
 	// A tower's or a chassis's "case" is the product, not an accessory
 	// ("Mid-Tower Gaming Case" against "Carbide SPEC-01 Red LED").
 	if slices.Contains(f.accessories, "case") && computerCase(tokens) {
@@ -559,6 +563,10 @@ func veto(a, b *facts) string {
 		if other && !sharesMeasure(a.units, b.units, x) {
 			return "unit"
 		}
+	}
+	// A pack of two is not a single pack.
+	if a.pack > 0 && b.pack > 0 && a.pack != b.pack {
+		return "pack"
 	}
 	// Another maker's supply (a "compatible" or "remanufactured" one) is
 	// not the original, even when the original's title says what it is
@@ -1240,4 +1248,48 @@ func unglued(code string, other *facts) string {
 		}
 	}
 	return ""
+}
+
+// packWords are the counts a word before "pack" says.
+var packWords = map[string]int{"single": 1, "dual": 2, "twin": 2, "double": 2, "triple": 3}
+
+// packCount returns how many of the product a title says it sells in
+// one: "2 pack", "2-pack", "2pack", "12pk", "twin pack", "pack of 3", a
+// shop's part number ending in one ("653124-b21-2pack"); 0 for none.
+// Counts of pieces ("100 pcs") are not packs: a shop need not say them.
+func packCount(tokens []string) int {
+	n := 0
+	count := func(s string) int {
+		if v, ok := packWords[s]; ok {
+			return v
+		}
+		if v, err := strconv.Atoi(s); err == nil && v > 0 && v < 1000 {
+			return v
+		}
+		return 0
+	}
+	for k, tok := range tokens {
+		next := ""
+		if k+1 < len(tokens) {
+			next = squeeze(tokens[k+1])
+		}
+		if next == "pack" || next == "pk" {
+			n = max(n, count(squeeze(tok)))
+		}
+		if squeeze(tok) == "pack" && next == "of" && k+2 < len(tokens) {
+			n = max(n, count(squeeze(tokens[k+2])))
+		}
+		// "2pack", "4-pack", "12pk", "653124-b21-2pack"
+		parts := strings.Split(tok, "-")
+		last := parts[len(parts)-1]
+		for _, unit := range []string{"pack", "pk"} {
+			if c, ok := strings.CutSuffix(last, unit); ok {
+				if c == "" && len(parts) > 1 {
+					c = parts[len(parts)-2]
+				}
+				n = max(n, count(c))
+			}
+		}
+	}
+	return n
 }

@@ -59,6 +59,19 @@ func TestMeasureVeto(t *testing.T) {
 	})
 }
 
+// TestPackVeto: a pack of two is not a single pack, when both titles say
+// how many they sell in one, in words or numbers; a title that says none
+// is no evidence (LSPC computers' training products).
+func TestPackVeto(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Corsair Air Series SP120 High Static Pressure Fan Dual Pack - CO-9050008-WW", "Corsair Air Series SP120 PWM High Performance Edition Single Pack, 120mm", true},
+		{"Fujifilm Instax Mini Twin Pack Film", "Fujifilm Instax Mini Film 2-pack", false},
+		{"Duracell AA batteries pack of 4", "Duracell AA batteries 12pk", true},
+		{"Duracell AA batteries 4-pack", "Duracell AA batteries", false},
+		{"Osprey Daylite Backpack 13L", "Osprey Daylite Backpack 13L Black", false},
+	})
+}
+
 // TestNumberVetoModelCode: a plain number on each side rules a pair out
 // ("Flip 5" and "Flip 6"), but not when the two share a model code that
 // names the product; a technology's code, a range or a number right after
