@@ -18,7 +18,8 @@ import (
 // under it, another product answered, ruled out (by which veto), gathered
 // with no tier (a code shared: why the code tier does not take it), not
 // gathered. A benchmark, not a test: it sorts and asserts nothing. One
-// set, with -benchtime 1x: -bench 'TrainingMisses/wdc-products';
+// set, with -v (without it Go cuts a benchmark's log at 10 lines) and
+// -benchtime 1x: -bench 'TrainingMisses/wdc-products';
 // SVC_MATCH_MISSES_SHOW prints the lookups of one cause.
 func BenchmarkTrainingMisses(b *testing.B) {
 	needData(b)

@@ -15,9 +15,10 @@ import (
 // any confidence (min_confidence 0.5) and at 0.95, so that a change to
 // the rules shows apart from the calibration's levels. A benchmark, not
 // a test: it measures and asserts nothing (a minute on 2 cores), and its
-// metrics compare with benchstat:
+// metrics compare with benchstat (-v: Go cuts a benchmark's log at 10
+// lines without it):
 //
-//	SVC_MATCH_DATA=… go test -run '^$' -bench Training -benchtime 1x ./internal/match/matcheval/
+//	SVC_MATCH_DATA=… go test -v -run '^$' -bench 'Training$' -benchtime 1x ./internal/match/matcheval/
 func BenchmarkTraining(b *testing.B) {
 	needData(b)
 	for _, name := range ShopSetNames {
