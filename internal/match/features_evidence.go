@@ -65,8 +65,10 @@ func analyze(title string) facts {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
 	})
 	f.values = make([]string, 0, len(tokens))
+	bundled := false // past a "with": what follows comes with the product
 	for k, tok := range tokens {
 		t := squeeze(tok)
+		bundled = bundled || withWords[tok]
 		if strings.HasSuffix(tok, "+") && !joins(tokens, k) {
 			f.models = appendUnique(f.models, "plus")
 			f.plussed = appendUnique(f.plussed, t)
@@ -88,8 +90,12 @@ func analyze(title string) facts {
 		switch {
 		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
 			f.forWord = true
-		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")):
-			// "compatible with" a printer is the original's own title.
+		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
+			(!bundled || thirdPartyWords[t]) && !(t == "mount" && k+1 < len(tokens) && tokens[k+1] == "lens"):
+			// "compatible with" a printer is the original's own title; a
+			// case the product comes "with" ("AirPods with Charging Case",
+			// "Mouse + Mouse Dock") is part of it; a "Mount Lens" names
+			// the camera mount it fits.
 			f.accessories = appendUnique(f.accessories, t)
 		case colourWords[t]:
 			f.colours = append(f.colours, colourOf[t])
@@ -419,7 +425,11 @@ func unitAlias(u string) (string, bool) {
 }
 
 var (
-	accessoryWords = set("case", "cover", "charger", "strap", "sleeve", "skin", "holster", "protector",
+	// withWords start what a product comes with.
+	withWords = set("with", "w/", "+", "mit", "avec", "con", "incl", "inkl", "including", "includes")
+	// thirdPartyWords say another maker made a supply: no "with" makes it the original.
+	thirdPartyWords = set("compatible", "remanufactured")
+	accessoryWords  = set("case", "cover", "charger", "strap", "sleeve", "skin", "holster", "protector",
 		"mount", "holder", "dock", "stand", "brush", "pouch", "bumper", "replacement", "refill", "lamp",
 		"hulle", "tasche", "ladegerat", "etui", "housse", "chargeur", "funda", "cargador", "correa",
 		// Another maker's supplies for a model: a "compatible" cartridge

@@ -181,3 +181,19 @@ func TestTowerCase(t *testing.T) {
 		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 128GB", true},
 	})
 }
+
+// TestBundledAccessory: an accessory a product comes "with" is part of it,
+// not what it is, and a "Mount Lens" names the mount it fits; an
+// accessory before the "with" is still one, and another maker's supply
+// stays another's. The first three pairs are WDC Products' training
+// products (one product each), the rest made up.
+func TestBundledAccessory(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Apple Apple Airpods Pro with Wireless Charging Case (MWP22CH/A) A2190", "Apple APPLE AIRPODS PRO (2019)", false},
+		{"Razer Viper Ultimate Gaming Mouse + Mouse Dock", "Razer Viper Ultimate Wireless Gaming Mouse", false},
+		{"Sony SEL70200G 70-200mm Mount Lens", "Sony FE 70-200mm f/4 OSS Lens", false},
+		{"Lenovo ThinkPad Stand with USB Hub", "Lenovo ThinkPad X1 Carbon", true},
+		{"Lenovo ThinkPad X1 Carbon with Stand", "Lenovo ThinkPad Stand", true},
+		{"Canon PG-545 Black Ink Cartridge", "Canon PG-545 Black Ink Cartridge with Remanufactured Head", true},
+	})
+}
