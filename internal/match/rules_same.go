@@ -12,9 +12,9 @@ import (
 // leaves out at the head of its title. A version, a year, an edition word
 // ("upgrade", "academic", "oem"), a colour or any other word on one side
 // alone makes another product, but for a word or two of description that
-// the product's title adds to a query's of four words or more whose words
-// it has all ("instant" in "fujifilm instax mini twin pack instant
-// film"). A colour the product's title adds to a query that names none,
+// one title adds to the other's of four words or more whose words it has
+// all ("instant" in "fujifilm instax mini twin pack instant film"). A
+// colour the product's title adds to a query that names none,
 // the kind of accessory a query names ("case") for a product "for"
 // something, and a third or fourth word of description are no difference
 // either when no other gathered product has the query's words (rules_lookup.go,
@@ -167,10 +167,17 @@ func lackedBothWays(q, p *facts) (la [2][]lacked, ok bool) {
 	// Most products differ from the query by a word of the query's: no need to
 	// look at theirs.
 	// A word may yet be in the initials of one of the product's ("creative"
-	// in "cs3").
+	// in "cs3"), or describe the product (queryAdded).
 	var hard []lacked
+	described := 0
 	for _, l := range la[0] {
-		if !mayBeSoft(l, p) {
+		switch {
+		case mayBeSoft(l, p):
+		case describes(l.token):
+			if described++; described > maxAdded {
+				return la, false
+			}
+		default:
 			if hard = append(hard, l); len(hard) > 4 || hasDigit(l.token) || !hasAcronym(p, hard[0].token[0]) {
 				return la, false
 			}
@@ -210,6 +217,12 @@ type difference struct {
 	// description: the product is the query's only if no other gathered
 	// product has the query's words.
 	colours, kindsNamed int
+	// Words of description the query adds to a product whose words it
+	// has all (none lacked, a stop or soft word either, nor the
+	// product's maker), with no bundle word: the product may add nothing
+	// then.
+	queryAdded                 int
+	lacksProduct, queryBundled bool
 }
 
 // allows reports whether a token one side lacks leaves the titles the
@@ -236,6 +249,8 @@ func (d *difference) allows(side int, l lacked, ts []lacked) bool {
 		return d.addedColour()
 	case side == 1 && describes(t) && len(spans(d.q)) >= minAddedTo:
 		return d.addedDescription()
+	case side == 0 && describes(t) && len(spans(d.p)) >= minAddedTo:
+		return d.queryAdds()
 	}
 	return false // any other word makes another product
 }
@@ -244,7 +259,9 @@ func (d *difference) allows(side int, l lacked, ts []lacked) bool {
 // out; a bundle word the product adds ("with", "and") is remembered.
 func (d *difference) functionWord(side int, t string) bool {
 	d.lacksQuery = d.lacksQuery || t != "" && side == 0
+	d.lacksProduct = d.lacksProduct || t != "" && side == 1
 	d.bundled = d.bundled || side == 1 && bundleWords[t]
+	d.queryBundled = d.queryBundled || side == 0 && bundleWords[t]
 	return true
 }
 
@@ -252,6 +269,7 @@ func (d *difference) functionWord(side int, t string) bool {
 // remembered (twoKinds).
 func (d *difference) softWord(side int, t string) bool {
 	d.lacksQuery = d.lacksQuery || side == 0
+	d.lacksProduct = d.lacksProduct || side == 1
 	if what, which := kind(t); what >= 0 {
 		d.named[side][what] = which
 	}
@@ -271,6 +289,7 @@ func (d *difference) productCode(side int, t string) bool {
 // other's first word is in it.
 func (d *difference) makerLeftOut(side int) bool {
 	d.lacksQuery = d.lacksQuery || side == 0
+	d.lacksProduct = d.lacksProduct || side == 1
 	return true
 }
 
@@ -295,10 +314,23 @@ func (d *difference) addedDescription() bool {
 	return d.added <= maxAddedAlone
 }
 
+// queryAdds: a word or two of description the query adds to a product
+// of minAddedTo words or more ("internal ssd" in "Samsung 970 EVO Plus
+// NVMe M.2 500GB Internal SSD" for "Samsung 970 EVO Plus NVMe M.2
+// 500GB"): the other shop's description of the same product.
+func (d *difference) queryAdds() bool {
+	d.queryAdded++
+	return d.queryAdded <= maxAdded
+}
+
 // describesAnother reports whether the product adds description or a
 // colour though it lacks a word of the query's, or adds a bundle or a
-// measure with it: then the words added name another product.
+// measure with it, or the same of the query: then the words added name
+// another product.
 func (d *difference) describesAnother() bool {
+	if d.queryAdded > 0 && (d.added > 0 || d.colours > 0 || d.kindsNamed > 0 || d.code || d.lacksProduct || d.queryBundled) {
+		return true
+	}
 	return (d.added > 0 || d.colours > 0) && (d.lacksQuery || d.bundled || d.measured)
 }
 
@@ -460,7 +492,8 @@ func glued(t, word string) bool {
 // Words the product's title adds to the query's, in the catalog lookup:
 // at most maxAdded, to a query of at least minAddedTo words; up to
 // maxAddedAlone when no other gathered product has the query's words
-// (rules_lookup.go, anotherHasWords).
+// (rules_lookup.go, anotherHasWords). The query may add maxAdded to a
+// product of minAddedTo words.
 const (
 	maxAdded      = 2
 	maxAddedAlone = 4

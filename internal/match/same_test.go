@@ -66,11 +66,16 @@ func TestSameWords(t *testing.T) {
 		// them; alone they may be a year.
 		{"avery self-adhesive filing labels clear 450 pack", "new-avery 5029 - self-adhesive filing labels clear 450 pack - ave5029", true, true},
 		{"avery self-adhesive filing labels clear 450 pack", "avery 5029 - self-adhesive filing labels clear 450 pack", false, false},
-		// A word or two of description the product adds to a query whose
-		// words it has all; not a bundle, a measure, a variant, a third word,
-		// nor to a short query or one whose maker it leaves out.
-		{"fujifilm instax mini twin pack film", "fujifilm instax mini twin pack instant film", true, true},
-		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern", true, true},
+		// A word or two of description one title adds to the other's, of
+		// four words or more, whose words it has all; not a bundle, a
+		// measure, a variant, a third word, nor to a short title or one
+		// whose maker it leaves out; not words each title adds.
+		{"fujifilm instax mini twin pack film", "fujifilm instax mini twin pack instant film", true, false},
+		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern", true, false},
+		{"Samsung 970 EVO Plus NVMe M.2 500GB", "500GB - Samsung 970 EVO Plus NVMe M.2 Internal SSD", true, false},
+		{"sandisk cruzer glide 64gb", "sandisk cruzer glide 64gb usb flash drive", false, false},
+		{"hp black notebook sleeve stream", "hp black notebook sleeve pattern", false, false},
+		{"rca vhs adapter", "rca vhs cassette adapter", false, false},
 		{"hp black notebook sleeve", "hp 16-inch notebook sleeve - black stream pattern", false, false},
 		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern design", false, false},
 		{"lumiere 100w tungsten halogen video light", "lumiere 100w tungsten halogen video light with dimmer", false, false},
