@@ -1289,13 +1289,20 @@ func packCount(tokens []string) int {
 		if squeeze(tok) == "pack" && next == "of" && k+2 < len(tokens) {
 			n = max(n, count(squeeze(tokens[k+2])))
 		}
-		// "2pack", "4-pack", "12pk", "653124-b21-2pack"
-		parts := strings.Split(tok, "-")
-		last := parts[len(parts)-1]
-		for _, unit := range []string{"pack", "pk"} {
+		// "2pack", "4-pack", "12pk", "653124-b21-2pack": the part after
+		// the last hyphen, or the one before it ("4-pack"); no slice made,
+		// as this runs on every token of every title asked.
+		last, before, dashed := tok, "", false
+		if i := strings.LastIndexByte(tok, '-'); i >= 0 {
+			last, before, dashed = tok[i+1:], tok[:i], true
+			if j := strings.LastIndexByte(before, '-'); j >= 0 {
+				before = before[j+1:]
+			}
+		}
+		for _, unit := range [...]string{"pack", "pk"} {
 			if c, ok := strings.CutSuffix(last, unit); ok {
-				if c == "" && len(parts) > 1 {
-					c = parts[len(parts)-2]
+				if c == "" && dashed {
+					c = before
 				}
 				n = max(n, count(c))
 			}
