@@ -68,7 +68,7 @@ func analyze(title string) facts {
 	bundled := false // past a "with": what follows comes with the product
 	for k, tok := range tokens {
 		t := squeeze(tok)
-		bundled = bundled || withWords[tok]
+		bundled = bundled || bundles(tokens, k)
 		if strings.HasSuffix(tok, "+") && !joins(tokens, k) {
 			f.models = appendUnique(f.models, "plus")
 			f.plussed = appendUnique(f.plussed, t)
@@ -154,6 +154,23 @@ func analyze(title string) facts {
 		f.accessories = slices.DeleteFunc(f.accessories, func(a string) bool { return a == "case" })
 	}
 	return f
+}
+
+// bundles reports whether token k starts what a product comes with:
+// "with", "incl.", "w/charging", a "+" between two words ("Mouse + Dock";
+// not a model's "S10 +"); not the "with" of "compatible with" a model,
+// which says what an accessory fits.
+func bundles(tokens []string, k int) bool {
+	tok := strings.TrimSuffix(tokens[k], ".")
+	switch {
+	case tok == "+":
+		return joins(tokens, k)
+	case strings.HasPrefix(tok, "w/"):
+		return true
+	case k > 0 && (tokens[k-1] == "compatible" || tokens[k-1] == "kompatibel"):
+		return false
+	}
+	return withWords[tok]
 }
 
 // computerCase reports whether a title is of a computer's case: a token
@@ -426,7 +443,7 @@ func unitAlias(u string) (string, bool) {
 
 var (
 	// withWords start what a product comes with.
-	withWords = set("with", "w/", "+", "mit", "avec", "con", "incl", "inkl", "including", "includes")
+	withWords = set("with", "mit", "avec", "con", "incl", "inkl", "including", "includes")
 	// thirdPartyWords say another maker made a supply: no "with" makes it the original.
 	thirdPartyWords = set("compatible", "remanufactured")
 	accessoryWords  = set("case", "cover", "charger", "strap", "sleeve", "skin", "holster", "protector",

@@ -325,13 +325,41 @@ func (d *difference) queryAdds() bool {
 
 // describesAnother reports whether the product adds description or a
 // colour though it lacks a word of the query's, or adds a bundle or a
-// measure with it, or the same of the query: then the words added name
-// another product.
+// measure with it, or the same of the query, or the title that adds
+// words alone is "for" something ("GoPro Battery for HERO9 Black Action
+// Camera"): then the words added name another product.
 func (d *difference) describesAnother() bool {
-	if d.queryAdded > 0 && (d.added > 0 || d.colours > 0 || d.kindsNamed > 0 || d.code || d.lacksProduct || d.queryBundled) {
+	if d.queryAdded > 0 && (d.added > 0 || d.colours > 0 || d.kindsNamed > 0 || d.code || d.lacksProduct || d.queryBundled ||
+		forOther(d.q, d.p)) {
 		return true
 	}
-	return (d.added > 0 || d.colours > 0) && (d.lacksQuery || d.bundled || d.measured)
+	return (d.added > 0 || d.colours > 0) && (d.lacksQuery || d.bundled || d.measured || forOther(d.p, d.q))
+}
+
+// forOther reports whether a title is "for" the other's product: it has
+// a "for" (of the four languages) that the other lacks, and more of the
+// other's words after it than before, a model's number among them
+// ("GoPro Battery for HERO9 Black Action Camera" for "GoPro HERO9 Black
+// Action Camera"; not "Air Jordan 13 Olive For Sale", nor "GEL-NIMBUS 19
+// für Herren | Men Road Running", whom a shoe is for).
+func forOther(a, b *facts) bool {
+	if !a.forWord || b.forWord {
+		return false
+	}
+	before, after, seen, model := 0, 0, false, false
+	for _, sp := range spans(a) {
+		switch t := a.squeezed[sp[0]:sp[1]]; {
+		case t == "for" || t == "fur" || t == "pour" || t == "para":
+			seen = true
+		case alignedAt(b, t) < 0:
+		case seen:
+			after++
+			model = model || hasDigit(t)
+		default:
+			before++
+		}
+	}
+	return after > before && model
 }
 
 // twoKinds reports whether the titles name two platforms or two media

@@ -76,6 +76,7 @@ func TestSameWords(t *testing.T) {
 		{"sandisk cruzer glide 64gb", "sandisk cruzer glide 64gb usb flash drive", false, false},
 		{"hp black notebook sleeve stream", "hp black notebook sleeve pattern", false, false},
 		{"rca vhs adapter", "rca vhs cassette adapter", false, false},
+		{"GoPro HERO9 Black Action Camera", "GoPro Battery for HERO9 Black Action Camera", false, false},
 		{"hp black notebook sleeve", "hp 16-inch notebook sleeve - black stream pattern", false, false},
 		{"hp black notebook sleeve", "hp notebook sleeve - black stream pattern design", false, false},
 		{"lumiere 100w tungsten halogen video light", "lumiere 100w tungsten halogen video light with dimmer", false, false},

@@ -195,5 +195,11 @@ func TestBundledAccessory(t *testing.T) {
 		{"Lenovo ThinkPad Stand with USB Hub", "Lenovo ThinkPad X1 Carbon", true},
 		{"Lenovo ThinkPad X1 Carbon with Stand", "Lenovo ThinkPad Stand", true},
 		{"Canon PG-545 Black Ink Cartridge", "Canon PG-545 Black Ink Cartridge with Remanufactured Head", true},
+		{"Apple AirPods incl. Charging Case", "Apple AirPods", false},
+		{"Apple AirPods w/Charging Case", "Apple AirPods", false},
+		// "Compatible with" says what a case fits; a model's "+" is no bundle.
+		{"ESR Compatible with iPhone 13 Case", "Apple iPhone 13 128GB", true},
+		{"Kompatibel mit iPhone 13 Hülle", "Apple iPhone 13 128GB", true},
+		{"Samsung Galaxy S10 + Case Clear", "Samsung Galaxy S10+ 128GB", true},
 	})
 }
