@@ -88,7 +88,7 @@ func analyze(title string) facts {
 			f.names = appendUnique(f.names, tok)
 		}
 		switch {
-		case stopWords[t] && (t == "for" || t == "fur" || t == "pour" || t == "para"):
+		case isFor(t):
 			f.forWord = true
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
 			(!bundled || thirdPartyWords[t]) && !(t == "mount" && k+1 < len(tokens) && tokens[k+1] == "lens"):
@@ -155,6 +155,10 @@ func analyze(title string) facts {
 	}
 	return f
 }
+
+// isFor reports whether a word is "for" in one of the four languages
+// ("für" folded).
+func isFor(t string) bool { return t == "for" || t == "fur" || t == "pour" || t == "para" }
 
 // bundles reports whether token k starts what a product comes with:
 // "with", "incl.", "w/charging", a "+" between two words ("Mouse + Dock";

@@ -206,23 +206,20 @@ type difference struct {
 	q, p         *facts
 	otherFirstIn bool // the other side lacks no first token of its own
 	named        [2][kinds]string
-	// The product's title may add descriptive words when the query's words
-	// are all in it: none lacked (a stop or soft word either), the query's
-	// maker not left out, and no bundle word or measure added.
-	added                         int
-	lacksQuery, bundled, measured bool
-	code                          bool // a code is among the differences
+	// Either title may add descriptive words when the other's are all in
+	// it: none lacked (a stop or soft word either, lacks), its maker not
+	// left out, and no bundle word (bundled) or measure added.
+	added          int
+	lacks, bundled [2]bool // by side: the other title lacks a word of this side's; this side adds a bundle word
+	measured, code bool    // the product adds a measure; a code is among the differences
 	// A colour the product adds, the kind of accessory the query names
 	// for a product "for" something, or more than maxAdded words of
 	// description: the product is the query's only if no other gathered
 	// product has the query's words.
 	colours, kindsNamed int
 	// Words of description the query adds to a product whose words it
-	// has all (none lacked, a stop or soft word either, nor the
-	// product's maker), with no bundle word: the product may add nothing
-	// then.
-	queryAdded                 int
-	lacksProduct, queryBundled bool
+	// has all: the product may add nothing then.
+	queryAdded int
 }
 
 // allows reports whether a token one side lacks leaves the titles the
@@ -256,20 +253,17 @@ func (d *difference) allows(side int, l lacked, ts []lacked) bool {
 }
 
 // functionWord: a word that tells nothing, or one paired up or spelled
-// out; a bundle word the product adds ("with", "and") is remembered.
+// out; a bundle word either title adds ("with", "and") is remembered.
 func (d *difference) functionWord(side int, t string) bool {
-	d.lacksQuery = d.lacksQuery || t != "" && side == 0
-	d.lacksProduct = d.lacksProduct || t != "" && side == 1
-	d.bundled = d.bundled || side == 1 && bundleWords[t]
-	d.queryBundled = d.queryBundled || side == 0 && bundleWords[t]
+	d.lacks[side] = d.lacks[side] || t != ""
+	d.bundled[side] = d.bundled[side] || bundleWords[t]
 	return true
 }
 
 // softWord: "software", "edition", a platform or medium, whose kind is
 // remembered (twoKinds).
 func (d *difference) softWord(side int, t string) bool {
-	d.lacksQuery = d.lacksQuery || side == 0
-	d.lacksProduct = d.lacksProduct || side == 1
+	d.lacks[side] = true
 	if what, which := kind(t); what >= 0 {
 		d.named[side][what] = which
 	}
@@ -288,8 +282,7 @@ func (d *difference) productCode(side int, t string) bool {
 // makerLeftOut: the first word or two of one title (its maker) when the
 // other's first word is in it.
 func (d *difference) makerLeftOut(side int) bool {
-	d.lacksQuery = d.lacksQuery || side == 0
-	d.lacksProduct = d.lacksProduct || side == 1
+	d.lacks[side] = true
 	return true
 }
 
@@ -329,11 +322,11 @@ func (d *difference) queryAdds() bool {
 // words alone is "for" something ("GoPro Battery for HERO9 Black Action
 // Camera"): then the words added name another product.
 func (d *difference) describesAnother() bool {
-	if d.queryAdded > 0 && (d.added > 0 || d.colours > 0 || d.kindsNamed > 0 || d.code || d.lacksProduct || d.queryBundled ||
+	if d.queryAdded > 0 && (d.added > 0 || d.colours > 0 || d.kindsNamed > 0 || d.code || d.lacks[1] || d.bundled[0] ||
 		forOther(d.q, d.p)) {
 		return true
 	}
-	return (d.added > 0 || d.colours > 0) && (d.lacksQuery || d.bundled || d.measured || forOther(d.p, d.q))
+	return (d.added > 0 || d.colours > 0) && (d.lacks[0] || d.bundled[1] || d.measured || forOther(d.p, d.q))
 }
 
 // forOther reports whether a title is "for" the other's product: it has
@@ -349,7 +342,7 @@ func forOther(a, b *facts) bool {
 	before, after, seen, model := 0, 0, false, false
 	for _, sp := range spans(a) {
 		switch t := a.squeezed[sp[0]:sp[1]]; {
-		case t == "for" || t == "fur" || t == "pour" || t == "para":
+		case isFor(t):
 			seen = true
 		case alignedAt(b, t) < 0:
 		case seen:
