@@ -58,6 +58,11 @@ func TestCodeConflict(t *testing.T) {
 		{"corsair hx3x12g1333c9 12 gb pc3-10600 kit", "kingston kvr1333d3n9 2 gb pc3-10600", true},
 		{"onkyo tx-sr876 receiver", "onkyo txsr876b receiver 2663b001", false}, // a variant and a part number
 		{"canon cli-221 magenta 2948b001", "canon cli-221 ink tank magenta", false},
+		// A count run into a technology is no code: four DDR4 slots, one 4 GB module.
+		{"mb asus prime x570-pro am4 4ddr4 hdmi", "asus prime x570-pro (am4) (90mb11b0-m0eay0)", false},
+		{"crucial 4gb (1x4gb) single channel (ddr3l 1600)", "crucial ddr3l 1600mhz 4gb desktop memory ct51264bd160bj", false},
+		// A count before a code that is one of its own is not.
+		{"asus tuf 3-rx5700xt-o8g-gaming radeon rx 5700 xt", "asus radeon dual evo rx5500 xt 8gb gddr6", true},
 	} {
 		a, b := analyze(tc.a), analyze(tc.b)
 		if got := codeConflict(&a, &b); got != tc.want {

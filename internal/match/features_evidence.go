@@ -1192,19 +1192,28 @@ func CodeTierMiss(title string, cands []Candidate, k int) string {
 }
 
 // codeConflict reports whether each title has a distinctive code the
-// other lacks: two model numbers that share a memory speed
-// ("pc3-10600") are two products. A code on one side only is a shop's
-// part number, and no conflict.
+// other lacks: two model numbers that share a memory speed ("pc3-10600")
+// are two products. A code on one side only is a shop's part number, and
+// no conflict; nor is a count run into a technology ("4ddr4", four DDR4
+// slots, beside a shop's "90mb11b0-m0eay0"; "1x4gb").
 func codeConflict(a, b *facts) bool {
-	lacks := func(x, y *facts) bool {
-		for _, code := range x.codes {
-			if distinctive(code) && !codeHeld(code, y) && !heldBack(code, y) {
-				return true
-			}
+	return lacksCode(a, b) && lacksCode(b, a)
+}
+
+// lacksCode reports whether a title has a distinctive code that another
+// holds in no form, whole or in part, and that is no count run into a
+// technology: one digit, then what is no code of its own ("4ddr4").
+func lacksCode(x, y *facts) bool {
+	for _, code := range x.codes {
+		if !distinctive(code) || codeHeld(code, y) || heldBack(code, y) {
+			continue
 		}
-		return false
+		if rest := strings.TrimLeft(code, "0123456789"); len(rest) == len(code)-1 && !distinctive(rest) {
+			continue
+		}
+		return true
 	}
-	return lacks(a, b) && lacks(b, a)
+	return false
 }
 
 // heldBack reports whether a title's code holds the given code in part
