@@ -27,6 +27,9 @@ type facts struct {
 	sizes       []string
 	models      []string // words that make another model of a line: "pro", "mini", "+"
 	accessories []string
+	// computerCase: the title is of a computer's case, whose "case" is
+	// the product (computerCase).
+	computerCase bool
 	// names: short names of a model within a line ("t3", "t5i", "sl1"):
 	// too short for codes, but two of them tell two models apart.
 	names []string
@@ -91,11 +94,11 @@ func analyze(title string) facts {
 		case isFor(t):
 			f.forWord = true
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
-			(!bundled || thirdPartyWords[t]) && !(t == "mount" && k+1 < len(tokens) && tokens[k+1] == "lens"):
+			(!bundled || thirdPartyWords[t]) && !qualifies(tokens, k):
 			// "compatible with" a printer is the original's own title; a
 			// case the product comes "with" ("AirPods with Charging Case",
 			// "Mouse + Mouse Dock") is part of it; a "Mount Lens" names
-			// the camera mount it fits.
+			// the camera mount it fits, a "Case Fan" the case it cools.
 			f.accessories = appendUnique(f.accessories, t)
 		case colourWords[t]:
 			f.colours = append(f.colours, colourOf[t])
@@ -150,7 +153,7 @@ func analyze(title string) facts {
 	f.pack = packCount(tokens)
 	// A tower's or a chassis's "case" is the product, not an accessory
 	// ("Mid-Tower Gaming Case" against "Carbide SPEC-01 Red LED").
-	if slices.Contains(f.accessories, "case") && computerCase(tokens) {
+	if f.computerCase = computerCase(tokens); f.computerCase {
 		f.accessories = slices.DeleteFunc(f.accessories, func(a string) bool { return a == "case" })
 	}
 	return f
@@ -178,14 +181,47 @@ func bundles(tokens []string, k int) bool {
 }
 
 // computerCase reports whether a title is of a computer's case: a token
-// that ends in "tower" ("Mid-Tower", "miditower") or is "chassis".
+// that ends in "tower" ("Mid-Tower", "miditower") or is "chassis", or a
+// "case" in a title of a board's size ("ATX Gaming Case", "E-ATX") or
+// after "PC" or "Computer".
 func computerCase(tokens []string) bool {
-	for _, tok := range tokens {
-		if t := squeeze(tok); strings.HasSuffix(t, "tower") || t == "chassis" {
+	named, sized := false, false
+	for k, tok := range tokens {
+		t := squeeze(tok)
+		switch {
+		case strings.HasSuffix(t, "tower") || t == "chassis":
 			return true
+		case strings.HasSuffix(t, "atx"):
+			sized = true
+		case t == "case":
+			named = true
+			if k > 0 && (squeeze(tokens[k-1]) == "pc" || squeeze(tokens[k-1]) == "computer") {
+				return true
+			}
 		}
 	}
-	return false
+	return named && sized
+}
+
+// qualifiers are accessory words that, right before one of these words,
+// say what kind of that thing the product is: a "Mount Lens" fits a
+// camera mount, a "Case Fan" cools a computer's case.
+var qualifiers = map[string][]string{"mount": {"lens"}, "case": {"fan", "fans"}}
+
+// qualifies reports whether token k is an accessory word that qualifies
+// the next word (qualifiers).
+func qualifies(tokens []string, k int) bool {
+	return k+1 < len(tokens) && slices.Contains(qualifiers[squeeze(tokens[k])], squeeze(tokens[k+1]))
+}
+
+// accessoriesBeside returns a title's accessories as they differ from
+// another's: beside a computer's case, a "case" is that product ("Mesh
+// Case" beside "Computer Case").
+func accessoriesBeside(a, b *facts) []string {
+	if !b.computerCase || !slices.Contains(a.accessories, "case") {
+		return a.accessories
+	}
+	return slices.DeleteFunc(slices.Clone(a.accessories), func(w string) bool { return w == "case" })
 }
 
 // numerals rewrites the numbers a title writes with punctuation that
@@ -607,9 +643,10 @@ func veto(a, b *facts) string {
 	}
 	// An accessory named by one title alone, when the other names none
 	// and is not "for" anything: a case is not the phone.
-	if (len(a.accessories) == 0) != (len(b.accessories) == 0) {
+	accA, accB := accessoriesBeside(a, b), accessoriesBeside(b, a)
+	if (len(accA) == 0) != (len(accB) == 0) {
 		other := a
-		if len(a.accessories) > 0 {
+		if len(accA) > 0 {
 			other = b
 		}
 		if !other.forWord {
@@ -617,8 +654,7 @@ func veto(a, b *facts) string {
 		}
 	}
 	// Each names an accessory the other does not: a case is not a stand.
-	if oneSided(a.accessories, b.accessories) > 0 && len(a.accessories) > 0 && len(b.accessories) > 0 &&
-		!subset(a.accessories, b.accessories) && !subset(b.accessories, a.accessories) {
+	if oneSided(accA, accB) > 0 && len(accA) > 0 && len(accB) > 0 && !subset(accA, accB) && !subset(accB, accA) {
 		return "accessory"
 	}
 	return ""

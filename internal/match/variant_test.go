@@ -171,14 +171,23 @@ func TestPlusJoins(t *testing.T) {
 }
 
 // TestTowerCase: a tower's or a chassis's "case" is the product, not an
-// accessory of it; a phone's case is still an accessory. Titles of WDC
-// Products' training products, the last two made up.
+// accessory of it, and so is an ATX board's or a "PC" or "Computer" case,
+// beside which another title's plain "Case" is that product too; a "Case
+// Fan" cools one. A phone's case is still an accessory, and so is the
+// case of a title that only names a board's size. Titles of WDC
+// Products' training products, the last four made up.
 func TestTowerCase(t *testing.T) {
 	checkVetoes(t, []vetoCase{
 		{"Corsair Carbide Spec-01 Red LED Mid-Tower Case", "Corsair Carbide Series Spec-01", false},
 		{"CORSAIR Crystal Series 570X RGB Mid Tower", "Corsair Crystal Series 570X RGB - Tempered Glass, Premium ATX Mid-Tower Case", false},
+		{"Crystal Series 570X RGB ATX Mid-Tower Case — White", "Corsair 570X RGB 3x 120mm RGB LED Fan ATX Gaming Case White Trim", false},
+		{"Cooler Master MasterBox TD500 Mesh ARGB Computer Case", "Cooler Master MasterBox TD500 ARGB Mesh Case", false},
+		{"Cooler Master MASTERFAN MF200R RGB Cabinet Fan", "Cooler Master MF200R Hybrid Silent High Airflow RGB Rifle Bearing 200mm Case Fan", false},
 		{"Fractal Design Define 7 Chassis Case", "Fractal Design Define 7 Black", false},
 		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 128GB", true},
+		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 PC Case", false},
+		{"ASUS Prime X570-P ATX Motherboard", "ASUS Prime X570-P Case", true},
+		{"Corsair iCUE 4000D Airflow Case", "Corsair iCUE 4000D Case Fan", true},
 	})
 }
 

@@ -400,7 +400,7 @@ func (t *Shops) Offers(minConfidence float64) OfferFigures {
 			// Each offer is an answer about its brand: wrong when the
 			// brand does not hold the product.
 			aq := &Query{Title: q.Title, Truth: q.Truth, Absent: !has[k]}
-			f.Answers = append(f.Answers, Answer{Query: aq, Matched: true, Right: right, Confidence: o.Confidence})
+			f.Answers = append(f.Answers, Answer{Query: aq, Matched: true, Right: right, Confidence: o.Confidence, Title: t.Set.Listings[t.byRef[o.Ref]].Title})
 			f.queryOf = append(f.queryOf, i)
 			if !has[k] {
 				f.NoCounterpartOffers++
