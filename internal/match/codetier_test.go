@@ -148,6 +148,33 @@ func TestCodeTierGlued(t *testing.T) {
 	}
 }
 
+// A reference of digits in dotted groups (a watch's) is a code, and the
+// one product holding it is the answer; a number with one dot is not.
+// The first two titles are WDC Products' training products.
+func TestCodeTierDotted(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"Swiss Military Hanowa FLAGSHIP 06-5161.2.04.007 Men's Watch",
+		"Omega Seamaster Aqua Terra 150M Quartz 28mm 220.10.28.60.55.001")...)
+	for _, tc := range []struct {
+		title string
+		want  svc.ProductRef
+	}{
+		{"Swiss Military Hanowa FLAGSHIP 06-5161.2.04.007 Herrenuhr", 7},
+		{"Omega Seamaster 220.10.28.60.55.001", 8},
+	} {
+		h, ok := x.Lookup("b", Query{Title: tc.title, MinConfidence: minAnswer})
+		if !ok || h.Ref != tc.want || h.Tier != TierCode {
+			t.Errorf("Lookup(%q) = %+v, %v; want product %d by the code tier", tc.title, h, ok, tc.want)
+		}
+	}
+	for tok, want := range map[string]bool{"215.30.46.51.01.001": true, "06-5161.2.04.007": true, "470.713.595": true,
+		"3.5": false, "1,050": false, "1..2": false, "v1.2.3": false} {
+		if got := dottedReference(tok); got != want {
+			t.Errorf("dottedReference(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}
+
 // Titles the same but for a colour one of them names are another colour
 // of the model, unless the title without the colour has no word of its
 // own: the shop that sells one colour need not name it.

@@ -138,7 +138,7 @@ func analyze(title string) facts {
 			continue
 		}
 		switch {
-		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t):
+		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t) || isCode(t) && dottedReference(tok):
 			f.codes = appendUnique(f.codes, t)
 			if k+1 < len(tokens) && suffixLetter(folded, tok, tokens[k+1]) {
 				f.suffixed = appendUnique(f.suffixed, t+" "+tokens[k+1])
@@ -322,6 +322,14 @@ func numberRange(lo, hi string) bool {
 	a, errA := strconv.ParseFloat(strings.ReplaceAll(lo, ",", "."), 64)
 	b, errB := strconv.ParseFloat(strings.ReplaceAll(hi, ",", "."), 64)
 	return errA == nil && errB == nil && a < b
+}
+
+// dottedReference reports whether a token of digits is a reference
+// written in groups: two dots or more, perhaps a hyphen ("215.30.46.51.01.001",
+// "06-5161.2.04.007", a watch's; "470.713.595"). A number has one dot at
+// most ("3.5", "1,050"), so the digits, squeezed, are a code.
+func dottedReference(tok string) bool {
+	return strings.Count(tok, ".") >= 2 && strings.Trim(tok, "0123456789.-") == "" && !strings.Contains(tok, "..")
 }
 
 // countedWord reports whether a token is a number joined to a word by a
