@@ -108,6 +108,27 @@ func TestCodeTierTwoMakers(t *testing.T) {
 	}
 }
 
+// One maker's name written short by one shop ("HIK", "SRM", "WD") is no
+// second maker: the one product with the code is the answer. A name that
+// is not the other's letters in order is still another maker's.
+func TestCodeTierOneMaker(t *testing.T) {
+	for _, tc := range []struct {
+		product, query string
+		want           bool
+	}{
+		{"Hikvision 8-Channel 720p HD-TVL Turbo DVR - DS-7208HQHI-K1", "HIK 8-CH TURBO 4.0 DVR, DS-7208HQHI-K1", true},
+		{"SRAM Red XG-1090 X-Dome 10-Speed Cassette (Silver) (11-23T)", "SRM CASSETTE NEW RED XG1090 P.DOME 11/23", true},
+		{"WD BLUE 1TB SN550 NVME M.2 2280 SSD", "Western Digital Blue SN550 M.2-2280 1TB", true},
+		{"XFX ATI Radeon HD6770 1 GB DDR5 VGA DVI HDMI PCI-Express Video Card", "VisionTek Radeon HD6770 1GB GDDR5 graphics card", false},
+	} {
+		x := codeTierIndex(append(codeTierCatalog, tc.product)...)
+		h, ok := x.Lookup("b", Query{Title: tc.query, MinConfidence: minAnswer})
+		if got := ok && h.Ref == 7 && h.Tier == TierCode; got != tc.want {
+			t.Errorf("%q for %q: Lookup = %+v, %v; want the code tier's answer %v", tc.query, tc.product, h, ok, tc.want)
+		}
+	}
+}
+
 // A remanufactured supply is not the original, though the original's
 // title says what it is for.
 func TestCodeTierThirdParty(t *testing.T) {

@@ -396,7 +396,46 @@ func twoMakers(a, b *facts) bool {
 		t := x.squeezed[s[0][0]:s[0][1]]
 		return !hasDigit(t) && !softWords[t] && !editionWords[t] && alignedAt(y, t) < 0 && !gluedIn(t, y)
 	}
-	return first(a, b) && first(b, a)
+	return first(a, b) && first(b, a) && !oneMaker(a, b)
+}
+
+// oneMaker reports whether the first words of two titles are one maker's
+// name written short in one of them: its letters in order, from the
+// first, within the other's first word ("hik" and "hikvision", "srm" and
+// "sram", "ph" and "philips"), or its initials those of the other's first
+// two words ("wd" and "western digital").
+func oneMaker(a, b *facts) bool {
+	first := func(f *facts, n int) (string, string) {
+		s := spans(f)
+		if len(s) == 0 {
+			return "", ""
+		}
+		w, initials := f.squeezed[s[0][0]:s[0][1]], ""
+		for _, sp := range s[:min(n, len(s))] {
+			initials += f.squeezed[sp[0] : sp[0]+1]
+		}
+		return w, initials
+	}
+	short := func(x, y *facts) bool {
+		t, _ := first(x, 1)
+		w, initials := first(y, 2)
+		if len(t) < 2 || len(t) >= len(w) || t[0] != w[0] {
+			return false
+		}
+		return t == initials && len(initials) == 2 || subsequence(t, w)
+	}
+	return short(a, b) || short(b, a)
+}
+
+// subsequence reports whether the letters of t stand in w in order.
+func subsequence(t, w string) bool {
+	k := 0
+	for i := 0; i < len(w) && k < len(t); i++ {
+		if w[i] == t[k] {
+			k++
+		}
+	}
+	return k == len(t)
 }
 
 // gluedIn reports whether a token is one of a title's behind a soft word.
