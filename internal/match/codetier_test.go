@@ -142,6 +142,18 @@ func TestCodeTierThirdParty(t *testing.T) {
 	}
 }
 
+// checkCodeTier checks that the code tier answers each title with the
+// product given.
+func checkCodeTier(t *testing.T, x *Index, want map[string]svc.ProductRef) {
+	t.Helper()
+	for title, ref := range want {
+		h, ok := x.Lookup("b", Query{Title: title, MinConfidence: minAnswer})
+		if !ok || h.Ref != ref || h.Tier != TierCode {
+			t.Errorf("Lookup(%q) = %+v, %v; want product %d by the code tier", title, h, ok, ref)
+		}
+	}
+}
+
 // A code run together with a word of the other title (the maker, a
 // shop's word) is that code: the one product holding it is the answer.
 func TestCodeTierGlued(t *testing.T) {
@@ -149,18 +161,10 @@ func TestCodeTierGlued(t *testing.T) {
 		"Ladies Daniel Wellington Sheffield Rose 36mm Watch DW00100036",
 		"Daniel Wellington Classic Petite Melrose 32mm Watch DW00100163",
 		"APC Smart UPS SRT 6000VA / 230V On Line / Web Card - SRT6KRMXLI")...)
-	for _, tc := range []struct {
-		title string
-		want  svc.ProductRef
-	}{
-		{"Daniel WellingtonDW00100036 Classic Sheffield watch", 7},
-		{"SRT6KRMXLIAPC Smart-UPS SRT 6000VA RM 230V", 9},
-	} {
-		h, ok := x.Lookup("b", Query{Title: tc.title, MinConfidence: minAnswer})
-		if !ok || h.Ref != tc.want || h.Tier != TierCode {
-			t.Errorf("Lookup(%q) = %+v, %v; want product %d by the code tier", tc.title, h, ok, tc.want)
-		}
-	}
+	checkCodeTier(t, x, map[string]svc.ProductRef{
+		"Daniel WellingtonDW00100036 Classic Sheffield watch": 7,
+		"SRT6KRMXLIAPC Smart-UPS SRT 6000VA RM 230V":          9,
+	})
 	for code, want := range map[string]string{"wellingtondw00100036": "dw00100036", "srt6krmxliapc": "srt6krmxli", "dw00100036": "", "txsr876": ""} {
 		f := analyze("Daniel Wellington APC Smart-UPS")
 		if got := unglued(code, &f); got != want {
@@ -176,18 +180,10 @@ func TestCodeTierDotted(t *testing.T) {
 	x := codeTierIndex(append(codeTierCatalog,
 		"Swiss Military Hanowa FLAGSHIP 06-5161.2.04.007 Men's Watch",
 		"Omega Seamaster Aqua Terra 150M Quartz 28mm 220.10.28.60.55.001")...)
-	for _, tc := range []struct {
-		title string
-		want  svc.ProductRef
-	}{
-		{"Swiss Military Hanowa FLAGSHIP 06-5161.2.04.007 Herrenuhr", 7},
-		{"Omega Seamaster 220.10.28.60.55.001", 8},
-	} {
-		h, ok := x.Lookup("b", Query{Title: tc.title, MinConfidence: minAnswer})
-		if !ok || h.Ref != tc.want || h.Tier != TierCode {
-			t.Errorf("Lookup(%q) = %+v, %v; want product %d by the code tier", tc.title, h, ok, tc.want)
-		}
-	}
+	checkCodeTier(t, x, map[string]svc.ProductRef{
+		"Swiss Military Hanowa FLAGSHIP 06-5161.2.04.007 Herrenuhr": 7,
+		"Omega Seamaster 220.10.28.60.55.001":                       8,
+	})
 	for tok, want := range map[string]bool{"215.30.46.51.01.001": true, "06-5161.2.04.007": true, "470.713.595": true,
 		"3.5": false, "1,050": false, "1..2": false, "v1.2.3": false} {
 		if got := dottedReference(tok); got != want {
