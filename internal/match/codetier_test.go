@@ -200,6 +200,13 @@ func TestCodeTierColourAdded(t *testing.T) {
 	if h, ok := x.Lookup("b", Query{Title: "Shimano PD-R550 SPD-SL Road Pedal Black", MinConfidence: minAnswer}); !ok || h.Ref != 7 || h.Tier != TierCode {
 		t.Errorf("the colour added: Lookup = %+v, %v; want product 7 by the code tier", h, ok)
 	}
+	// The colour where the other title has no word of its own: a word
+	// the title adds (WDC Products' training titles).
+	z := codeTierIndex(append(codeTierCatalog, "Audio Technica ATH-M40x Professional Monitor Headphones", "Sram PG 1130 11sp cassette 11-36T")...)
+	checkCodeTier(t, z, map[string]svc.ProductRef{
+		"Audio Technica ATH M40x Studio Headphones (Black)":     7,
+		"SRAM SRAM PG-1130 Cassette - 11 Speed, 11-36t, Silver": 8,
+	})
 	y := codeTierIndex(append(codeTierCatalog, "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Pistachio)")...)
 	if h, ok := y.Lookup("b", Query{Title: "KitchenAid Artisan 5KSM125 Stand Mixer (4.8 L Empire Red)", MinConfidence: minAnswer}); ok && h.Tier == TierCode {
 		t.Errorf("a word in place of the colour: Lookup = %+v at the code tier", h)

@@ -762,6 +762,32 @@ func initialOf(letter byte, f *facts) bool {
 	return false
 }
 
+// colourInPlace reports whether a colour word of a's stands where b has a
+// word a lacks: after the nearest word before the colour that both have,
+// b goes on with a word of its own ("… 4.8 L Empire Red" and "… 4.8 L
+// Pistachio": another colour of the model). Where b ends there, or goes
+// on with a word a has, the colour is a word a adds ("ATH-M40x Studio
+// Headphones (Black)" and "ATH-M40x Professional Monitor Headphones").
+func colourInPlace(a, b *facts) bool {
+	sa, sb := spans(a), spans(b)
+	for k, sp := range sa {
+		if !colourWords[a.squeezed[sp[0]:sp[1]]] {
+			continue
+		}
+		next := 0 // b's token after the shared word before the colour
+		for j := k - 1; j >= 0; j-- {
+			if at := alignedAt(b, a.squeezed[sa[j][0]:sa[j][1]]); at >= 0 {
+				next = slices.IndexFunc(sb, func(s [2]int) bool { return s[0] >= at+sa[j][1]-sa[j][0] })
+				break
+			}
+		}
+		if next >= 0 && next < len(sb) && alignedAt(a, b.squeezed[sb[next][0]:sb[next][1]]) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // codeShapeClash reports whether the titles have codes of one family
 // that differ, and share no code: "5ksm125" and "5ksm175", "dcb304" and
 // "dcb309" (letters where letters are, digits where digits are).

@@ -300,10 +300,12 @@ func (c *Index) assess(b uint32, pq *query) []assessed {
 		// Titles the same but for a colour one of them names are two
 		// variants of the model the code names (the shop sells another
 		// colour); titles written independently differ by more. Unless
-		// the title without the colour has no word the other lacks: a
-		// shop that sells one colour need not name it (a word in place
-		// of the colour may be one we do not know: "Pistachio").
-		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i) || c.colourAdded(words, i, len(pq.facts.colours) > 0)) && !twoMakers(&pq.facts, facts[k]) {
+		// the title without the colour has no word the other lacks, or
+		// none where the colour stands (colourInPlace): a shop that sells
+		// one colour need not name it (a word in place of the colour may
+		// be one we do not know: "Pistachio").
+		if unique[k] && (a.x[fColourOne] == 0 || !c.fewApart(words, i) || c.colourAdded(words, i, len(pq.facts.colours) > 0) ||
+			!colourInPlace(&pq.facts, facts[k]) && !colourInPlace(facts[k], &pq.facts)) && !twoMakers(&pq.facts, facts[k]) {
 			a.x[fCodeUnique] = 1
 		}
 		// A code that this product alone holds tells it from its siblings.
