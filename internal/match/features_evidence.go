@@ -187,7 +187,9 @@ func bundles(tokens []string, k int) bool {
 func computerCase(tokens []string) bool {
 	named, sized := false, false
 	for k, tok := range tokens {
-		t := squeeze(tok)
+		// The folded token, trimmed of what squeeze would drop at its end
+		// ("tower." "(atx)"): no squeezed copy of every token of every title.
+		t := strings.TrimRightFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		switch {
 		case strings.HasSuffix(t, "tower") || t == "chassis":
 			return true
@@ -195,7 +197,7 @@ func computerCase(tokens []string) bool {
 			sized = true
 		case t == "case":
 			named = true
-			if k > 0 && (squeeze(tokens[k-1]) == "pc" || squeeze(tokens[k-1]) == "computer") {
+			if k > 0 && (tokens[k-1] == "pc" || tokens[k-1] == "computer") {
 				return true
 			}
 		}

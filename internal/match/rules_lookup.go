@@ -407,24 +407,17 @@ func twoMakers(a, b *facts) bool {
 // "sram", "ph" and "philips"), or its initials those of the other's first
 // two words ("wd" and "western digital").
 func oneMaker(a, b *facts) bool {
-	first := func(f *facts, n int) (string, string) {
-		s := spans(f)
-		if len(s) == 0 {
-			return "", ""
-		}
-		w, initials := f.squeezed[s[0][0]:s[0][1]], ""
-		for _, sp := range s[:min(n, len(s))] {
-			initials += f.squeezed[sp[0] : sp[0]+1]
-		}
-		return w, initials
-	}
 	short := func(x, y *facts) bool {
-		t, _ := first(x, 1)
-		w, initials := first(y, 2)
+		sx, sy := spans(x), spans(y)
+		if len(sx) == 0 || len(sy) == 0 {
+			return false
+		}
+		t, w := x.squeezed[sx[0][0]:sx[0][1]], y.squeezed[sy[0][0]:sy[0][1]]
 		if len(t) < 2 || len(t) >= len(w) || t[0] != w[0] {
 			return false
 		}
-		return t == initials && len(initials) == 2 || subsequence(t, w)
+		initials := len(t) == 2 && len(sy) > 1 && t[1] == y.squeezed[sy[1][0]]
+		return initials || subsequence(t, w)
 	}
 	return short(a, b) || short(b, a)
 }
