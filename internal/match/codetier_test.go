@@ -120,6 +120,10 @@ func TestCodeTierOneMaker(t *testing.T) {
 		{"SRAM Red XG-1090 X-Dome 10-Speed Cassette (Silver) (11-23T)", "SRM CASSETTE NEW RED XG1090 P.DOME 11/23", true},
 		{"WD BLUE 1TB SN550 NVME M.2 2280 SSD", "Western Digital Blue SN550 M.2-2280 1TB", true},
 		{"XFX ATI Radeon HD6770 1 GB DDR5 VGA DVI HDMI PCI-Express Video Card", "VisionTek Radeon HD6770 1GB GDDR5 graphics card", false},
+		// Two makers, though the letters of one stand in the other's name.
+		{"Logitech K120 Keyboard YU0039", "LG Keyboard YU0039", false},
+		{"HyperX Cloud II Headset KHX-HSCP-RD", "HP Cloud II Headset KHX-HSCP-RD", false},
+		{"Asustor AS5304T NAS", "Asus AS5304T NAS", false},
 	} {
 		x := codeTierIndex(append(codeTierCatalog, tc.product)...)
 		h, ok := x.Lookup("b", Query{Title: tc.query, MinConfidence: minAnswer})
@@ -185,7 +189,7 @@ func TestCodeTierDotted(t *testing.T) {
 		"Omega Seamaster 220.10.28.60.55.001":                       8,
 	})
 	for tok, want := range map[string]bool{"215.30.46.51.01.001": true, "06-5161.2.04.007": true, "470.713.595": true,
-		"3.5": false, "1,050": false, "1..2": false, "v1.2.3": false} {
+		"3.5": false, "1,050": false, "1..2": false, "v1.2.3": false, "10.15.7": false, "01.05.2020": false} {
 		if got := dottedReference(tok); got != want {
 			t.Errorf("dottedReference(%q) = %v, want %v", tok, got, want)
 		}

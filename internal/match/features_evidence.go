@@ -180,30 +180,33 @@ func bundles(tokens []string, k int) bool {
 	return withWords[tok]
 }
 
-// computerCase reports whether a title is of a computer's case: a token
-// that ends in "tower" ("Mid-Tower", "miditower") or is "chassis", or a
-// "case" in a title of a board's size ("ATX Gaming Case", "E-ATX") or
-// after "PC" or "Computer".
+// computerCase reports whether a title is of a computer's case: a
+// "chassis", a tower of a size ("Mid-Tower", "miditower", "Midi Tower"),
+// or a "case" with a tower or a board's size ("Tower Case", "ATX Gaming
+// Case", "E-ATX"). A "Tower Fan" is no case, and neither is a phone's
+// "Hard PC Case" (polycarbonate).
 func computerCase(tokens []string) bool {
-	named, sized := false, false
+	named, shaped := false, false
 	for k, tok := range tokens {
 		// The folded token, trimmed of what squeeze would drop at its end
 		// ("tower." "(atx)"): no squeezed copy of every token of every title.
 		t := strings.TrimRightFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		switch {
-		case strings.HasSuffix(t, "tower") || t == "chassis":
+		case t == "chassis":
 			return true
-		case strings.HasSuffix(t, "atx"):
-			sized = true
+		case strings.HasSuffix(t, "tower") && (len(t) > len("tower") || k > 0 && towerSizes[tokens[k-1]]):
+			return true
+		case t == "tower" || strings.HasSuffix(t, "atx"):
+			shaped = true
 		case t == "case":
 			named = true
-			if k > 0 && (tokens[k-1] == "pc" || tokens[k-1] == "computer") {
-				return true
-			}
 		}
 	}
-	return named && sized
+	return named && shaped
 }
+
+// towerSizes name a computer case's tower: "Midi Tower", "Full Tower".
+var towerSizes = set("mid", "midi", "full", "mini", "micro", "super")
 
 // qualifiers are accessory words that, right before one of these words,
 // say what kind of that thing the product is: a "Mount Lens" fits a
@@ -218,10 +221,14 @@ func qualifies(tokens []string, k int) bool {
 
 // accessoriesBeside returns a title's accessories as they differ from
 // another's: beside a computer's case, a "case" is that product ("Mesh
-// Case" beside "Computer Case").
+// Case" beside "Mid-Tower Case"). The veto reads them so; the learned
+// model's accessory feature reads the titles' own, as it was trained.
 func accessoriesBeside(a, b *facts) []string {
-	if !b.computerCase || !slices.Contains(a.accessories, "case") {
+	switch {
+	case !b.computerCase || !slices.Contains(a.accessories, "case"):
 		return a.accessories
+	case len(a.accessories) == 1:
+		return nil // the case alone, as most titles of a case have it: no copy
 	}
 	return slices.DeleteFunc(slices.Clone(a.accessories), func(w string) bool { return w == "case" })
 }
@@ -331,7 +338,22 @@ func numberRange(lo, hi string) bool {
 // "06-5161.2.04.007", a watch's; "470.713.595"). A number has one dot at
 // most ("3.5", "1,050"), so the digits, squeezed, are a code.
 func dottedReference(tok string) bool {
-	return strings.Count(tok, ".") >= 2 && strings.Trim(tok, "0123456789.-") == "" && !strings.Contains(tok, "..")
+	if strings.Count(tok, ".") < 2 || strings.Trim(tok, "0123456789.-") != "" || strings.Contains(tok, "..") {
+		return false
+	}
+	// Six digits or more ("10.15.7" is a version), and no date
+	// ("01.05.2020").
+	return digits(tok) >= minReference && !date(tok)
+}
+
+// minReference: fewer digits in dotted groups are a version ("10.15.7").
+const minReference = 6
+
+// date reports whether a token is a day, a month and a year: "01.05.2020".
+func date(tok string) bool {
+	parts := strings.Split(tok, ".")
+	return len(parts) == 3 && len(parts[0]) <= 2 && len(parts[1]) <= 2 && len(parts[2]) == 4 &&
+		(strings.HasPrefix(parts[2], "19") || strings.HasPrefix(parts[2], "20"))
 }
 
 // countedWord reports whether a token is a number joined to a word by a

@@ -402,10 +402,12 @@ func twoMakers(a, b *facts) bool {
 }
 
 // oneMaker reports whether the first words of two titles are one maker's
-// name written short in one of them: its letters in order, from the
-// first, within the other's first word ("hik" and "hikvision", "srm" and
-// "sram", "ph" and "philips"), or its initials those of the other's first
-// two words ("wd" and "western digital").
+// name written short in one of them, two or three letters: the initials
+// of the other's first two words, the second a word of letters that is
+// no model or edition word ("wd" and "western digital"), or its letters
+// in order within the other's first word, which it starts ("hik" and
+// "hikvision", "srm" and "sram", "ph" and "philips"). Not "lg" and
+// "logitech", "hp" and "hyperx", nor "asus" and "asustor".
 func oneMaker(a, b *facts) bool {
 	short := func(x, y *facts) bool {
 		sx, sy := spans(x), spans(y)
@@ -413,11 +415,16 @@ func oneMaker(a, b *facts) bool {
 			return false
 		}
 		t, w := x.squeezed[sx[0][0]:sx[0][1]], y.squeezed[sy[0][0]:sy[0][1]]
-		if len(t) < 2 || len(t) >= len(w) || t[0] != w[0] {
+		if len(t) < 2 || len(t) > 3 || len(t) >= len(w) || t[0] != w[0] {
 			return false
 		}
-		initials := len(t) == 2 && len(sy) > 1 && t[1] == y.squeezed[sy[1][0]]
-		return initials || subsequence(t, w)
+		if len(t) == 2 && len(sy) > 1 {
+			second := y.squeezed[sy[1][0]:sy[1][1]]
+			if t[1] == second[0] && len(second) >= 3 && !hasDigit(second) && !modelWords[second] && !editionWords[second] {
+				return true
+			}
+		}
+		return t[1] == w[1] && subsequence(t, w)
 	}
 	return short(a, b) || short(b, a)
 }

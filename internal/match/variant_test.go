@@ -171,11 +171,12 @@ func TestPlusJoins(t *testing.T) {
 }
 
 // TestTowerCase: a tower's or a chassis's "case" is the product, not an
-// accessory of it, and so is an ATX board's or a "PC" or "Computer" case,
-// beside which another title's plain "Case" is that product too; a "Case
-// Fan" cools one. A phone's case is still an accessory, and so is the
-// case of a title that only names a board's size. Titles of WDC
-// Products' training products, the last four made up.
+// accessory of it, and so is an ATX board's case, beside which another
+// title's plain "Case" is that product too; a "Case Fan" cools one. A
+// phone's case, "PC" (polycarbonate) or not, a laptop's "Computer Case"
+// and a tower fan's case are still accessories, and so is the case of a
+// title that only names a board's size. Titles of WDC Products' training
+// products, the last seven made up.
 func TestTowerCase(t *testing.T) {
 	checkVetoes(t, []vetoCase{
 		{"Corsair Carbide Spec-01 Red LED Mid-Tower Case", "Corsair Carbide Series Spec-01", false},
@@ -186,6 +187,9 @@ func TestTowerCase(t *testing.T) {
 		{"Fractal Design Define 7 Chassis Case", "Fractal Design Define 7 Black", false},
 		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 128GB", true},
 		{"Apple iPhone 13 Silicone Case", "Apple iPhone 13 PC Case", false},
+		{"Apple iPhone 13 Hard PC Case", "Apple iPhone 13 128GB", true},
+		{"Targus 15.6 inch Laptop Computer Case", "Targus 15.6 inch Laptop", true},
+		{"Vornado 184 Tower Fan", "Vornado 184 Carry Case", true},
 		{"ASUS Prime X570-P ATX Motherboard", "ASUS Prime X570-P Case", true},
 		{"Corsair iCUE 4000D Airflow Case", "Corsair iCUE 4000D Case Fan", true},
 	})
