@@ -94,7 +94,7 @@ func analyze(title string) facts {
 		case isFor(t):
 			f.forWord = true
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
-			(!bundled || thirdPartyWords[t]) && !qualifies(tokens, k):
+			(!bundled || thirdPartyWords[t]) && !qualifies(t, tokens, k):
 			// "compatible with" a printer is the original's own title; a
 			// case the product comes "with" ("AirPods with Charging Case",
 			// "Mouse + Mouse Dock") is part of it; a "Mount Lens" names
@@ -138,7 +138,7 @@ func analyze(title string) facts {
 			continue
 		}
 		switch {
-		case isCode(t) && !countedWord(tok) && !strings.ContainsAny(tok, ".,") || isCode(t) && hasLetter(t) || isCode(t) && dottedReference(tok):
+		case isCode(t) && (!countedWord(tok) && !strings.ContainsAny(tok, ".,") || hasLetter(t) || dottedReference(tok)):
 			f.codes = appendUnique(f.codes, t)
 			if k+1 < len(tokens) && suffixLetter(folded, tok, tokens[k+1]) {
 				f.suffixed = appendUnique(f.suffixed, t+" "+tokens[k+1])
@@ -213,10 +213,11 @@ var towerSizes = set("mid", "midi", "full", "mini", "micro", "super")
 // camera mount, a "Case Fan" cools a computer's case.
 var qualifiers = map[string][]string{"mount": {"lens"}, "case": {"fan", "fans"}}
 
-// qualifies reports whether token k is an accessory word that qualifies
-// the next word (qualifiers).
-func qualifies(tokens []string, k int) bool {
-	return k+1 < len(tokens) && slices.Contains(qualifiers[squeeze(tokens[k])], squeeze(tokens[k+1]))
+// qualifies reports whether t, token k squeezed, is an accessory word
+// that qualifies the next word (qualifiers).
+func qualifies(t string, tokens []string, k int) bool {
+	next, ok := qualifiers[t]
+	return ok && k+1 < len(tokens) && slices.Contains(next, squeeze(tokens[k+1]))
 }
 
 // accessoriesBeside returns a title's accessories as they differ from
