@@ -110,6 +110,11 @@ func analyze(title string) facts {
 				f.plussed = appendUnique(f.plussed, "")
 			}
 		}
+		// "8700K", "2600X": a model number, not a measure in "k" or "x".
+		if tok == t && modelNumber(t) {
+			f.codes = appendUnique(f.codes, t)
+			continue
+		}
 		if ms := memoryPair(tok); ms != nil {
 			f.units = append(f.units, ms...)
 			continue
@@ -635,14 +640,15 @@ func containsCode(s, code string) bool {
 // of one unit that share no value (16gb and 32gb), two colours, sizes or
 // plain numbers that share none (Flip 5 and Flip 6; the numbers not when
 // a model code names the product, sharesModelCode), a model word on one
-// side only ("Pro", "+"), an accessory on one side only.
+// side only ("Pro", "+"; not when a part number names the product,
+// partNamed), an accessory on one side only.
 func veto(a, b *facts) string {
 	switch {
 	case clash(a.colours, b.colours):
 		return "colour"
 	case clash(a.sizes, b.sizes):
 		return "size"
-	case otherModel(a, b) || otherModel(b, a):
+	case (otherModel(a, b) || otherModel(b, a)) && !partNamed(a, b):
 		return "model"
 	case numberClash(a, b) && !sharesModelCode(a, b):
 		return "number"
@@ -714,6 +720,17 @@ func otherModel(a, b *facts) bool {
 		}
 	}
 	return false
+}
+
+// partNamed reports whether a model word one title alone has ("Pro",
+// "Lite") only describes the product: the titles share a part number,
+// which names the model ("IronWolf Pro ST6000NE000", a DVR's "2MP Lite").
+// A "+" or "Plus" is the model's own when glued to a code or standing
+// alone ("DS1517+", "DS218 +" are other models than the "DS1517" and
+// the "DS218").
+func partNamed(a, b *facts) bool {
+	modelPlus := func(t string) bool { return t == "" || isCode(t) }
+	return sharesCode(a, b, partNumber) && !slices.ContainsFunc(a.plussed, modelPlus) && !slices.ContainsFunc(b.plussed, modelPlus)
 }
 
 // gluedModel reports whether a title writes a model word run into a word
@@ -865,10 +882,13 @@ func numberClash(a, b *facts) bool {
 // the code names the model, and a plain number beside it (a size, a
 // speed, a count: "ST10000VN0008 … 7200") names no other. A range
 // ("11-46" teeth of a cassette) makes another variant of the model.
-func sharesModelCode(a, b *facts) bool {
+func sharesModelCode(a, b *facts) bool { return sharesCode(a, b, modelCode) }
+
+// sharesCode is sharesModelCode for the codes of one shape.
+func sharesCode(a, b *facts, shape func(string) bool) bool {
 	held := func(x, y *facts) bool {
 		for _, code := range x.codes {
-			if modelCode(code) && alignedAt(y, code) >= 0 &&
+			if shape(code) && alignedAt(y, code) >= 0 &&
 				!numberAfter(x, code, y) && !numberAfter(y, code, x) {
 				return true
 			}
@@ -908,6 +928,33 @@ func numberAfter(f *facts, code string, other *facts) bool {
 // ("gddr6", "4 ddr4"), and digits alone are as often a list of speeds
 // ("10/100/1000") as a part number.
 func modelCode(code string) bool { return distinctive(code) && hasLetter(code) && digits(code) >= 3 }
+
+// partNumber reports whether a code is a model code that names one
+// product, not a number a line shares: "ST6000NE000", "CP5225dn", but not
+// "3400G" (the Ryzen 5 3400G and the Ryzen 5 Pro 3400G).
+func partNumber(code string) bool { return modelCode(code) && !modelNumber(code) }
+
+// modelNumber reports whether a token is a model number with a maker's
+// suffix of a letter or two: three to five digits, no leading zero, then
+// "k", "x", "u", "hq" … ("8700k", "2600x", "7200u", "6700hq"; "3400g"
+// with four digits, as "256g" is a size). A zoom's "10x" or a screen's
+// "4k" has one or two digits, and stays a measure.
+func modelNumber(t string) bool {
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i < 3 || i > 5 || t[0] == '0' {
+		return false
+	}
+	switch t[i:] {
+	case "k", "kf", "ks", "x", "xt", "xe", "hq", "hk", "h", "u", "f", "t", "s":
+		return true
+	case "g":
+		return i >= 4
+	}
+	return false
+}
 
 // digits counts the digits of a squeezed token.
 func digits(t string) int {
@@ -1109,8 +1156,11 @@ func distinctive(code string) bool {
 	if len(code) < minCodeLen+1 || !hasLetter(code) {
 		return false
 	}
-	// Digits then letters alone is a measure of a unit we do not know
-	// ("1500va", "1024mb"), not a model.
+	if modelNumber(code) {
+		return true
+	}
+	// Digits then other letters alone is a measure of a unit we do not
+	// know ("1500va", "1024mb"), not a model.
 	rest := strings.TrimLeft(code, "0123456789")
 	return len(rest) == len(code) || strings.IndexFunc(rest, unicode.IsDigit) >= 0
 }

@@ -1,6 +1,10 @@
 package match
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/svc-project/svc"
+)
 
 // A letter a shop writes after a model code makes another product: the
 // left-hinged "ORB153BK L" is not the "ORB153BK", and a query for one is
@@ -215,4 +219,50 @@ func TestBundledAccessory(t *testing.T) {
 		{"Kompatibel mit iPhone 13 Hülle", "Apple iPhone 13 128GB", true},
 		{"Samsung Galaxy S10 + Case Clear", "Samsung Galaxy S10+ 128GB", true},
 	})
+}
+
+// A model word one title alone has is the shop's description when the two
+// share a part number: the number names the model ("IronWolf Pro
+// ST6000NE000", a DVR's "2MP Lite"). A model number a line shares
+// ("3400G" of the Ryzen 5 and the Ryzen 5 Pro) is no part number, and
+// without a code the word makes another model. The first three pairs are
+// WDC Products' training titles.
+func TestModelWordPartNumber(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Seagate 6TB 7200rpm SATA-600 256MB NAS HDD ST6000NE000", "Seagate IronWolf Pro ST6000NE000 Interne Festplatte 3.5 Zoll 6000 GB Serial ATA III", false},
+		{"HD-TVI TURBO HD 4.0 DVR: Hikvision DS-7332HQHI-K4 (32-ch, 2MP Lite, 15fps, H.265, HDMI, VGA)", "Hikvision DS-7332HQHI-K4 32 channel DVR Turbo 4.0", false},
+		{"Audio Technica Headphones Air Dynamic Series ATH-AD500X", "Audio-Technica ATH AD500X - Headphones - full size - wired - 3.5 mm jack", false},
+		{"AMD Ryzen 5 PRO 3400G 3.7GHz", "AMD Ryzen 5 3400G 3.7GHz", true},
+		{"Apple iPhone 12 Pro 128GB", "Apple iPhone 12 128GB", true},
+	})
+}
+
+// A model number with a maker's suffix ("8700K", "2600X", "7200U") is a
+// code: the one product holding it is the answer, and another suffix or
+// none is another product. A zoom's "10x" and a screen's "4K" stay
+// measures, and "256G" a size.
+func TestModelNumber(t *testing.T) {
+	x := codeTierIndex(
+		"AMD Ryzen 5 2600X 3.6GHz Hexa Core AM4 CPU",
+		"AMD Ryzen 5 2600 3.4GHz Hexa Core AM4 CPU",
+		"AMD Ryzen 7 2700X 3.7GHz Octa Core AM4 CPU",
+		"Intel Core i5-8600K 3.6GHz Processor",
+	)
+	checkCodeTier(t, x, map[string]svc.ProductRef{
+		"AMD Ryzen 5 2600X Processor (6 Core / 12 Threads)": 1,
+		"amd ryzen 7 2700x box":                             3,
+		"Intel Core i5 8600K":                               4,
+	})
+	if h, ok := x.Lookup("b", Query{Title: "AMD Ryzen 5 1600X Processor", MinConfidence: minAnswer}); ok {
+		t.Errorf("a model number the catalog lacks: Lookup = %+v", h)
+	}
+	for tok, want := range map[string]bool{"8700k": true, "10700kf": true, "2600x": true, "7200u": true, "6700hq": true,
+		"3400g": true, "256g": false, "10x": false, "4k": false, "1080p": false, "032g": false, "125": false} {
+		if got := modelNumber(tok); got != want {
+			t.Errorf("modelNumber(%q) = %v, want %v", tok, got, want)
+		}
+	}
+	if f := analyze("Canon PowerShot 40x zoom 4K"); len(f.codes) != 0 || len(f.units) != 2 {
+		t.Errorf("a zoom and a resolution: codes %v, units %v; want two measures", f.codes, f.units)
+	}
 }
