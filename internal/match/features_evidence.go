@@ -104,7 +104,7 @@ func analyze(title string) facts {
 			f.colours = append(f.colours, colourOf[t])
 		case sizeWords[t]:
 			f.sizes = append(f.sizes, t)
-		case modelWords[t]:
+		case modelWords[t] && !kindNamed(t, tokens, k):
 			f.models = appendUnique(f.models, t)
 			if t == "plus" {
 				f.plussed = appendUnique(f.plussed, "")
@@ -162,6 +162,21 @@ func analyze(title string) facts {
 		f.accessories = slices.DeleteFunc(f.accessories, func(a string) bool { return a == "case" })
 	}
 	return f
+}
+
+// kindPhrases are model words that, with the word after them, name a
+// technology or a kind of product, not a model of a line: "Ultra HD" is
+// a screen's resolution, an "Air Pump" or "Air Purifier" a kind.
+var kindPhrases = map[string]map[string]bool{
+	"ultra": set("hd", "uhd", "hdtv"),
+	"air": set("fryer", "purifier", "conditioner", "conditioning", "cooler", "cooling", "compressor", "pump",
+		"filter", "humidifier", "dehumidifier", "freshener", "mattress", "bed"),
+}
+
+// kindNamed reports whether model word t, token k of a title, names a
+// kind with the token after it (kindPhrases).
+func kindNamed(t string, tokens []string, k int) bool {
+	return k+1 < len(tokens) && kindPhrases[t][squeeze(tokens[k+1])]
 }
 
 // isFor reports whether a word is "for" in one of the four languages
@@ -289,7 +304,22 @@ func joins(tokens []string, k int) bool {
 	if _, _, ok := measure(prev); ok {
 		return true // "32gb" is no code
 	}
-	return !isCode(squeeze(prev)) && !lineName(prev)
+	return !isCode(squeeze(prev)) && !lineName(prev) || lensAfter(tokens, k)
+}
+
+// lensAfter reports whether a lens's focal length comes within three
+// tokens after token k ("D3400 + AF-P 18-55mm", "80D + 18-135 IS"): a
+// camera's kit, the "+" its lens's.
+func lensAfter(tokens []string, k int) bool {
+	for _, tok := range tokens[k+1 : min(k+4, len(tokens))] {
+		if _, u, ok := measure(tok); ok && u == "mm" {
+			return true
+		}
+		if lo, hi, ok := strings.Cut(tok, "-"); ok && numberRange(lo, hi) {
+			return true
+		}
+	}
+	return false
 }
 
 // insideModels adds the model words a token holds between hyphens,

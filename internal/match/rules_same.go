@@ -29,7 +29,12 @@ var softWords = set("software", "edition", "ed", "version", "ver", "retail", "fu
 	"complete", "package", "packaging", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
 	"pc", "win", "windows", "mac", "macintosh", "osx",
 	// Both platforms, "win/mac" run together.
-	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows")
+	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows",
+	// A camera's body alone is the camera a shop sells without a lens:
+	// a kit names its lens, a measure one title alone has.
+	"body", "gehause", "boitier", "cuerpo", "corpo", "korpus",
+	// A phone's network when it is every phone's: "4G", "LTE".
+	"4g", "lte")
 
 // companyWords end a maker's name ("griffin technology", "creative
 // labs"): one shop writes them, the other leaves them out.

@@ -266,3 +266,27 @@ func TestModelNumber(t *testing.T) {
 		t.Errorf("a zoom and a resolution: codes %v, units %v; want two measures", f.codes, f.units)
 	}
 }
+
+// A model word that with the word after it names a technology or a kind
+// of product is no model of a line: "Ultra HD" is a resolution, an "Air
+// Purifier" a kind. A MacBook Air is still not a MacBook.
+func TestKindPhrase(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{`LG 55" 4K Ultra HD Smart LED TV`, "LG 55 inch 4K Smart LED TV", false},
+		{"Dyson Pure Cool Link Air Purifier White", "Dyson Pure Cool Link Tower White", false},
+		{"Lezyne Alloy Floor Drive Air Pump", "Lezyne Alloy Floor Drive Floor Pump", false},
+		{"Apple MacBook Air 13 256GB", "Apple MacBook 13 256GB", true},
+		{"SanDisk Ultra 64GB microSDXC", "SanDisk 64GB microSDXC", true},
+	})
+}
+
+// A "+" between a camera and its lens's focal length joins a kit, not a
+// model's "+": "D3400 + AF-P 18-55mm" is the D3400's kit.
+func TestLensKit(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Nikon D3400 + AF-P 18-55mm VR Kit", "Nikon D3400 18-55mm VR", false},
+		{"Sony A6000 + 16-50mm f/3.5-5.6 Zwart", "Sony Alpha a6000 Mirrorless Camera with 16-50mm Lens Black", false},
+		{"Canon EOS 80D + 18-135 IS USM", "Canon EOS 80D 18-135 IS USM Kit", false},
+		{"Synology DS218 + 2-bay NAS", "Synology DS218 2-bay NAS", true},
+	})
+}
