@@ -238,3 +238,32 @@ func TestCodeTierMiss(t *testing.T) {
 		}
 	}
 }
+
+// A code one title writes with a region's or a retailer's suffix of three
+// letters or more is the other's code: the one product holding it is the
+// answer. A suffix of one or two letters (a colour, a CPU's "K") or a
+// model word ("SUPER") makes another product.
+func TestCodeTierRegionSuffix(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		`Samsung UE55NU7400 55" 4K Ultra HD Smart TV`,
+		"LG OLED55C8PLA 55 inch OLED 4K TV",
+		"Seagate IronWolf Pro ST16000NE000hard drive - 16 TB - SATA 6Gb/s",
+		"Intel Core i7-8700K 3.7GHz Processor",
+		"MSI GeForce RTX2060SUPER Ventus OC 8GB")...)
+	checkCodeTier(t, x, map[string]svc.ProductRef{
+		"Samsung UE55NU7400UXXU 55 Inch TV":            7,
+		`LG OLED55C8 55" OLED TV`:                      8,
+		"16TB IronWolf Pro ST16000NE000, 7200 RPM HDD": 9,
+	})
+	for _, title := range []string{"Intel Core i7-8700 3.2GHz", "MSI GeForce RTX2060 Ventus OC 6GB"} {
+		if h, ok := x.Lookup("b", Query{Title: title, MinConfidence: minAnswer}); ok && h.Tier == TierCode {
+			t.Errorf("Lookup(%q) = %+v at the code tier; want none", title, h)
+		}
+	}
+	for long, want := range map[string]bool{"ue55nu7400uxxu": true, "oled55c8pla": true, "i78700k": false, "rtx2060super": false, "orb153bk": false} {
+		code := map[string]string{"ue55nu7400uxxu": "ue55nu7400", "oled55c8pla": "oled55c8", "i78700k": "i78700", "rtx2060super": "rtx2060", "orb153bk": "orb153"}[long]
+		if got := regionSuffixed(long, code); got != want {
+			t.Errorf("regionSuffixed(%q, %q) = %v, want %v", long, code, got, want)
+		}
+	}
+}

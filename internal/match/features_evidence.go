@@ -1271,12 +1271,40 @@ func uniqueCodes(q *facts, cands []*facts, ruledOut []bool) []bool {
 			}
 		}
 	}
+	// A code one title writes with a region's or a retailer's suffix of
+	// three letters or more ("UE55NU7400UXXU", "OLED55C8PLA") is the
+	// other's.
+	for k := range cands {
+		if out[k] || ruledOut[k] {
+			continue
+		}
+		for _, code := range q.codes {
+			for _, c := range cands[k].codes {
+				if regionSuffixed(c, code) && holders(code) == 1 || regionSuffixed(code, c) && holders(c) == 1 {
+					out[k] = true
+				}
+			}
+		}
+	}
 	for k := range cands {
 		if out[k] && codeConflict(q, cands[k]) {
 			out[k] = false
 		}
 	}
 	return out
+}
+
+// regionSuffixed reports whether long is code with a suffix of three to
+// six letters: a region's or a retailer's ("UE55NU7400UXXU",
+// "QN50Q60TAFXZC"), or a word run into the code ("ST10000VN0008hard"),
+// not a colour's or a model's one or two ("8700k", "orb153bk"), nor a
+// model or edition word ("RTX2060SUPER"). The code is long enough to
+// name a model alone: seven characters or more, letters and digits.
+func regionSuffixed(long, code string) bool {
+	suffix, ok := strings.CutPrefix(long, code)
+	return ok && len(code) >= 7 && hasLetter(code) && digits(code) >= 2 &&
+		len(suffix) >= 3 && len(suffix) <= 6 && strings.TrimFunc(suffix, unicode.IsLetter) == "" &&
+		!modelWords[suffix] && !editionWords[suffix] && suffix != "super"
 }
 
 // oneListed returns the first of the candidates that hold a code when
