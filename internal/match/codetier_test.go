@@ -267,3 +267,28 @@ func TestCodeTierRegionSuffix(t *testing.T) {
 		}
 	}
 }
+
+// A region's or a retailer's part after a slash ("/EU", "/AM", "/00") is
+// no part of the code: other shops write the code without it. Lists
+// ("10/100/1000") and short codes keep their slashes.
+func TestCodeTierRegionSlash(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"Samsung WW90K5413UW 9kg 1400rpm Washing Machine White",
+		"MZ-V7S500B/AM Samsung Evo Plus Series 500GB M.2 NVMe SSD",
+		"Philips 243V7QDSB/00 23.8 inch IPS FHD Monitor")...)
+	checkCodeTier(t, x, map[string]svc.ProductRef{
+		"Samsung WW90K5413UW/EU":                        7,
+		"Samsung 970 EVO Plus MZ-V7S500B - 500 GB NVMe": 8,
+		"PHILIPS MONITOR LED IPS FULLHD HDMI 243V7QDSB": 9,
+	})
+	for tok, want := range map[string][]string{
+		"ww90k5413uw/eu": {"ww90k5413uw", "eu"},
+		"10/100/1000":    {"10/100/1000"},
+		"dcs-5000l/e":    {"dcs-5000l", "e"},
+		"pgi-72/gy":      {"pgi-72/gy"},
+	} {
+		if got := regionSlashes([]string{tok}); !slices.Equal(got, want) {
+			t.Errorf("regionSlashes(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}

@@ -64,9 +64,9 @@ func analyze(title string) facts {
 	var f facts
 	var sq strings.Builder
 	sq.Grow(len(folded))
-	tokens := strings.FieldsFunc(folded, func(r rune) bool {
+	tokens := regionSlashes(strings.FieldsFunc(folded, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
-	})
+	}))
 	f.values = make([]string, 0, len(tokens))
 	bundled := false // past a "with": what follows comes with the product
 	for k, tok := range tokens {
@@ -177,6 +177,25 @@ var kindPhrases = map[string]map[string]bool{
 // kind with the token after it (kindPhrases).
 func kindNamed(t string, tokens []string, k int) bool {
 	return k+1 < len(tokens) && kindPhrases[t][squeeze(tokens[k+1])]
+}
+
+// regionSlashes splits a code from a region's or a retailer's part after
+// a slash ("WW90K5413UW/EU", "55PUS6703/12", "MWP22ZM/A"), so that the
+// code stands alone as other shops write it: a part of one to three
+// letters or digits after a code of seven characters or more. Other
+// slashes are lists ("10/100/1000", "BK/C/M/Y") and stay.
+func regionSlashes(tokens []string) []string {
+	for k := 0; k < len(tokens); k++ {
+		code, part, ok := strings.Cut(tokens[k], "/")
+		if !ok || len(part) == 0 || len(part) > 3 || strings.Contains(part, "/") || !isCode(squeeze(code)) || len(squeeze(code)) < 7 ||
+			strings.IndexFunc(part, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) >= 0 {
+			continue
+		}
+		tokens = slices.Insert(tokens, k+1, part)
+		tokens[k] = code
+		k++
+	}
+	return tokens
 }
 
 // isFor reports whether a word is "for" in one of the four languages

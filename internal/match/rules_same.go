@@ -390,7 +390,8 @@ func mayBeSoft(l lacked, other *facts) bool {
 	// A version or Roman numeral pairs only with its number in the other
 	// title.
 	number := l.value != "" && (!hasLetter(t) || slices.Contains(other.values, l.value))
-	if stopWords[t] || softWords[t] || namesKind(t, other) || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) {
+	if stopWords[t] || softWords[t] || namesKind(t, other) || l.first || l.pos == 1 && companyWords[t] || number || abbreviations[t] != "" || fullWords[t] || isAcronym(t) ||
+		colourWords[t] && contains(other.colours, colourOf[t]) {
 		return true
 	}
 	// A measure, that a bare number may stand for: "18inch".
@@ -432,8 +433,9 @@ var fullWords = func() map[string]bool {
 // pairUp takes a token one title lacks for one the other lacks when they
 // say the same: a number for a measure of it ("13" for "13-inch"), one
 // number written two ways ("5.0" and "5"), an abbreviation for its word
-// ("pro" for "professional"). Both are then no difference, their tokens
-// made "".
+// ("pro" for "professional"), two names of one colour ("gray" and
+// "grey", "schwarz" and "black"). Both are then no difference, their
+// tokens made "".
 func pairUp(a, b []lacked) {
 	for i := range a {
 		for j := range b {
@@ -505,7 +507,8 @@ func sameSaid(x, y lacked) bool {
 		_, unit := unitAlias(u)
 		return ok && u != "" && !hasDigit(u) && unit
 	}
-	return abbreviations[x.token] == y.token || glued(x.token, y.token) || glued(y.token, x.token)
+	return abbreviations[x.token] == y.token || glued(x.token, y.token) || glued(y.token, x.token) ||
+		colourOf[x.token] != "" && colourOf[x.token] == colourOf[y.token]
 }
 
 // glued reports whether a token is another behind a soft word, run

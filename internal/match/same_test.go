@@ -327,3 +327,20 @@ func TestSameTierBodyAndNetwork(t *testing.T) {
 		t.Errorf("the 4G phone against the 5G one: Lookup = %+v; want none", h)
 	}
 }
+
+// Two names of one colour ("Space Gray" and "Space Grey", "schwarz" and
+// "black") are no difference between two titles of the same words.
+func TestSameTierColourNames(t *testing.T) {
+	x := codeTierIndex("Apple iPhone XR 64GB Black", "Apple iPhone XS 64GB Space Grey", "Samsung Portable SSD T7 Touch USB3.2 1TB schwarz", "Samsung Portable SSD T7 USB3.2 1TB blau")
+	for title, want := range map[string]svc.ProductRef{
+		"Apple iPhone XS 64GB Space Gray":                2,
+		"Samsung Portable SSD T7 Touch USB3.2 1TB Black": 3,
+	} {
+		if h, ok := x.Lookup("b", Query{Title: title, MinConfidence: minAnswer}); !ok || h.Ref != want {
+			t.Errorf("Lookup(%q) = %+v, %v; want product %d", title, h, ok, want)
+		}
+	}
+	if h, ok := x.Lookup("b", Query{Title: "Apple iPhone XS 64GB Space Silver", MinConfidence: minAnswer}); ok {
+		t.Errorf("another colour: Lookup = %+v; want none", h)
+	}
+}
