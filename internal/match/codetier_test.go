@@ -269,8 +269,9 @@ func TestCodeTierRegionSuffix(t *testing.T) {
 }
 
 // A region's or a retailer's part after a slash ("/EU", "/AM", "/00") is
-// no part of the code: other shops write the code without it. Lists
-// ("10/100/1000") and short codes keep their slashes.
+// no part of the code: other shops write the code without it. A colour's
+// letter ("/S"), a capacity ("/16"), lists ("10/100/1000") and short codes
+// keep their slashes.
 func TestCodeTierRegionSlash(t *testing.T) {
 	x := codeTierIndex(append(codeTierCatalog,
 		"Samsung WW90K5413UW 9kg 1400rpm Washing Machine White",
@@ -284,7 +285,10 @@ func TestCodeTierRegionSlash(t *testing.T) {
 	for tok, want := range map[string][]string{
 		"ww90k5413uw/eu": {"ww90k5413uw", "eu"},
 		"10/100/1000":    {"10/100/1000"},
-		"dcs-5000l/e":    {"dcs-5000l", "e"},
+		"243v7qdsb/00":   {"243v7qdsb", "00"},
+		"dcs-5000l/e":    {"dcs-5000l/e"},
+		"wh-1000xm4/s":   {"wh-1000xm4/s"},
+		"kf432c16bb/16":  {"kf432c16bb/16"},
 		"pgi-72/gy":      {"pgi-72/gy"},
 	} {
 		if got := regionSlashes([]string{tok}); !slices.Equal(got, want) {

@@ -44,6 +44,7 @@ type facts struct {
 	// "backup+slim", "lite" of "uap-ac-lite"): the title has the word.
 	inside  []string
 	forWord bool // "for", "für", "pour", "para": a title of something for another product
+	body    bool // "body", "gehäuse": a camera's body alone
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -93,6 +94,8 @@ func analyze(title string) facts {
 		switch {
 		case isFor(t):
 			f.forWord = true
+		case bodyWords[t]:
+			f.body = true
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
 			(!bundled || thirdPartyWords[t]) && !qualifies(t, tokens, k):
 			// "compatible with" a printer is the original's own title; a
@@ -111,7 +114,7 @@ func analyze(title string) facts {
 			}
 		}
 		// "8700K", "2600X": a model number, not a measure in "k" or "x".
-		if tok == t && modelNumber(t) {
+		if tok == t && modelNumberAt(tokens, k) {
 			f.codes = appendUnique(f.codes, t)
 			continue
 		}
@@ -180,15 +183,16 @@ func kindNamed(t string, tokens []string, k int) bool {
 }
 
 // regionSlashes splits a code from a region's or a retailer's part after
-// a slash ("WW90K5413UW/EU", "55PUS6703/12", "MWP22ZM/A"), so that the
-// code stands alone as other shops write it: a part of one to three
-// letters or digits after a code of seven characters or more. Other
-// slashes are lists ("10/100/1000", "BK/C/M/Y") and stay.
+// a slash ("WW90K5413UW/EU", "MZ-V7S500B/AM", "243V7QDSB/00"), so that
+// the code stands alone as other shops write it: two letters or "00"
+// after a code of seven characters or more. One letter is a colour's
+// ("WH-1000XM4/S", "LC-3219XL/M") and digits a capacity
+// ("KF432C16BB/16"): they make another product, and stay. Other slashes
+// are lists ("10/100/1000", "BK/C/M/Y").
 func regionSlashes(tokens []string) []string {
 	for k := 0; k < len(tokens); k++ {
 		code, part, ok := strings.Cut(tokens[k], "/")
-		if !ok || len(part) == 0 || len(part) > 3 || strings.Contains(part, "/") || !isCode(squeeze(code)) || len(squeeze(code)) < 7 ||
-			strings.IndexFunc(part, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) >= 0 {
+		if !ok || !regionPart(part) || !isCode(squeeze(code)) || len(squeeze(code)) < 7 {
 			continue
 		}
 		tokens = slices.Insert(tokens, k+1, part)
@@ -196,6 +200,30 @@ func regionSlashes(tokens []string) []string {
 		k++
 	}
 	return tokens
+}
+
+// regionPart reports whether the part after a code's slash is a
+// region's or a retailer's: two letters but a colour's, or "00".
+func regionPart(part string) bool {
+	if part == "00" {
+		return true
+	}
+	return len(part) == 2 && part[0] >= 'a' && part[0] <= 'z' && part[1] >= 'a' && part[1] <= 'z' && !colourWords[part]
+}
+
+// kitOf reports whether a names a lens's focal length ("18-55mm") that b
+// lacks, and b is a camera's body alone ("… Body"): the kit is another
+// product than the body.
+func kitOf(a, b *facts) bool {
+	if !b.body {
+		return false
+	}
+	for _, u := range a.units {
+		if unitOf(u) == "mm" && !contains(b.units, u) {
+			return true
+		}
+	}
+	return false
 }
 
 // isFor reports whether a word is "for" in one of the four languages
@@ -719,6 +747,10 @@ func veto(a, b *facts) string {
 			return "unit"
 		}
 	}
+	// A camera's body alone is not its kit with a lens.
+	if kitOf(a, b) || kitOf(b, a) {
+		return "kit"
+	}
 	// A pack of two is not a single pack.
 	if a.pack > 0 && b.pack > 0 && a.pack != b.pack {
 		return "pack"
@@ -980,8 +1012,28 @@ func modelCode(code string) bool { return distinctive(code) && hasLetter(code) &
 
 // partNumber reports whether a code is a model code that names one
 // product, not a number a line shares: "ST6000NE000", "CP5225dn", but not
-// "3400G" (the Ryzen 5 3400G and the Ryzen 5 Pro 3400G).
-func partNumber(code string) bool { return modelCode(code) && !modelNumber(code) }
+// "3400G" (the Ryzen 5 3400G and the Ryzen 5 Pro 3400G) nor a component's
+// code ("i5-1135G7" of an IdeaPad 5 and an IdeaPad 5 Pro).
+func partNumber(code string) bool {
+	return modelCode(code) && !modelNumber(code) && !componentCode(code)
+}
+
+// componentCode reports whether a code names a part a product is built
+// with, not the product: a processor ("i5-1135G7"), a memory's or a
+// Wi-Fi's standard ("DDR4-3200", "PC4-25600", "AC3000", "AX6000"), a
+// graphics chip ("RTX3080", "GTX1660"). Many products of a line share it.
+func componentCode(code string) bool {
+	for _, p := range []string{"i3", "i5", "i7", "i9", "ddr", "lpddr", "pc3", "pc4", "gtx", "rtx", "rx", "ac", "ax"} {
+		if rest, ok := strings.CutPrefix(code, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			switch p {
+			case "ac", "ax", "rx":
+				return isNumber(rest) || strings.TrimLeft(rest, "0123456789") == "xt"
+			}
+			return true
+		}
+	}
+	return false
+}
 
 // modelNumber reports whether a token is a model number with a maker's
 // suffix of a letter or two: three to five digits, no leading zero, then
@@ -1003,6 +1055,26 @@ func modelNumber(t string) bool {
 		return i >= 4
 	}
 	return false
+}
+
+// modelNumberAt reports whether token k is a model number (modelNumber).
+// Suffixes that are units as well ("2700K" a light's colour, "5000g" a
+// weight, "20000h" a lamp's life, "400F" an oven's heat) are a model's
+// only after a line's name or number: "Core i7 8700K", "Ryzen 5 3400G".
+func modelNumberAt(tokens []string, k int) bool {
+	t := tokens[k]
+	if !modelNumber(t) {
+		return false
+	}
+	switch strings.TrimLeft(t, "0123456789") {
+	case "k", "kf", "ks", "g", "h", "f":
+		prev := ""
+		if k > 0 {
+			prev = tokens[k-1]
+		}
+		return lineName(prev) || len(prev) == 1 && prev[0] >= '1' && prev[0] <= '9'
+	}
+	return true
 }
 
 // digits counts the digits of a squeezed token.
@@ -1292,9 +1364,10 @@ func uniqueCodes(q *facts, cands []*facts, ruledOut []bool) []bool {
 	}
 	// A code one title writes with a region's or a retailer's suffix of
 	// three letters or more ("UE55NU7400UXXU", "OLED55C8PLA") is the
-	// other's.
+	// other's, when the two name the same colours: a maker's suffix may
+	// hold a colour ("5KSM175PSEAC", almond cream).
 	for k := range cands {
-		if out[k] || ruledOut[k] {
+		if out[k] || ruledOut[k] || oneSided(q.colours, cands[k].colours) > 0 {
 			continue
 		}
 		for _, code := range q.codes {

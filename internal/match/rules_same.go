@@ -32,9 +32,10 @@ var softWords = set("software", "edition", "ed", "version", "ver", "retail", "fu
 	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows",
 	// A camera's body alone is the camera a shop sells without a lens:
 	// a kit names its lens, a measure one title alone has.
-	"body", "gehause", "boitier", "cuerpo", "corpo", "korpus",
-	// A phone's network when it is every phone's: "4G", "LTE".
-	"4g", "lte")
+	"body", "gehause", "boitier", "cuerpo", "corpo", "korpus")
+
+// bodyWords name a camera's body alone, in the four languages and Polish.
+var bodyWords = set("body", "gehause", "boitier", "cuerpo", "corpo", "korpus")
 
 // companyWords end a maker's name ("griffin technology", "creative
 // labs"): one shop writes them, the other leaves them out.
