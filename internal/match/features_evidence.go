@@ -45,6 +45,9 @@ type facts struct {
 	inside  []string
 	forWord bool // "for", "für", "pour", "para": a title of something for another product
 	body    bool // "body", "gehäuse": a camera's body alone
+	// module: a memory module's form, "sodimm" (a laptop's) or "dimm" (a
+	// desktop's), "" when the title names none.
+	module string
 	// values: each token's number, normalised ("5.0" → "5"), "" for a
 	// token that is no number; one for each token of squeezed.
 	values []string
@@ -69,7 +72,8 @@ func analyze(title string) facts {
 		return unicode.IsSpace(r) || strings.ContainsRune(",;:()[]{}|\"'!?*#&=<>~^", r)
 	}))
 	f.values = make([]string, 0, len(tokens))
-	bundled := false // past a "with": what follows comes with the product
+	bundled := false             // past a "with": what follows comes with the product
+	machine, memory := "", false // the computer a memory module is for; a "DDR" memory
 	for k, tok := range tokens {
 		t := squeeze(tok)
 		bundled = bundled || bundles(tokens, k)
@@ -91,9 +95,16 @@ func analyze(title string) facts {
 		if lineName(tok) {
 			f.names = appendUnique(f.names, tok)
 		}
+		memory = memory || strings.HasPrefix(t, "ddr")
 		switch {
 		case isFor(t):
 			f.forWord = true
+		case t == "sodimm" || t == "dimm" && k > 0 && squeeze(tokens[k-1]) == "so":
+			f.module = "sodimm"
+		case (t == "dimm" || t == "udimm") && f.module == "":
+			f.module = "dimm"
+		case t == "desktop" || t == "laptop" || t == "notebook":
+			machine = t
 		case bodyWords[t]:
 			f.body = true
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
@@ -153,6 +164,13 @@ func analyze(title string) facts {
 			}
 		case isNumber(tok):
 			f.numbers = appendUnique(f.numbers, normNumber(tok))
+		}
+	}
+	// A "Desktop Memory" module is a DIMM, a laptop's a SO-DIMM.
+	if f.module == "" && memory && machine != "" {
+		f.module = "sodimm"
+		if machine == "desktop" {
+			f.module = "dimm"
 		}
 	}
 	f.squeezed = sq.String()
@@ -746,6 +764,10 @@ func veto(a, b *facts) string {
 		if other && !sharesMeasure(a.units, b.units, x) {
 			return "unit"
 		}
+	}
+	// A laptop's memory module is not a desktop's.
+	if a.module != "" && b.module != "" && a.module != b.module {
+		return "module"
 	}
 	// A camera's body alone is not its kit with a lens.
 	if kitOf(a, b) || kitOf(b, a) {

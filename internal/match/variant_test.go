@@ -290,3 +290,17 @@ func TestLensKit(t *testing.T) {
 		{"Synology DS218 + 2-bay NAS", "Synology DS218 2-bay NAS", true},
 	})
 }
+
+// A laptop's memory module (SO-DIMM) is not a desktop's (DIMM, UDIMM,
+// "Desktop Memory"): the one does not fit the other's slot. Titles of WDC
+// Products' training products but the last two.
+func TestModuleVeto(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Crucial 8GB DDR3L 1600MHz SO-DIMM", "Crucial 1x 8GB DDR3L 1600MHz ECC Unbuffered UDIMM RAM | Discount Computer Needs", true},
+		{"Crucial 4GB DDR3L / 1600 C11 DIMM (Low volt.)", "Crucial 4GB DDR3L 1600MHz SO-DIMM Single Rank", true},
+		{"Crucial DDR3L 1600MHz 4GB (1x4) Desktop Memory RAM CT51264BD160BJ | PCByte", "Crucial 4GB DDR3L 1600MHz SO-DIMM Single Rank", true},
+		{"Crucial 8GB Single DDR3L 1600 MT/s SODIMM 204-Pin Laptop Memory", "Crucial 8 GB SO DIMM 204-pin DDR3L", false},
+		{"Corsair Vengeance 16GB DDR4 3200MHz Desktop Memory", "Corsair Vengeance 16GB DDR4 3200MHz DIMM", false},
+		{"Dell Latitude 7490 Laptop 16GB DDR4", "Dell OptiPlex 7070 Desktop 16GB DDR4", true},
+	})
+}
