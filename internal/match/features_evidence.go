@@ -210,7 +210,10 @@ func kindNamed(t string, tokens []string, k int) bool {
 func regionSlashes(tokens []string) []string {
 	for k := 0; k < len(tokens); k++ {
 		code, part, ok := strings.Cut(tokens[k], "/")
-		if !ok || !regionPart(part) || !isCode(squeeze(code)) || len(squeeze(code)) < 7 {
+		if !ok || !regionPart(part) {
+			continue
+		}
+		if c := squeeze(code); !isCode(c) || len(c) < 7 {
 			continue
 		}
 		tokens = slices.Insert(tokens, k+1, part)
@@ -1062,21 +1065,27 @@ func componentCode(code string) bool {
 // "k", "x", "u", "hq" … ("8700k", "2600x", "7200u", "6700hq"; "3400g"
 // with four digits, as "256g" is a size). A zoom's "10x" or a screen's
 // "4k" has one or two digits, and stays a measure.
-func modelNumber(t string) bool {
+func modelNumber(t string) bool { return modelSuffix(t) != "" }
+
+// modelSuffix returns the maker's suffix of a model number (modelNumber),
+// "" if the token is none.
+func modelSuffix(t string) string {
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
 		i++
 	}
 	if i < 3 || i > 5 || t[0] == '0' {
-		return false
+		return ""
 	}
 	switch t[i:] {
 	case "k", "kf", "ks", "x", "xt", "xe", "hq", "hk", "h", "u", "f", "t", "s":
-		return true
+		return t[i:]
 	case "g":
-		return i >= 4
+		if i >= 4 {
+			return t[i:]
+		}
 	}
-	return false
+	return ""
 }
 
 // modelNumberAt reports whether token k is a model number (modelNumber).
@@ -1084,11 +1093,9 @@ func modelNumber(t string) bool {
 // weight, "20000h" a lamp's life, "400F" an oven's heat) are a model's
 // only after a line's name or number: "Core i7 8700K", "Ryzen 5 3400G".
 func modelNumberAt(tokens []string, k int) bool {
-	t := tokens[k]
-	if !modelNumber(t) {
+	switch modelSuffix(tokens[k]) {
+	case "":
 		return false
-	}
-	switch strings.TrimLeft(t, "0123456789") {
 	case "k", "kf", "ks", "g", "h", "f":
 		prev := ""
 		if k > 0 {
@@ -1392,10 +1399,12 @@ func uniqueCodes(q *facts, cands []*facts, ruledOut []bool) []bool {
 		if out[k] || ruledOut[k] || oneSided(q.colours, cands[k].colours) > 0 {
 			continue
 		}
+	suffixed:
 		for _, code := range q.codes {
 			for _, c := range cands[k].codes {
 				if regionSuffixed(c, code) && holders(code) == 1 || regionSuffixed(code, c) && holders(c) == 1 {
 					out[k] = true
+					break suffixed
 				}
 			}
 		}

@@ -142,3 +142,15 @@ func set(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// union is a set of the words of both.
+func union(a, b map[string]bool) map[string]bool {
+	m := make(map[string]bool, len(a)+len(b))
+	for w := range a {
+		m[w] = true
+	}
+	for w := range b {
+		m[w] = true
+	}
+	return m
+}

@@ -24,15 +24,14 @@ import (
 // (docs/enrichment.md, Matching).
 
 // softWords tell no product from another when one title has them and the
-// other does not.
-var softWords = set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
+// other does not; a camera's body alone (bodyWords) is the camera a shop
+// sells without a lens: a kit names its lens, a measure one title alone
+// has.
+var softWords = union(bodyWords, set("software", "edition", "ed", "version", "ver", "retail", "full", "new",
 	"complete", "package", "packaging", "boxed", "english", "cd", "dvd", "rom", "cdrom", "dvdrom", "only",
 	"pc", "win", "windows", "mac", "macintosh", "osx",
 	// Both platforms, "win/mac" run together.
-	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows",
-	// A camera's body alone is the camera a shop sells without a lens:
-	// a kit names its lens, a measure one title alone has.
-	"body", "gehause", "boitier", "cuerpo", "corpo", "korpus")
+	"winmac", "macwin", "pcmac", "macpc", "windowsmac", "macwindows"))
 
 // bodyWords name a camera's body alone, in the four languages and Polish.
 var bodyWords = set("body", "gehause", "boitier", "cuerpo", "corpo", "korpus")
