@@ -57,6 +57,9 @@ type facts struct {
 	// pack: how many the title says it sells in one ("2 Pack", "10-pack",
 	// "Twin Pack", "pack of 3"); 0 when it says none.
 	pack int
+	// channels: a headset's or a speaker's "mono" or "duo" (stereo,
+	// binaural), "" when the title names neither.
+	channels string
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -107,6 +110,8 @@ func analyze(title string) facts {
 			machine = t
 		case bodyWords[t]:
 			f.body = true
+		case channelWords[t] != "":
+			f.channels = channelWords[t]
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
 			(!bundled || thirdPartyWords[t]) && !qualifies(t, tokens, k):
 			// "compatible with" a printer is the original's own title; a
@@ -133,6 +138,10 @@ func analyze(title string) facts {
 			f.units = append(f.units, ms...)
 			continue
 		}
+		if ms := dimensions(tok); ms != nil {
+			f.units = append(f.units, ms...)
+			continue
+		}
 		// A measure is a number followed by a unit, in one token ("16gb",
 		// "16.0mp") or two ("16 gb").
 		if v, u, ok := measure(tok); ok {
@@ -151,10 +160,27 @@ func analyze(title string) facts {
 			f.numbers = appendUnique(f.numbers, normNumber(n))
 			continue
 		}
-		if lo, hi, ok := strings.Cut(tok, "-"); ok && numberRange(lo, hi) {
-			// A range ("11-25" teeth of a cassette) is one number.
-			f.numbers = appendUnique(f.numbers, normNumber(lo)+"-"+normNumber(hi))
-			continue
+		if lo, hi, ok := strings.Cut(tok, "-"); ok {
+			// A cassette's teeth may say so: "11-25T".
+			if t, ok := strings.CutSuffix(hi, "t"); ok && numberRange(lo, t) {
+				hi = t
+			}
+			if numberRange(lo, hi) {
+				r := normNumber(lo) + "-" + normNumber(hi)
+				// A range with its unit after a space ("18-135 mm") is a
+				// measure, as "18-135mm" is; else one number ("11-25"
+				// teeth of a cassette).
+				if k+1 < len(tokens) {
+					if n := squeeze(tokens[k+1]); spacedUnits[n] {
+						if u, ok := unitAlias(n); ok && u != "pk" {
+							f.units = append(f.units, r+u)
+							continue
+						}
+					}
+				}
+				f.numbers = appendUnique(f.numbers, r)
+				continue
+			}
 		}
 		switch {
 		case isCode(t) && (!countedWord(tok) && !strings.ContainsAny(tok, ".,") || hasLetter(t) || dottedReference(tok)):
@@ -184,6 +210,9 @@ func analyze(title string) facts {
 	}
 	return f
 }
+
+// channelWords say whether a headset has one ear or two.
+var channelWords = map[string]string{"mono": "mono", "monaural": "mono", "duo": "duo", "stereo": "duo", "binaural": "duo"}
 
 // kindPhrases are model words that, with the word after them, name a
 // technology or a kind of product, not a model of a line: "Ultra HD" is
@@ -776,6 +805,10 @@ func veto(a, b *facts) string {
 	if kitOf(a, b) || kitOf(b, a) {
 		return "kit"
 	}
+	// A mono headset is not its duo.
+	if a.channels != "" && b.channels != "" && a.channels != b.channels {
+		return "channels"
+	}
 	// A pack of two is not a single pack.
 	if a.pack > 0 && b.pack > 0 && a.pack != b.pack {
 		return "pack"
@@ -977,9 +1010,10 @@ func sameShape(x, y string) bool {
 
 // numberClash reports whether each title has a plain number the other
 // lacks, as a number or as the value of a measure ("1.75" and "1.75
-// inches" share one).
+// inches" share one), or each a range the other lacks: a range ("12-32"
+// teeth) and a single number ("7" speeds) say different things.
 func numberClash(a, b *facts) bool {
-	return lacksNumber(a, b) && lacksNumber(b, a)
+	return lacksNumber(a, b, true) && lacksNumber(b, a, true) || lacksNumber(a, b, false) && lacksNumber(b, a, false)
 }
 
 // sharesModelCode reports whether the titles share a model code
@@ -1117,10 +1151,11 @@ func digits(t string) int {
 	return n
 }
 
-// lacksNumber reports whether a has a number b has nowhere.
-func lacksNumber(a, b *facts) bool {
+// lacksNumber reports whether a has a number b has nowhere, of the
+// ranges or of the single numbers.
+func lacksNumber(a, b *facts, ranges bool) bool {
 	for _, n := range a.numbers {
-		if contains(b.numbers, n) {
+		if strings.Contains(n, "-") != ranges || contains(b.numbers, n) {
 			continue
 		}
 		found := false
@@ -1592,6 +1627,23 @@ func memoryPair(tok string) []string {
 		return nil
 	}
 	return []string{first, v + u}
+}
+
+// dimensions reads a token of two measures joined by an "x" ("24mmx7m",
+// a tape's width and length) as the two measures; nil if it is none. A
+// count times a size ("2x8gb", a memory kit) has no unit before the "x".
+func dimensions(tok string) []string {
+	for i := 1; i+1 < len(tok); i++ {
+		if tok[i] != 'x' {
+			continue
+		}
+		v0, u0, ok0 := measure(tok[:i])
+		v1, u1, ok1 := measure(tok[i+1:])
+		if ok0 && ok1 && u0 != "pk" && u1 != "pk" {
+			return []string{v0 + u0, v1 + u1}
+		}
+	}
+	return nil
 }
 
 // unglued returns a distinctive code run together with a word of the

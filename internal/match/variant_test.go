@@ -60,6 +60,31 @@ func TestMeasureVeto(t *testing.T) {
 		{"Xiaomi Redmi Note 9 3GB/64GB Polar White", "Xiaomi Redmi Note 9 64 GB Polar White", false},
 		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 32GB Black", false},
 		{"Samsung Galaxy A21s 3+32GB Black", "Samsung Galaxy A21s 64GB Black", true},
+		// Two measures joined by an "x" are the two measures; a count
+		// times a size is a memory kit.
+		{"D1-TAPE 9MM X 7M BLACK ON WHITE", "Dymo D1 Tape for Labelmakers 24mmx7m Black on White 53713", true},
+		{"Dymo 24mm x 7m Black on White Label Tape", "Dymo D1 Tape for Labelmakers 24mmx7m Black on White 53713", false},
+		{"Corsair Vengeance LPX 16GB (2x8GB) DDR4", "Corsair Vengeance LPX 16GB 2x8GB DDR4 kit", false},
+		// A range with its unit after a space, and a cassette's teeth.
+		{"Canon EF-S 18-55mm f3.5-5.6 IS Lens", "Canon EF-S 18-135 mm F3.5-5.6 IS USM", true},
+		{"Canon EF-S 18-135 mm F3.5-5.6 IS USM", "Canon EF-S 18-135mm f/3.5-5.6 IS USM lens", false},
+		{"Shimano Cassette Dura-Ace CS-R9100 11 Speed 11-28", "Shimano Dura-Ace CS-R9100 11-25T 11sp Cassette", true},
+		{"Shimano Dura-Ace CS-R9100 Cassette 11-25", "Shimano Dura-Ace CS-R9100 11-25T 11sp Cassette", false},
+		// A range and a single number say different things: teeth and speeds.
+		{"PG730 7spd Cassette 12-32t", "PG-730 7-Speed Cassette", false},
+		{"SRAM PG-730 Cassette 12-32", "SRAM PG-730 Cassette 12-26", true},
+	})
+}
+
+// TestChannelsVeto: a mono headset is not its duo (stereo, binaural),
+// the one real error of WDC Products' training offers at one model code
+// (Jabra's BIZ 2300); a title that names neither is no evidence.
+func TestChannelsVeto(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"Jabra BIZ 2300 USB MS Mono Wired Headset", "Jabra BIZ2300 2399-823-109 DUO USB Headset MS", true},
+		{"Jabra Evolve 40 UC Stereo USB headset", "Jabra Evolve 40 UC Duo headset", false},
+		{"Jabra Evolve 40 UC Mono", "Jabra Evolve 40 UC Monaural headset", false},
+		{"Jabra Evolve 40 UC Mono", "Jabra Evolve 40 UC headset", false},
 	})
 }
 
