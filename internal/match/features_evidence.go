@@ -60,6 +60,8 @@ type facts struct {
 	// channels: a headset's or a speaker's "mono" or "duo" (stereo,
 	// binaural), "" when the title names neither.
 	channels string
+	// chips: the graphics chips the title names (graphicsChip).
+	chips []string
 }
 
 // minCodeLen: shorter runs of letters and digits ("4g", "s24") are names
@@ -97,6 +99,9 @@ func analyze(title string) facts {
 		}
 		if lineName(tok) {
 			f.names = appendUnique(f.names, tok)
+		}
+		if chip := graphicsChip(tokens, k); chip != "" {
+			f.chips = appendUnique(f.chips, chip)
 		}
 		memory = memory || strings.HasPrefix(t, "ddr")
 		switch {
@@ -209,6 +214,57 @@ func analyze(title string) facts {
 		f.accessories = slices.DeleteFunc(f.accessories, func(a string) bool { return a == "case" })
 	}
 	return f
+}
+
+// graphicsChip returns the graphics chip that token k of a title
+// names, with its tier ("gtx1660super" of "GTX 1660 SUPER", "GTX1660S"
+// or "GTX 1660S"; "rx5500xt" of "RX 5500 XT"), "" if none: one maker's
+// cards of one chip share it, and two chips are two products.
+func graphicsChip(tokens []string, k int) string {
+	t := squeeze(tokens[k])
+	if strings.Contains(tokens[k], "-") {
+		// Within a maker's part number: "DUAL-GTX1660S-O6G-EVO".
+		for part := range strings.SplitSeq(tokens[k], "-") {
+			if c := graphicsChip([]string{part}, 0); c != "" {
+				return c
+			}
+		}
+	}
+	chip := ""
+	for _, p := range [...]string{"gtx", "rtx", "rx"} {
+		if strings.HasPrefix(t, p) {
+			chip = p
+			break
+		}
+	}
+	if chip == "" {
+		return ""
+	}
+	rest := t[len(chip):]
+	next := k + 1
+	if rest == "" && next < len(tokens) {
+		rest = squeeze(tokens[next])
+		next++
+	}
+	n := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if n < 3 || n > 4 {
+		return ""
+	}
+	tier := rest[n:]
+	if tier == "" && next < len(tokens) {
+		tier = squeeze(tokens[next])
+		if tier != "super" && tier != "ti" && tier != "xt" {
+			tier = ""
+		}
+	}
+	switch tier {
+	case "s":
+		tier = "super"
+	case "", "super", "ti", "xt":
+	default:
+		return ""
+	}
+	return chip + rest[:n] + tier
 }
 
 // channelWords say whether a headset has one ear or two.
@@ -804,6 +860,10 @@ func veto(a, b *facts) string {
 	// A camera's body alone is not its kit with a lens.
 	if kitOf(a, b) || kitOf(b, a) {
 		return "kit"
+	}
+	// A card of one graphics chip is not one of another.
+	if clash(a.chips, b.chips) {
+		return "chip"
 	}
 	// A mono headset is not its duo.
 	if a.channels != "" && b.channels != "" && a.channels != b.channels {

@@ -76,6 +76,20 @@ func TestMeasureVeto(t *testing.T) {
 	})
 }
 
+// TestChipVeto: a card of one graphics chip is not a card of another,
+// nor of the chip's SUPER, Ti or XT (WDC Products' training offers);
+// cards of one chip are not told apart by it.
+func TestChipVeto(t *testing.T) {
+	checkVetoes(t, []vetoCase{
+		{"ASUS GeForce GTX1660 DUAL EVO OC", "ASUS GeForce GTX 1660 SUPER DUAL EVO OC", true},
+		{"Asus GTX1660S 6GB Dual EVO", "ASUS GeForce GTX 1660 SUPER Dual EVO OC 6GB", false},
+		{"ASUS Dual GeForce RTX 2060 6G OC EVO Edition 192Bit GDDR6", "Asus DUAL-GTX1660S-O6G-EVO 6GB 192Bit GDDR6", true},
+		{"MSI GeForce GTX 1660 Ti Gaming X 6G", "MSI GTX1660Ti Gaming X 6GB", false},
+		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte Radeon RX 5700 XT Gaming OC 8GB", true},
+		{"Sony Cyber-shot RX100 VII", "Sony DSC-RX100M7 Cyber-shot RX100 VII", false},
+	})
+}
+
 // TestChannelsVeto: a mono headset is not its duo (stereo, binaural),
 // the one real error of WDC Products' training offers at one model code
 // (Jabra's BIZ 2300); a title that names neither is no evidence.
