@@ -296,3 +296,20 @@ func TestCodeTierRegionSlash(t *testing.T) {
 		}
 	}
 }
+
+// A network port's speeds ("10/100/1000") are no code: every switch has
+// them, and the code tier answered a TP-Link switch with the one D-Link
+// switch of a shop on them (WDC Products' training offers).
+func TestCodeTierEthernetSpeeds(t *testing.T) {
+	x := codeTierIndex(append(codeTierCatalog,
+		"Switch D-Link DGS-1210-24P 24 p 10/100/1000 Mbps 4 x SFP")...)
+	if h, ok := x.Lookup("b", Query{Title: "TP-LINK jetstream - switch - 24 x 10/100/1000 - montabile su rack", MinConfidence: minAnswer}); ok && h.Tier == TierCode {
+		t.Errorf("Lookup = %+v at the code tier; want none: the two share only the port's speeds", h)
+	}
+	for tok, want := range map[string]bool{"10/100": true, "10/100/1000": true, "100/1000/10000": true,
+		"7880/9880": false, "10/100/1001": false, "1000": false} {
+		if got := ethernetSpeeds(tok); got != want {
+			t.Errorf("ethernetSpeeds(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

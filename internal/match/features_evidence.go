@@ -187,6 +187,9 @@ func analyze(title string) facts {
 				continue
 			}
 		}
+		if ethernetSpeeds(tok) {
+			continue // a port's speeds, "10/100/1000": no code
+		}
 		switch {
 		case isCode(t) && (!countedWord(tok) && !strings.ContainsAny(tok, ".,") || hasLetter(t) || dottedReference(tok)):
 			f.codes = appendUnique(f.codes, t)
@@ -265,6 +268,22 @@ func graphicsChip(tokens []string, k int) string {
 		return ""
 	}
 	return chip + rest[:n] + tier
+}
+
+// ethernetSpeeds reports whether a token lists a network port's speeds
+// in Mbit/s ("10/100", "10/100/1000"): every switch and card of the
+// standard has it, and squeezed it would be a code of five digits.
+func ethernetSpeeds(tok string) bool {
+	n := 0
+	for part := range strings.SplitSeq(tok, "/") {
+		switch part {
+		case "10", "100", "1000", "2500", "5000", "10000":
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 2
 }
 
 // channelWords say whether a headset has one ear or two.
