@@ -107,8 +107,9 @@ func TestMatchPrecisionRecall(t *testing.T) {
 	}
 }
 
-// TestOfferPrecision measures offers found by title alone on the fixture:
-// shops that give a SKU give the maker's, so two products with SKUs are the
+// TestOfferPrecision measures offers found by title alone on the fixture,
+// for a page whose product is known, as product-enrich asks them: shops
+// that give a SKU give the maker's, so two products with SKUs are the
 // same product exactly when their SKUs are equal.
 func TestOfferPrecision(t *testing.T) {
 	f := loadFixture(t)
@@ -122,7 +123,7 @@ func TestOfferPrecision(t *testing.T) {
 		if p.SKU == "" || i%3 != 0 {
 			continue
 		}
-		for _, o := range m.Index.Offers(p.BrandID, match.Query{Title: p.Title}, "", 10) {
+		for _, o := range m.Index.Offers(p.BrandID, match.Query{Title: p.Title, Own: svc.ProductRef(i + 1)}, "", 10) {
 			other := skus[o.BrandID+"/"+o.ProductID]
 			if other == "" {
 				continue

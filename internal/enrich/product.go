@@ -85,6 +85,7 @@ func (s *Service) Product(req *svc.ProductEnrichRequest, acceptLanguage string) 
 		// The matched product's identifiers stand in for those the page
 		// does not give.
 		q.GTIN, q.MPN, q.Maker = cmp.Or(q.GTIN, found.GTIN), cmp.Or(q.MPN, found.MPN), cmp.Or(q.Maker, found.Maker)
+		q.Own = found.Ref // a title offer must find the page's product back
 	}
 	for _, o := range s.cat.index.Offers(except, q, sku, maxOffers) {
 		op := s.proof(o.Product, now)

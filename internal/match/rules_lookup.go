@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/svc-project/svc"
 )
 
 // Bounds of the work for one title: a brand that holds a quarter of a
@@ -40,6 +42,10 @@ type Query struct {
 	// MinConfidence is the least confidence of a title match; 0 means
 	// DefaultMinConfidence.
 	MinConfidence float64
+	// Own is the product the query is the title of, in the brand Offers
+	// leaves out (a product page's own product), 0 if none: a title
+	// offer must find it back there (Offers).
+	Own svc.ProductRef
 }
 
 // prepared query

@@ -24,8 +24,9 @@ type Offer struct {
 // number and maker, by SKU, or by a title that the same matcher as Lookup
 // finds inside each brand's own catalog (so "WH-1000XM5" is not that
 // shop's "Charger for WH-1000XM5"). When the maker is known, a title
-// offer must name it. At most one offer per brand, the surest first, at
-// most limit.
+// offer must name it. When the query's own product is known (q.Own), a
+// title offer must find it back (findsBack). At most one offer per
+// brand, the surest first, at most limit.
 func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -71,13 +72,37 @@ func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 		if !ok {
 			continue
 		}
-		e := &c.entries[c.mustRef(h.Ref)]
-		if !c.namesAll(e, makerIDs) {
+		i := c.mustRef(h.Ref)
+		if !c.namesAll(&c.entries[i], makerIDs) || !c.findsBack(q.Own, i, h.Tier) {
 			continue
 		}
 		byBrand[b] = Offer{h}
 	}
 	return c.sortOffers(byBrand, limit)
+}
+
+// findsBack reports whether offer i, a title match in its brand, finds
+// the query's own product back when its title is looked up in that
+// product's brand: two shops' listings are one product when each finds
+// the other. Another product found there means the offer is nearer to
+// it (a neighbour the offer's shop holds in place of the product). None
+// found undoes a code tier's offer, whose code the own brand's other
+// products share (the code names no one product there), but not a
+// same-words one: that tier lets the product's title add words the
+// query's lacks, and not the other way round (rules_same.go). True when
+// the own product is not known.
+func (c *Index) findsBack(own svc.ProductRef, i uint32, tier string) bool {
+	o, ok := c.byRef.get(own)
+	if own == 0 || !ok {
+		return true
+	}
+	e := &c.entries[o]
+	back := c.prepareQuery(Query{Title: c.str(c.entries[i].title)})
+	found, _, conf := decide(c.assess(e.brand, back), DefaultModel)
+	if found == nil || conf <= 0 {
+		return tier != TierCode
+	}
+	return found.i == o || c.str(c.entries[found.i].title) == c.str(e.title)
 }
 
 func (c *Index) mustRef(ref svc.ProductRef) uint32 {

@@ -111,6 +111,7 @@ type Task struct {
 	Index   *match.Index
 	Queries []Query
 	Titles  map[svc.ProductRef]string
+	left    map[string]svc.ProductRef // each left-hand title's product, withLeft
 }
 
 // Query is one left-hand title with the right-hand titles that are the
@@ -143,7 +144,7 @@ func NewTask(pairs []Pair, held, withLeft bool) *Task {
 	slices.Sort(lefts)
 	slices.Sort(rights)
 	lefts, rights = slices.Compact(lefts), slices.Compact(rights)
-	t := &Task{Index: match.New(), Titles: map[svc.ProductRef]string{}}
+	t := &Task{Index: match.New(), Titles: map[svc.ProductRef]string{}, left: map[string]svc.ProductRef{}}
 	removed, kept := map[string]bool{}, map[string]bool{}
 	for _, l := range lefts {
 		if truth[l] == nil || Held(l) != held {
@@ -190,6 +191,7 @@ func NewTask(pairs []Pair, held, withLeft bool) *Task {
 	if withLeft {
 		for _, l := range lefts {
 			put(LeftBrand, l)
+			t.left[l] = ref
 		}
 	}
 	return t
@@ -219,6 +221,8 @@ func (t *Task) Run(minConfidence float64, offers bool) []Answer {
 		var h match.Hit
 		var ok bool
 		if offers {
+			// The page's own product, as product-enrich knows it.
+			mq.Own = t.left[q.Title]
 			for _, o := range t.Index.Offers(LeftBrand, mq, "", 10) {
 				if o.BrandID == RightBrand {
 					h, ok = o.Hit, true

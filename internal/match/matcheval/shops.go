@@ -371,11 +371,14 @@ func (f OfferFigures) String() string {
 		f.PairShare(), f.PairsFound, f.Pairs, f.NoCounterpartOffers)
 }
 
-// Offers asks every query's offers from its own brand.
+// Offers asks every query's offers from its own brand, as product-enrich
+// asks them for a page whose product it knows: the listing itself.
 func (t *Shops) Offers(minConfidence float64) OfferFigures {
 	offers := make([][]match.Offer, len(t.Queries))
 	each(len(t.Queries), func(i int) {
-		offers[i] = t.Index.Offers(brandID(t.Queries[i].Brand), match.Query{Title: t.Queries[i].Title, MinConfidence: minConfidence}, "", t.Brands)
+		q := &t.Queries[i]
+		own := svc.ProductRef(q.Listing + 1) // NewShops's refs
+		offers[i] = t.Index.Offers(brandID(q.Brand), match.Query{Title: q.Title, MinConfidence: minConfidence, Own: own}, "", t.Brands)
 	})
 	var f OfferFigures
 	for i := range t.Queries {
