@@ -54,4 +54,39 @@ func TestOffersFindBack(t *testing.T) {
 	if with["c"] == "" {
 		t.Errorf("offers = %v; want c's Corsair kit, which finds the page's product back", with)
 	}
+	// Found both ways, the offer has the offer levels' confidence, not
+	// its lookup's.
+	for _, a := range x.OfferAnswers("a", q) {
+		if a.BrandID != "c" {
+			continue
+		}
+		if !a.FoundBack {
+			t.Fatalf("c's offer %q does not find the page back", a.Title)
+		}
+		want := round3(DefaultModel.OfferLevel(a.Probability))
+		for _, o := range x.Offers("a", q, "", 10) {
+			if o.BrandID == "c" && o.Confidence != want {
+				t.Errorf("c's offer at %.3f, want the offer level %.3f (its lookup's: %.3f)", o.Confidence, want, DefaultModel.Level(a.Probability))
+			}
+		}
+	}
+}
+
+// Without offer levels an offer has its lookup's level; with them, the
+// offer levels'.
+func TestOfferLevel(t *testing.T) {
+	m := &Model{Levels: []Level{{Upto: 0.7, Confidence: 0.6}, {Upto: 1, Confidence: 0.9}}}
+	if got := m.OfferLevel(0.8); got != 0.9 {
+		t.Errorf("without offer levels: %.3f, want the lookup level 0.9", got)
+	}
+	m.OfferLevels = []Level{{Upto: 0.75, Confidence: 0.4}, {Upto: 1, Confidence: 0.95}}
+	if got := m.OfferLevel(0.8); got != 0.95 {
+		t.Errorf("with offer levels: %.3f, want 0.95", got)
+	}
+	if got := m.OfferLevel(0.7); got != 0 {
+		t.Errorf("under minAnswer: %.3f, want no answer", got)
+	}
+	if len(DefaultModel.OfferLevels) == 0 {
+		t.Error("the committed model has no offer levels")
+	}
 }

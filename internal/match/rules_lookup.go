@@ -473,7 +473,8 @@ func (c *Index) features(s *scorer, pq *query, words []queryWord, i uint32, pf *
 // if the model is sure enough of it.
 func (c *Index) titleIn(b uint32, pq *query, m *Model) (Hit, bool) {
 	list := c.assess(b, pq)
-	bestA, t, conf := decide(list, m)
+	bestA, t, p := decide(list, m)
+	conf := m.Level(p)
 	if bestA == nil || conf <= 0 {
 		return Hit{}, false
 	}
@@ -523,10 +524,10 @@ func tier(list []assessed) (int, string) {
 	return -1, ""
 }
 
-// decide picks the answer among a query's assessed candidates, and its
-// confidence: a tier's product, at the calibration's confidence for the
-// tier, the answer's score and its lead over the best other product not
-// ruled out. The model ranks but answers alone nowhere: its best product
+// decide picks the answer among a query's assessed candidates, and the
+// calibration's probability that it is right (before the levels): a
+// tier's product, at the calibration's probability for the tier, the
+// answer's score and its lead over the best other product not ruled out. The model ranks but answers alone nowhere: its best product
 // without a tier is a near-twin too often (`powercore 20000` for
 // `powercore 10000`), and the calibration is fitted on the tiers' answers.
 func decide(list []assessed, m *Model) (*assessed, string, float64) {
@@ -537,7 +538,7 @@ func decide(list []assessed, m *Model) (*assessed, string, float64) {
 	score, lead := answer(len(list), k, func(j int) float64 { return m.Score(&list[j].x) },
 		func(j int) bool { return list[j].vetoed != "" })
 	in := m.Inputs(t, &list[k].x, score, lead)
-	return &list[k], t, m.Confidence(&in)
+	return &list[k], t, m.Probability(&in)
 }
 
 // answer is the score of candidate k of n, a tier's answer, and its lead

@@ -34,6 +34,11 @@ type Model struct {
 	// whose probability was as high (isotonic, merged into levels of
 	// enough answers to tell), so that each level means what it says.
 	Levels []Level `json:"levels"`
+	// OfferLevels are Levels for a title offer that finds the page's
+	// product back (Offers): the share of such offers right at each
+	// probability, fitted on the training products' offers. Without
+	// them an offer has its lookup's confidence.
+	OfferLevels []Level `json:"offer_levels,omitempty"`
 	// Trained says on what and how, for the record.
 	Trained string `json:"trained"`
 }
@@ -149,11 +154,24 @@ func (m *Model) Confidence(in *[numInputs]float64) float64 {
 const minAnswer = 0.5
 
 // Level gives a probability's confidence, 0 under minAnswer.
-func (m *Model) Level(p float64) float64 {
+func (m *Model) Level(p float64) float64 { return level(m.Levels, p) }
+
+// OfferLevel gives the confidence of a title offer that finds the page's
+// product back, 0 under minAnswer.
+func (m *Model) OfferLevel(p float64) float64 {
+	if len(m.OfferLevels) == 0 {
+		return m.Level(p)
+	}
+	return level(m.OfferLevels, p)
+}
+
+// level is the confidence the levels give a probability, 0 under
+// minAnswer.
+func level(levels []Level, p float64) float64 {
 	c := p
-	if len(m.Levels) > 0 {
-		c = m.Levels[len(m.Levels)-1].Confidence
-		for _, l := range m.Levels {
+	if len(levels) > 0 {
+		c = levels[len(levels)-1].Confidence
+		for _, l := range levels {
 			if p <= l.Upto {
 				c = l.Confidence
 				break

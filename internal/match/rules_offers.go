@@ -25,7 +25,8 @@ type Offer struct {
 // finds inside each brand's own catalog (so "WH-1000XM5" is not that
 // shop's "Charger for WH-1000XM5"). When the maker is known, a title
 // offer must name it. When the query's own product is known (q.Own), a
-// title offer must find it back (findsBack). At most one offer per
+// title offer must find it back (findsBack), and then has the confidence
+// of an offer found both ways (Model.OfferLevels). At most one offer per
 // brand, the surest first, at most limit.
 func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 	c.mu.RLock()
@@ -67,47 +68,114 @@ func (c *Index) Offers(except string, q Query, sku string, limit int) []Offer {
 		}
 		makerIDs = append(makerIDs, id)
 	}
-	for _, b := range c.offerBrands(pq.words, except, byBrand) {
-		h, ok := c.titleIn(b, pq, DefaultModel)
-		if !ok {
+	for _, o := range c.titleOffers(pq, except, byBrand, makerIDs) {
+		conf := o.level(DefaultModel)
+		if conf <= 0 || conf < pq.MinConfidence {
 			continue
 		}
-		i := c.mustRef(h.Ref)
-		if !c.namesAll(&c.entries[i], makerIDs) || !c.findsBack(q.Own, i, h.Tier) {
-			continue
-		}
-		byBrand[b] = Offer{h}
+		byBrand[c.entries[o.i].brand] = Offer{Hit{Product: c.product(o.i), Confidence: round3(conf), Method: MethodTitle, Tier: o.tier}}
 	}
 	return c.sortOffers(byBrand, limit)
 }
 
-// findsBack reports whether offer i, a title match in its brand, finds
-// the query's own product back when its title is looked up in that
-// product's brand: two shops' listings are one product when each finds
-// the other. Another product found there means the offer is nearer to
-// it (a neighbour the offer's shop holds in place of the product). None
+// titleOffer is a brand's product that a query's title finds there, and
+// how it finds the query's own product back (findsBack).
+type titleOffer struct {
+	i    uint32
+	tier string
+	p    float64 // the calibration's probability
+	back int
+}
+
+// level is the offer's confidence: of an offer found both ways, or of
+// its lookup.
+func (o *titleOffer) level(m *Model) float64 {
+	if o.back == foundOwn {
+		return m.OfferLevel(o.p)
+	}
+	return m.Level(o.p)
+}
+
+// titleOffers looks the query's title up in the brands that share its
+// rarest words, but for except and those done, and keeps each answer
+// that names the maker (makerIDs) and does not find another product of
+// the query's own brand, nor nothing for a code tier's answer
+// (findsBack). Answers no level puts at the query's least confidence are
+// not looked back for.
+func (c *Index) titleOffers(pq *query, except string, done map[uint32]Offer, makerIDs []uint32) []titleOffer {
+	m := DefaultModel
+	var out []titleOffer
+	for _, b := range c.offerBrands(pq.words, except, done) {
+		best, t, p := decide(c.assess(b, pq), m)
+		if best == nil || max(m.Level(p), m.OfferLevel(p)) < pq.MinConfidence || !c.namesAll(&c.entries[best.i], makerIDs) {
+			continue
+		}
+		back := c.findsBack(pq.Own, best.i)
+		if back == foundOther || back == foundNone && t == TierCode {
+			continue
+		}
+		out = append(out, titleOffer{i: best.i, tier: t, p: p, back: back})
+	}
+	return out
+}
+
+// OfferAnswer is a title offer before its confidence, for the trainer:
+// the product, the tier that found it, the calibration's probability,
+// and whether its title finds the query's own product back.
+type OfferAnswer struct {
+	Product
+	Tier        string
+	Probability float64
+	FoundBack   bool
+}
+
+// OfferAnswers are the title offers Offers weighs for a query (q.Own
+// known), at any confidence: what Model.OfferLevels are fitted on.
+func (c *Index) OfferAnswers(except string, q Query) []OfferAnswer {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	pq := c.prepareQuery(q)
+	pq.MinConfidence = 0
+	var out []OfferAnswer
+	for _, o := range c.titleOffers(pq, except, map[uint32]Offer{}, nil) {
+		out = append(out, OfferAnswer{Product: c.product(o.i), Tier: o.tier, Probability: o.p, FoundBack: o.back == foundOwn})
+	}
+	return out
+}
+
+// What a title offer's title finds in the page's own shop (findsBack).
+const (
+	ownUnknown = iota // the page's product is not known
+	foundOwn          // the page's product
+	foundNone         // nothing
+	foundOther        // another product
+)
+
+// findsBack looks offer i's title up in the brand of the query's own
+// product: two shops' listings are one product when each finds the
+// other, and such an offer has the confidence of OfferLevels. Another
+// product found there means the offer is nearer to it (a neighbour the
+// offer's shop holds in place of the product), and is no offer. None
 // found undoes a code tier's offer, whose code the own brand's other
 // products share (the code names no one product there), but not a
 // same-words one: that tier lets the product's title add words the
-// query's lacks, and not the other way round (rules_same.go). True when
-// the own product is not known.
-func (c *Index) findsBack(own svc.ProductRef, i uint32, tier string) bool {
+// query's lacks, and not the other way round (rules_same.go).
+func (c *Index) findsBack(own svc.ProductRef, i uint32) int {
 	o, ok := c.byRef.get(own)
 	if own == 0 || !ok {
-		return true
+		return ownUnknown
 	}
 	e := &c.entries[o]
 	back := c.prepareQuery(Query{Title: c.str(c.entries[i].title)})
-	found, _, conf := decide(c.assess(e.brand, back), DefaultModel)
-	if found == nil || conf <= 0 {
-		return tier != TierCode
+	m := DefaultModel
+	found, _, p := decide(c.assess(e.brand, back), m)
+	switch {
+	case found == nil || m.Level(p) <= 0:
+		return foundNone
+	case found.i == o || c.str(c.entries[found.i].title) == c.str(e.title):
+		return foundOwn
 	}
-	return found.i == o || c.str(c.entries[found.i].title) == c.str(e.title)
-}
-
-func (c *Index) mustRef(ref svc.ProductRef) uint32 {
-	i, _ := c.byRef.get(ref)
-	return i
+	return foundOther
 }
 
 // namesAll reports whether the entry's title has every word.

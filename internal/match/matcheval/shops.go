@@ -605,3 +605,35 @@ func (t *Shops) Asked(per int) []Asked {
 	}
 	return out
 }
+
+// OfferPoint is one title offer a query's own product finds back, for
+// the trainer's OfferLevels: the calibration's probability, whether the
+// offer is right, and its product's group (a fold keeps a product
+// whole).
+type OfferPoint struct {
+	Probability float64
+	Right       bool
+	Group       string
+}
+
+// OfferPoints are the title offers of every query that find its own
+// listing back, at any confidence, as product-enrich weighs them for a
+// page whose product it knows.
+func (t *Shops) OfferPoints() []OfferPoint {
+	per := make([][]match.OfferAnswer, len(t.Queries))
+	each(len(t.Queries), func(i int) {
+		q := &t.Queries[i]
+		per[i] = t.Index.OfferAnswers(brandID(q.Brand), match.Query{Title: q.Title, Own: svc.ProductRef(q.Listing + 1)})
+	})
+	var out []OfferPoint
+	for i, offers := range per {
+		q := &t.Queries[i]
+		for _, o := range offers {
+			if o.FoundBack {
+				out = append(out, OfferPoint{Probability: o.Probability, Right: t.right(q, o.Ref),
+					Group: t.Set.Name + ":" + t.Set.Listings[q.Listing].Cluster})
+			}
+		}
+	}
+	return out
+}

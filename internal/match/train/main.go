@@ -5,6 +5,7 @@
 //
 //	go run ./internal/match/train          # fit and print
 //	go run ./internal/match/train -write   # and write model.json
+//	go run ./internal/match/train -offers -write  # the offer levels alone
 //
 // The pairwise model is a logistic regression over the features of each
 // left-hand title and the right-hand products gathered for it in a
@@ -15,6 +16,11 @@
 // products (group k-fold), so that a confidence says what a product and
 // a shop not seen in training get; it prints each set's reliability with
 // the calibration fitted on the other sets alone.
+//
+// The offer levels are the calibration's levels for a title offer that
+// finds the page's product back (match.Index.Offers): the share of such
+// offers right at each probability of the committed calibration, on the
+// training products of calibrationSets.
 package main
 
 import (
@@ -35,8 +41,13 @@ import (
 func main() {
 	write := flag.Bool("write", false, "write internal/match/model.json")
 	out := flag.String("out", "internal/match/model.json", "where -write writes the model")
+	offers := flag.Bool("offers", false, "fit the offer levels alone, of the model in -out, keeping the rest")
 	flag.Parse()
-	if err := run(*write, *out); err != nil {
+	fit := run
+	if *offers {
+		fit = runOffers
+	}
+	if err := fit(*write, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
 	}
@@ -361,4 +372,71 @@ func reliabilityOf(ps []point) string {
 		}
 	}
 	return b.String()
+}
+
+// runOffers fits the model's OfferLevels on the title offers of the
+// calibration sets' training products that find their own listing back,
+// each listing asked as product-enrich asks for a page whose product it
+// knows, and keeps the rest of the model in out. The probabilities are
+// the committed calibration's (the index weighs offers with the model
+// built in), so out must hold that calibration.
+func runOffers(write bool, out string) error {
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return err
+	}
+	m, err := match.ParseModel(data)
+	if err != nil {
+		return err
+	}
+	if m.Calibration != match.DefaultModel.Calibration || m.Shift != match.DefaultModel.Shift {
+		return fmt.Errorf("%s's calibration is not the one built in: build with it first", out)
+	}
+	shopSets, err := matcheval.ShopSets()
+	if err != nil {
+		return err
+	}
+	var sets []calSet
+	var all []point
+	for _, s := range shopSets {
+		if !slices.Contains(calibrationSets, s.Name) {
+			continue
+		}
+		cs := calSet{name: s.Name}
+		for _, o := range matcheval.NewShops(s, 12, false).OfferPoints() {
+			y := 0.0
+			if o.Right {
+				y = 1
+			}
+			cs.points = append(cs.points, point{y: y, group: o.Group, p: o.Probability})
+		}
+		fmt.Printf("offers: %s: %d found back, %d right\n", cs.name, len(cs.points), rightOf(cs.points))
+		sets = append(sets, cs)
+		all = append(all, cs.points...)
+	}
+	m.OfferLevels = levels(all)
+	for _, l := range m.OfferLevels {
+		fmt.Printf("  offer level: probability up to %.3f: confidence %.3f\n", l.Upto, l.Confidence)
+	}
+	for _, cs := range sets {
+		ps := slices.Clone(cs.points)
+		for i := range ps {
+			ps[i].p = m.OfferLevel(ps[i].p)
+		}
+		fmt.Printf("offers of %s at the offer levels:\n%s", cs.name, reliabilityOf(ps))
+	}
+	m.Trained, _, _ = strings.Cut(m.Trained, "; offer levels")
+	m.Trained += fmt.Sprintf("; offer levels (go run ./internal/match/train -offers -write) on %d title offers that find their listing back, of the training products of %s", len(all), setNames(sets))
+	if !write {
+		return nil
+	}
+	data, err = json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Println("wrote", out)
+	return nil
 }
