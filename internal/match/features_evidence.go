@@ -58,7 +58,8 @@ type facts struct {
 	// "Twin Pack", "pack of 3"); 0 when it says none.
 	pack int
 	// channels: a headset's or a speaker's "mono" or "duo" (stereo,
-	// binaural), "" when the title names neither.
+	// binaural), "" when the title names neither, "both" when it names
+	// both (a cable from one to the other).
 	channels string
 	// chips: the graphics chips the title names (graphicsChip).
 	chips []string
@@ -116,7 +117,13 @@ func analyze(title string) facts {
 		case bodyWords[t]:
 			f.body = true
 		case channelWords[t] != "":
-			f.channels = channelWords[t]
+			// A cable from stereo to mono names both: neither is the
+			// product's.
+			if f.channels == "" {
+				f.channels = channelWords[t]
+			} else if f.channels != channelWords[t] {
+				f.channels = "both"
+			}
 		case accessoryWords[t] && !(t == "compatible" && k+1 < len(tokens) && (tokens[k+1] == "with" || tokens[k+1] == "for")) &&
 			(!bundled || thirdPartyWords[t]) && !qualifies(t, tokens, k):
 			// "compatible with" a printer is the original's own title; a
@@ -226,9 +233,10 @@ func analyze(title string) facts {
 func graphicsChip(tokens []string, k int) string {
 	t := squeeze(tokens[k])
 	if strings.Contains(tokens[k], "-") {
-		// Within a maker's part number: "DUAL-GTX1660S-O6G-EVO".
+		// Within a maker's part number: "DUAL-GTX1660S-O6G-EVO"; not an
+		// "RX" there, a part's code as often ("BR-RX400", a brake's).
 		for part := range strings.SplitSeq(tokens[k], "-") {
-			if c := graphicsChip([]string{part}, 0); c != "" {
+			if c := graphicsChip([]string{part}, 0); c != "" && !strings.HasPrefix(c, "rx") {
 				return c
 			}
 		}
@@ -254,21 +262,27 @@ func graphicsChip(tokens []string, k int) string {
 		return ""
 	}
 	tier := rest[n:]
-	if tier == "" && next < len(tokens) {
-		tier = squeeze(tokens[next])
-		if tier != "super" && tier != "ti" && tier != "xt" {
-			tier = ""
+	// The tier may take two words ("4070 Ti SUPER").
+	for tier == "" || tier == "ti" {
+		if next >= len(tokens) || !chipTiers[squeeze(tokens[next])] {
+			break
 		}
+		tier += squeeze(tokens[next])
+		next++
 	}
 	switch tier {
 	case "s":
 		tier = "super"
-	case "", "super", "ti", "xt":
+	case "", "super", "ti", "tisuper", "xt", "xtx", "gre":
 	default:
 		return ""
 	}
 	return chip + rest[:n] + tier
 }
+
+// chipTiers are the words after a graphics chip's number that make
+// another chip.
+var chipTiers = set("super", "ti", "xt", "xtx", "gre")
 
 // ethernetSpeeds reports whether a token lists a network port's speeds
 // in Mbit/s ("10/100", "10/100/1000"): every switch and card of the
@@ -885,7 +899,7 @@ func veto(a, b *facts) string {
 		return "chip"
 	}
 	// A mono headset is not its duo.
-	if a.channels != "" && b.channels != "" && a.channels != b.channels {
+	if a.channels != "" && b.channels != "" && a.channels != "both" && b.channels != "both" && a.channels != b.channels {
 		return "channels"
 	}
 	// A pack of two is not a single pack.
@@ -1089,10 +1103,50 @@ func sameShape(x, y string) bool {
 
 // numberClash reports whether each title has a plain number the other
 // lacks, as a number or as the value of a measure ("1.75" and "1.75
-// inches" share one), or each a range the other lacks: a range ("12-32"
-// teeth) and a single number ("7" speeds) say different things.
+// inches" share one), or each a range the other lacks (rangeClash): a
+// range ("12-32" teeth) and a single number ("7" speeds) say different
+// things.
 func numberClash(a, b *facts) bool {
-	return lacksNumber(a, b, true) && lacksNumber(b, a, true) || lacksNumber(a, b, false) && lacksNumber(b, a, false)
+	return lacksNumber(a, b) && lacksNumber(b, a) || rangeClash(a, b)
+}
+
+// rangeClash reports whether each title has a range the other has in no
+// form, plain or a measure's ("18-55 mm" and "18-135"), and one of them
+// is plain: two measures' ranges are the unit veto's.
+func rangeClash(a, b *facts) bool {
+	la, plainA := lacksRange(a, b)
+	lb, plainB := lacksRange(b, a)
+	return la && lb && (plainA || plainB)
+}
+
+// lacksRange reports whether a has a range b has in no form, and
+// whether one such is a plain number.
+func lacksRange(a, b *facts) (lacks, plain bool) {
+	for _, n := range a.numbers {
+		if strings.Contains(n, "-") && !hasValue(b, n) {
+			lacks, plain = true, true
+		}
+	}
+	for _, u := range a.units {
+		if v := strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz"); strings.Contains(v, "-") && !hasValue(b, v) {
+			lacks = true
+		}
+	}
+	return lacks, plain
+}
+
+// hasValue reports whether a title has a value as a plain number or as
+// a measure's ("1.75" and "1.75 inches" share one).
+func hasValue(f *facts, v string) bool {
+	if contains(f.numbers, v) {
+		return true
+	}
+	for _, u := range f.units {
+		if strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz") == v {
+			return true
+		}
+	}
+	return false
 }
 
 // sharesModelCode reports whether the titles share a model code
@@ -1230,21 +1284,11 @@ func digits(t string) int {
 	return n
 }
 
-// lacksNumber reports whether a has a number b has nowhere, of the
-// ranges or of the single numbers.
-func lacksNumber(a, b *facts, ranges bool) bool {
+// lacksNumber reports whether a has a single number (no range) b has
+// nowhere.
+func lacksNumber(a, b *facts) bool {
 	for _, n := range a.numbers {
-		if strings.Contains(n, "-") != ranges || contains(b.numbers, n) {
-			continue
-		}
-		found := false
-		for _, u := range b.units {
-			if strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz") == n {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !strings.Contains(n, "-") && !hasValue(b, n) {
 			return true
 		}
 	}

@@ -73,6 +73,11 @@ func TestMeasureVeto(t *testing.T) {
 		// A range and a single number say different things: teeth and speeds.
 		{"PG730 7spd Cassette 12-32t", "PG-730 7-Speed Cassette", false},
 		{"SRAM PG-730 Cassette 12-32", "SRAM PG-730 Cassette 12-26", true},
+		// A measure's range against a plain one (a review's near misses).
+		{"Canon EF-S 18-55 mm f/3.5-5.6 IS STM Lens", "Canon EF-S 18-135 f/3.5-5.6 IS STM Lens", true},
+		{"Canon EF-S 18-55mm f/3.5-5.6 IS STM Lens", "Canon EF-S 18-135 f/3.5-5.6 IS STM Lens", true},
+		{"Schwalbe Marathon Plus 700x35C 37-622 mm", "Schwalbe Marathon Plus 700x35C 40-622", true},
+		{"Canon EF-S 18-55 mm f/3.5-5.6 IS STM Lens", "Canon EF-S 18-55 f/3.5-5.6 IS STM", false},
 	})
 }
 
@@ -87,6 +92,12 @@ func TestChipVeto(t *testing.T) {
 		{"MSI GeForce GTX 1660 Ti Gaming X 6G", "MSI GTX1660Ti Gaming X 6GB", false},
 		{"Gigabyte Radeon RX 5500 XT OC 4GB GDDR6", "Gigabyte Radeon RX 5700 XT Gaming OC 8GB", true},
 		{"Sony Cyber-shot RX100 VII", "Sony DSC-RX100M7 Cyber-shot RX100 VII", false},
+		// A tier of two words, XTX and GRE; a brake's "BR-RX400" is no chip.
+		{"MSI GeForce RTX 4070 Ti SUPER 16G Ventus 3X OC", "MSI GeForce RTX 4070 Ti Ventus 3X OC", true},
+		{"MSI GeForce RTX 4070 Ti SUPER Ventus 3X OC", "MSI RTX 4070TiSUPER Ventus 3X OC", false},
+		{"Sapphire Pulse Radeon RX 7900 GRE", "Sapphire Pulse Radeon RX 7900 XTX", true},
+		{"Sapphire Nitro+ RX7900XTX Vapor-X", "Sapphire Nitro+ RX 7900 XT Vapor-X", true},
+		{"Shimano L05A-RF resin disc brake pads for BR-RX400", "Shimano L05A-RF disc brake pads BR-RX810", false},
 	})
 }
 
@@ -99,6 +110,9 @@ func TestChannelsVeto(t *testing.T) {
 		{"Jabra Evolve 40 UC Stereo USB headset", "Jabra Evolve 40 UC Duo headset", false},
 		{"Jabra Evolve 40 UC Mono", "Jabra Evolve 40 UC Monaural headset", false},
 		{"Jabra Evolve 40 UC Mono", "Jabra Evolve 40 UC headset", false},
+		// A cable from stereo to mono names both.
+		{"Hosa YMM-261 Stereo Breakout Cable 3.5mm TRS to Dual 1/4 in TS 6 ft", "Hosa Technology YMM-261 Stereo Breakout Cable Mono", false},
+		{"StarTech 3.5mm Stereo to 2x RCA Mono Audio Cable", "StarTech 3.5mm Stereo to 2x RCA Audio Cable", false},
 	})
 }
 
