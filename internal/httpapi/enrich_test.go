@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -511,9 +512,9 @@ func TestEnrichKeepsShopsApart(t *testing.T) {
 
 // strictConfidence stands, in a wanted answer, for the confidence of a
 // title match: the calibration gives each answer its own, so titleLevels
-// checks that it is one of the committed model's levels
-// (internal/match/model.json) at or above the default min_confidence, then
-// puts this in its place.
+// checks that it is one of the committed model's levels, or of its offer
+// levels (internal/match/model.json), at or above the default
+// min_confidence, then puts this in its place.
 const strictConfidence = "a level of the model"
 
 // titleLevels replaces, in a decoded answer, the confidence of every title
@@ -529,7 +530,8 @@ func titleLevels(t *testing.T, v any) {
 		if v["method"] == "title" {
 			c, _ := v["confidence"].(float64)
 			ok := false
-			for _, l := range match.DefaultModel.Levels {
+			// A lookup's level, or an offer's found both ways.
+			for _, l := range slices.Concat(match.DefaultModel.Levels, match.DefaultModel.OfferLevels) {
 				if math.Abs(math.Round(l.Confidence*1000)/1000-c) < 1e-9 {
 					ok = true
 				}
