@@ -1128,7 +1128,7 @@ func lacksRange(a, b *facts) (lacks, plain bool) {
 		}
 	}
 	for _, u := range a.units {
-		if v := strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz"); strings.Contains(v, "-") && !hasValue(b, v) {
+		if v := valueOf(u); strings.Contains(v, "-") && !hasValue(b, v) {
 			lacks = true
 		}
 	}
@@ -1142,7 +1142,7 @@ func hasValue(f *facts, v string) bool {
 		return true
 	}
 	for _, u := range f.units {
-		if strings.TrimRight(u, "abcdefghijklmnopqrstuvwxyz") == v {
+		if valueOf(u) == v {
 			return true
 		}
 	}
@@ -1349,6 +1349,9 @@ func sharesMeasure(a, b []string, x string) bool {
 
 // unitOf is a measure's unit: "18-55mm" is of "mm".
 func unitOf(m string) string { return strings.TrimLeft(m, "0123456789.-") }
+
+// valueOf is a measure's value: "18-55mm" is of "18-55".
+func valueOf(m string) string { return strings.TrimRight(m, "abcdefghijklmnopqrstuvwxyz") }
 
 // clash reports whether both lists are non-empty and share nothing.
 func clash(a, b []string) bool {

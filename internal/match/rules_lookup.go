@@ -527,7 +527,8 @@ func tier(list []assessed) (int, string) {
 // decide picks the answer among a query's assessed candidates, and the
 // calibration's probability that it is right (before the levels): a
 // tier's product, at the calibration's probability for the tier, the
-// answer's score and its lead over the best other product not ruled out. The model ranks but answers alone nowhere: its best product
+// answer's score and its lead over the best other product not ruled
+// out. The model ranks but answers alone nowhere: its best product
 // without a tier is a near-twin too often (`powercore 20000` for
 // `powercore 10000`), and the calibration is fitted on the tiers' answers.
 func decide(list []assessed, m *Model) (*assessed, string, float64) {

@@ -142,11 +142,6 @@ func (m *Model) Probability(in *[numInputs]float64) float64 {
 	return sigmoid(z)
 }
 
-// Confidence is an answer's probability put on its level.
-func (m *Model) Confidence(in *[numInputs]float64) float64 {
-	return m.Level(m.Probability(in))
-}
-
 // minAnswer is the least confidence of any title answer: one likelier
 // wrong than right is no answer, whatever the client's min_confidence. The
 // model's levels under it are also where the two halves of the benchmark

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/svc-project/svc"
 )
 
 // Offer methods: how a product at another brand was found to be the same.
@@ -104,13 +102,18 @@ func (o *titleOffer) level(m *Model) float64 {
 // not looked back for.
 func (c *Index) titleOffers(pq *query, except string, done map[uint32]Offer, makerIDs []uint32) []titleOffer {
 	m := DefaultModel
+	own, known := c.byRef.get(pq.Own)
+	known = known && pq.Own != 0
 	var out []titleOffer
 	for _, b := range c.offerBrands(pq.words, except, done) {
 		best, t, p := decide(c.assess(b, pq), m)
 		if best == nil || max(m.Level(p), m.OfferLevel(p)) < pq.MinConfidence || !c.namesAll(&c.entries[best.i], makerIDs) {
 			continue
 		}
-		back := c.findsBack(pq.Own, best.i)
+		back := ownUnknown
+		if known {
+			back = c.findsBack(own, best.i)
+		}
 		if back == foundOther || back == foundNone && t == TierCode {
 			continue
 		}
@@ -137,7 +140,7 @@ func (c *Index) OfferAnswers(except string, q Query) []OfferAnswer {
 	pq := c.prepareQuery(q)
 	pq.MinConfidence = 0
 	var out []OfferAnswer
-	for _, o := range c.titleOffers(pq, except, map[uint32]Offer{}, nil) {
+	for _, o := range c.titleOffers(pq, except, nil, nil) {
 		out = append(out, OfferAnswer{Product: c.product(o.i), Tier: o.tier, Probability: o.p, FoundBack: o.back == foundOwn})
 	}
 	return out
@@ -152,27 +155,24 @@ const (
 )
 
 // findsBack looks offer i's title up in the brand of the query's own
-// product: two shops' listings are one product when each finds the
-// other, and such an offer has the confidence of OfferLevels. Another
-// product found there means the offer is nearer to it (a neighbour the
-// offer's shop holds in place of the product), and is no offer. None
+// product, entry own: two shops' listings are one product when each
+// finds the other, and such an offer has the confidence of OfferLevels.
+// Another product found there means the offer is nearer to it (a
+// neighbour the offer's shop holds in place of the product), and is no
+// offer. None
 // found undoes a code tier's offer, whose code the own brand's other
 // products share (the code names no one product there), but not a
 // same-words one: that tier lets the product's title add words the
 // query's lacks, and not the other way round (rules_same.go).
-func (c *Index) findsBack(own svc.ProductRef, i uint32) int {
-	o, ok := c.byRef.get(own)
-	if own == 0 || !ok {
-		return ownUnknown
-	}
-	e := &c.entries[o]
+func (c *Index) findsBack(own, i uint32) int {
+	e := &c.entries[own]
 	back := c.prepareQuery(Query{Title: c.str(c.entries[i].title)})
 	m := DefaultModel
 	found, _, p := decide(c.assess(e.brand, back), m)
 	switch {
 	case found == nil || m.Level(p) <= 0:
 		return foundNone
-	case found.i == o || c.str(c.entries[found.i].title) == c.str(e.title):
+	case found.i == own || c.str(c.entries[found.i].title) == c.str(e.title):
 		return foundOwn
 	}
 	return foundOther

@@ -232,6 +232,9 @@ type ShopQuery struct {
 
 func brandID(b int) string { return fmt.Sprintf("shop%02d", b) }
 
+// listingRef is the ref NewShops puts listing i under.
+func listingRef(i int) svc.ProductRef { return svc.ProductRef(i + 1) }
+
 // NewShops spreads a set's listings over n brands: a product's listings
 // go to consecutive brands from one its cluster's hash picks, so a brand
 // rarely holds two of one product. The queries are the listings of the
@@ -253,7 +256,7 @@ func NewShops(s *Set, n int, held bool) *Shops {
 			t.has[l.Cluster] = make([]bool, n)
 		}
 		t.has[l.Cluster][k] = true
-		ref := svc.ProductRef(i + 1)
+		ref := listingRef(i)
 		t.byRef[ref] = i
 		title := l.Title
 		t.Index.Put(&svc.Product{Ref: ref, BrandID: brandID(k), ProductID: fmt.Sprint(ref), Title: &title})
@@ -377,8 +380,7 @@ func (t *Shops) Offers(minConfidence float64) OfferFigures {
 	offers := make([][]match.Offer, len(t.Queries))
 	each(len(t.Queries), func(i int) {
 		q := &t.Queries[i]
-		own := svc.ProductRef(q.Listing + 1) // NewShops's refs
-		offers[i] = t.Index.Offers(brandID(q.Brand), match.Query{Title: q.Title, MinConfidence: minConfidence, Own: own}, "", t.Brands)
+		offers[i] = t.Index.Offers(brandID(q.Brand), match.Query{Title: q.Title, MinConfidence: minConfidence, Own: listingRef(q.Listing)}, "", t.Brands)
 	})
 	var f OfferFigures
 	for i := range t.Queries {
@@ -623,7 +625,7 @@ func (t *Shops) OfferPoints() []OfferPoint {
 	per := make([][]match.OfferAnswer, len(t.Queries))
 	each(len(t.Queries), func(i int) {
 		q := &t.Queries[i]
-		per[i] = t.Index.OfferAnswers(brandID(q.Brand), match.Query{Title: q.Title, Own: svc.ProductRef(q.Listing + 1)})
+		per[i] = t.Index.OfferAnswers(brandID(q.Brand), match.Query{Title: q.Title, Own: listingRef(q.Listing)})
 	})
 	var out []OfferPoint
 	for i, offers := range per {
